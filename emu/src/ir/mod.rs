@@ -74,10 +74,9 @@ id_type!(
     /// [`Function::prototypes`].
     ProtoId
 );
-id_type!(
-    /// A source file registered in a [`SourceMap`](crate::front::SourceMap).
-    FileId
-);
+/// A source file, numbered in the order files were loaded (0 for the first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
 
 /// Where a construct came from: byte offset and length in the file, and its 1-based line and
 /// column (columns count characters).
@@ -93,12 +92,6 @@ pub struct Span {
     pub line: u32,
     /// 1-based column of the first character.
     pub col: u32,
-}
-
-impl Default for FileId {
-    fn default() -> Self {
-        FileId(0)
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -289,8 +282,8 @@ pub enum Initializer {
 /// A scalar initial value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum InitValue {
-    /// An integer constant.
-    Int(i128),
+    /// An integer constant (its 64-bit two's complement pattern).
+    Int(i64),
     /// A float constant, as the raw bits of the given width.
     Float(FloatImm),
     /// The address of a variable or function, plus a byte offset; `generic(sym)` when
@@ -545,7 +538,7 @@ pub enum Operand {
     /// The address of a variable (`mov.u64 %rd, sym` or `sym+8`), or a function's address.
     Symbol(SymbolAddr),
     /// A braced vector `{a, b, _, d}`.
-    Vector(SmallVec<[VecElem; 4]>),
+    Vector(Vec<VecElem>),
     /// A memory address `[base+offset]`.
     Address(Address),
     /// A label (`bra L`).
@@ -569,7 +562,7 @@ pub enum VecElem {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Imm {
     /// An integer literal (decimal, hex, octal or binary; `U` suffix allowed), as its value.
-    Int(i128),
+    Int(i64),
     /// A float literal, as raw bits.
     Float(FloatImm),
 }
@@ -822,7 +815,7 @@ pub enum Op {
         uni: bool,
     },
     /// `call{.uni}` — operands are in the payload.
-    Call(Call),
+    Call(Box<Call>),
     /// `ret{.uni}`
     Ret {
         /// `.uni`
@@ -1721,5 +1714,50 @@ impl Function {
             walk(b, &mut out);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ir_nodes_stay_small_enough_to_copy_around() {
+        // The IR is not the interpreter's hot path, but instructions are cloned by printers
+        // and validators; keep them from growing by accident.
+        assert!(
+            std::mem::size_of::<Operand>() <= 40,
+            "{}",
+            std::mem::size_of::<Operand>()
+        );
+        assert!(
+            std::mem::size_of::<Instr>() <= 256,
+            "{}",
+            std::mem::size_of::<Instr>()
+        );
+    }
+
+    #[test]
+    fn variable_sizes() {
+        let v = Variable {
+            name: "a".into(),
+            space: StateSpace::Shared(SharedWindow::Cta),
+            linkage: Linkage::Internal,
+            align: None,
+            vec: Some(VecWidth::V2),
+            ty: Type::F32,
+            dims: vec![ArrayDim::Sized(3), ArrayDim::Sized(4)],
+            init: None,
+            ptr: None,
+            span: Span::default(),
+        };
+        assert_eq!(v.element_count(), Some(24));
+        assert_eq!(v.size_bytes(), Some(96));
+        assert_eq!(v.alignment(), 8);
+        let u = Variable {
+            dims: vec![ArrayDim::Unsized],
+            ..v
+        };
+        assert_eq!(u.size_bytes(), None);
     }
 }

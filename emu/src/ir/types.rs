@@ -280,6 +280,7 @@ pub enum VecWidth {
 
 impl VecWidth {
     /// The number of elements.
+    #[allow(clippy::len_without_is_empty)] // a vector width is never empty
     pub fn len(self) -> usize {
         match self {
             VecWidth::V2 => 2,

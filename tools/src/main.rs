@@ -17,9 +17,15 @@ struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {}
+enum Command {
+    /// Placeholder until the first subcommand lands (removed then).
+    #[command(hide = true)]
+    Noop,
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Noop => ExitCode::SUCCESS,
+    }
 }

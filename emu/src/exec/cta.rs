@@ -1,0 +1,648 @@
+//! A cooperative thread array: its warps, its shared memory and its barriers, and the loop
+//! that runs a warp's instructions.
+//!
+//! Warps of a CTA run one at a time, each until it blocks (at a barrier or a collective),
+//! exits, or uses up its share of the step budget; the CTA then moves to the next warp, so
+//! warps that spin on shared flags still make progress. A barrier completes when the
+//! expected number of threads has arrived: the count operand if given, else every thread of
+//! the CTA that has not exited (PTX ISA "bar, barrier").
+
+use super::fault::{Fault, FaultKind, FaultSite, LaneFault};
+use super::frames;
+use super::memory::Bytes;
+use super::program::{DInstr, Dst, Flow, GUARD_NEG, NO_GUARD};
+use super::step::{CtaOutput, Ctx, LaneIds, LaunchInfo, Request};
+use super::warp::Warp;
+use super::Env;
+use crate::ir::BarRedOp;
+
+/// Counters of executed instructions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Warp instructions executed (one per issue, whatever the number of lanes).
+    pub warp_instructions: u64,
+    /// Thread instructions executed (one per enabled lane per issue).
+    pub thread_instructions: u64,
+}
+
+/// Why a warp stopped running.
+#[derive(Debug)]
+enum WarpEvent {
+    /// Its share of the budget is used up.
+    Quantum,
+    /// No lane can run.
+    Blocked,
+    /// Every lane exited.
+    Done,
+    /// Lanes arrived at a barrier.
+    Arrived,
+}
+
+/// What the straight-line loop hands back to the warp runner.
+enum Action {
+    Quantum,
+    Reschedule,
+    Control {
+        flow: Flow,
+        pc: u32,
+        mask: u32,
+        request: Request,
+    },
+    Fault {
+        fault: LaneFault,
+        pc: u32,
+    },
+}
+
+/// One waiting participant of a barrier.
+#[derive(Clone, Debug)]
+struct Waiter {
+    warp: usize,
+    lanes: u32,
+    red_dst: Option<(u32, u32, Dst)>,
+}
+
+/// The state of one of the 16 named barriers.
+#[derive(Clone, Debug, Default)]
+struct BarrierState {
+    arrived: u32,
+    expected: Option<u32>,
+    waiters: Vec<Waiter>,
+    red: Option<BarRedOp>,
+    popc: u32,
+    all: bool,
+    any: bool,
+    pc: u32,
+}
+
+/// Whether a CTA finished or must be resumed later.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CtaStatus {
+    /// Every thread exited.
+    Done,
+    /// The CTA used up its quantum; resume it later.
+    Paused,
+}
+
+/// A CTA being executed.
+pub struct Cta {
+    /// Its index in the grid.
+    pub ctaid: [u32; 3],
+    /// Its linear index.
+    pub linear: u64,
+    warps: Vec<Warp>,
+    shared: Bytes,
+    barriers: Vec<BarrierState>,
+    launch: LaunchInfo,
+    /// Text printed by this CTA.
+    pub out: CtaOutput,
+    /// Instructions executed.
+    pub counts: Counts,
+    next_warp: usize,
+}
+
+impl Cta {
+    /// Creates the CTA `ctaid` of a launch: its warps at the kernel's entry and zeroed shared
+    /// memory (static plus dynamic).
+    pub fn new(env: &Env<'_>, ctaid: [u32; 3], linear: u64) -> Cta {
+        let prog = env.prog;
+        let block = env.block;
+        let nthreads = block[0] * block[1] * block[2];
+        let nwarps = nthreads.div_ceil(32);
+        let f = &prog.funcs[env.kernel as usize];
+        let entry = match f.kind {
+            super::program::DFuncKind::Code { entry, .. } => entry,
+            super::program::DFuncKind::Builtin(_) | super::program::DFuncKind::Undefined => 0,
+        };
+        let frame_base = prog.module_local_size.div_ceil(16) * 16;
+        let mut warps = Vec::with_capacity(nwarps as usize);
+        for w in 0..nwarps {
+            let mut tid = [[0u32; 32]; 3];
+            let mut valid = 0u32;
+            for l in 0..32u32 {
+                let t = w * 32 + l;
+                if t < nthreads {
+                    valid |= 1 << l;
+                    tid[0][l as usize] = t % block[0];
+                    tid[1][l as usize] = (t / block[0]) % block[1];
+                    tid[2][l as usize] = t / (block[0] * block[1]);
+                }
+            }
+            let ids = LaneIds {
+                tid,
+                warp: w,
+                frame_base: [frame_base; 32],
+            };
+            warps.push(Warp::new(
+                prog,
+                valid,
+                ids,
+                env.kernel,
+                entry,
+                frame_base,
+                f.frame.size,
+            ));
+        }
+        let mut launch = env.launch_template.clone();
+        launch.ctaid = ctaid;
+        launch.nwarpid = nwarps;
+        Cta {
+            ctaid,
+            linear,
+            warps,
+            shared: Bytes::zeroed(env.shared_bytes as usize),
+            barriers: vec![BarrierState::default(); 16],
+            launch,
+            out: CtaOutput::default(),
+            counts: Counts::default(),
+            next_warp: 0,
+        }
+    }
+
+    /// Runs the CTA until it finishes or has executed about `quantum` warp instructions.
+    ///
+    /// # Errors
+    /// A fault of the emulated program, with its site.
+    pub fn run(&mut self, env: &Env<'_>, quantum: u64) -> Result<CtaStatus, Box<Fault>> {
+        let mut budget = quantum;
+        loop {
+            let mut progress = false;
+            let n = self.warps.len();
+            for k in 0..n {
+                let wi = (self.next_warp + k) % n;
+                if self.warps[wi].runnable() == 0 {
+                    continue;
+                }
+                progress = true;
+                let share = budget.min(quantum / 4 + 1024);
+                let mut left = share;
+                let ev = self.run_warp(wi, env, &mut left)?;
+                budget -= share - left;
+                match ev {
+                    WarpEvent::Arrived | WarpEvent::Done => {
+                        self.check_barriers(env)?;
+                    }
+                    WarpEvent::Quantum | WarpEvent::Blocked => {}
+                }
+                if budget == 0 {
+                    self.next_warp = (wi + 1) % n;
+                    return Ok(CtaStatus::Paused);
+                }
+            }
+            if self.warps.iter().all(Warp::done) {
+                return Ok(CtaStatus::Done);
+            }
+            if !progress && !self.check_barriers(env)? {
+                return Err(self.deadlock(env));
+            }
+        }
+    }
+
+    fn site(&self, env: &Env<'_>, wi: usize, pc: u32, lane: Option<u32>) -> FaultSite {
+        let prog = env.prog;
+        let (line, instr) = prog
+            .info
+            .get(pc as usize)
+            .map(|i| (i.span.line, i.text.clone()))
+            .unwrap_or_default();
+        let w = &self.warps[wi];
+        FaultSite {
+            kernel: env.kernel_name.to_string(),
+            cta: self.ctaid,
+            warp: wi as u32,
+            lane,
+            tid: lane.map(|l| {
+                let l = l as usize;
+                [w.ids.tid[0][l], w.ids.tid[1][l], w.ids.tid[2][l]]
+            }),
+            file: prog.file_name.clone(),
+            line,
+            instr,
+            address: None,
+        }
+    }
+
+    fn lane_fault(&self, env: &Env<'_>, wi: usize, pc: u32, f: LaneFault) -> Box<Fault> {
+        let mut site = self.site(env, wi, pc, f.lane);
+        site.address = f.address;
+        Box::new(Fault { kind: f.kind, site })
+    }
+
+    /// Runs warp `wi` until it stops; returns why.
+    fn run_warp(
+        &mut self,
+        wi: usize,
+        env: &Env<'_>,
+        budget: &mut u64,
+    ) -> Result<WarpEvent, Box<Fault>> {
+        let prog = env.prog;
+        if !self.warps[wi].reschedule(prog) {
+            return Ok(self.stopped(wi));
+        }
+        loop {
+            if *budget == 0 {
+                self.warps[wi].park_group();
+                return Ok(WarpEvent::Quantum);
+            }
+            let action = self.straight_line(wi, env, budget);
+            match action {
+                Action::Quantum => {
+                    self.warps[wi].park_group();
+                    return Ok(WarpEvent::Quantum);
+                }
+                Action::Reschedule => {}
+                Action::Fault { fault, pc } => return Err(self.lane_fault(env, wi, pc, fault)),
+                Action::Control {
+                    flow,
+                    pc,
+                    mask,
+                    request,
+                } => {
+                    if let Some(ev) = self.control(wi, env, flow, pc, mask, request)? {
+                        return Ok(ev);
+                    }
+                }
+            }
+            if !self.warps[wi].reschedule(prog) {
+                return Ok(self.stopped(wi));
+            }
+        }
+    }
+
+    fn stopped(&self, wi: usize) -> WarpEvent {
+        if self.warps[wi].done() {
+            WarpEvent::Done
+        } else {
+            WarpEvent::Blocked
+        }
+    }
+
+    /// Executes the running group's straight-line code until something needs the scheduler.
+    fn straight_line(&mut self, wi: usize, env: &Env<'_>, budget: &mut u64) -> Action {
+        let prog = env.prog;
+        let warp = &mut self.warps[wi];
+        let g = warp.group;
+        let bi = warp.block_index(prog, g.depth, g.func);
+        let Warp {
+            blocks,
+            ids,
+            local,
+            clock,
+            group,
+            pc: lane_pc,
+            ..
+        } = warp;
+        let block = &mut blocks[g.depth as usize][bi];
+        let mut ctx = Ctx {
+            mask: 0,
+            vals: &mut block.vals,
+            preds: &mut block.preds,
+            ids,
+            local,
+            shared: &mut self.shared,
+            global: env.global,
+            params: env.params,
+            consts: env.consts,
+            launch: &self.launch,
+            prog,
+            pc: 0,
+            clock: *clock,
+            out: &mut self.out,
+            heap: env.heap,
+            request: Request::None,
+        };
+        let code: &[DInstr] = &prog.code;
+        let mut counts = self.counts;
+        let action = loop {
+            if *budget == 0 {
+                break Action::Quantum;
+            }
+            let pc = group.pc;
+            if pc >= group.stop {
+                break Action::Reschedule;
+            }
+            let Some(ins) = code.get(pc as usize) else {
+                break Action::Fault {
+                    fault: LaneFault::new(FaultKind::Undefined {
+                        detail: "execution ran past the end of a function".into(),
+                    }),
+                    pc: pc.saturating_sub(1),
+                };
+            };
+            let mut mask = group.mask;
+            if ins.guard != NO_GUARD {
+                let p = ctx.preds[(ins.guard & !GUARD_NEG) as usize];
+                mask &= if ins.guard & GUARD_NEG != 0 { !p } else { p };
+            }
+            if mask == 0 {
+                group.pc += 1;
+                continue;
+            }
+            ctx.mask = mask;
+            ctx.pc = pc;
+            *budget -= 1;
+            counts.warp_instructions += 1;
+            counts.thread_instructions += u64::from(mask.count_ones());
+            ctx.clock += 1;
+            match (ins.exec)(&mut ctx, ins) {
+                Ok(Flow::Next) => group.pc += 1,
+                Ok(Flow::Branch(t)) => {
+                    if mask == group.mask {
+                        group.pc = t;
+                        if t >= group.stop {
+                            break Action::Reschedule;
+                        }
+                    } else {
+                        let mut m = group.mask;
+                        while m != 0 {
+                            let l = m.trailing_zeros() as usize;
+                            lane_pc[l] = if mask & (1 << l) != 0 { t } else { pc + 1 };
+                            m &= m - 1;
+                        }
+                        group.mask = 0;
+                        break Action::Reschedule;
+                    }
+                }
+                Ok(flow) => {
+                    break Action::Control {
+                        flow,
+                        pc,
+                        mask,
+                        request: std::mem::replace(&mut ctx.request, Request::None),
+                    }
+                }
+                Err(fault) => break Action::Fault { fault, pc },
+            }
+        };
+        *clock = ctx.clock;
+        self.counts = counts;
+        action
+    }
+
+    /// Applies a control-flow event; returns a warp event when the warp must stop.
+    fn control(
+        &mut self,
+        wi: usize,
+        env: &Env<'_>,
+        flow: Flow,
+        pc: u32,
+        mask: u32,
+        request: Request,
+    ) -> Result<Option<WarpEvent>, Box<Fault>> {
+        let prog = env.prog;
+        let warp = &mut self.warps[wi];
+        let g = warp.group;
+        // Lanes of the group that did not execute (guard false) move on; the others are
+        // parked at the instruction until the event is applied.
+        let mut rest = g.mask & !mask;
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize;
+            warp.pc[l] = pc + 1;
+            rest &= rest - 1;
+        }
+        let mut m = mask;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            warp.pc[l] = pc;
+            m &= m - 1;
+        }
+        warp.group.mask = 0;
+        match flow {
+            Flow::Exit => {
+                warp.exited |= mask;
+                self.after_exit(wi, env)
+            }
+            Flow::Call => {
+                let r = frames::call(warp, prog, env, pc, mask, &mut self.out);
+                r.map_err(|f| self.lane_fault(env, wi, pc, f))?;
+                Ok(None)
+            }
+            Flow::Ret => {
+                let r = frames::ret(warp, prog, pc, mask);
+                let exited = r.map_err(|f| self.lane_fault(env, wi, pc, f))?;
+                if exited != 0 {
+                    self.warps[wi].exited |= exited;
+                    return self.after_exit(wi, env);
+                }
+                Ok(None)
+            }
+            Flow::WaitCollective => {
+                warp.parked |= mask;
+                if warp.runnable() == 0 && warp.at_barrier == 0 {
+                    let lanes = warp.parked;
+                    let detail = format!(
+                        "lanes {} wait at a warp collective that the other lanes of its member mask never reach (they exited or wait elsewhere)",
+                        lane_list(lanes)
+                    );
+                    let f = LaneFault::new(FaultKind::DivergentCollective { detail });
+                    return Err(self.lane_fault(env, wi, pc, f));
+                }
+                Ok(None)
+            }
+            Flow::Barrier => {
+                let Request::Barrier(req) = request else {
+                    let f = LaneFault::new(FaultKind::Unsupported {
+                        what: "a barrier instruction that made no barrier request".into(),
+                    });
+                    return Err(self.lane_fault(env, wi, pc, f));
+                };
+                self.arrive(wi, env, pc, mask, req)?;
+                Ok(Some(WarpEvent::Arrived))
+            }
+            Flow::Next | Flow::Branch(_) => Ok(None),
+        }
+    }
+
+    /// After lanes exit: a barrier others wait at may now be complete.
+    fn after_exit(&mut self, wi: usize, env: &Env<'_>) -> Result<Option<WarpEvent>, Box<Fault>> {
+        self.check_barriers(env)?;
+        if self.warps[wi].done() {
+            Ok(Some(WarpEvent::Done))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Records the arrival of `mask` lanes of warp `wi` at a barrier.
+    fn arrive(
+        &mut self,
+        wi: usize,
+        env: &Env<'_>,
+        pc: u32,
+        mask: u32,
+        req: BarrierRequest,
+    ) -> Result<(), Box<Fault>> {
+        let id = req.id as usize;
+        if id >= self.barriers.len() {
+            let f = LaneFault::new(FaultKind::Undefined {
+                detail: format!("barrier number {} is out of range 0..15", req.id),
+            });
+            return Err(self.lane_fault(env, wi, pc, f));
+        }
+        let warp = &mut self.warps[wi];
+        let b = &mut self.barriers[id];
+        if b.arrived == 0 {
+            b.expected = req.count;
+            b.red = req.red;
+            b.popc = 0;
+            b.all = true;
+            b.any = false;
+            b.pc = pc;
+        } else if b.red.is_some() != req.red.is_some() {
+            let f = LaneFault::new(FaultKind::Undefined {
+                detail: format!(
+                    "bar.red and bar.sync/bar.arrive used on the same active barrier {id}"
+                ),
+            });
+            return Err(self.lane_fault(env, wi, pc, f));
+        }
+        b.arrived += mask.count_ones();
+        b.popc += (req.pred & mask).count_ones();
+        b.all &= req.pred & mask == mask;
+        b.any |= req.pred & mask != 0;
+        if req.arrive_only {
+            let mut m = mask;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                warp.pc[l] = pc + 1;
+                m &= m - 1;
+            }
+        } else {
+            warp.at_barrier |= mask;
+            let g = (warp.depth[mask.trailing_zeros() as usize], warp.group.func);
+            let func = env.prog.func_of_pc[pc as usize];
+            b.waiters.push(Waiter {
+                warp: wi,
+                lanes: mask,
+                red_dst: req.dst.map(|d| (g.0, func, d)),
+            });
+        }
+        Ok(())
+    }
+
+    /// Threads of the CTA that have not exited.
+    fn live_threads(&self) -> u32 {
+        self.warps
+            .iter()
+            .map(|w| (w.valid & !w.exited).count_ones())
+            .sum()
+    }
+
+    /// Releases every barrier whose expected arrivals are complete; returns whether any was.
+    fn check_barriers(&mut self, env: &Env<'_>) -> Result<bool, Box<Fault>> {
+        let live = self.live_threads();
+        let mut released = false;
+        for id in 0..self.barriers.len() {
+            let b = &self.barriers[id];
+            if b.arrived == 0 {
+                continue;
+            }
+            let expected = b.expected.unwrap_or(live);
+            if b.arrived < expected {
+                continue;
+            }
+            let b = std::mem::take(&mut self.barriers[id]);
+            let result = match b.red {
+                Some(BarRedOp::Popc) => u64::from(b.popc),
+                Some(BarRedOp::And) => u64::from(b.all),
+                Some(BarRedOp::Or) => u64::from(b.any),
+                None => 0,
+            };
+            for w in b.waiters {
+                let warp = &mut self.warps[w.warp];
+                warp.at_barrier &= !w.lanes;
+                let mut m = w.lanes;
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    warp.pc[l] += 1;
+                    m &= m - 1;
+                }
+                if let Some((depth, func, dst)) = w.red_dst {
+                    let bi = warp.block_index(env.prog, depth, func);
+                    let block = &mut warp.blocks[depth as usize][bi];
+                    frames::write_lanes(block, &dst, w.lanes, result);
+                }
+            }
+            released = true;
+        }
+        Ok(released)
+    }
+
+    /// Describes a deadlock: which barriers are waited at, by which warps, and who exited.
+    fn deadlock(&self, env: &Env<'_>) -> Box<Fault> {
+        let live = self.live_threads();
+        let mut parts = Vec::new();
+        let mut first: Option<(usize, u32, u32)> = None;
+        for (id, b) in self.barriers.iter().enumerate() {
+            if b.arrived == 0 {
+                continue;
+            }
+            let warps: Vec<String> = b.waiters.iter().map(|w| w.warp.to_string()).collect();
+            parts.push(format!(
+                "barrier {id}: {} of {} expected threads arrived; waiting warps [{}]",
+                b.arrived,
+                b.expected.unwrap_or(live),
+                warps.join(",")
+            ));
+            if first.is_none() {
+                if let Some(w) = b.waiters.first() {
+                    first = Some((w.warp, b.pc, w.lanes));
+                }
+            }
+        }
+        let exited: Vec<String> = self
+            .warps
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.done())
+            .map(|(i, _)| i.to_string())
+            .collect();
+        let parked: Vec<String> = self
+            .warps
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.parked != 0)
+            .map(|(i, w)| format!("warp {i} lanes {}", lane_list(w.parked)))
+            .collect();
+        let mut detail = parts.join("; ");
+        if !parked.is_empty() {
+            detail.push_str(&format!(
+                "; waiting at warp collectives: {}",
+                parked.join(", ")
+            ));
+        }
+        detail.push_str(&format!("; exited warps [{}]", exited.join(",")));
+        let (wi, pc) = first.map(|(w, pc, _)| (w, pc)).unwrap_or((0, 0));
+        Box::new(Fault {
+            kind: FaultKind::BarrierDeadlock { detail },
+            site: self.site(env, wi, pc, None),
+        })
+    }
+}
+
+/// A barrier arrival as decoded by the barrier instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BarrierRequest {
+    /// Barrier number.
+    pub id: u32,
+    /// Expected thread count, if given.
+    pub count: Option<u32>,
+    /// The predicate of `bar.red` per lane.
+    pub pred: u32,
+    /// `bar.arrive`.
+    pub arrive_only: bool,
+    /// The reduction of `bar.red`.
+    pub red: Option<BarRedOp>,
+    /// Where `bar.red` writes its result.
+    pub dst: Option<Dst>,
+}
+
+fn lane_list(mask: u32) -> String {
+    let mut v = Vec::new();
+    let mut m = mask;
+    while m != 0 {
+        v.push(m.trailing_zeros().to_string());
+        m &= m - 1;
+    }
+    v.join(",")
+}

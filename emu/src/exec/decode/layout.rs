@@ -1,0 +1,298 @@
+//! Where every variable lives: module globals in one global region, `.const` variables in the
+//! constant bank, `.shared` variables (module and function scope) in the CTA's static shared
+//! memory followed by dynamic shared memory, module `.local` variables at the start of each
+//! thread's local memory, and each function's parameters and function-scope `.local`/`.param`
+//! variables in its activation frame. Initialisers are written into the images here, with
+//! symbol addresses resolved.
+
+use super::DecodeError;
+use crate::exec::memory::FUNCTION_BASE;
+use crate::exec::program::FrameLayout;
+use crate::ir::{
+    FloatImm, Function, FunctionKind, InitValue, Initializer, Module, ParamKind, Span, StateSpace,
+    SymbolRef, Type, Variable,
+};
+
+/// Where a module-scope variable was placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A global address.
+    Global(u64),
+    /// An offset in shared memory.
+    Shared(u64),
+    /// An offset in the constant bank.
+    Const(u64),
+    /// An offset in each thread's local memory.
+    Local(u64),
+    /// Unsized `.extern .shared`: the start of dynamic shared memory.
+    DynamicShared,
+}
+
+/// The memory layout of a module.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    /// Placement of each module-scope variable.
+    pub globals: Vec<Option<Place>>,
+    /// Bytes of the globals region.
+    pub globals_image: Vec<u8>,
+    /// Where the globals region starts.
+    pub globals_base: u64,
+    /// Constant bank contents.
+    pub const_bank: Vec<u8>,
+    /// Static shared bytes so far.
+    pub shared_size: u64,
+    /// Module `.local` bytes.
+    pub module_local: u64,
+    /// Shared offset of each function's function-scope `.shared` variables (by local index).
+    pub func_shared: Vec<Vec<Option<u64>>>,
+    /// Frame layout of each function, and the frame offset of each function-scope variable.
+    pub frames: Vec<(FrameLayout, Vec<Option<u64>>)>,
+    /// Largest alignment any shared variable asked for (dynamic shared memory starts there).
+    pub shared_align: u64,
+}
+
+fn align_to(x: u64, a: u64) -> u64 {
+    let a = a.max(1);
+    x.div_ceil(a) * a
+}
+
+fn var_size(v: &Variable) -> u64 {
+    match v.size_bytes() {
+        Some(n) => n,
+        None => initializer_len(v),
+    }
+}
+
+/// Elements given by an unsized array's initialiser.
+fn initializer_len(v: &Variable) -> u64 {
+    fn count(i: &Initializer) -> u64 {
+        match i {
+            Initializer::Value(_) => 1,
+            Initializer::List(l) => l.iter().map(count).sum(),
+        }
+    }
+    v.init.as_ref().map_or(0, count) * u64::from(v.ty.bytes())
+}
+
+/// Computes the layout of `module` with the globals region at `globals_base`.
+///
+/// # Errors
+/// An initialiser that cannot be encoded.
+pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError> {
+    let mut l = Layout {
+        globals_base,
+        shared_align: 16,
+        ..Layout::default()
+    };
+    let mut global_off = 0u64;
+    let mut const_off = 0u64;
+    for v in &module.globals {
+        let size = var_size(v);
+        let align = u64::from(v.alignment());
+        let place = match v.space {
+            StateSpace::Global => {
+                global_off = align_to(global_off, align);
+                let p = Place::Global(globals_base + global_off);
+                global_off += size;
+                Some(p)
+            }
+            StateSpace::Const => {
+                const_off = align_to(const_off, align);
+                let p = Place::Const(const_off);
+                const_off += size;
+                Some(p)
+            }
+            StateSpace::Shared(_) => {
+                if v.size_bytes().is_none() && v.init.is_none() {
+                    l.shared_align = l.shared_align.max(align);
+                    Some(Place::DynamicShared)
+                } else {
+                    l.shared_size = align_to(l.shared_size, align);
+                    l.shared_align = l.shared_align.max(align);
+                    let p = Place::Shared(l.shared_size);
+                    l.shared_size += size;
+                    Some(p)
+                }
+            }
+            StateSpace::Local => {
+                l.module_local = align_to(l.module_local, align);
+                let p = Place::Local(l.module_local);
+                l.module_local += size;
+                Some(p)
+            }
+            StateSpace::Generic | StateSpace::Param(_) => None,
+        };
+        l.globals.push(place);
+    }
+    l.globals_image = vec![0; global_off as usize];
+    l.const_bank = vec![0; const_off as usize];
+    for f in &module.functions {
+        let mut shared = Vec::with_capacity(f.locals.len());
+        for v in &f.locals {
+            if let StateSpace::Shared(_) = v.space {
+                let align = u64::from(v.alignment());
+                l.shared_size = align_to(l.shared_size, align);
+                l.shared_align = l.shared_align.max(align);
+                shared.push(Some(l.shared_size));
+                l.shared_size += var_size(v);
+            } else {
+                shared.push(None);
+            }
+        }
+        l.func_shared.push(shared);
+        l.frames.push(frame_layout(f));
+    }
+    // Initialisers.
+    for (i, v) in module.globals.iter().enumerate() {
+        let Some(init) = &v.init else { continue };
+        let (image, off) = match l.globals[i] {
+            Some(Place::Global(a)) => (&mut l.globals_image, a - globals_base),
+            Some(Place::Const(o)) => (&mut l.const_bank, o),
+            Some(Place::Shared(_) | Place::Local(_) | Place::DynamicShared) | None => continue,
+        };
+        let mut bytes = Vec::new();
+        encode_init(init, v.ty, &l.globals, &mut bytes, v.span)?;
+        let end = (off as usize + bytes.len()).min(image.len());
+        let n = end.saturating_sub(off as usize);
+        image[off as usize..end].copy_from_slice(&bytes[..n]);
+    }
+    Ok(l)
+}
+
+/// Lays out a function's frame: parameters, return parameters, then function-scope
+/// `.local`/`.param` variables. For a kernel, the parameters are laid out in the parameter
+/// buffer instead (offsets from 0) and the frame holds only the variables.
+fn frame_layout(f: &Function) -> (FrameLayout, Vec<Option<u64>>) {
+    let mut off = 0u64;
+    let mut params = Vec::new();
+    let place = |v: &Variable, off: &mut u64| {
+        let a = u64::from(v.alignment());
+        *off = align_to(*off, a);
+        let at = *off;
+        *off += var_size(v);
+        (at, var_size(v))
+    };
+    let mut poff = 0u64;
+    for p in &f.params {
+        match (f.kind, p.kind) {
+            (FunctionKind::Entry, _) => params.push(place(&p.var, &mut poff)),
+            (FunctionKind::Func, ParamKind::Param) => params.push(place(&p.var, &mut off)),
+            (FunctionKind::Func, ParamKind::Reg(_)) => params.push((0, var_size(&p.var))),
+        }
+    }
+    let mut returns = Vec::new();
+    for r in &f.returns {
+        match r.kind {
+            ParamKind::Param => returns.push(place(&r.var, &mut off)),
+            ParamKind::Reg(_) => returns.push((0, var_size(&r.var))),
+        }
+    }
+    let mut locals = Vec::with_capacity(f.locals.len());
+    for v in &f.locals {
+        match v.space {
+            StateSpace::Local | StateSpace::Param(_) => locals.push(Some(place(v, &mut off).0)),
+            StateSpace::Generic
+            | StateSpace::Global
+            | StateSpace::Shared(_)
+            | StateSpace::Const => locals.push(None),
+        }
+    }
+    (
+        FrameLayout {
+            size: align_to(off, 16),
+            params,
+            returns,
+        },
+        locals,
+    )
+}
+
+/// Encodes an initialiser as little-endian bytes of element type `ty`.
+fn encode_init(
+    init: &Initializer,
+    ty: Type,
+    places: &[Option<Place>],
+    out: &mut Vec<u8>,
+    span: Span,
+) -> Result<(), DecodeError> {
+    match init {
+        Initializer::List(items) => {
+            for i in items {
+                encode_init(i, ty, places, out, span)?;
+            }
+            Ok(())
+        }
+        Initializer::Value(v) => {
+            let n = ty.bytes() as usize;
+            let bits: u64 = match v {
+                InitValue::Int(i) => {
+                    if ty.is_float() {
+                        float_bits(ty, *i as f64)
+                    } else {
+                        *i as u64
+                    }
+                }
+                InitValue::Float(FloatImm::F32(b)) => {
+                    if ty == Type::F64 {
+                        f64::from(f32::from_bits(*b)).to_bits()
+                    } else {
+                        u64::from(*b)
+                    }
+                }
+                InitValue::Float(FloatImm::F64(b)) => {
+                    if ty == Type::F64 {
+                        *b
+                    } else {
+                        u64::from((f64::from_bits(*b) as f32).to_bits())
+                    }
+                }
+                InitValue::Address {
+                    sym,
+                    offset,
+                    generic,
+                } => {
+                    let base = match sym {
+                        SymbolRef::Function(f) => FUNCTION_BASE + u64::from(f.0),
+                        SymbolRef::Global(g) => match places.get(g.index()).copied().flatten() {
+                            Some(Place::Global(a)) => a,
+                            Some(Place::Const(o)) => {
+                                if *generic {
+                                    crate::exec::memory::CONST_WINDOW + o
+                                } else {
+                                    o
+                                }
+                            }
+                            Some(Place::Shared(o)) => {
+                                if *generic {
+                                    crate::exec::memory::SHARED_WINDOW + o
+                                } else {
+                                    o
+                                }
+                            }
+                            Some(Place::Local(_) | Place::DynamicShared) | None => {
+                                return Err(DecodeError::Unsupported {
+                                    what: "an initialiser holding the address of a local or dynamic shared variable".into(),
+                                    span,
+                                })
+                            }
+                        },
+                    };
+                    base.wrapping_add(*offset as u64)
+                }
+            };
+            out.extend_from_slice(&bits.to_le_bytes()[..n.min(8)]);
+            if n > 8 {
+                out.extend(std::iter::repeat_n(0u8, n - 8));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn float_bits(ty: Type, v: f64) -> u64 {
+    match ty {
+        Type::F64 => v.to_bits(),
+        Type::F32 => u64::from((v as f32).to_bits()),
+        _ => v as u64,
+    }
+}

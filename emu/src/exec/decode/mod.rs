@@ -1,0 +1,244 @@
+//! Lowering a validated [`Module`] into the interpreter's [`Program`].
+//!
+//! Each function's body is flattened (nested blocks disappear: names were resolved by the
+//! parser), labels become program counters, registers become slots, variables become fixed
+//! addresses or frame offsets ([`layout`]), and each instruction gets the execution function
+//! for its opcode and types ([`ops`]).
+
+pub mod layout;
+pub mod operands;
+pub mod ops;
+
+use crate::exec::program::{Builtin, DFunc, DFuncKind, DInstr, FrameLayout, InstrInfo, Program};
+use crate::ir::{Block, Function, Instr, LabelId, Module, ParamKind, RegId, Span, Stmt, Type};
+
+use layout::Layout;
+
+/// Why a module cannot be run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// A construct the interpreter does not implement (a limit of the tool).
+    #[error("line {}: unsupported by the interpreter: {what}", span.line)]
+    Unsupported {
+        /// What.
+        what: String,
+        /// Where.
+        span: Span,
+    },
+    /// A malformed instruction the validator should have rejected.
+    #[error("line {}: {what}", span.line)]
+    Invalid {
+        /// What is wrong.
+        what: String,
+        /// Where.
+        span: Span,
+    },
+}
+
+/// Where a register lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotInfo {
+    /// Value slots starting at `slot` (`count` > 1 for `.b128` and vector registers).
+    Val {
+        /// First slot.
+        slot: u32,
+        /// Width in bits of one element.
+        bits: u8,
+        /// Number of consecutive slots.
+        count: u8,
+    },
+    /// A predicate slot.
+    Pred(u32),
+}
+
+/// What lowering an instruction may need to know about its function.
+pub struct FnCtx<'a> {
+    /// The module.
+    pub module: &'a Module,
+    /// The function.
+    pub func: &'a Function,
+    /// Its index.
+    pub fid: u32,
+    /// The module's layout.
+    pub layout: &'a Layout,
+    /// Register → slot.
+    pub slots: Vec<SlotInfo>,
+    /// Label → pc.
+    pub labels: Vec<u32>,
+    /// The hidden predicate slot holding the carry flag (`.cc`).
+    pub cc_slot: u32,
+}
+
+impl FnCtx<'_> {
+    /// The slot of a register.
+    pub fn slot(&self, r: RegId) -> SlotInfo {
+        self.slots[r.index()]
+    }
+
+    /// The type a register was declared with.
+    pub fn reg_ty(&self, r: RegId) -> Type {
+        self.func.regs[r.index()].ty
+    }
+
+    /// The pc of a label.
+    pub fn label_pc(&self, l: LabelId) -> u32 {
+        self.labels[l.index()]
+    }
+}
+
+fn builtin_for(name: &str) -> Option<Builtin> {
+    Some(match name {
+        "vprintf" => Builtin::Vprintf,
+        "malloc" => Builtin::Malloc,
+        "free" => Builtin::Free,
+        "__assertfail" => Builtin::AssertFail,
+        _ => return None,
+    })
+}
+
+fn flatten<'a>(b: &'a Block, out: &mut Vec<&'a Instr>, labels: &mut [u32]) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Instr(i) => out.push(i),
+            Stmt::Label(l) => {
+                if let Some(slot) = labels.get_mut(l.index()) {
+                    *slot = out.len() as u32;
+                }
+            }
+            Stmt::Block(inner) => flatten(inner, out, labels),
+            Stmt::Regs(_)
+            | Stmt::Var(_)
+            | Stmt::Prototype(_)
+            | Stmt::Targets(_)
+            | Stmt::Pragma(_) => {}
+        }
+    }
+}
+
+fn assign_slots(f: &Function) -> (Vec<SlotInfo>, u32, u32) {
+    let mut vals = 0u32;
+    let mut preds = 0u32;
+    let slots = f
+        .regs
+        .iter()
+        .map(|r| {
+            if r.ty == Type::Pred {
+                preds += 1;
+                SlotInfo::Pred(preds - 1)
+            } else {
+                let elems = r.vec.map_or(1, |v| v.len() as u32);
+                let per = if r.ty == Type::B128 { 2 } else { 1 };
+                let count = elems * per;
+                let s = SlotInfo::Val {
+                    slot: vals,
+                    bits: if r.ty == Type::B128 {
+                        64
+                    } else {
+                        r.ty.bits() as u8
+                    },
+                    count: count as u8,
+                };
+                vals += count;
+                s
+            }
+        })
+        .collect();
+    (slots, vals, preds)
+}
+
+/// Decodes a module, with its global variables placed from `globals_base`.
+///
+/// # Errors
+/// A construct the interpreter cannot run, or a malformed instruction.
+pub fn decode(module: &Module, file_name: &str, globals_base: u64) -> Result<Program, DecodeError> {
+    let lay = layout::layout(module, globals_base)?;
+    let mut code: Vec<DInstr> = Vec::new();
+    let mut info: Vec<InstrInfo> = Vec::new();
+    let mut func_of_pc: Vec<u32> = Vec::new();
+    let mut funcs: Vec<DFunc> = Vec::with_capacity(module.functions.len());
+    // First pass: entry pcs, so that calls and function addresses can refer to any function.
+    let mut bodies: Vec<(Vec<&Instr>, Vec<u32>)> = Vec::new();
+    let mut next_pc = 0u32;
+    for f in &module.functions {
+        let mut labels = vec![0u32; f.labels.len()];
+        let mut instrs = Vec::new();
+        if let Some(b) = &f.body {
+            flatten(b, &mut instrs, &mut labels);
+        }
+        for l in labels.iter_mut() {
+            *l += next_pc;
+        }
+        next_pc += instrs.len() as u32;
+        bodies.push((instrs, labels));
+    }
+    for (fid, f) in module.functions.iter().enumerate() {
+        let (slots, mut value_slots, mut pred_slots) = assign_slots(f);
+        let cc_slot = pred_slots;
+        pred_slots += 1;
+        let (frame, _) = lay.frames[fid].clone();
+        let (instrs, labels) = &bodies[fid];
+        let entry = code.len() as u32;
+        let fx = FnCtx {
+            module,
+            func: f,
+            fid: fid as u32,
+            layout: &lay,
+            slots,
+            labels: labels.clone(),
+            cc_slot,
+        };
+        for ins in instrs {
+            let d = ops::lower(&fx, ins)?;
+            code.push(d);
+            info.push(InstrInfo {
+                span: ins.span,
+                text: crate::exec::decode::operands::describe(&fx, ins),
+            });
+            func_of_pc.push(fid as u32);
+        }
+        let kind = if f.body.is_some() {
+            DFuncKind::Code {
+                entry,
+                end: code.len() as u32,
+            }
+        } else if let Some(b) = builtin_for(&f.name) {
+            DFuncKind::Builtin(b)
+        } else {
+            DFuncKind::Undefined
+        };
+        let reg_slot = |k: &ParamKind| match k {
+            ParamKind::Reg(r) => match fx.slots.get(r.index()) {
+                Some(SlotInfo::Val { slot, .. }) => Some(*slot),
+                Some(SlotInfo::Pred(_)) | None => None,
+            },
+            ParamKind::Param => None,
+        };
+        let reg_params = f.params.iter().map(|p| reg_slot(&p.kind)).collect();
+        let reg_returns = f.returns.iter().map(|p| reg_slot(&p.kind)).collect();
+        value_slots = value_slots.max(1);
+        funcs.push(DFunc {
+            name: f.name.clone(),
+            kind,
+            value_slots,
+            pred_slots,
+            frame: FrameLayout { ..frame },
+            reg_params,
+            reg_returns,
+        });
+    }
+    let shared_static = lay.shared_size;
+    let shared_dynamic_offset = shared_static.div_ceil(lay.shared_align) * lay.shared_align;
+    Ok(Program {
+        code,
+        info,
+        funcs,
+        func_of_pc,
+        shared_static,
+        shared_dynamic_offset,
+        const_bank: lay.const_bank,
+        globals_image: lay.globals_image,
+        globals_base,
+        module_local_size: lay.module_local,
+        file_name: file_name.to_string(),
+    })
+}

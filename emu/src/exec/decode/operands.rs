@@ -1,0 +1,289 @@
+//! Lowering operands: registers to slots, immediates to raw bits of the instruction's type,
+//! symbols to addresses (fixed, or frame-relative per lane), and address operands to a base,
+//! an offset and a state space.
+
+use super::layout::Place;
+use super::{DecodeError, FnCtx, SlotInfo};
+use crate::exec::memory::{CONST_WINDOW, FUNCTION_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
+use crate::exec::program::{AddrBase as DBase, AddrSpace, DAddr, Dst, Src};
+use crate::ir::{
+    AddrBase, FloatImm, FunctionKind, Imm, Instr, Operand, ParamKind, ParamWindow, SpaceQual,
+    StateSpace, Type, VarRef,
+};
+
+/// Where a symbol lives, as an address base in a space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymPlace {
+    /// A fixed address in a space.
+    Fixed(u64, AddrSpace),
+    /// A frame-relative local address.
+    Frame(u64),
+    /// A `.reg` parameter held in a register slot.
+    Reg(u32),
+}
+
+impl FnCtx<'_> {
+    fn invalid(&self, ins_span: crate::ir::Span, what: impl Into<String>) -> DecodeError {
+        DecodeError::Invalid {
+            what: what.into(),
+            span: ins_span,
+        }
+    }
+
+    /// Places a symbol.
+    pub fn sym_place(&self, v: VarRef, span: crate::ir::Span) -> Result<SymPlace, DecodeError> {
+        let lay = self.layout;
+        Ok(match v {
+            VarRef::Global(g) => match lay.globals.get(g.index()).copied().flatten() {
+                Some(Place::Global(a)) => SymPlace::Fixed(a, AddrSpace::Global),
+                Some(Place::Shared(o)) => SymPlace::Fixed(o, AddrSpace::Shared),
+                Some(Place::DynamicShared) => {
+                    let off = lay.shared_size.div_ceil(lay.shared_align) * lay.shared_align;
+                    SymPlace::Fixed(off, AddrSpace::Shared)
+                }
+                Some(Place::Const(o)) => SymPlace::Fixed(o, AddrSpace::Const),
+                Some(Place::Local(o)) => SymPlace::Fixed(o, AddrSpace::Local),
+                None => return Err(self.invalid(span, "a symbol with no storage")),
+            },
+            VarRef::Local(id) => {
+                let fid = self.fid as usize;
+                if let Some(Some(off)) = lay.func_shared[fid].get(id.index()) {
+                    SymPlace::Fixed(*off, AddrSpace::Shared)
+                } else if let Some(Some(off)) = lay.frames[fid].1.get(id.index()) {
+                    SymPlace::Frame(*off)
+                } else {
+                    return Err(DecodeError::Unsupported {
+                        what: "a function-scope variable in this state space".into(),
+                        span,
+                    });
+                }
+            }
+            VarRef::Param(i) => {
+                let p = self
+                    .func
+                    .params
+                    .get(i as usize)
+                    .ok_or_else(|| self.invalid(span, "parameter index out of range"))?;
+                let (off, _) = lay.frames[self.fid as usize].0.params[i as usize];
+                match (self.func.kind, p.kind) {
+                    (FunctionKind::Entry, _) => SymPlace::Fixed(off, AddrSpace::KernelParam),
+                    (FunctionKind::Func, ParamKind::Param) => SymPlace::Frame(off),
+                    (FunctionKind::Func, ParamKind::Reg(r)) => match self.slot(r) {
+                        SlotInfo::Val { slot, .. } => SymPlace::Reg(slot),
+                        SlotInfo::Pred(_) => {
+                            return Err(DecodeError::Unsupported {
+                                what: "predicate parameters".into(),
+                                span,
+                            })
+                        }
+                    },
+                }
+            }
+            VarRef::Return(i) => {
+                let r = self
+                    .func
+                    .returns
+                    .get(i as usize)
+                    .ok_or_else(|| self.invalid(span, "return index out of range"))?;
+                match r.kind {
+                    ParamKind::Param => {
+                        SymPlace::Frame(lay.frames[self.fid as usize].0.returns[i as usize].0)
+                    }
+                    ParamKind::Reg(reg) => match self.slot(reg) {
+                        SlotInfo::Val { slot, .. } => SymPlace::Reg(slot),
+                        SlotInfo::Pred(_) => {
+                            return Err(DecodeError::Unsupported {
+                                what: "predicate return values".into(),
+                                span,
+                            })
+                        }
+                    },
+                }
+            }
+            VarRef::Function(f) => {
+                SymPlace::Fixed(FUNCTION_BASE + u64::from(f.0), AddrSpace::Global)
+            }
+        })
+    }
+
+    /// Lowers a source operand read as type `ty`.
+    pub fn src(&self, op: &Operand, ty: Type, span: crate::ir::Span) -> Result<Src, DecodeError> {
+        Ok(match op {
+            Operand::Reg(r) => match self.slot(*r) {
+                SlotInfo::Val { slot, .. } => Src::Reg(slot),
+                SlotInfo::Pred(slot) => Src::Pred { slot, neg: false },
+            },
+            Operand::NotPred(r) => match self.slot(*r) {
+                SlotInfo::Pred(slot) => Src::Pred { slot, neg: true },
+                SlotInfo::Val { .. } => {
+                    return Err(self.invalid(span, "`!` applied to a non-predicate register"))
+                }
+            },
+            Operand::Imm(i) => Src::Imm(imm_bits(*i, ty)),
+            Operand::Special(s) => Src::Special(*s),
+            Operand::Symbol(sa) => match self.sym_place(sa.sym, span)? {
+                SymPlace::Fixed(a, _) => Src::Imm(a.wrapping_add(sa.offset as u64)),
+                SymPlace::Frame(o) => Src::Frame(o.wrapping_add(sa.offset as u64)),
+                SymPlace::Reg(slot) => Src::Reg(slot),
+            },
+            Operand::Dual(..)
+            | Operand::Vector(_)
+            | Operand::Address(_)
+            | Operand::Label(_)
+            | Operand::Sink => {
+                return Err(self.invalid(span, "this operand cannot be used as a value"))
+            }
+        })
+    }
+
+    /// Lowers a destination operand written by an instruction of type `ty`.
+    pub fn dst(&self, op: &Operand, ty: Type, span: crate::ir::Span) -> Result<Dst, DecodeError> {
+        match op {
+            Operand::Reg(r) => Ok(self.reg_dst(*r, ty)),
+            Operand::Sink => Ok(Dst::Sink),
+            Operand::Symbol(sa) => match self.sym_place(sa.sym, span)? {
+                SymPlace::Reg(slot) => Ok(Dst::Reg {
+                    slot,
+                    bits: ty.bits().min(64) as u8,
+                    sext_from: 0,
+                }),
+                SymPlace::Fixed(..) | SymPlace::Frame(_) => {
+                    Err(self.invalid(span, "a variable cannot be an instruction's destination"))
+                }
+            },
+            Operand::NotPred(_)
+            | Operand::Dual(..)
+            | Operand::Special(_)
+            | Operand::Imm(_)
+            | Operand::Vector(_)
+            | Operand::Address(_)
+            | Operand::Label(_) => Err(self.invalid(span, "this operand cannot be a destination")),
+        }
+    }
+
+    /// The destination for register `r` written with an instruction of type `ty`.
+    pub fn reg_dst(&self, r: crate::ir::RegId, ty: Type) -> Dst {
+        match self.slot(r) {
+            SlotInfo::Pred(slot) => Dst::Pred(slot),
+            SlotInfo::Val { slot, bits, .. } => {
+                let tb = ty.bits().min(64) as u8;
+                let sext_from = if ty.is_signed() && tb < bits { tb } else { 0 };
+                Dst::Reg {
+                    slot,
+                    bits,
+                    sext_from,
+                }
+            }
+        }
+    }
+
+    /// Lowers an address operand of a memory instruction in the given space.
+    pub fn addr(
+        &self,
+        op: &Operand,
+        space: SpaceQual,
+        span: crate::ir::Span,
+    ) -> Result<DAddr, DecodeError> {
+        let Operand::Address(a) = op else {
+            return Err(self.invalid(span, "expected an address operand `[...]`"));
+        };
+        let declared = self.space_of(space.space);
+        let (base, sym_space) = match a.base {
+            AddrBase::Reg(r) => match self.slot(r) {
+                SlotInfo::Val { slot, .. } => (DBase::Reg(slot), None),
+                SlotInfo::Pred(_) => {
+                    return Err(self.invalid(span, "a predicate used as an address"))
+                }
+            },
+            AddrBase::None => (DBase::Fixed(0), None),
+            AddrBase::Var(v) => match self.sym_place(v, span)? {
+                SymPlace::Fixed(addr, sp) => (DBase::Fixed(addr), Some(sp)),
+                SymPlace::Frame(off) => (DBase::Frame(off), Some(AddrSpace::Local)),
+                SymPlace::Reg(_) => {
+                    return Err(DecodeError::Unsupported {
+                        what: "taking the address of a .reg parameter".into(),
+                        span,
+                    })
+                }
+            },
+        };
+        let space = match (declared, sym_space) {
+            // A named variable is accessed in its own space; with generic addressing its
+            // address is first converted to a generic one.
+            (AddrSpace::Generic, Some(sp)) => {
+                let (b, sp) = to_generic(base, sp);
+                return Ok(DAddr {
+                    base: b,
+                    offset: a.offset,
+                    space: sp,
+                });
+            }
+            (AddrSpace::KernelParam, Some(AddrSpace::Local)) => AddrSpace::Local,
+            (AddrSpace::KernelParam, None) if self.func.kind == FunctionKind::Func => {
+                AddrSpace::Local
+            }
+            (d, _) => d,
+        };
+        Ok(DAddr {
+            base,
+            offset: a.offset,
+            space,
+        })
+    }
+
+    /// The decoded space of an instruction's state-space qualifier.
+    pub fn space_of(&self, s: StateSpace) -> AddrSpace {
+        match s {
+            StateSpace::Generic => AddrSpace::Generic,
+            StateSpace::Global => AddrSpace::Global,
+            StateSpace::Shared(_) => AddrSpace::Shared,
+            StateSpace::Local => AddrSpace::Local,
+            StateSpace::Const => AddrSpace::Const,
+            StateSpace::Param(ParamWindow::Entry) => AddrSpace::KernelParam,
+            StateSpace::Param(ParamWindow::Func) => {
+                if self.func.kind == FunctionKind::Entry {
+                    AddrSpace::KernelParam
+                } else {
+                    AddrSpace::Local
+                }
+            }
+        }
+    }
+}
+
+/// The generic form of a fixed address in a space (frame addresses stay per lane).
+fn to_generic(base: DBase, sp: AddrSpace) -> (DBase, AddrSpace) {
+    match (base, sp) {
+        (DBase::Fixed(a), AddrSpace::Shared) => {
+            (DBase::Fixed(SHARED_WINDOW + a), AddrSpace::Generic)
+        }
+        (DBase::Fixed(a), AddrSpace::Const) => (DBase::Fixed(CONST_WINDOW + a), AddrSpace::Generic),
+        (DBase::Fixed(a), AddrSpace::Local) => (DBase::Fixed(LOCAL_WINDOW + a), AddrSpace::Generic),
+        (DBase::Fixed(a), AddrSpace::KernelParam) => {
+            (DBase::Fixed(PARAM_WINDOW + a), AddrSpace::Generic)
+        }
+        (b, s) => (b, s),
+    }
+}
+
+/// The raw bits of an immediate used with type `ty`.
+pub fn imm_bits(i: Imm, ty: Type) -> u64 {
+    match (i, ty) {
+        (Imm::Int(v), Type::F32) => u64::from((v as f32).to_bits()),
+        (Imm::Int(v), Type::F64) => (v as f64).to_bits(),
+        (Imm::Int(v), _) => v as u64,
+        (Imm::Float(FloatImm::F32(b)), Type::F64) => f64::from(f32::from_bits(b)).to_bits(),
+        (Imm::Float(FloatImm::F32(b)), _) => u64::from(b),
+        (Imm::Float(FloatImm::F64(b)), Type::F64) => b,
+        (Imm::Float(FloatImm::F64(b)), Type::F32) => {
+            u64::from((f64::from_bits(b) as f32).to_bits())
+        }
+        (Imm::Float(FloatImm::F64(b)), _) => b,
+    }
+}
+
+/// A short text for an instruction in fault reports, when no source text is available.
+pub fn describe(fx: &FnCtx<'_>, ins: &Instr) -> String {
+    let _ = fx;
+    format!("{:?}", ins.op)
+}

@@ -1,0 +1,176 @@
+//! Faults of the emulated program: values, never panics (STYLE "Three kinds of failure").
+//!
+//! A [`Fault`] says what went wrong ([`FaultKind`]) and where: kernel, CTA, warp, lane, the
+//! PTX source line and instruction text, and the address involved when there is one.
+
+use std::fmt;
+
+/// What went wrong in the emulated program, or which limit of the tool was reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// An access to an address that maps to no allocation or window.
+    OutOfBounds {
+        /// The state space the access was made in.
+        space: String,
+        /// Bytes accessed.
+        size: u32,
+        /// Why it is out of bounds (e.g. "past the end of a 1024-byte allocation").
+        detail: String,
+    },
+    /// An address that is not a multiple of the access size.
+    Misaligned {
+        /// The required alignment.
+        align: u32,
+    },
+    /// Threads wait at barriers that can never complete.
+    BarrierDeadlock {
+        /// A description of which barrier, which warps wait, and which have exited.
+        detail: String,
+    },
+    /// A `.aligned` or `.sync` collective executed by a divergent warp, or with a member mask
+    /// naming lanes that cannot join.
+    DivergentCollective {
+        /// What diverged.
+        detail: String,
+    },
+    /// The launch ran more warp instructions than `--max-steps` allows.
+    StepBudgetExhausted {
+        /// The budget.
+        budget: u64,
+    },
+    /// `trap` executed.
+    Trap,
+    /// `brkpt` executed.
+    Breakpoint,
+    /// A device-side `assert` failed (`__assertfail`).
+    AssertFailed {
+        /// The assertion text, file, line and function as the program passed them.
+        message: String,
+    },
+    /// Undefined behaviour that the PTX ISA names and ptxemu detects.
+    Undefined {
+        /// What happened.
+        detail: String,
+    },
+    /// A construct the interpreter does not implement.
+    Unsupported {
+        /// What is missing.
+        what: String,
+    },
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FaultKind::OutOfBounds {
+                space,
+                size,
+                detail,
+            } => write!(f, "out-of-bounds {size}-byte {space} access: {detail}"),
+            FaultKind::Misaligned { align } => {
+                write!(f, "misaligned access: address is not a multiple of {align}")
+            }
+            FaultKind::BarrierDeadlock { detail } => write!(f, "barrier deadlock: {detail}"),
+            FaultKind::DivergentCollective { detail } => {
+                write!(f, "divergent collective: {detail}")
+            }
+            FaultKind::StepBudgetExhausted { budget } => write!(
+                f,
+                "step budget exhausted: more than {budget} warp instructions executed (raise --max-steps)"
+            ),
+            FaultKind::Trap => f.write_str("trap executed"),
+            FaultKind::Breakpoint => f.write_str("brkpt executed"),
+            FaultKind::AssertFailed { message } => write!(f, "assertion failed: {message}"),
+            FaultKind::Undefined { detail } => write!(f, "undefined behaviour: {detail}"),
+            FaultKind::Unsupported { what } => write!(f, "unsupported by ptxemu: {what}"),
+        }
+    }
+}
+
+/// Where a fault happened.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaultSite {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The CTA's index in the grid.
+    pub cta: [u32; 3],
+    /// The warp's index in its CTA.
+    pub warp: u32,
+    /// The lane, when one lane is at fault.
+    pub lane: Option<u32>,
+    /// The thread's index in its CTA, when one lane is at fault.
+    pub tid: Option<[u32; 3]>,
+    /// The PTX file and 1-based line of the instruction.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// The instruction's text.
+    pub instr: String,
+    /// The address involved, if any.
+    pub address: Option<u64>,
+}
+
+/// A fault of the emulated program, with its site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// What went wrong.
+    pub kind: FaultKind,
+    /// Where.
+    pub site: FaultSite,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.site;
+        write!(f, "{}", self.kind)?;
+        write!(
+            f,
+            "\n  in kernel `{}`, CTA ({},{},{}), warp {}",
+            s.kernel, s.cta[0], s.cta[1], s.cta[2], s.warp
+        )?;
+        if let Some(lane) = s.lane {
+            write!(f, ", lane {lane}")?;
+        }
+        if let Some(t) = s.tid {
+            write!(f, " (thread ({},{},{}))", t[0], t[1], t[2])?;
+        }
+        if s.line > 0 {
+            write!(f, "\n  at {}:{}: {}", s.file, s.line, s.instr)?;
+        }
+        if let Some(a) = s.address {
+            write!(f, "\n  address 0x{a:x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Fault {}
+
+/// A fault detected deep inside an instruction, before the site is known: the kind, the
+/// faulting lane and address. The executor attaches the site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaneFault {
+    /// What went wrong.
+    pub kind: FaultKind,
+    /// The lane at fault, if one is.
+    pub lane: Option<u32>,
+    /// The address involved, if any.
+    pub address: Option<u64>,
+}
+
+impl LaneFault {
+    /// A fault with no lane or address.
+    pub fn new(kind: FaultKind) -> LaneFault {
+        LaneFault {
+            kind,
+            lane: None,
+            address: None,
+        }
+    }
+
+    /// Attaches the faulting lane.
+    pub fn at_lane(mut self, lane: u32) -> LaneFault {
+        self.lane = Some(lane);
+        self
+    }
+}

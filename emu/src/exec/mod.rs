@@ -1,0 +1,462 @@
+//! The PTX interpreter: launches a kernel over a 3-D grid of CTAs of warps of 32 lanes.
+//!
+//! A [`Machine`] holds a decoded module and global memory. [`Machine::launch`] runs a kernel:
+//! CTAs are distributed over host threads; each CTA runs in time slices, so CTAs that wait for
+//! each other (grid-wide sync, producer/consumer flags) make progress, while independent CTAs
+//! run in parallel on every core. Execution is sequentially consistent: every load sees the
+//! latest store to its bytes; `membar`/`fence` are no-ops.
+//!
+//! Not modelled here: weak memory behaviours (the axiomatic models in `models` and the litmus
+//! layer cover them), clusters beyond one CTA, texture/surface memory, tensor cores.
+//!
+//! Deliberate deviations:
+//! 1. `%clock`/`%clock64` count the warp's executed instructions and `%globaltimer` is
+//!    derived from that count, so runs are reproducible.
+//! 2. `printf` output is ordered by CTA (linear index) and, within a CTA, by execution order,
+//!    so the text does not depend on the number of host threads.
+
+pub mod builtins;
+pub mod cta;
+pub mod decode;
+pub mod fault;
+pub mod frames;
+pub mod memory;
+pub mod program;
+pub mod step;
+pub mod warp;
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use builtins::Heap;
+use cta::{Counts, Cta, CtaStatus};
+pub use decode::DecodeError;
+pub use fault::{Fault, FaultKind, FaultSite};
+use memory::{Bytes, GlobalMemory, GLOBAL_BASE};
+use program::{DFuncKind, Program};
+use step::LaunchInfo;
+
+use crate::ir::{FunctionKind, Module};
+
+/// Everything a CTA needs from its launch (shared, read-only, by every host thread).
+pub struct Env<'a> {
+    /// The decoded program.
+    pub prog: &'a Program,
+    /// Global memory.
+    pub global: &'a GlobalMemory,
+    /// The kernel's parameter buffer.
+    pub params: &'a Bytes,
+    /// The constant bank.
+    pub consts: &'a Bytes,
+    /// The device heap.
+    pub heap: &'a Heap,
+    /// The kernel's function index.
+    pub kernel: u32,
+    /// The kernel's name.
+    pub kernel_name: &'a str,
+    /// The CTA shape.
+    pub block: [u32; 3],
+    /// Bytes of shared memory per CTA (static + dynamic).
+    pub shared_bytes: u64,
+    /// Launch-wide values; `ctaid` is filled per CTA.
+    pub launch_template: LaunchInfo,
+}
+
+/// How to launch a kernel.
+#[derive(Clone, Debug)]
+pub struct LaunchConfig {
+    /// The kernel's name.
+    pub kernel: String,
+    /// Grid shape in CTAs.
+    pub grid: [u32; 3],
+    /// CTA shape in threads.
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory.
+    pub dynamic_shared: u32,
+    /// The most warp instructions the launch may execute before it is stopped.
+    pub max_steps: u64,
+    /// Host threads to use (0: one per available core).
+    pub threads: usize,
+}
+
+impl LaunchConfig {
+    /// A launch of `kernel` with the given shapes and default limits.
+    pub fn new(kernel: &str, grid: [u32; 3], block: [u32; 3]) -> LaunchConfig {
+        LaunchConfig {
+            kernel: kernel.to_string(),
+            grid,
+            block,
+            dynamic_shared: 0,
+            max_steps: 1_000_000_000,
+            threads: 0,
+        }
+    }
+}
+
+/// What a launch did.
+#[derive(Clone, Debug)]
+pub struct LaunchReport {
+    /// Instructions executed.
+    pub counts: Counts,
+    /// Text printed by `printf`, in CTA order.
+    pub stdout: Vec<u8>,
+    /// Wall-clock time of the launch.
+    pub wall: Duration,
+    /// The first fault, if the launch faulted.
+    pub fault: Option<Fault>,
+}
+
+/// A launch that could not start: a problem with the request, not with the program.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LaunchError {
+    /// No kernel of that name has a body in the module.
+    #[error("no kernel named `{name}` in the module (kernels: {available})")]
+    NoSuchKernel {
+        /// The requested name.
+        name: String,
+        /// The kernels that exist.
+        available: String,
+    },
+    /// The arguments do not match the kernel's parameters.
+    #[error("{0}")]
+    BadArguments(String),
+    /// The launch shape is invalid.
+    #[error("{0}")]
+    BadShape(String),
+}
+
+/// A loaded module and its device memory.
+pub struct Machine {
+    prog: Program,
+    global: GlobalMemory,
+    consts: Bytes,
+    entry_kinds: Vec<(String, u32, Vec<u64>)>,
+}
+
+/// The default device heap size for `malloc` (CUDA's default limit is 8 MiB).
+pub const HEAP_SIZE: u64 = 8 << 20;
+
+impl Machine {
+    /// Decodes a module and places its global variables in device memory.
+    ///
+    /// # Errors
+    /// A construct the interpreter cannot run.
+    pub fn load(module: &Module, file_name: &str) -> Result<Machine, DecodeError> {
+        let prog = decode::decode(module, file_name, GLOBAL_BASE)?;
+        let mut global = GlobalMemory::new(GLOBAL_BASE);
+        if !prog.globals_image.is_empty() {
+            let base = global.allocate(prog.globals_image.len() as u64, 256, "module globals");
+            debug_assert_eq!(base, prog.globals_base);
+            if let Some(r) = global.find(base, 1) {
+                r.write_bytes(0, &prog.globals_image);
+            }
+        }
+        let consts = Bytes {
+            data: prog.const_bank.clone(),
+        };
+        let entry_kinds = module
+            .functions
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.kind == FunctionKind::Entry && f.body.is_some())
+            .map(|(i, f)| {
+                let sizes = f
+                    .params
+                    .iter()
+                    .map(|p| p.var.size_bytes().unwrap_or(0))
+                    .collect();
+                (f.name.clone(), i as u32, sizes)
+            })
+            .collect();
+        Ok(Machine {
+            prog,
+            global,
+            consts,
+            entry_kinds,
+        })
+    }
+
+    /// The decoded program.
+    pub fn program(&self) -> &Program {
+        &self.prog
+    }
+
+    /// The parameter sizes (bytes) of a kernel, in order; `None` if there is no such kernel.
+    pub fn kernel_params(&self, name: &str) -> Option<&[u64]> {
+        self.entry_kinds
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, _, s)| s.as_slice())
+    }
+
+    /// Allocates a zero-filled global buffer of `len` bytes (aligned to 256); returns its
+    /// address.
+    pub fn alloc(&mut self, len: u64, label: &str) -> u64 {
+        self.global.allocate(len, 256, label)
+    }
+
+    /// Writes bytes into global memory at `addr` (which must lie in one allocation).
+    pub fn write(&mut self, addr: u64, bytes: &[u8]) -> bool {
+        match self.global.find(addr, bytes.len().max(1) as u64) {
+            Some(r) => {
+                r.write_bytes(addr - r.base, bytes);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Reads `len` bytes of global memory at `addr`, if they lie in one allocation.
+    pub fn read(&self, addr: u64, len: u64) -> Option<Vec<u8>> {
+        let r = self.global.find(addr, len.max(1))?;
+        let bytes = r.read_bytes();
+        let off = (addr - r.base) as usize;
+        Some(bytes[off..off + len as usize].to_vec())
+    }
+
+    /// Launches a kernel with its parameter values (raw little-endian bytes, one entry per
+    /// parameter in order) and runs it to completion.
+    ///
+    /// # Errors
+    /// An unknown kernel, mismatched arguments or an invalid shape. Faults of the program
+    /// are reported in [`LaunchReport::fault`].
+    pub fn launch(
+        &mut self,
+        cfg: &LaunchConfig,
+        args: &[Vec<u8>],
+    ) -> Result<LaunchReport, LaunchError> {
+        let start = Instant::now();
+        let Some((_, kernel, sizes)) = self.entry_kinds.iter().find(|(n, _, _)| *n == cfg.kernel)
+        else {
+            let available: Vec<&str> = self
+                .entry_kinds
+                .iter()
+                .map(|(n, _, _)| n.as_str())
+                .collect();
+            return Err(LaunchError::NoSuchKernel {
+                name: cfg.kernel.clone(),
+                available: available.join(", "),
+            });
+        };
+        let kernel = *kernel;
+        if args.len() != sizes.len() {
+            return Err(LaunchError::BadArguments(format!(
+                "kernel `{}` takes {} parameter(s) but {} argument(s) were given",
+                cfg.kernel,
+                sizes.len(),
+                args.len()
+            )));
+        }
+        let f = &self.prog.funcs[kernel as usize];
+        let mut params =
+            Bytes::zeroed(f.frame.params.iter().map(|(o, s)| o + s).max().unwrap_or(0) as usize);
+        for (i, (arg, (off, size))) in args.iter().zip(&f.frame.params).enumerate() {
+            if arg.len() as u64 != *size {
+                return Err(LaunchError::BadArguments(format!(
+                    "argument {i} of kernel `{}` has {} byte(s) but the parameter takes {}",
+                    cfg.kernel,
+                    arg.len(),
+                    size
+                )));
+            }
+            params.data[*off as usize..(*off + *size) as usize].copy_from_slice(arg);
+        }
+        let threads_per_cta =
+            u64::from(cfg.block[0]) * u64::from(cfg.block[1]) * u64::from(cfg.block[2]);
+        if threads_per_cta == 0 || threads_per_cta > 1024 {
+            return Err(LaunchError::BadShape(format!(
+                "a CTA must have 1 to 1024 threads; {}x{}x{} has {threads_per_cta}",
+                cfg.block[0], cfg.block[1], cfg.block[2]
+            )));
+        }
+        let ctas = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
+        if ctas == 0 {
+            return Err(LaunchError::BadShape("the grid has no CTA".into()));
+        }
+        if !matches!(f.kind, DFuncKind::Code { .. }) {
+            return Err(LaunchError::NoSuchKernel {
+                name: cfg.kernel.clone(),
+                available: String::new(),
+            });
+        }
+        let heap_base = self.global.allocate(HEAP_SIZE, 256, "device heap");
+        let heap = Heap::new(heap_base, HEAP_SIZE);
+        // Cooperative launches read a workspace pointer from %envreg1 (low) / %envreg2 (high).
+        let workspace = self.global.allocate(4096, 256, "grid-sync workspace");
+        let mut envreg = [0u32; 32];
+        envreg[1] = workspace as u32;
+        envreg[2] = (workspace >> 32) as u32;
+        let shared_bytes = self.prog.shared_dynamic_offset + u64::from(cfg.dynamic_shared);
+        let env = Env {
+            prog: &self.prog,
+            global: &self.global,
+            params: &params,
+            consts: &self.consts,
+            heap: &heap,
+            kernel,
+            kernel_name: &cfg.kernel,
+            block: cfg.block,
+            shared_bytes,
+            launch_template: LaunchInfo {
+                ntid: cfg.block,
+                nctaid: cfg.grid,
+                ctaid: [0; 3],
+                envreg,
+                dynamic_smem: cfg.dynamic_shared,
+                total_smem: shared_bytes as u32,
+                nwarpid: 0,
+            },
+        };
+        let (counts, stdout, fault) = run_grid(&env, cfg, ctas);
+        Ok(LaunchReport {
+            counts,
+            stdout,
+            wall: start.elapsed(),
+            fault,
+        })
+    }
+}
+
+/// Shared state of the host threads running a grid.
+struct GridQueue {
+    paused: VecDeque<Cta>,
+    next: u64,
+    in_flight: usize,
+}
+
+fn cta_index(linear: u64, grid: [u32; 3]) -> [u32; 3] {
+    let gx = u64::from(grid[0]);
+    let gy = u64::from(grid[1]);
+    [
+        (linear % gx) as u32,
+        ((linear / gx) % gy) as u32,
+        (linear / (gx * gy)) as u32,
+    ]
+}
+
+/// Runs every CTA of the grid; returns the counts, the ordered output and the first fault.
+fn run_grid(env: &Env<'_>, cfg: &LaunchConfig, ctas: u64) -> (Counts, Vec<u8>, Option<Fault>) {
+    let workers = if cfg.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        cfg.threads
+    };
+    let workers = workers
+        .min(usize::try_from(ctas).unwrap_or(usize::MAX))
+        .max(1);
+    let queue = Mutex::new(GridQueue {
+        paused: VecDeque::new(),
+        next: 0,
+        in_flight: 0,
+    });
+    let steps = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let fault: Mutex<Option<Fault>> = Mutex::new(None);
+    let outputs: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
+    let totals = Mutex::new(Counts::default());
+    const QUANTUM: u64 = 1 << 20;
+
+    let worker = || {
+        let mut local = Counts::default();
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let next = {
+                let Ok(mut q) = queue.lock() else { break };
+                if q.next < ctas {
+                    let linear = q.next;
+                    q.next += 1;
+                    q.in_flight += 1;
+                    Some(Err(linear))
+                } else if let Some(c) = q.paused.pop_front() {
+                    q.in_flight += 1;
+                    Some(Ok(c))
+                } else if q.in_flight == 0 {
+                    None
+                } else {
+                    Some(Err(u64::MAX))
+                }
+            };
+            let mut cta = match next {
+                None => break,
+                Some(Err(u64::MAX)) => {
+                    std::thread::yield_now();
+                    continue;
+                }
+                Some(Err(linear)) => Cta::new(env, cta_index(linear, cfg.grid), linear),
+                Some(Ok(c)) => c,
+            };
+            let before = cta.counts;
+            let result = cta.run(env, QUANTUM);
+            let used = cta.counts.warp_instructions - before.warp_instructions;
+            let total = steps.fetch_add(used, Ordering::Relaxed) + used;
+            let over_budget = total > cfg.max_steps;
+            match result {
+                Err(f) => {
+                    if let Ok(mut slot) = fault.lock() {
+                        if slot.is_none() {
+                            *slot = Some(*f);
+                        }
+                    }
+                    stop.store(true, Ordering::Relaxed);
+                }
+                Ok(CtaStatus::Done) => {
+                    local.warp_instructions += cta.counts.warp_instructions;
+                    local.thread_instructions += cta.counts.thread_instructions;
+                    if !cta.out.stdout.is_empty() {
+                        if let Ok(mut o) = outputs.lock() {
+                            o.push((cta.linear, std::mem::take(&mut cta.out.stdout)));
+                        }
+                    }
+                }
+                Ok(CtaStatus::Paused) => {
+                    if over_budget {
+                        if let Ok(mut slot) = fault.lock() {
+                            if slot.is_none() {
+                                *slot = Some(Fault {
+                                    kind: FaultKind::StepBudgetExhausted {
+                                        budget: cfg.max_steps,
+                                    },
+                                    site: FaultSite {
+                                        kernel: cfg.kernel.clone(),
+                                        cta: cta.ctaid,
+                                        ..FaultSite::default()
+                                    },
+                                });
+                            }
+                        }
+                        stop.store(true, Ordering::Relaxed);
+                    } else if let Ok(mut q) = queue.lock() {
+                        q.paused.push_back(cta);
+                        q.in_flight -= 1;
+                        continue;
+                    }
+                }
+            }
+            if let Ok(mut q) = queue.lock() {
+                q.in_flight -= 1;
+            }
+        }
+        if let Ok(mut t) = totals.lock() {
+            t.warp_instructions += local.warp_instructions;
+            t.thread_instructions += local.thread_instructions;
+        }
+    };
+    if workers == 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(worker);
+            }
+        });
+    }
+    let mut outs = outputs.into_inner().unwrap_or_default();
+    outs.sort_by_key(|(l, _)| *l);
+    let stdout = outs.into_iter().flat_map(|(_, o)| o).collect();
+    let counts = totals.into_inner().unwrap_or_default();
+    (counts, stdout, fault.into_inner().unwrap_or(None))
+}

@@ -1,0 +1,511 @@
+//! Memory instructions: `ld`, `ldu`, `st`, `mov`, `cvta`, `isspacep`, and the no-op hints
+//! (`prefetch`, `applypriority`, `discard`, `createpolicy`).
+//!
+//! Every access is checked: it must be aligned to its size (the whole vector for `.v2/.v4`),
+//! and lie inside an allocation or window; otherwise the lane faults with the address.
+//! Loads of signed types sign-extend into wider registers, others zero-extend; stores write
+//! the low bytes of wider registers (PTX ISA "ld", "st", relaxed type-checking rules).
+
+use super::{for_lanes, Ctx, FULL};
+use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::memory::{
+    window_of, Region, Window, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
+};
+use crate::exec::program::{AddrBase, AddrSpace, DAddr, DInstr, Dst, Extra, Flow, MemAccess};
+
+type R = Result<Flow, LaneFault>;
+
+/// A resolved memory location.
+enum Loc<'g> {
+    Global(&'g Region, u64),
+    Shared(u64),
+    Local(u64),
+    Param(u64),
+    Const(u64),
+}
+
+fn space_name(s: AddrSpace) -> &'static str {
+    match s {
+        AddrSpace::Generic => "generic",
+        AddrSpace::Global => "global",
+        AddrSpace::Shared => "shared",
+        AddrSpace::Local => "local",
+        AddrSpace::KernelParam => "param",
+        AddrSpace::Const => "const",
+    }
+}
+
+fn oob(space: &str, size: u32, detail: String, lane: usize, addr: u64) -> LaneFault {
+    LaneFault {
+        kind: FaultKind::OutOfBounds {
+            space: space.to_string(),
+            size,
+            detail,
+        },
+        lane: Some(lane as u32),
+        address: Some(addr),
+    }
+}
+
+/// The address of a lane for a decoded address (before the element offset).
+#[inline(always)]
+fn lane_addr(c: &Ctx<'_>, a: &DAddr, lane: usize) -> u64 {
+    let base = match a.base {
+        AddrBase::Reg(slot) => c.vals[slot as usize * 32 + lane],
+        AddrBase::Fixed(v) => v,
+        AddrBase::Frame(off) => c.ids.frame_base[lane] + off,
+    };
+    base.wrapping_add(a.offset as u64)
+}
+
+/// Resolves `addr` in `space` for `size` bytes for one lane, checking bounds and alignment.
+#[inline]
+fn resolve<'g>(
+    c: &Ctx<'g>,
+    space: AddrSpace,
+    addr: u64,
+    size: u32,
+    align: u32,
+    lane: usize,
+    write: bool,
+) -> Result<Loc<'g>, LaneFault> {
+    if align > 1 && !addr.is_multiple_of(u64::from(align)) {
+        return Err(LaneFault {
+            kind: FaultKind::Misaligned { align },
+            lane: Some(lane as u32),
+            address: Some(addr),
+        });
+    }
+    let (space, off) = match space {
+        AddrSpace::Generic => match window_of(addr) {
+            Window::Shared(o) => (AddrSpace::Shared, o),
+            Window::Local(o) => (AddrSpace::Local, o),
+            Window::Const(o) => (AddrSpace::Const, o),
+            Window::Param(o) => (AddrSpace::KernelParam, o),
+            Window::Global(g) => (AddrSpace::Global, g),
+        },
+        s => (s, addr),
+    };
+    let sz = u64::from(size);
+    match space {
+        AddrSpace::Global | AddrSpace::Generic => match c.global.find(off, sz) {
+            Some(r) => Ok(Loc::Global(r, off)),
+            None => Err(oob(
+                "global",
+                size,
+                c.global.explain_miss(off, sz),
+                lane,
+                addr,
+            )),
+        },
+        AddrSpace::Shared => {
+            if c.shared.contains(off, sz) {
+                Ok(Loc::Shared(off))
+            } else {
+                Err(oob(
+                    "shared",
+                    size,
+                    format!(
+                        "offset {off} is outside the CTA's {} bytes of shared memory",
+                        c.shared.data.len()
+                    ),
+                    lane,
+                    addr,
+                ))
+            }
+        }
+        AddrSpace::Local => {
+            if c.local[lane].contains(off, sz) {
+                Ok(Loc::Local(off))
+            } else {
+                Err(oob(
+                    "local",
+                    size,
+                    format!(
+                        "offset {off} is outside the thread's {} bytes of local memory",
+                        c.local[lane].data.len()
+                    ),
+                    lane,
+                    addr,
+                ))
+            }
+        }
+        AddrSpace::KernelParam => {
+            if write {
+                return Err(LaneFault {
+                    kind: FaultKind::Undefined {
+                        detail: "store to kernel parameter memory, which is read-only".into(),
+                    },
+                    lane: Some(lane as u32),
+                    address: Some(addr),
+                });
+            }
+            if c.params.contains(off, sz) {
+                Ok(Loc::Param(off))
+            } else {
+                Err(oob(
+                    "param",
+                    size,
+                    format!(
+                        "offset {off} is outside the {} bytes of kernel parameters",
+                        c.params.data.len()
+                    ),
+                    lane,
+                    addr,
+                ))
+            }
+        }
+        AddrSpace::Const => {
+            if write {
+                return Err(LaneFault {
+                    kind: FaultKind::Undefined {
+                        detail: "store to constant memory".into(),
+                    },
+                    lane: Some(lane as u32),
+                    address: Some(addr),
+                });
+            }
+            if c.consts.contains(off, sz) {
+                Ok(Loc::Const(off))
+            } else {
+                Err(oob(
+                    "const",
+                    size,
+                    format!(
+                        "offset {off} is outside the {} bytes of constant memory",
+                        c.consts.data.len()
+                    ),
+                    lane,
+                    addr,
+                ))
+            }
+        }
+    }
+}
+
+#[inline]
+fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64 {
+    match *loc {
+        Loc::Global(r, a) => r.load(a, size),
+        Loc::Shared(o) => c.shared.load(o, size),
+        Loc::Local(o) => c.local[lane].load(o, size),
+        Loc::Param(o) => c.params.load(o, size),
+        Loc::Const(o) => c.consts.load(o, size),
+    }
+}
+
+#[inline]
+fn store_at(c: &mut Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize, v: u64) {
+    match *loc {
+        Loc::Global(r, a) => r.store(a, size, v),
+        Loc::Shared(o) => c.shared.store(o, size, v),
+        Loc::Local(o) => c.local[lane].store(o, size, v),
+        Loc::Param(_) | Loc::Const(_) => {}
+    }
+}
+
+fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
+    match &i.extra {
+        Extra::Mem(m) => Ok(m),
+        _ => Err(LaneFault::new(FaultKind::Unsupported {
+            what: "memory instruction without a decoded access".into(),
+        })),
+    }
+}
+
+/// Alignment a vector access needs: its element size times its element count (PTX requires
+/// vector accesses to be aligned to the whole vector).
+fn vector_align(m: &MemAccess) -> u32 {
+    m.size * m.count
+}
+
+/// `ld`, `ldu`, `ld.global.nc`.
+pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = mem_of(i)?;
+    let align = vector_align(m);
+    let mask = c.mask;
+    if m.size == 16 {
+        return ld_b128(c, m, mask);
+    }
+    for (k, d) in m.dsts.iter().enumerate() {
+        if *d == Dst::Sink {
+            continue;
+        }
+        let mut out = [0u64; 32];
+        let mut err = None;
+        for_lanes(mask, |l| {
+            if err.is_some() {
+                return;
+            }
+            let a = lane_addr(c, &m.addr, l);
+            match resolve(
+                c,
+                m.addr.space,
+                a.wrapping_add(u64::from(m.size) * k as u64),
+                m.size,
+                align.min(16),
+                l,
+                false,
+            ) {
+                Ok(loc) => out[l] = load_at(c, &loc, m.size, l),
+                Err(e) => err = Some(e),
+            }
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        let _ = FULL;
+        c.write(d, &out);
+    }
+    Ok(Flow::Next)
+}
+
+fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
+    for (k, d) in m.dsts.iter().enumerate() {
+        let Dst::Reg { slot, .. } = *d else { continue };
+        let mut lo = [0u64; 32];
+        let mut hi = [0u64; 32];
+        let mut err = None;
+        for_lanes(mask, |l| {
+            if err.is_some() {
+                return;
+            }
+            let a = lane_addr(c, &m.addr, l).wrapping_add(16 * k as u64);
+            match resolve(c, m.addr.space, a, 16, 16, l, false) {
+                Ok(loc) => {
+                    lo[l] = load_at(c, &shift(&loc, 0), 8, l);
+                    hi[l] = load_at(c, &shift(&loc, 8), 8, l);
+                }
+                Err(e) => err = Some(e),
+            }
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        let dl = Dst::Reg {
+            slot,
+            bits: 64,
+            sext_from: 0,
+        };
+        let dh = Dst::Reg {
+            slot: slot + 1,
+            bits: 64,
+            sext_from: 0,
+        };
+        c.write(&dl, &lo);
+        c.write(&dh, &hi);
+    }
+    Ok(Flow::Next)
+}
+
+fn shift<'g>(loc: &Loc<'g>, by: u64) -> Loc<'g> {
+    match *loc {
+        Loc::Global(r, a) => Loc::Global(r, a + by),
+        Loc::Shared(o) => Loc::Shared(o + by),
+        Loc::Local(o) => Loc::Local(o + by),
+        Loc::Param(o) => Loc::Param(o + by),
+        Loc::Const(o) => Loc::Const(o + by),
+    }
+}
+
+/// `st`.
+pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = mem_of(i)?;
+    let align = vector_align(m);
+    let mask = c.mask;
+    for (k, s) in m.srcs.iter().enumerate() {
+        if matches!(s, crate::exec::program::Src::None) {
+            continue;
+        }
+        let vals = c.fetch(s);
+        let hi = if m.size == 16 {
+            match s {
+                crate::exec::program::Src::Reg(slot) => {
+                    Some(c.fetch(&crate::exec::program::Src::Reg(slot + 1)))
+                }
+                _ => Some([0; 32]),
+            }
+        } else {
+            None
+        };
+        let mut err = None;
+        let mut m2 = mask;
+        while m2 != 0 {
+            let l = m2.trailing_zeros() as usize;
+            m2 &= m2 - 1;
+            let a = lane_addr(c, &m.addr, l).wrapping_add(u64::from(m.size) * k as u64);
+            match resolve(c, m.addr.space, a, m.size, align.min(16), l, true) {
+                Ok(loc) => {
+                    if let Some(hi) = &hi {
+                        store_at(c, &loc, 8, l, vals[l]);
+                        store_at(c, &shift(&loc, 8), 8, l, hi[l]);
+                    } else {
+                        store_at(c, &loc, m.size, l, vals[l]);
+                    }
+                }
+                Err(e) => {
+                    err = Some(e);
+                    break;
+                }
+            }
+        }
+        if let Some(e) = err {
+            return Err(e);
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `mov d, a` of a scalar.
+pub fn mov(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let a = c.fetch(&i.s[0]);
+    c.write(&i.d[0], &a);
+    Ok(Flow::Next)
+}
+
+/// `mov` packing: `d = {a, b, …}`; the element width in bits is the immediate `s[1]`.
+pub fn mov_pack(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Elems(srcs, _) = &i.extra else {
+        return Ok(Flow::Next);
+    };
+    let width = elem_width(i);
+    let mask = if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    let mut out = [0u64; 32];
+    for (k, s) in srcs.iter().enumerate() {
+        let v = c.fetch(s);
+        for (l, o) in out.iter_mut().enumerate() {
+            *o |= (v[l] & mask).checked_shl(width * k as u32).unwrap_or(0);
+        }
+    }
+    c.write(&i.d[0], &out);
+    Ok(Flow::Next)
+}
+
+/// `mov` unpacking: `{a, b, …} = s`; the element width in bits is the immediate `s[1]`.
+pub fn mov_unpack(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Elems(_, dsts) = &i.extra else {
+        return Ok(Flow::Next);
+    };
+    let width = elem_width(i);
+    let mask = if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    let v = c.fetch(&i.s[0]);
+    for (k, d) in dsts.iter().enumerate() {
+        let out: [u64; 32] =
+            std::array::from_fn(|l| v[l].checked_shr(width * k as u32).unwrap_or(0) & mask);
+        c.write(d, &out);
+    }
+    Ok(Flow::Next)
+}
+
+fn elem_width(i: &DInstr) -> u32 {
+    match i.s[1] {
+        crate::exec::program::Src::Imm(bits) => bits as u32,
+        _ => 32,
+    }
+}
+
+/// `cvta.space` (space → generic): `Param` holds the window base.
+pub fn cvta_to_generic(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Param(base) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let a = c.fetch(&i.s[0]);
+    let out: [u64; 32] = std::array::from_fn(|l| if base == 0 { a[l] } else { base + a[l] });
+    c.write(&i.d[0], &out);
+    Ok(Flow::Next)
+}
+
+/// `cvta.to.space` (generic → space): `Param` holds the window base (0 for global). An
+/// address outside the window faults.
+pub fn cvta_from_generic(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Param(base) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let a = c.fetch(&i.s[0]);
+    let mut out = [0u64; 32];
+    let mut bad = None;
+    for_lanes(c.mask, |l| {
+        let v = a[l];
+        if base == 0 {
+            if !matches!(window_of(v), Window::Global(_)) {
+                bad = bad.or(Some(l));
+            }
+            out[l] = v;
+        } else if v >= base && v - base < WINDOW_SIZE {
+            out[l] = v - base;
+        } else {
+            bad = bad.or(Some(l));
+        }
+    });
+    if let Some(l) = bad {
+        let name = match base {
+            SHARED_WINDOW => "shared",
+            LOCAL_WINDOW => "local",
+            CONST_WINDOW => "const",
+            PARAM_WINDOW => "param",
+            _ => "global",
+        };
+        return Err(LaneFault {
+            kind: FaultKind::Undefined {
+                detail: format!(
+                    "cvta.to.{name} of a generic address that is not in the {name} window"
+                ),
+            },
+            lane: Some(l as u32),
+            address: Some(a[l]),
+        });
+    }
+    c.write(&i.d[0], &out);
+    Ok(Flow::Next)
+}
+
+/// `isspacep.space p, a`: `Param` holds the window base (0 for global).
+pub fn isspacep(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Param(base) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let a = c.fetch(&i.s[0]);
+    let mut m = 0u32;
+    for_lanes(c.mask, |l| {
+        let w = window_of(a[l]);
+        let yes = match base {
+            0 => matches!(w, Window::Global(_)),
+            SHARED_WINDOW => matches!(w, Window::Shared(_)),
+            LOCAL_WINDOW => matches!(w, Window::Local(_)),
+            CONST_WINDOW => matches!(w, Window::Const(_)),
+            PARAM_WINDOW => matches!(w, Window::Param(_)),
+            _ => false,
+        };
+        if yes {
+            m |= 1 << l;
+        }
+    });
+    c.write_mask(&i.d[0], m);
+    Ok(Flow::Next)
+}
+
+/// Instructions with no effect on values (cache hints, prefetches, `nanosleep`, fences in
+/// this sequentially consistent interpreter).
+pub fn nop(_c: &mut Ctx<'_>, _i: &DInstr) -> R {
+    Ok(Flow::Next)
+}
+
+/// `createpolicy`: an opaque 64-bit policy (a fixed tag that encodes nothing).
+pub fn createpolicy(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let out = [0x0c0f_fee0_0000_0000u64; 32];
+    c.write(&i.d[0], &out);
+    Ok(Flow::Next)
+}
+
+#[doc(hidden)]
+pub fn space_label(s: AddrSpace) -> &'static str {
+    space_name(s)
+}

@@ -1,0 +1,256 @@
+//! Warp-level collectives: `shfl`, `vote`, `match`, `redux`, `activemask`, `elect`
+//! (PTX ISA "Parallel Synchronization and Communication Instructions").
+//!
+//! A `.sync` collective names the lanes that take part (`membermask`). If some of them are
+//! not executing it right now (the warp diverged), the executing lanes wait
+//! ([`Flow::WaitCollective`]) until the others arrive at the same instruction; the scheduler
+//! merges them and the instruction runs again with all members.
+//!
+//! Deliberate deviations:
+//! 1. A shuffle that reads an inactive or non-member lane returns that lane's register value
+//!    (the PTX ISA leaves the result undefined).
+
+use super::{for_lanes, Ctx};
+use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::program::{DInstr, Extra, Flow, Src};
+use crate::ir::{ReduxOp, ShflMode, VoteMode};
+
+type R = Result<Flow, LaneFault>;
+
+/// The member mask of a collective (`Src::None`: the lanes executing, as for legacy forms).
+fn members(c: &Ctx<'_>, s: &Src) -> u32 {
+    match s {
+        Src::None => c.mask,
+        s => c.fetch_lane(s, c.mask.trailing_zeros() as usize) as u32,
+    }
+}
+
+/// Whether the executing lanes must wait for other members.
+fn must_wait(c: &Ctx<'_>, m: u32) -> bool {
+    m & !c.mask != 0
+}
+
+fn shfl_mode(i: &DInstr) -> ShflMode {
+    match i.extra {
+        Extra::Param(0) => ShflMode::Up,
+        Extra::Param(1) => ShflMode::Down,
+        Extra::Param(2) => ShflMode::Bfly,
+        _ => ShflMode::Idx,
+    }
+}
+
+/// The `Extra::Param` code of a shuffle mode.
+pub fn shfl_code(m: ShflMode) -> u64 {
+    match m {
+        ShflMode::Up => 0,
+        ShflMode::Down => 1,
+        ShflMode::Bfly => 2,
+        ShflMode::Idx => 3,
+    }
+}
+
+/// `shfl{.sync}.mode.b32 d[|p], a, b, c{, membermask}`: `s = [a, b, c, membermask]`,
+/// `d = [d, p]`.
+pub fn shfl(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = members(c, &i.s[3]);
+    if must_wait(c, m) {
+        return Ok(Flow::WaitCollective);
+    }
+    let mode = shfl_mode(i);
+    let a = c.fetch(&i.s[0]);
+    let b = c.fetch(&i.s[1]);
+    let cc = c.fetch(&i.s[2]);
+    let mut out = [0u64; 32];
+    let mut pmask = 0u32;
+    for_lanes(c.mask, |l| {
+        let lane = l as i64;
+        let bv = (b[l] & 0x1f) as i64;
+        let clamp = (cc[l] & 0x1f) as i64;
+        let seg = ((cc[l] >> 8) & 0x1f) as i64;
+        let max_lane = (lane & seg) | (clamp & !seg);
+        let min_lane = lane & seg;
+        let (j, ok) = match mode {
+            ShflMode::Up => {
+                let j = lane - bv;
+                (j, j >= max_lane)
+            }
+            ShflMode::Down => {
+                let j = lane + bv;
+                (j, j <= max_lane)
+            }
+            ShflMode::Bfly => {
+                let j = lane ^ bv;
+                (j, j <= max_lane)
+            }
+            ShflMode::Idx => {
+                let j = min_lane | (bv & !seg);
+                (j, j <= max_lane)
+            }
+        };
+        let src = if ok { j as usize & 31 } else { l };
+        out[l] = a[src] & 0xffff_ffff;
+        if ok {
+            pmask |= 1 << l;
+        }
+    });
+    c.write(&i.d[0], &out);
+    c.write_mask(&i.d[1], pmask);
+    Ok(Flow::Next)
+}
+
+/// The `Extra::Param` code of a vote mode.
+pub fn vote_code(m: VoteMode) -> u64 {
+    match m {
+        VoteMode::All => 0,
+        VoteMode::Any => 1,
+        VoteMode::Uni => 2,
+        VoteMode::Ballot => 3,
+    }
+}
+
+/// `vote{.sync}.mode d, {!}a{, membermask}`: `s = [a, membermask]`.
+pub fn vote(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = members(c, &i.s[1]);
+    if must_wait(c, m) {
+        return Ok(Flow::WaitCollective);
+    }
+    let part = m & c.mask;
+    let p = c.fetch_mask(&i.s[0]) & part;
+    match i.extra {
+        Extra::Param(3) => {
+            let out = [u64::from(p); 32];
+            c.write(&i.d[0], &out);
+        }
+        Extra::Param(code) => {
+            let r = match code {
+                0 => p == part,
+                1 => p != 0,
+                _ => p == part || p == 0,
+            };
+            c.write_mask(&i.d[0], if r { u32::MAX } else { 0 });
+        }
+        _ => {}
+    }
+    Ok(Flow::Next)
+}
+
+/// `activemask.b32 d`.
+pub fn activemask(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let out = [u64::from(c.mask); 32];
+    c.write(&i.d[0], &out);
+    Ok(Flow::Next)
+}
+
+/// `match.any.sync` (`Param(0)`) / `match.all.sync` (`Param(1)`): `s = [a, membermask]`,
+/// `d = [d, p]`.
+pub fn match_sync(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = members(c, &i.s[1]);
+    if must_wait(c, m) {
+        return Ok(Flow::WaitCollective);
+    }
+    let part = m & c.mask;
+    let a = c.fetch(&i.s[0]);
+    let all = matches!(i.extra, Extra::Param(1));
+    let mut out = [0u64; 32];
+    let mut pmask = 0u32;
+    let first = part.trailing_zeros() as usize;
+    let uniform = (0..32).all(|l| part & (1 << l) == 0 || a[l] == a[first.min(31)]);
+    for_lanes(c.mask, |l| {
+        if all {
+            if uniform {
+                out[l] = u64::from(part);
+                pmask |= 1 << l;
+            }
+        } else {
+            let mut same = 0u32;
+            for k in 0..32 {
+                if part & (1 << k) != 0 && a[k] == a[l] {
+                    same |= 1 << k;
+                }
+            }
+            out[l] = u64::from(same);
+        }
+    });
+    c.write(&i.d[0], &out);
+    c.write_mask(&i.d[1], pmask);
+    Ok(Flow::Next)
+}
+
+/// The `Extra::Param` code of a `redux.sync` operation and signedness.
+pub fn redux_code(op: ReduxOp, signed: bool) -> u64 {
+    let base = match op {
+        ReduxOp::Add => 0,
+        ReduxOp::Min => 1,
+        ReduxOp::Max => 2,
+        ReduxOp::And => 3,
+        ReduxOp::Or => 4,
+        ReduxOp::Xor => 5,
+    };
+    base | if signed { 8 } else { 0 }
+}
+
+/// `redux.sync.op.type d, a, membermask`: `s = [a, membermask]`.
+pub fn redux(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = members(c, &i.s[1]);
+    if must_wait(c, m) {
+        return Ok(Flow::WaitCollective);
+    }
+    let part = m & c.mask;
+    let a = c.fetch(&i.s[0]);
+    let Extra::Param(code) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let signed = code & 8 != 0;
+    let mut acc: Option<u32> = None;
+    for (l, v) in a.iter().enumerate() {
+        if part & (1 << l) == 0 {
+            continue;
+        }
+        let v = *v as u32;
+        acc = Some(match acc {
+            None => v,
+            Some(x) => match code & 7 {
+                0 => x.wrapping_add(v),
+                1 => {
+                    if signed {
+                        (x as i32).min(v as i32) as u32
+                    } else {
+                        x.min(v)
+                    }
+                }
+                2 => {
+                    if signed {
+                        (x as i32).max(v as i32) as u32
+                    } else {
+                        x.max(v)
+                    }
+                }
+                3 => x & v,
+                4 => x | v,
+                _ => x ^ v,
+            },
+        });
+    }
+    let out = [u64::from(acc.unwrap_or(0)); 32];
+    c.write(&i.d[0], &out);
+    Ok(Flow::Next)
+}
+
+/// `elect.sync d|p, membermask`: `s = [membermask]`, `d = [d, p]`.
+pub fn elect(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = members(c, &i.s[0]);
+    if must_wait(c, m) {
+        return Ok(Flow::WaitCollective);
+    }
+    let part = m & c.mask;
+    if part == 0 {
+        return Err(LaneFault::new(FaultKind::Undefined {
+            detail: "elect.sync with an empty member mask".into(),
+        }));
+    }
+    let leader = part.trailing_zeros();
+    let out = [u64::from(leader); 32];
+    c.write(&i.d[0], &out);
+    c.write_mask(&i.d[1], 1 << leader);
+    Ok(Flow::Next)
+}

@@ -2,4 +2,6 @@
 //! and clang emit them, and an interpreter that runs kernels over grids of CTAs of warps.
 
 pub mod exec;
+pub mod front;
 pub mod ir;
+pub mod validate;

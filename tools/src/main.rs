@@ -4,6 +4,9 @@
 //! command line and dispatches. The command-line interfaces are contracts other tools rely on:
 //! extend them, never rename.
 
+mod argspec;
+mod cmd_run;
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -18,14 +21,20 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Placeholder until the first subcommand lands (removed then).
-    #[command(hide = true)]
-    Noop,
+    /// Run a kernel of a PTX module on buffers and scalars given on the command line.
+    Run(cmd_run::RunArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Noop => ExitCode::SUCCESS,
+    let result = match &cli.command {
+        Command::Run(a) => cmd_run::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("ptxemu: {e:#}");
+            ExitCode::from(2)
+        }
     }
 }

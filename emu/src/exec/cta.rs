@@ -329,6 +329,12 @@ impl Cta {
                     pc: pc.saturating_sub(1),
                 };
             };
+            // Every issue counts, with all the group's lanes (as a profiler's
+            // thread_inst_executed does), whether or not the guard enables them.
+            *budget -= 1;
+            counts.warp_instructions += 1;
+            counts.thread_instructions += u64::from(group.mask.count_ones());
+            ctx.clock += 1;
             let mut mask = group.mask;
             if ins.guard != NO_GUARD {
                 let p = ctx.preds[(ins.guard & !GUARD_NEG) as usize];
@@ -340,10 +346,6 @@ impl Cta {
             }
             ctx.mask = mask;
             ctx.pc = pc;
-            *budget -= 1;
-            counts.warp_instructions += 1;
-            counts.thread_instructions += u64::from(mask.count_ones());
-            ctx.clock += 1;
             match (ins.exec)(&mut ctx, ins) {
                 Ok(Flow::Next) => group.pc += 1,
                 Ok(Flow::Branch(t)) => {

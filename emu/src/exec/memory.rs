@@ -78,8 +78,14 @@ pub struct Region {
 
 impl Region {
     fn new(base: u64, len: u64, label: String) -> Region {
-        let n = len.div_ceil(8).max(1);
-        let words = (0..n).map(|_| AtomicU64::new(0)).collect();
+        let n = len.div_ceil(8).max(1) as usize;
+        // A zeroed u64 buffer comes from the allocator's zeroed pages (cheap for large
+        // allocations); AtomicU64 has the same size, alignment and bit validity as u64.
+        let zeroed: Box<[u64]> = vec![0u64; n].into_boxed_slice();
+        // SAFETY: `AtomicU64` is documented to have the same in-memory representation as
+        // `u64`, so a boxed slice of one is a valid boxed slice of the other.
+        let words: Box<[AtomicU64]> =
+            unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU64]) };
         Region {
             base,
             len,

@@ -144,7 +144,20 @@ impl Machine {
     /// # Errors
     /// A construct the interpreter cannot run.
     pub fn load(module: &Module, file_name: &str) -> Result<Machine, DecodeError> {
-        let prog = decode::decode(module, file_name, GLOBAL_BASE)?;
+        Machine::load_with_source(module, file_name, "")
+    }
+
+    /// Like [`Machine::load`], with the module's source text so that fault reports can quote
+    /// the faulting instruction as written.
+    ///
+    /// # Errors
+    /// A construct the interpreter cannot run.
+    pub fn load_with_source(
+        module: &Module,
+        file_name: &str,
+        source: &str,
+    ) -> Result<Machine, DecodeError> {
+        let prog = decode::decode(module, file_name, source, GLOBAL_BASE)?;
         let mut global = GlobalMemory::new(GLOBAL_BASE);
         if !prog.globals_image.is_empty() {
             let base = global.allocate(prog.globals_image.len() as u64, 256, "module globals");

@@ -180,8 +180,10 @@ pub enum AddressSize {
 pub enum ModuleItem {
     /// A variable declaration.
     Global(GlobalId),
-    /// A function or kernel declaration or definition.
+    /// A function or kernel: its definition, or its only declaration.
     Function(FuncId),
+    /// A declaration (prototype only) of a function that is defined later in the module.
+    Declaration(FuncId),
 }
 
 /// How a module-scope symbol is visible to other modules.

@@ -150,7 +150,13 @@ fn assign_slots(f: &Function) -> (Vec<SlotInfo>, u32, u32) {
 ///
 /// # Errors
 /// A construct the interpreter cannot run, or a malformed instruction.
-pub fn decode(module: &Module, file_name: &str, globals_base: u64) -> Result<Program, DecodeError> {
+pub fn decode(
+    module: &Module,
+    file_name: &str,
+    source: &str,
+    globals_base: u64,
+) -> Result<Program, DecodeError> {
+    let lines: Vec<&str> = source.lines().collect();
     let lay = layout::layout(module, globals_base)?;
     let mut code: Vec<DInstr> = Vec::new();
     let mut info: Vec<InstrInfo> = Vec::new();
@@ -192,7 +198,11 @@ pub fn decode(module: &Module, file_name: &str, globals_base: u64) -> Result<Pro
             code.push(d);
             info.push(InstrInfo {
                 span: ins.span,
-                text: crate::exec::decode::operands::describe(&fx, ins),
+                text: lines
+                    .get((ins.span.line as usize).wrapping_sub(1))
+                    .map(|l| l.trim().to_string())
+                    .filter(|l| !l.is_empty())
+                    .unwrap_or_else(|| operands::describe(&fx, ins)),
             });
             func_of_pc.push(fid as u32);
         }

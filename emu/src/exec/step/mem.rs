@@ -213,6 +213,19 @@ fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
     }
 }
 
+/// Checks that a vector access's first address is aligned to the whole vector.
+#[inline]
+fn check_vector_align(addr: u64, align: u32, lane: usize) -> Result<(), LaneFault> {
+    if align > 1 && !addr.is_multiple_of(u64::from(align)) {
+        return Err(LaneFault {
+            kind: FaultKind::Misaligned { align },
+            lane: Some(lane as u32),
+            address: Some(addr),
+        });
+    }
+    Ok(())
+}
+
 /// Alignment a vector access needs: its element size times its element count (PTX requires
 /// vector accesses to be aligned to the whole vector).
 fn vector_align(m: &MemAccess) -> u32 {
@@ -238,12 +251,16 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 return;
             }
             let a = lane_addr(c, &m.addr, l);
+            if let Err(e) = check_vector_align(a, align, l) {
+                err = Some(e);
+                return;
+            }
             match resolve(
                 c,
                 m.addr.space,
                 a.wrapping_add(u64::from(m.size) * k as u64),
                 m.size,
-                align.min(16),
+                m.size,
                 l,
                 false,
             ) {
@@ -333,8 +350,13 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
         while m2 != 0 {
             let l = m2.trailing_zeros() as usize;
             m2 &= m2 - 1;
-            let a = lane_addr(c, &m.addr, l).wrapping_add(u64::from(m.size) * k as u64);
-            match resolve(c, m.addr.space, a, m.size, align.min(16), l, true) {
+            let base = lane_addr(c, &m.addr, l);
+            if let Err(e) = check_vector_align(base, align, l) {
+                err = Some(e);
+                break;
+            }
+            let a = base.wrapping_add(u64::from(m.size) * k as u64);
+            match resolve(c, m.addr.space, a, m.size, m.size, l, true) {
                 Ok(loc) => {
                     if let Some(hi) = &hi {
                         store_at(c, &loc, 8, l, vals[l]);

@@ -1,0 +1,194 @@
+//! Interpreter throughput: thread-instructions per second on vectorAdd (1M elements), a
+//! shared-memory reduction (1M elements) and a tiled 256x256 matrix multiply, each beside a
+//! native Rust implementation of the same algorithm, on one host thread and on all cores.
+//!
+//! The PTX comes from `benches/kernels/bench_kernels.cu` (nvcc 13, committed). Criterion's
+//! throughput is set to the launch's thread-instruction count, so "elem/s" reads as
+//! thread-instructions per second.
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use emu::exec::{LaunchConfig, Machine};
+
+const PTX: &str = include_str!("kernels/bench_kernels.ptx");
+
+struct Setup {
+    machine: Machine,
+    cfg: LaunchConfig,
+    args: Vec<Vec<u8>>,
+}
+
+fn machine() -> Machine {
+    let module = emu::front::parse_module(PTX, "bench_kernels.ptx").expect("bench PTX parses");
+    Machine::load(&module, "bench_kernels.ptx").expect("bench PTX decodes")
+}
+
+fn buffer(m: &mut Machine, bytes: &[u8]) -> Vec<u8> {
+    let a = m.alloc(bytes.len() as u64, "bench buffer");
+    m.write(a, bytes);
+    a.to_le_bytes().to_vec()
+}
+
+fn floats(n: usize, seed: u32) -> Vec<f32> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (x >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+        })
+        .collect()
+}
+
+fn bytes_f32(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+const N_VEC: usize = 1 << 20;
+const N_MAT: usize = 256;
+
+fn setup_vector_add(threads: usize) -> Setup {
+    let mut m = machine();
+    let a = floats(N_VEC, 1);
+    let b = floats(N_VEC, 2);
+    let args = vec![
+        buffer(&mut m, &bytes_f32(&a)),
+        buffer(&mut m, &bytes_f32(&b)),
+        buffer(&mut m, &vec![0; N_VEC * 4]),
+        (N_VEC as i32).to_le_bytes().to_vec(),
+    ];
+    let mut cfg = LaunchConfig::new("vector_add", [(N_VEC / 256) as u32, 1, 1], [256, 1, 1]);
+    cfg.threads = threads;
+    Setup {
+        machine: m,
+        cfg,
+        args,
+    }
+}
+
+fn setup_reduce(threads: usize) -> Setup {
+    let mut m = machine();
+    let input: Vec<u8> = (0..N_VEC as u32)
+        .flat_map(|i| (i % 1000).to_le_bytes())
+        .collect();
+    let blocks = N_VEC / 512;
+    let args = vec![
+        buffer(&mut m, &input),
+        buffer(&mut m, &vec![0; blocks * 4]),
+        (N_VEC as i32).to_le_bytes().to_vec(),
+    ];
+    let mut cfg = LaunchConfig::new("reduce_sum", [blocks as u32, 1, 1], [256, 1, 1]);
+    cfg.threads = threads;
+    Setup {
+        machine: m,
+        cfg,
+        args,
+    }
+}
+
+fn setup_matmul(threads: usize) -> Setup {
+    let mut m = machine();
+    let a = floats(N_MAT * N_MAT, 3);
+    let b = floats(N_MAT * N_MAT, 4);
+    let args = vec![
+        buffer(&mut m, &bytes_f32(&a)),
+        buffer(&mut m, &bytes_f32(&b)),
+        buffer(&mut m, &vec![0; N_MAT * N_MAT * 4]),
+        (N_MAT as i32).to_le_bytes().to_vec(),
+    ];
+    let t = (N_MAT / 16) as u32;
+    let mut cfg = LaunchConfig::new("matmul_tiled", [t, t, 1], [16, 16, 1]);
+    cfg.threads = threads;
+    Setup {
+        machine: m,
+        cfg,
+        args,
+    }
+}
+
+fn native_vector_add(a: &[f32], b: &[f32], c: &mut [f32]) {
+    for ((c, a), b) in c.iter_mut().zip(a).zip(b) {
+        *c = a + b;
+    }
+}
+
+fn native_reduce(input: &[u32], out: &mut [u32]) {
+    // The same tree as the kernel: pairs of 256-element halves, then halving strides.
+    for (blk, o) in out.iter_mut().enumerate() {
+        let base = blk * 512;
+        let mut s = [0u32; 256];
+        for (t, v) in s.iter_mut().enumerate() {
+            *v = input[base + t].wrapping_add(input[base + t + 256]);
+        }
+        let mut k = 128;
+        while k > 0 {
+            for t in 0..k {
+                s[t] = s[t].wrapping_add(s[t + k]);
+            }
+            k /= 2;
+        }
+        *o = s[0];
+    }
+}
+
+fn native_matmul(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
+    for row in 0..n {
+        for col in 0..n {
+            let mut acc = 0.0f32;
+            for k in 0..n {
+                acc = a[row * n + k].mul_add(b[k * n + col], acc);
+            }
+            c[row * n + col] = acc;
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    type Make = fn(usize) -> Setup;
+    let kernels: [(&str, Make); 3] = [
+        ("vector_add_1M", setup_vector_add),
+        ("reduce_1M", setup_reduce),
+        ("matmul_256", setup_matmul),
+    ];
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for (name, make) in kernels {
+        let mut g = c.benchmark_group(name);
+        g.sample_size(10);
+        for threads in [1, cores] {
+            let mut s = make(threads);
+            let probe = s.machine.launch(&s.cfg, &s.args).expect("launch");
+            assert!(probe.fault.is_none(), "{name}: {:?}", probe.fault);
+            g.throughput(Throughput::Elements(probe.counts.thread_instructions));
+            g.bench_function(BenchmarkId::new("ptxemu_threads", threads), |bch| {
+                bch.iter(|| black_box(s.machine.launch(&s.cfg, &s.args).expect("launch")))
+            });
+        }
+        match name {
+            "vector_add_1M" => {
+                let a = floats(N_VEC, 1);
+                let b = floats(N_VEC, 2);
+                let mut out = vec![0.0; N_VEC];
+                g.bench_function("native", |bch| {
+                    bch.iter(|| native_vector_add(black_box(&a), black_box(&b), &mut out))
+                });
+            }
+            "reduce_1M" => {
+                let input: Vec<u32> = (0..N_VEC as u32).map(|i| i % 1000).collect();
+                let mut out = vec![0; N_VEC / 512];
+                g.bench_function("native", |bch| {
+                    bch.iter(|| native_reduce(black_box(&input), &mut out))
+                });
+            }
+            _ => {
+                let a = floats(N_MAT * N_MAT, 3);
+                let b = floats(N_MAT * N_MAT, 4);
+                let mut out = vec![0.0; N_MAT * N_MAT];
+                g.bench_function("native", |bch| {
+                    bch.iter(|| native_matmul(black_box(&a), black_box(&b), &mut out, N_MAT))
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

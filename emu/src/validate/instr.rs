@@ -1,0 +1,234 @@
+//! Operand shapes of each instruction family: how many operands, and which must be
+//! registers, addresses or labels.
+
+use super::Diagnostic;
+use crate::ir::{BarKind, Function, Instr, Module, Op, Operand, Type, VoteMode};
+
+/// The operand counts an instruction accepts (inclusive range).
+fn arity(op: &Op) -> (usize, usize) {
+    match op {
+        Op::Add(_)
+        | Op::Sub(_)
+        | Op::Mul(_)
+        | Op::Div(_)
+        | Op::Rem(_)
+        | Op::And(_)
+        | Op::Or(_)
+        | Op::Xor(_)
+        | Op::Shl(_)
+        | Op::Shr(_)
+        | Op::Copysign(_)
+        | Op::Mul24(_)
+        | Op::Addc(_)
+        | Op::Subc(_)
+        | Op::Bmsk(_)
+        | Op::Szext(_) => (3, 3),
+        Op::Min(_) | Op::Max(_) => (3, 4),
+        Op::Mad(_)
+        | Op::Fma(_)
+        | Op::Mad24(_)
+        | Op::Sad(_)
+        | Op::Madc(_)
+        | Op::Selp(_)
+        | Op::Slct(_)
+        | Op::Bfe(_)
+        | Op::Prmt(_)
+        | Op::Shf(_)
+        | Op::Dp4a(_)
+        | Op::Dp2a(_)
+        | Op::Fns => (4, 4),
+        Op::Bfi(_) | Op::Lop3 => (5, 5),
+        Op::Abs(_)
+        | Op::Neg(_)
+        | Op::Not(_)
+        | Op::Cnot(_)
+        | Op::Popc(_)
+        | Op::Clz(_)
+        | Op::Brev(_)
+        | Op::Bfind(_)
+        | Op::Rcp(_)
+        | Op::Sqrt(_)
+        | Op::Rsqrt(_)
+        | Op::Sin(_)
+        | Op::Cos(_)
+        | Op::Lg2(_)
+        | Op::Ex2(_)
+        | Op::Tanh(_)
+        | Op::Mov(_)
+        | Op::Cvt(_)
+        | Op::Cvta(_)
+        | Op::Isspacep(_)
+        | Op::Testp(_)
+        | Op::Ldu(_) => (2, 2),
+        Op::Setp(s) => {
+            if s.bool_op.is_some() {
+                (4, 4)
+            } else {
+                (3, 3)
+            }
+        }
+        Op::Set(s) => {
+            if s.bool_op.is_some() {
+                (4, 4)
+            } else {
+                (3, 3)
+            }
+        }
+        Op::Ld(_) | Op::St(_) => (2, 3),
+        Op::Atom(a) => {
+            let base = if a.op == crate::ir::AtomOp::Cas { 4 } else { 3 };
+            (base, base + usize::from(a.cache_hint))
+        }
+        Op::Red(r) => (2, 2 + usize::from(r.cache_hint)),
+        Op::Shfl(s) => {
+            if s.sync {
+                (5, 5)
+            } else {
+                (4, 4)
+            }
+        }
+        Op::Vote(v) => {
+            if v.sync {
+                (3, 3)
+            } else {
+                (2, 2)
+            }
+        }
+        Op::Match(_) | Op::Redux(_) | Op::CvtPack(_) => (3, 4),
+        Op::Activemask
+        | Op::BarWarpSync
+        | Op::Bra { .. }
+        | Op::Nanosleep
+        | Op::Pmevent { .. }
+        | Op::Prefetch(_) => (1, 1),
+        Op::Elect | Op::BrxIdx { .. } | Op::ApplyPriority | Op::Discard => (2, 2),
+        Op::CreatePolicy(_) => (2, 4),
+        Op::Bar(b) => match b.kind {
+            BarKind::Sync | BarKind::Arrive => (1, 2),
+            BarKind::Red(_) => (3, 4),
+        },
+        Op::Membar(_)
+        | Op::Fence(_)
+        | Op::Ret { .. }
+        | Op::Exit
+        | Op::Trap
+        | Op::Brkpt
+        | Op::Griddepcontrol(_) => (0, 0),
+        Op::Call(_) => (0, 0),
+    }
+}
+
+fn name(op: &Op) -> String {
+    crate::front::printer::mnemonic(op)
+}
+
+/// Checks one instruction's operands.
+pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
+    let (lo, hi) = arity(&i.op);
+    let n = i.args.len();
+    if n < lo || n > hi {
+        let want = if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo} to {hi}")
+        };
+        out.push(Diagnostic {
+            rule: "operand-count",
+            message: format!("`{}` takes {want} operand(s), found {n}", name(&i.op)),
+            span: i.span,
+        });
+        return;
+    }
+    let bad = |out: &mut Vec<Diagnostic>, k: usize, what: &str| {
+        out.push(Diagnostic {
+            rule: "operand-kind",
+            message: format!("operand {} of `{}` must be {what}", k + 1, name(&i.op)),
+            span: i.span,
+        });
+    };
+    let is_dst = |o: &Operand| {
+        matches!(
+            o,
+            Operand::Reg(_) | Operand::Dual(..) | Operand::Sink | Operand::Vector(_)
+        )
+    };
+    let is_addr = |o: &Operand| matches!(o, Operand::Address(_));
+    match &i.op {
+        Op::Ld(_) | Op::Ldu(_) => {
+            if !is_dst(&i.args[0]) {
+                bad(out, 0, "a register or vector of registers");
+            }
+            if !is_addr(&i.args[1]) {
+                bad(out, 1, "an address `[...]`");
+            }
+        }
+        Op::St(_) => {
+            if !is_addr(&i.args[0]) {
+                bad(out, 0, "an address `[...]`");
+            }
+        }
+        Op::Atom(_) => {
+            if !is_dst(&i.args[0]) {
+                bad(out, 0, "a register");
+            }
+            if !is_addr(&i.args[1]) {
+                bad(out, 1, "an address `[...]`");
+            }
+        }
+        Op::Red(_) | Op::Prefetch(_) | Op::ApplyPriority | Op::Discard => {
+            if !is_addr(&i.args[0]) {
+                bad(out, 0, "an address `[...]`");
+            }
+        }
+        Op::Bra { .. } => {
+            if !matches!(i.args[0], Operand::Label(_)) {
+                bad(out, 0, "a label");
+            }
+        }
+        Op::Membar(_)
+        | Op::Fence(_)
+        | Op::Ret { .. }
+        | Op::Exit
+        | Op::Trap
+        | Op::Brkpt
+        | Op::Griddepcontrol(_)
+        | Op::Call(_)
+        | Op::BarWarpSync
+        | Op::Nanosleep
+        | Op::Pmevent { .. }
+        | Op::Bar(_) => {}
+        _ => {
+            if !is_dst(&i.args[0]) {
+                bad(out, 0, "a destination register");
+            }
+            for (k, a) in i.args.iter().enumerate().skip(1) {
+                if matches!(a, Operand::Address(_) | Operand::Label(_)) {
+                    bad(out, k, "a register or immediate");
+                }
+            }
+        }
+    }
+    // A predicate destination where a value is produced, or the reverse.
+    let wants_pred = match &i.op {
+        Op::Setp(_) | Op::Testp(_) | Op::Isspacep(_) => true,
+        Op::Vote(v) => v.mode != VoteMode::Ballot,
+        Op::Mov(t) | Op::And(t) | Op::Or(t) | Op::Xor(t) | Op::Not(t) | Op::Selp(t) => {
+            *t == Type::Pred
+        }
+        _ => return,
+    };
+    if let Operand::Reg(r) = &i.args[0] {
+        let is_pred = f.regs[r.index()].ty == Type::Pred;
+        if is_pred != wants_pred {
+            out.push(Diagnostic {
+                rule: "operand-type",
+                message: format!(
+                    "the destination of `{}` must be {}a predicate register",
+                    name(&i.op),
+                    if wants_pred { "" } else { "a register, not " }
+                ),
+                span: i.span,
+            });
+        }
+    }
+}

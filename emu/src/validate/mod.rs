@@ -1,0 +1,63 @@
+//! Validation of a parsed module: operand shapes and types per instruction family, and the
+//! PTX ISA version and target each feature requires ("PTX ISA Notes", "Target ISA Notes").
+//!
+//! The interpreter trusts a module that validates; everything it could stumble on is caught
+//! here with the rule's name and the instruction's position.
+
+mod instr;
+mod target;
+
+use crate::front::error::render_at;
+use crate::ir::{Module, Span, Stmt};
+
+/// A broken rule, at a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// A short name of the rule (`operand-count`, `requires-sm_70`, …).
+    pub rule: &'static str,
+    /// What is wrong.
+    pub message: String,
+    /// Where.
+    pub span: Span,
+}
+
+impl Diagnostic {
+    /// Renders `file:line:col: error[rule]: message` with the source line and a caret.
+    pub fn render(&self, src: &str, file: &str) -> String {
+        render_at(
+            src,
+            file,
+            self.span,
+            &format!("error[{}]: {}", self.rule, self.message),
+        )
+    }
+}
+
+/// Checks a module; returns every diagnostic, in source order.
+pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    target::check_header(m, &mut out);
+    for f in &m.functions {
+        let Some(body) = &f.body else { continue };
+        let mut stack = vec![body];
+        while let Some(b) = stack.pop() {
+            for s in &b.stmts {
+                match s {
+                    Stmt::Instr(i) => {
+                        instr::check(m, f, i, &mut out);
+                        target::check_instr(m, i, &mut out);
+                    }
+                    Stmt::Block(inner) => stack.push(inner),
+                    Stmt::Regs(_)
+                    | Stmt::Var(_)
+                    | Stmt::Prototype(_)
+                    | Stmt::Targets(_)
+                    | Stmt::Label(_)
+                    | Stmt::Pragma(_) => {}
+                }
+            }
+        }
+    }
+    out.sort_by_key(|d| (d.span.line, d.span.col));
+    out
+}

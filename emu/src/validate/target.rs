@@ -1,0 +1,160 @@
+//! PTX ISA version and target requirements of the module header and of instructions.
+
+use super::Diagnostic;
+use crate::ir::{BarKind, Fence, Instr, Module, Op, Type, Version};
+use models::vocab::{LoadSem, Scope, StoreSem};
+
+/// The newest PTX ISA version ptxemu knows.
+pub const NEWEST: Version = Version::new(9, 9);
+
+/// Checks `.version` and `.target`.
+pub fn check_header(m: &Module, out: &mut Vec<Diagnostic>) {
+    let span = m.functions.first().map(|f| f.span).unwrap_or_default();
+    if m.version.major == 0 {
+        out.push(Diagnostic {
+            rule: "missing-version",
+            message: "the module has no .version directive".into(),
+            span,
+        });
+    } else if m.version > NEWEST {
+        out.push(Diagnostic {
+            rule: "unknown-version",
+            message: format!(
+                "PTX ISA {}.{} is newer than ptxemu knows ({}.{})",
+                m.version.major, m.version.minor, NEWEST.major, NEWEST.minor
+            ),
+            span,
+        });
+    }
+    if m.target.sm == 0 {
+        out.push(Diagnostic {
+            rule: "missing-target",
+            message: "the module has no .target directive".into(),
+            span,
+        });
+    }
+}
+
+/// A feature's requirements.
+struct Req {
+    what: &'static str,
+    ptx: Version,
+    sm: u32,
+}
+
+fn reqs(i: &Instr) -> Vec<Req> {
+    let mut r = Vec::new();
+    let mut add = |what, ptx: (u32, u32), sm| {
+        r.push(Req {
+            what,
+            ptx: Version::new(ptx.0, ptx.1),
+            sm,
+        })
+    };
+    let cluster = |s: Option<Scope>| s == Some(Scope::Cluster);
+    match &i.op {
+        Op::Shfl(s) if s.sync => add("shfl.sync", (6, 0), 30),
+        Op::Vote(v) if v.sync => add("vote.sync", (6, 0), 30),
+        Op::Match(_) => add("match.sync", (6, 0), 70),
+        Op::Redux(_) => add("redux.sync", (7, 0), 80),
+        Op::Activemask => add("activemask", (6, 2), 30),
+        Op::Nanosleep => add("nanosleep", (6, 3), 70),
+        Op::Elect => add("elect.sync", (8, 0), 90),
+        Op::Griddepcontrol(_) => add("griddepcontrol", (7, 8), 90),
+        Op::BarWarpSync => add("bar.warp.sync", (6, 0), 30),
+        Op::Bar(b) if b.barrier => add("barrier", (6, 0), 30),
+        Op::Bar(b) if matches!(b.kind, BarKind::Arrive | BarKind::Red(_)) => {
+            add("bar.arrive/bar.red", (2, 0), 20)
+        }
+        Op::Fence(Fence::Memory { scope, .. }) => {
+            add("fence", (6, 0), 70);
+            if cluster(Some(*scope)) {
+                add(".cluster scope", (7, 8), 90);
+            }
+        }
+        Op::Fence(Fence::ProxyAlias) => add("fence.proxy.alias", (7, 5), 70),
+        Op::Fence(Fence::ProxyAsync(_)) => add("fence.proxy.async", (8, 0), 90),
+        Op::Fence(Fence::ProxyTensormap { .. }) => add("fence.proxy.tensormap", (8, 3), 90),
+        Op::Bmsk(_) | Op::Szext(_) => add("bmsk/szext", (7, 6), 70),
+        Op::CreatePolicy(_) => add("createpolicy", (7, 4), 80),
+        Op::Tanh(_) => add("tanh", (7, 0), 75),
+        Op::Dp4a(_) | Op::Dp2a(_) => add("dp4a/dp2a", (5, 0), 61),
+        Op::Copysign(_) => add("copysign", (4, 2), 20),
+        Op::Ld(l) => {
+            if matches!(
+                l.sem,
+                Some(LoadSem::Weak | LoadSem::Relaxed(_) | LoadSem::Acquire(_))
+            ) {
+                add("ld with .weak/.relaxed/.acquire", (6, 0), 70);
+            }
+            if l.sem == Some(LoadSem::Mmio) {
+                add("ld.mmio", (8, 2), 70);
+            }
+            if cluster(l.sem.and_then(LoadSem::scope)) {
+                add(".cluster scope", (7, 8), 90);
+            }
+            if l.ty == Type::B128 {
+                add(".b128", (8, 3), 70);
+            }
+        }
+        Op::St(s) => {
+            if matches!(
+                s.sem,
+                Some(StoreSem::Weak | StoreSem::Relaxed(_) | StoreSem::Release(_))
+            ) {
+                add("st with .weak/.relaxed/.release", (6, 0), 70);
+            }
+            if s.sem == Some(StoreSem::Mmio) {
+                add("st.mmio", (8, 2), 70);
+            }
+            if cluster(s.sem.and_then(StoreSem::scope)) {
+                add(".cluster scope", (7, 8), 90);
+            }
+            if s.ty == Type::B128 {
+                add(".b128", (8, 3), 70);
+            }
+        }
+        Op::Atom(a) => {
+            if a.sem.is_some() || a.scope.is_some() {
+                add("atom with .sem/.scope", (6, 0), 70);
+            }
+            if cluster(a.scope) {
+                add(".cluster scope", (7, 8), 90);
+            }
+        }
+        Op::Red(a) if a.sem.is_some() || a.scope.is_some() => {
+            add("red with .sem/.scope", (6, 0), 70);
+        }
+        _ => {}
+    }
+    r
+}
+
+/// Checks an instruction against the module's `.version` and `.target`.
+pub fn check_instr(m: &Module, i: &Instr, out: &mut Vec<Diagnostic>) {
+    if m.version.major == 0 || m.target.sm == 0 {
+        return;
+    }
+    for r in reqs(i) {
+        if m.version < r.ptx {
+            out.push(Diagnostic {
+                rule: "requires-ptx-version",
+                message: format!(
+                    "{} requires PTX ISA {}.{} or later (the module declares {}.{})",
+                    r.what, r.ptx.major, r.ptx.minor, m.version.major, m.version.minor
+                ),
+                span: i.span,
+            });
+        }
+        if m.target.sm < r.sm {
+            out.push(Diagnostic {
+                rule: "requires-target",
+                message: format!(
+                    "{} requires sm_{} or later (the module targets sm_{})",
+                    r.what, r.sm, m.target.sm
+                ),
+                span: i.span,
+            });
+        }
+    }
+}

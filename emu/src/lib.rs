@@ -4,4 +4,5 @@
 pub mod exec;
 pub mod front;
 pub mod ir;
+pub mod semantics;
 pub mod validate;

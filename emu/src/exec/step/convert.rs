@@ -1,15 +1,13 @@
-//! Conversions: `cvt` between integer and float types with rounding, saturation and
-//! flushing, and `cvt.pack`.
-//!
-//! (Interim: integer-to-integer conversions are complete; float conversions are wired to
-//! `crate::semantics` next.)
+//! Conversions in the lane loop: `cvt` (scalar and packed forms) and `cvt.pack`, with the
+//! per-lane meaning in `crate::semantics::convert`.
 
-use super::int::{lo, sx};
-use super::{unary, Ctx};
+use super::{binary, unary, Ctx};
 use crate::exec::decode::{DecodeError, FnCtx};
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
-use crate::ir::{Cvt, CvtPack, Instr};
+use crate::ir::{Cvt, CvtPack, CvtRounding, FloatRounding, Instr, Operand, Type};
+use crate::semantics::convert::{self as sc, CvtMode, Narrow};
+use crate::semantics::float::ap_round;
 
 type R = Result<Flow, LaneFault>;
 type D = Result<DInstr, DecodeError>;
@@ -21,82 +19,321 @@ fn unsupported(ins: &Instr, what: String) -> DecodeError {
     }
 }
 
-/// Integer → integer: `Param` = src bits | src signed << 8 | dst bits << 16 | dst signed << 24
-/// | sat << 25.
-fn cvt_int(c: &mut Ctx<'_>, i: &DInstr) -> R {
+fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
+    ins.args.get(k).ok_or_else(|| DecodeError::Invalid {
+        what: "missing operand".into(),
+        span: ins.span,
+    })
+}
+
+/// The conversion of one decoded `cvt`, kept in the instruction's `Extra::Param` index into
+/// a small table would cost a lookup; instead the types and modifiers are packed here.
+fn pack(c: &Cvt) -> u64 {
+    let t = |ty: Type| Type::ALL.iter().position(|x| *x == ty).unwrap_or(0) as u64;
+    let r = match c.rnd {
+        None => 0,
+        Some(CvtRounding::Float(f)) => 1 + f as u64,
+        Some(CvtRounding::Int(i)) => 16 + i as u64,
+    };
+    t(c.dst)
+        | t(c.src) << 8
+        | r << 16
+        | u64::from(c.ftz) << 24
+        | u64::from(c.sat) << 25
+        | u64::from(c.relu) << 26
+        | u64::from(c.satfinite) << 27
+}
+
+fn unpack(p: u64) -> (Type, Type, CvtMode) {
+    let ty = |i: u64| Type::ALL[(i as usize) % Type::ALL.len()];
+    let r = (p >> 16) & 0xFF;
+    let rnd = if r == 0 {
+        None
+    } else if r < 16 {
+        Some(CvtRounding::Float(match r - 1 {
+            0 => FloatRounding::Rn,
+            1 => FloatRounding::Rz,
+            2 => FloatRounding::Rm,
+            3 => FloatRounding::Rp,
+            4 => FloatRounding::Rna,
+            _ => FloatRounding::Rs,
+        }))
+    } else {
+        Some(CvtRounding::Int(match r - 16 {
+            0 => crate::ir::IntRounding::Rni,
+            1 => crate::ir::IntRounding::Rzi,
+            2 => crate::ir::IntRounding::Rmi,
+            _ => crate::ir::IntRounding::Rpi,
+        }))
+    };
+    (
+        ty(p & 0xFF),
+        ty((p >> 8) & 0xFF),
+        CvtMode {
+            rnd,
+            ftz: (p >> 24) & 1 != 0,
+            sat: (p >> 25) & 1 != 0,
+            relu: (p >> 26) & 1 != 0,
+            satfinite: (p >> 27) & 1 != 0,
+        },
+    )
+}
+
+fn cvt_generic(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let Extra::Param(p) = i.extra else {
         return Ok(Flow::Next);
     };
-    let sbits = (p & 0xff) as u32;
-    let ssig = (p >> 8) & 1 == 1;
-    let dbits = ((p >> 16) & 0xff) as u32;
-    let dsig = (p >> 24) & 1 == 1;
-    let sat = (p >> 25) & 1 == 1;
+    let (dst, src, m) = unpack(p);
+    unary(c, i, |a| sc::cvt(a, src, dst, m));
+    Ok(Flow::Next)
+}
+
+/// `cvt.u64.u32`-style zero extension and `cvt.u32.u64` truncation (the destination write
+/// masks): the commonest conversions, a plain move.
+fn cvt_zext(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Param(bits) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    unary(c, i, |a| a & mask);
+    Ok(Flow::Next)
+}
+
+/// Sign extension from `Param` bits.
+fn cvt_sext(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Param(bits) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let sh = 64 - bits as u32;
+    unary(c, i, |a| (((a << sh) as i64) >> sh) as u64);
+    Ok(Flow::Next)
+}
+
+fn cvt_f32_s32_rn(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    unary(c, i, |a| u64::from(((a as u32 as i32) as f32).to_bits()));
+    Ok(Flow::Next)
+}
+
+fn cvt_f32_u32_rn(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    unary(c, i, |a| u64::from(((a as u32) as f32).to_bits()));
+    Ok(Flow::Next)
+}
+
+fn cvt_f64_f32(c: &mut Ctx<'_>, i: &DInstr) -> R {
     unary(c, i, |a| {
-        let v: i128 = if ssig {
-            i128::from(sign_extend(a, sbits))
+        let x = f64::from(f32::from_bits(a as u32));
+        if x.is_nan() {
+            crate::semantics::float::NAN64
         } else {
-            i128::from(mask(a, sbits))
-        };
-        let out = if sat {
-            let (min, max) = if dsig {
-                (-(1i128 << (dbits - 1)), (1i128 << (dbits - 1)) - 1)
-            } else {
-                (0, (1i128 << dbits) - 1)
-            };
-            v.clamp(min, max)
-        } else {
-            v
-        };
-        mask(out as u64, dbits)
+            x.to_bits()
+        }
     });
     Ok(Flow::Next)
 }
 
-fn mask(v: u64, bits: u32) -> u64 {
-    match bits {
-        8 => lo::<8>(v),
-        16 => lo::<16>(v),
-        32 => lo::<32>(v),
-        _ => v,
+/// Packed conversions to `.f16x2`/`.bf16x2` from two f32 (`d = {cvt(a), cvt(b)}` with a in
+/// the high half): `Param` = bf16 flag | rounding << 4 | relu << 8 | satfinite << 9.
+fn cvt_x2_from_f32(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Param(p) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let ty = if p & 1 != 0 { Type::BF16 } else { Type::F16 };
+    let m = CvtMode {
+        rnd: Some(CvtRounding::Float(if (p >> 4) & 1 != 0 {
+            FloatRounding::Rz
+        } else {
+            FloatRounding::Rn
+        })),
+        relu: (p >> 8) & 1 != 0,
+        satfinite: (p >> 9) & 1 != 0,
+        ..CvtMode::default()
+    };
+    binary(c, i, |a, b| {
+        (sc::cvt(a & 0xFFFF_FFFF, Type::F32, ty, m) << 16)
+            | sc::cvt(b & 0xFFFF_FFFF, Type::F32, ty, m)
+    });
+    Ok(Flow::Next)
+}
+
+fn narrow_of(ty: Type) -> Option<Narrow> {
+    match ty {
+        Type::E4M3x2 => Some(Narrow::E4M3),
+        Type::E5M2x2 => Some(Narrow::E5M2),
+        _ => None,
     }
 }
 
-fn sign_extend(v: u64, bits: u32) -> i64 {
-    match bits {
-        8 => sx::<8>(v),
-        16 => sx::<16>(v),
-        32 => sx::<32>(v),
-        _ => v as i64,
-    }
+/// `cvt.rn.satfinite{.relu}.e4m3x2/e5m2x2.f32 d, a, b`: `Param` = e5m2 | relu << 1.
+fn cvt_f8x2_from_f32(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Param(p) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let n = if p & 1 != 0 {
+        Narrow::E5M2
+    } else {
+        Narrow::E4M3
+    };
+    let relu = p & 2 != 0;
+    let one = |v: u64| {
+        let x = f64::from(f32::from_bits(v as u32));
+        let x = if relu && x < 0.0 { 0.0 } else { x };
+        sc::f64_to_narrow(x, n, rustc_apfloat::Round::NearestTiesToEven, true)
+    };
+    binary(c, i, |a, b| (one(a) << 8) | one(b));
+    Ok(Flow::Next)
+}
+
+/// `cvt.rn.f16x2.e4m3x2/e5m2x2 d, a`: `Param` = e5m2 | relu << 1.
+fn cvt_f16x2_from_f8x2(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Param(p) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let n = if p & 1 != 0 {
+        Narrow::E5M2
+    } else {
+        Narrow::E4M3
+    };
+    let relu = p & 2 != 0;
+    let one = |v: u64| {
+        let x = sc::narrow_to_f64(v & 0xFF, n);
+        let x = if relu && x < 0.0 { 0.0 } else { x };
+        sc::f64_to_narrow(
+            x,
+            Narrow::F16,
+            rustc_apfloat::Round::NearestTiesToEven,
+            false,
+        )
+    };
+    unary(c, i, |a| (one(a >> 8) << 16) | one(a));
+    Ok(Flow::Next)
 }
 
 /// Lowers `cvt`.
 pub fn lower_cvt(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: Cvt) -> D {
-    if c.dst.is_integer() && c.src.is_integer() {
-        let dop = ins
-            .args
-            .first()
-            .ok_or_else(|| unsupported(ins, "cvt needs operands".into()))?;
-        let sop = ins
-            .args
-            .get(1)
-            .ok_or_else(|| unsupported(ins, "cvt needs operands".into()))?;
-        d.d[0] = fx.dst(dop, c.dst, ins.span)?;
-        d.s[0] = fx.src(sop, c.src, ins.span)?;
-        let p = u64::from(c.src.bits())
-            | u64::from(c.src.is_signed()) << 8
-            | u64::from(c.dst.bits()) << 16
-            | u64::from(c.dst.is_signed()) << 24
-            | u64::from(c.sat) << 25;
-        d.extra = Extra::Param(p);
-        d.exec = cvt_int;
+    let dst_ty = match c.dst {
+        Type::F16x2 | Type::BF16x2 | Type::TF32 => Type::B32,
+        Type::E4M3x2 | Type::E5M2x2 => Type::B16,
+        t => t,
+    };
+    d.d[0] = fx.dst(arg(ins, 0)?, dst_ty, ins.span)?;
+    let src_ty = match c.src {
+        Type::E4M3x2 | Type::E5M2x2 => Type::B16,
+        Type::F16x2 | Type::BF16x2 => Type::B32,
+        t => t,
+    };
+    d.s[0] = fx.src(arg(ins, 1)?, src_ty, ins.span)?;
+    let plain = !c.ftz && !c.sat && !c.relu && !c.satfinite;
+    // Packed destinations take two sources.
+    if matches!(c.dst, Type::F16x2 | Type::BF16x2) && c.src == Type::F32 {
+        d.s[1] = fx.src(arg(ins, 2)?, Type::F32, ins.span)?;
+        let rz = c.rnd == Some(CvtRounding::Float(FloatRounding::Rz));
+        d.extra = Extra::Param(
+            u64::from(c.dst == Type::BF16x2)
+                | u64::from(rz) << 4
+                | u64::from(c.relu) << 8
+                | u64::from(c.satfinite) << 9,
+        );
+        d.exec = cvt_x2_from_f32;
         return Ok(d);
     }
-    Err(unsupported(ins, format!("cvt.{}.{}", c.dst, c.src)))
+    if let Some(n) = narrow_of(c.dst) {
+        if c.src != Type::F32 {
+            return Err(unsupported(ins, format!("cvt.{}.{}", c.dst, c.src)));
+        }
+        d.s[1] = fx.src(arg(ins, 2)?, Type::F32, ins.span)?;
+        d.extra = Extra::Param(u64::from(n == Narrow::E5M2) | u64::from(c.relu) << 1);
+        d.exec = cvt_f8x2_from_f32;
+        return Ok(d);
+    }
+    if let Some(n) = narrow_of(c.src) {
+        if c.dst != Type::F16x2 {
+            return Err(unsupported(ins, format!("cvt.{}.{}", c.dst, c.src)));
+        }
+        d.extra = Extra::Param(u64::from(n == Narrow::E5M2) | u64::from(c.relu) << 1);
+        d.exec = cvt_f16x2_from_f8x2;
+        return Ok(d);
+    }
+    if matches!(c.src, Type::F16x2 | Type::BF16x2) || matches!(c.dst, Type::F16x2 | Type::BF16x2) {
+        return Err(unsupported(ins, format!("cvt.{}.{}", c.dst, c.src)));
+    }
+    let int = |t: Type| t.is_integer();
+    if plain && int(c.src) && int(c.dst) {
+        if c.dst.bits() <= c.src.bits() || !c.src.is_signed() {
+            d.extra = Extra::Param(u64::from(c.src.bits().min(c.dst.bits())));
+            d.exec = cvt_zext;
+        } else {
+            d.extra = Extra::Param(u64::from(c.src.bits()));
+            d.exec = cvt_sext;
+        }
+        return Ok(d);
+    }
+    let rn = matches!(c.rnd, None | Some(CvtRounding::Float(FloatRounding::Rn)));
+    d.extra = Extra::Param(pack(&c));
+    d.exec = match (c.dst, c.src) {
+        (Type::F32, Type::S32) if plain && rn => cvt_f32_s32_rn,
+        (Type::F32, Type::U32) if plain && rn => cvt_f32_u32_rn,
+        (Type::F64, Type::F32) if plain => cvt_f64_f32,
+        _ => cvt_generic,
+    };
+    let _ = ap_round;
+    Ok(d)
+}
+
+/// `cvt.pack.sat.{u8,s8,u16,s16}.s32.b32 d, a, b, c`: saturates a and b to the narrow type
+/// and packs them into the low bits of d, above c's bits shifted up (PTX ISA "cvt.pack").
+fn cvt_pack_exec(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Param(p) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let bits = (p & 0xFF) as u32;
+    let signed = (p >> 8) & 1 != 0;
+    let src_signed = (p >> 9) & 1 != 0;
+    let has_c = (p >> 10) & 1 != 0;
+    let sat = |v: u64| -> u64 {
+        let x: i64 = if src_signed {
+            i64::from(v as u32 as i32)
+        } else {
+            i64::from(v as u32)
+        };
+        let (lo, hi) = if signed {
+            (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+        } else {
+            (0, (1i64 << bits) - 1)
+        };
+        (x.clamp(lo, hi) as u64) & ((1u64 << bits) - 1)
+    };
+    super::ternary(c, i, |a, b, cc| {
+        let base = if has_c {
+            (cc << (2 * bits)) & 0xFFFF_FFFF
+        } else {
+            0
+        };
+        base | (sat(a) << bits) | sat(b)
+    });
+    Ok(Flow::Next)
 }
 
 /// Lowers `cvt.pack`.
-pub fn lower_cvt_pack(_fx: &FnCtx<'_>, ins: &Instr, _d: DInstr, c: CvtPack) -> D {
-    Err(unsupported(ins, format!("cvt.pack to .{}", c.dst)))
+pub fn lower_cvt_pack(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: CvtPack) -> D {
+    d.d[0] = fx.dst(arg(ins, 0)?, Type::B32, ins.span)?;
+    d.s[0] = fx.src(arg(ins, 1)?, c.src, ins.span)?;
+    d.s[1] = fx.src(arg(ins, 2)?, c.src, ins.span)?;
+    if let Some(op) = ins.args.get(3) {
+        d.s[2] = fx.src(op, Type::B32, ins.span)?;
+    }
+    if !matches!(c.dst, Type::U8 | Type::S8 | Type::U16 | Type::S16) {
+        return Err(unsupported(ins, format!("cvt.pack to .{}", c.dst)));
+    }
+    d.extra = Extra::Param(
+        u64::from(c.dst.bits())
+            | u64::from(c.dst.is_signed()) << 8
+            | u64::from(c.src.is_signed()) << 9
+            | u64::from(ins.args.len() > 3) << 10,
+    );
+    d.exec = cvt_pack_exec;
+    Ok(d)
 }

@@ -13,7 +13,7 @@ pub mod convert;
 pub mod float;
 pub mod int;
 pub mod mem;
-pub mod sem;
+
 pub mod warp_ops;
 
 use super::builtins::Heap;

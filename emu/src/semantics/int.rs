@@ -1,8 +1,10 @@
-//! The bridge between the interpreter's lane loops and the pure semantics functions: the
-//! integer helpers the step functions call by name.
+//! Integer arithmetic whose exact meaning needs care: saturation, 24-bit multiplies, carry
+//! chains, dot products, and division by zero.
 //!
-//! (Interim: until `crate::semantics` lands these are implemented here; each is exact and
-//! unit-tested below.)
+//! Deliberate deviations:
+//! 1. The PTX ISA leaves division by zero unspecified. ptxemu defines it as NVIDIA's compiled
+//!    division sequences behave: `div.u` gives all ones, `div.s` gives -1, and `rem` gives the
+//!    dividend; the most negative value divided by -1 wraps to itself (remainder 0).
 
 /// `add.sat.s32`: the sum clamped to the `i32` range.
 #[inline]
@@ -94,8 +96,8 @@ pub fn add_carry(a: u64, b: u64, cin: bool, w: u32) -> (u64, bool) {
     ((s & mask) as u64, s >> w != 0)
 }
 
-/// `w`-bit subtract with borrow-in; returns the difference and the carry flag PTX writes
-/// (set when no borrow occurred, as for `sub.cc`/`subc`: CC.CF is the inverted borrow).
+/// `w`-bit subtract with borrow-in; returns the difference and the borrow-out (PTX's
+/// `subc` computes `a - (b + CC.CF)`, so the carry flag holds the borrow).
 #[inline]
 pub fn sub_borrow(a: u64, b: u64, bin: bool, w: u32) -> (u64, bool) {
     let mask = if w >= 64 {

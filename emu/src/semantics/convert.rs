@@ -1,0 +1,586 @@
+//! `cvt`: conversions between integer and floating-point types of every width (PTX ISA "cvt").
+//!
+//! Integer → integer: sign or zero extension, truncation, and with `.sat` clamping to the
+//! destination range. Float → integer: rounded by `.rni/.rzi/.rmi/.rpi` (`.rzi` when none is
+//! written), always clamped to the destination range, NaN → 0. Integer → float and narrowing
+//! float → float: rounded by `.rn/.rz/.rm/.rp/.rna` (`.rn` when none). Widening float → float
+//! is exact. A float → same-width float with an integer rounding rounds to an integral value.
+//! `.ftz` flushes `.f32` subnormal inputs and results; `.sat` clamps float results to
+//! [0.0, 1.0] (NaN → +0.0); `.relu` clamps negative results to +0.0 (NaN stays NaN);
+//! `.satfinite` turns infinities and overflow into the largest finite value of the sign.
+//!
+//! Every source float widens exactly to f64, so a conversion is "widen, then round once to the
+//! destination" (by `rustc_apfloat` for the narrow formats), which is correctly rounded.
+//!
+//! Deliberate deviations:
+//! 1. NaN results are the destination's canonical NaN.
+
+use rustc_apfloat::ieee::{BFloat, Double, Float8E4M3FN, Float8E5M2, Half, Single};
+use rustc_apfloat::{Float, FloatConvert, Round};
+
+use super::float::{ap_round, ftz32};
+use crate::ir::{CvtRounding, FloatRounding, IntRounding, Type};
+
+/// The modifiers of a `cvt`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CvtMode {
+    /// The rounding written, if any.
+    pub rnd: Option<CvtRounding>,
+    /// `.ftz`
+    pub ftz: bool,
+    /// `.sat`
+    pub sat: bool,
+    /// `.relu`
+    pub relu: bool,
+    /// `.satfinite`
+    pub satfinite: bool,
+}
+
+/// A narrow float format a packed type holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Narrow {
+    /// binary16
+    F16,
+    /// bfloat16
+    BF16,
+    /// FP8 E4M3 (no infinities)
+    E4M3,
+    /// FP8 E5M2
+    E5M2,
+}
+
+/// The canonical NaN bit pattern of a float type.
+pub fn canonical_nan(ty: Type) -> u64 {
+    match ty {
+        Type::F16 | Type::BF16 => 0x7FFF,
+        Type::F64 => 0x7FFF_FFFF_FFFF_FFFF,
+        _ => 0x7FFF_FFFF,
+    }
+}
+
+/// Widens a float of type `ty` (bits) exactly to f64.
+pub fn to_f64(bits: u64, ty: Type, ftz: bool) -> f64 {
+    match ty {
+        Type::F64 => f64::from_bits(bits),
+        Type::F32 | Type::TF32 => {
+            let f = f32::from_bits(bits as u32);
+            f64::from(if ftz { ftz32(f) } else { f })
+        }
+        Type::F16 => narrow_to_f64(bits, Narrow::F16),
+        Type::BF16 => f64::from(f32::from_bits((bits as u32 & 0xFFFF) << 16)),
+        _ => f64::from_bits(bits),
+    }
+}
+
+/// Widens one narrow float exactly to f64.
+pub fn narrow_to_f64(bits: u64, n: Narrow) -> f64 {
+    let mut lossy = false;
+    let d: Double = match n {
+        Narrow::F16 => {
+            Half::from_bits(u128::from(bits as u16))
+                .convert(&mut lossy)
+                .value
+        }
+        Narrow::BF16 => {
+            BFloat::from_bits(u128::from(bits as u16))
+                .convert(&mut lossy)
+                .value
+        }
+        Narrow::E4M3 => {
+            Float8E4M3FN::from_bits(u128::from(bits as u8))
+                .convert(&mut lossy)
+                .value
+        }
+        Narrow::E5M2 => {
+            Float8E5M2::from_bits(u128::from(bits as u8))
+                .convert(&mut lossy)
+                .value
+        }
+    };
+    f64::from_bits(d.to_bits() as u64)
+}
+
+fn largest<F: Float>(neg: bool) -> u64 {
+    let m = F::largest();
+    (if neg { -m } else { m }).to_bits() as u64
+}
+
+/// Rounds an f64 to a narrow float format; returns its bits.
+pub fn f64_to_narrow(x: f64, n: Narrow, r: Round, satfinite: bool) -> u64 {
+    let src = Double::from_bits(u128::from(x.to_bits()));
+    let mut lossy = false;
+    let neg = x.is_sign_negative();
+    if x.is_nan() {
+        return match n {
+            Narrow::F16 | Narrow::BF16 => 0x7FFF,
+            Narrow::E4M3 | Narrow::E5M2 => 0x7F,
+        };
+    }
+    let (bits, overflowed) = match n {
+        Narrow::F16 => {
+            let v: Half = src.convert_r(r, &mut lossy).value;
+            (
+                v.to_bits() as u64,
+                v.is_infinite() && x.is_finite() || x.is_infinite(),
+            )
+        }
+        Narrow::BF16 => {
+            let v: BFloat = src.convert_r(r, &mut lossy).value;
+            (
+                v.to_bits() as u64,
+                v.is_infinite() && x.is_finite() || x.is_infinite(),
+            )
+        }
+        Narrow::E5M2 => {
+            let v: Float8E5M2 = src.convert_r(r, &mut lossy).value;
+            (
+                v.to_bits() as u64,
+                v.is_infinite() && x.is_finite() || x.is_infinite(),
+            )
+        }
+        Narrow::E4M3 => {
+            // No infinities: out-of-range values become NaN unless saturated.
+            let v: Float8E4M3FN = src.convert_r(r, &mut lossy).value;
+            (v.to_bits() as u64, v.is_nan())
+        }
+    };
+    if satfinite && overflowed {
+        return match n {
+            Narrow::F16 => largest::<Half>(neg),
+            Narrow::BF16 => largest::<BFloat>(neg),
+            Narrow::E5M2 => largest::<Float8E5M2>(neg),
+            Narrow::E4M3 => largest::<Float8E4M3FN>(neg),
+        };
+    }
+    bits
+}
+
+fn float_round(r: Option<CvtRounding>) -> Round {
+    match r {
+        Some(CvtRounding::Float(f)) => ap_round(f),
+        Some(CvtRounding::Int(_)) | None => Round::NearestTiesToEven,
+    }
+}
+
+fn integral(x: f64, r: IntRounding) -> f64 {
+    match r {
+        IntRounding::Rni => x.round_ties_even(),
+        IntRounding::Rzi => x.trunc(),
+        IntRounding::Rmi => x.floor(),
+        IntRounding::Rpi => x.ceil(),
+    }
+}
+
+fn int_bits(ty: Type) -> u32 {
+    ty.bits().min(64)
+}
+
+/// Float (widened to f64) → integer of type `dst`, rounded and clamped; NaN → 0.
+pub fn float_to_int(x: f64, dst: Type, r: IntRounding) -> u64 {
+    if x.is_nan() {
+        return 0;
+    }
+    let v = integral(x, r);
+    let bits = int_bits(dst);
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    if dst.is_signed() {
+        let max = 2f64.powi(bits as i32 - 1);
+        let out: i64 = if v >= max {
+            if bits >= 64 {
+                i64::MAX
+            } else {
+                (1i64 << (bits - 1)) - 1
+            }
+        } else if v < -max {
+            if bits >= 64 {
+                i64::MIN
+            } else {
+                -(1i64 << (bits - 1))
+            }
+        } else {
+            v as i64
+        };
+        (out as u64) & mask
+    } else {
+        let max = 2f64.powi(bits as i32);
+        if v >= max {
+            mask
+        } else if v <= 0.0 {
+            0
+        } else {
+            v as u64
+        }
+    }
+}
+
+/// Integer → f64-representable rounding to a float type: returns the destination's bits.
+fn int_to_float(v: i128, dst: Type, r: Round) -> u64 {
+    match dst {
+        Type::F64 => Double::from_i128_r(v, r).value.to_bits() as u64,
+        Type::F32 => Single::from_i128_r(v, r).value.to_bits() as u64,
+        Type::F16 => Half::from_i128_r(v, r).value.to_bits() as u64,
+        Type::BF16 => BFloat::from_i128_r(v, r).value.to_bits() as u64,
+        _ => 0,
+    }
+}
+
+/// Rounds an f64 to float type `dst` (f64, f32, f16, bf16, tf32); returns its bits.
+pub fn f64_to_float(x: f64, dst: Type, r: Round, satfinite: bool) -> u64 {
+    match dst {
+        Type::F64 => x.to_bits(),
+        Type::F32 => {
+            if x.is_nan() {
+                return 0x7FFF_FFFF;
+            }
+            let mut lossy = false;
+            let v: Single = Double::from_bits(u128::from(x.to_bits()))
+                .convert_r(r, &mut lossy)
+                .value;
+            let b = v.to_bits() as u64;
+            if satfinite && v.is_infinite() {
+                return largest::<Single>(x.is_sign_negative());
+            }
+            b
+        }
+        Type::F16 => f64_to_narrow(x, Narrow::F16, r, satfinite),
+        Type::BF16 => f64_to_narrow(x, Narrow::BF16, r, satfinite),
+        Type::TF32 => tf32(x, r, satfinite),
+        _ => 0,
+    }
+}
+
+/// Rounds to TensorFloat-32 (an f32 with a 10-bit mantissa; the low 13 bits are zero).
+fn tf32(x: f64, r: Round, satfinite: bool) -> u64 {
+    if x.is_nan() {
+        return 0x7FFF_FFFF;
+    }
+    let f = f64_to_float(x, Type::F32, r, false) as u32;
+    let fv = f32::from_bits(f);
+    if !fv.is_finite() {
+        return if satfinite && fv.is_infinite() {
+            u64::from(0x7F7F_E000 | (f & 0x8000_0000))
+        } else {
+            u64::from(f)
+        };
+    }
+    // Round the f32 (itself rounded once from x) to 10 mantissa bits; x is an f32 input in
+    // practice (cvt.*.tf32.f32), so the first rounding is exact.
+    let low = f & 0x1FFF;
+    let base = f & !0x1FFF;
+    let half = 0x1000;
+    let neg = f & 0x8000_0000 != 0;
+    let up = match r {
+        Round::NearestTiesToAway => low >= half,
+        Round::NearestTiesToEven => low > half || (low == half && base & 0x2000 != 0),
+        Round::TowardZero => false,
+        Round::TowardPositive => low != 0 && !neg,
+        Round::TowardNegative => low != 0 && neg,
+    };
+    let out = if up { base + 0x2000 } else { base };
+    if satfinite && f32::from_bits(out).is_infinite() {
+        return u64::from(0x7F7F_E000 | (out & 0x8000_0000));
+    }
+    u64::from(out)
+}
+
+fn flush_out(bits: u64, dst: Type, ftz: bool) -> u64 {
+    if ftz && dst == Type::F32 {
+        u64::from(ftz32(f32::from_bits(bits as u32)).to_bits())
+    } else {
+        bits
+    }
+}
+
+fn is_neg_float(bits: u64, ty: Type) -> bool {
+    let sign = match ty {
+        Type::F64 => bits >> 63,
+        Type::F16 | Type::BF16 => (bits >> 15) & 1,
+        _ => (bits >> 31) & 1,
+    };
+    sign == 1
+}
+
+fn clamp_sat(bits: u64, ty: Type) -> u64 {
+    let x = to_f64(bits, ty, false);
+    let y = if x.is_nan() || x <= 0.0 {
+        0.0
+    } else if x > 1.0 {
+        1.0
+    } else {
+        return bits;
+    };
+    f64_to_float(y, ty, Round::NearestTiesToEven, false)
+}
+
+/// `cvt.dst.src` of `bits` with the given modifiers; returns the destination's bits
+/// (zero-extended to 64).
+pub fn cvt(bits: u64, src: Type, dst: Type, m: CvtMode) -> u64 {
+    let sint = src.is_integer();
+    let dint = dst.is_integer();
+    match (sint, dint) {
+        (true, true) => {
+            let sb = int_bits(src);
+            let v: i128 = if src.is_signed() {
+                let sh = 64 - sb;
+                i128::from(((bits << sh) as i64) >> sh)
+            } else {
+                i128::from(if sb >= 64 {
+                    bits
+                } else {
+                    bits & ((1u64 << sb) - 1)
+                })
+            };
+            let db = int_bits(dst);
+            let v = if m.sat {
+                let (lo, hi) = if dst.is_signed() {
+                    (-(1i128 << (db - 1)), (1i128 << (db - 1)) - 1)
+                } else {
+                    (0, (1i128 << db) - 1)
+                };
+                v.clamp(lo, hi)
+            } else {
+                v
+            };
+            let mask = if db >= 64 { u64::MAX } else { (1u64 << db) - 1 };
+            (v as u64) & mask
+        }
+        (false, true) => {
+            let x = to_f64(bits, src, m.ftz);
+            let r = match m.rnd {
+                Some(CvtRounding::Int(r)) => r,
+                Some(CvtRounding::Float(FloatRounding::Rn)) => IntRounding::Rni,
+                Some(CvtRounding::Float(FloatRounding::Rm)) => IntRounding::Rmi,
+                Some(CvtRounding::Float(FloatRounding::Rp)) => IntRounding::Rpi,
+                Some(CvtRounding::Float(_)) | None => IntRounding::Rzi,
+            };
+            float_to_int(x, dst, r)
+        }
+        (true, false) => {
+            let sb = int_bits(src);
+            let v: i128 = if src.is_signed() {
+                let sh = 64 - sb;
+                i128::from(((bits << sh) as i64) >> sh)
+            } else {
+                i128::from(if sb >= 64 {
+                    bits
+                } else {
+                    bits & ((1u64 << sb) - 1)
+                })
+            };
+            let out = int_to_float(v, dst, float_round(m.rnd));
+            let out = flush_out(out, dst, m.ftz);
+            if m.sat {
+                clamp_sat(out, dst)
+            } else {
+                out
+            }
+        }
+        (false, false) => {
+            let x = to_f64(bits, src, m.ftz);
+            let out = if let Some(CvtRounding::Int(r)) = m.rnd {
+                // Round to an integral value in the same (or a wider) format.
+                if x.is_nan() {
+                    canonical_nan(dst)
+                } else {
+                    f64_to_float(integral(x, r), dst, Round::NearestTiesToEven, false)
+                }
+            } else if x.is_nan() {
+                canonical_nan(dst)
+            } else {
+                f64_to_float(x, dst, float_round(m.rnd), m.satfinite)
+            };
+            let mut out = flush_out(out, dst, m.ftz);
+            if m.relu && is_neg_float(out, dst) && !to_f64(out, dst, false).is_nan() {
+                out = 0;
+            }
+            if m.sat {
+                clamp_sat(out, dst)
+            } else {
+                out
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mode(rnd: Option<CvtRounding>) -> CvtMode {
+        CvtMode {
+            rnd,
+            ..CvtMode::default()
+        }
+    }
+
+    #[test]
+    fn integer_to_integer() {
+        let d = CvtMode::default();
+        assert_eq!(cvt(0xFF, Type::S8, Type::S32, d), 0xFFFF_FFFF);
+        assert_eq!(cvt(0xFF, Type::U8, Type::S32, d), 0xFF);
+        assert_eq!(cvt(0x1_2345, Type::U32, Type::U16, d), 0x2345);
+        let sat = CvtMode { sat: true, ..d };
+        assert_eq!(cvt(300, Type::S32, Type::U8, sat), 255);
+        assert_eq!(cvt((-5i32) as u32 as u64, Type::S32, Type::U16, sat), 0);
+        assert_eq!(cvt(u64::MAX, Type::U64, Type::S32, sat), 0x7FFF_FFFF);
+    }
+
+    #[test]
+    fn float_to_integer_rounds_clamps_and_zeroes_nan() {
+        let f = |x: f32| u64::from(x.to_bits());
+        let r = |ir| mode(Some(CvtRounding::Int(ir)));
+        assert_eq!(cvt(f(2.5), Type::F32, Type::S32, r(IntRounding::Rni)), 2);
+        assert_eq!(cvt(f(3.5), Type::F32, Type::S32, r(IntRounding::Rni)), 4);
+        assert_eq!(
+            cvt(f(-2.5), Type::F32, Type::S32, r(IntRounding::Rzi)) as u32,
+            (-2i32) as u32
+        );
+        assert_eq!(
+            cvt(f(-2.5), Type::F32, Type::S32, r(IntRounding::Rmi)) as u32,
+            (-3i32) as u32
+        );
+        assert_eq!(cvt(f(2.1), Type::F32, Type::S32, r(IntRounding::Rpi)), 3);
+        assert_eq!(
+            cvt(f(1e10), Type::F32, Type::S32, r(IntRounding::Rzi)),
+            0x7FFF_FFFF
+        );
+        assert_eq!(
+            cvt(f(-1e10), Type::F32, Type::S32, r(IntRounding::Rzi)),
+            0x8000_0000
+        );
+        assert_eq!(cvt(f(-1.0), Type::F32, Type::U32, r(IntRounding::Rzi)), 0);
+        assert_eq!(
+            cvt(f(f32::NAN), Type::F32, Type::S32, r(IntRounding::Rzi)),
+            0
+        );
+        assert_eq!(
+            cvt(f(f32::INFINITY), Type::F32, Type::U64, r(IntRounding::Rzi)),
+            u64::MAX
+        );
+        assert_eq!(
+            cvt(1e19f64.to_bits(), Type::F64, Type::S64, r(IntRounding::Rzi)),
+            i64::MAX as u64
+        );
+    }
+
+    #[test]
+    fn integer_to_float_rounds() {
+        let rn = mode(Some(CvtRounding::Float(FloatRounding::Rn)));
+        let rz = mode(Some(CvtRounding::Float(FloatRounding::Rz)));
+        // 2^24 + 1 is not an f32: nearest even is 2^24, toward zero too.
+        assert_eq!(
+            cvt(16_777_217, Type::S32, Type::F32, rn),
+            u64::from(16_777_216f32.to_bits())
+        );
+        assert_eq!(
+            cvt(16_777_219, Type::S32, Type::F32, rn),
+            u64::from(16_777_220f32.to_bits())
+        );
+        assert_eq!(
+            cvt(16_777_219, Type::S32, Type::F32, rz),
+            u64::from(16_777_218f32.to_bits())
+        );
+        assert_eq!(
+            cvt(u64::MAX, Type::U64, Type::F32, rz),
+            u64::from(f32::from_bits(0x5F7F_FFFF).to_bits())
+        );
+        assert_eq!(
+            cvt((-1i64) as u64, Type::S64, Type::F64, rn),
+            (-1f64).to_bits()
+        );
+        assert_eq!(cvt(3, Type::U32, Type::F16, rn), 0x4200);
+    }
+
+    #[test]
+    fn float_to_float() {
+        let rn = mode(Some(CvtRounding::Float(FloatRounding::Rn)));
+        let rz = mode(Some(CvtRounding::Float(FloatRounding::Rz)));
+        let f = |x: f32| u64::from(x.to_bits());
+        assert_eq!(cvt(f(1.0), Type::F32, Type::F16, rn), 0x3C00);
+        assert_eq!(
+            cvt(f(65520.0), Type::F32, Type::F16, rn),
+            0x7C00,
+            "overflows to inf"
+        );
+        assert_eq!(
+            cvt(f(65520.0), Type::F32, Type::F16, rz),
+            0x7BFF,
+            "toward zero stays finite"
+        );
+        let sf = CvtMode {
+            satfinite: true,
+            ..rn
+        };
+        assert_eq!(cvt(f(1e6), Type::F32, Type::F16, sf), 0x7BFF);
+        assert_eq!(
+            cvt(0x3C00, Type::F16, Type::F32, CvtMode::default()),
+            f(1.0)
+        );
+        assert_eq!(
+            cvt(0x0001, Type::F16, Type::F32, CvtMode::default()),
+            f(2f32.powi(-24))
+        );
+        assert_eq!(cvt(f(1.0), Type::F32, Type::BF16, rn), 0x3F80);
+        assert_eq!(
+            cvt(0x3F80, Type::BF16, Type::F32, CvtMode::default()),
+            f(1.0)
+        );
+        assert_eq!(cvt(0.1f64.to_bits(), Type::F64, Type::F32, rn), f(0.1));
+        assert_eq!(
+            cvt(f(0.1), Type::F32, Type::F64, CvtMode::default()),
+            f64::from(0.1f32).to_bits()
+        );
+        assert_eq!(cvt(f(f32::NAN), Type::F32, Type::F16, rn), 0x7FFF);
+        let relu = CvtMode { relu: true, ..rn };
+        assert_eq!(cvt(f(-2.0), Type::F32, Type::F16, relu), 0);
+        let rni = mode(Some(CvtRounding::Int(IntRounding::Rni)));
+        assert_eq!(cvt(f(2.5), Type::F32, Type::F32, rni), f(2.0));
+        let sat = CvtMode {
+            sat: true,
+            ..CvtMode::default()
+        };
+        assert_eq!(cvt(f(1.5), Type::F32, Type::F32, sat), f(1.0));
+        let ftz = CvtMode {
+            ftz: true,
+            ..CvtMode::default()
+        };
+        assert_eq!(
+            cvt(1, Type::F32, Type::F64, ftz),
+            0,
+            "subnormal f32 input flushed"
+        );
+    }
+
+    #[test]
+    fn tf32_and_fp8() {
+        let rna = mode(Some(CvtRounding::Float(FloatRounding::Rna)));
+        // 1 + 2^-11 is exactly half way between tf32 neighbours 1 and 1 + 2^-10: ties away.
+        let x = 1.0f32 + 2f32.powi(-11);
+        assert_eq!(
+            cvt(u64::from(x.to_bits()), Type::F32, Type::TF32, rna),
+            u64::from((1.0f32 + 2f32.powi(-10)).to_bits())
+        );
+        assert_eq!(
+            f64_to_narrow(448.0, Narrow::E4M3, Round::NearestTiesToEven, true),
+            0x7E
+        );
+        assert_eq!(
+            f64_to_narrow(1000.0, Narrow::E4M3, Round::NearestTiesToEven, true),
+            0x7E
+        );
+        assert_eq!(
+            f64_to_narrow(-1000.0, Narrow::E4M3, Round::NearestTiesToEven, true),
+            0xFE
+        );
+        assert_eq!(
+            f64_to_narrow(1.0, Narrow::E5M2, Round::NearestTiesToEven, true),
+            0x3C
+        );
+        assert_eq!(narrow_to_f64(0x38, Narrow::E4M3), 1.0);
+        assert_eq!(narrow_to_f64(0x3C, Narrow::E5M2), 1.0);
+    }
+}

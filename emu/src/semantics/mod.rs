@@ -1,0 +1,23 @@
+//! Pure functions giving the exact result of each PTX instruction on one lane's values.
+//!
+//! The interpreter's step functions call these per lane; they are unit-tested here at edge
+//! values one by one (STYLE: "arithmetic, conversion, rounding and bit semantics live in pure
+//! functions").
+//!
+//! | module | instructions |
+//! |---|---|
+//! | [`int`] | `add.sat`, `mad.hi.sat`, `mul24`/`mad24`, `div`/`rem` (by zero), carries, `dp4a`/`dp2a` |
+//! | [`bits`] | `popc clz brev bfind fns bfe bfi bmsk szext prmt lop3 shf` |
+//! | [`float`] | `add sub mul div fma sqrt rcp neg abs` on `.f32/.f64` with `.rnd .ftz .sat` |
+//! | [`approx`] | `.approx` and `.full` forms: `rcp sqrt rsqrt div sin cos lg2 ex2 tanh` |
+//! | [`compare`] | float `setp/set` comparisons, `min/max`, `testp`, `copysign` |
+//! | [`convert`] | `cvt` between every integer and float type; `.f16/.bf16/.tf32/.e4m3/.e5m2` |
+//! | [`half`] | `.f16/.bf16` and packed `x2` arithmetic |
+
+pub mod approx;
+pub mod bits;
+pub mod compare;
+pub mod convert;
+pub mod float;
+pub mod half;
+pub mod int;

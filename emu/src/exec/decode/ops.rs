@@ -402,8 +402,9 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
                 l.ty,
                 true,
             )?;
-            d.extra = Extra::Mem(MemAccess { nc: l.nc, ..acc });
-            d.exec = mem::ld;
+            let acc = MemAccess { nc: l.nc, ..acc };
+            d.exec = mem::fast_path(&acc, true).unwrap_or(mem::ld);
+            d.extra = Extra::Mem(acc);
         }
         Op::Ldu(l) => {
             let acc = mem_access(
@@ -430,8 +431,8 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
                 s.ty,
                 false,
             )?;
+            d.exec = mem::fast_path(&acc, false).unwrap_or(mem::st);
             d.extra = Extra::Mem(acc);
-            d.exec = mem::st;
         }
         Op::Prefetch(_)
         | Op::ApplyPriority

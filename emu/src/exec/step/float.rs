@@ -199,6 +199,42 @@ fn fma32_rn(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
+/// `fma.rn.f32` with the host's FMA instruction (chosen at decode time when the CPU has one).
+#[cfg(target_arch = "x86_64")]
+fn fma32_rn_hw(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    #[target_feature(enable = "fma")]
+    fn lanes(mask: u32, a: &[u64; 32], b: &[u64; 32], d: &[u64; 32], out: &mut [u64; 32]) {
+        use std::arch::x86_64::{_mm_cvtss_f32, _mm_fmadd_ss, _mm_set_ss};
+        for_lanes(mask, |l| {
+            let r = _mm_cvtss_f32(_mm_fmadd_ss(
+                _mm_set_ss(f32of(a[l])),
+                _mm_set_ss(f32of(b[l])),
+                _mm_set_ss(f32of(d[l])),
+            ));
+            out[l] = canon32(r);
+        });
+    }
+    let a = c.fetch(&i.s[0]);
+    let b = c.fetch(&i.s[1]);
+    let d = c.fetch(&i.s[2]);
+    let mut out = [0u64; 32];
+    // SAFETY: this function is only selected after `is_x86_feature_detected!("fma")`.
+    unsafe { lanes(c.mask, &a, &b, &d, &mut out) };
+    c.write(&i.d[0], &out);
+    Ok(Flow::Next)
+}
+
+/// The best plain `fma.rn.f32` for this host.
+fn fma32_rn_best() -> crate::exec::program::ExecFn {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("fma") {
+            return fma32_rn_hw;
+        }
+    }
+    fma32_rn
+}
+
 fn fma32_mode(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mode_of(i);
     super::ternary(c, i, |a, b, d| {
@@ -313,7 +349,7 @@ pub fn lower_arith(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, kind: Kind, a: Ar
         (Type::F32, Kind::Add, true) => f32_rn::<ADD>,
         (Type::F32, Kind::Sub, true) => f32_rn::<SUB>,
         (Type::F32, Kind::Mul, true) => f32_rn::<MUL>,
-        (Type::F32, Kind::Fma, true) => fma32_rn,
+        (Type::F32, Kind::Fma, true) => fma32_rn_best(),
         (Type::F32, Kind::Add, false) => f32_mode::<ADD>,
         (Type::F32, Kind::Sub, false) => f32_mode::<SUB>,
         (Type::F32, Kind::Mul, false) => f32_mode::<MUL>,

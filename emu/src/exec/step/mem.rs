@@ -560,7 +560,7 @@ pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let mut bad = false;
     for_lanes(mask, |l| {
         let a = addrs[l];
-        bad |= a > limit || a % u64::from(SIZE) != 0;
+        bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
     });
     if bad || c.shared.data.len() < SIZE as usize {
         return ld(c, i);
@@ -593,7 +593,7 @@ pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let mut bad = false;
     for_lanes(mask, |l| {
         let a = addrs[l];
-        bad |= a > limit || a % u64::from(SIZE) != 0;
+        bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
     });
     if bad || c.shared.data.len() < SIZE as usize {
         return st(c, i);
@@ -621,7 +621,7 @@ pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let mut bad = false;
     for_lanes(mask, |l| {
         let a = addrs[l];
-        bad |= !r.contains(a, u64::from(SIZE)) || a % u64::from(SIZE) != 0;
+        bad |= !r.contains(a, u64::from(SIZE)) || !a.is_multiple_of(u64::from(SIZE));
     });
     if bad {
         return ld(c, i);
@@ -645,7 +645,7 @@ pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let mut bad = false;
     for_lanes(mask, |l| {
         let a = addrs[l];
-        bad |= !r.contains(a, u64::from(SIZE)) || a % u64::from(SIZE) != 0;
+        bad |= !r.contains(a, u64::from(SIZE)) || !a.is_multiple_of(u64::from(SIZE));
     });
     if bad {
         return st(c, i);

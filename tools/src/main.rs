@@ -5,6 +5,7 @@
 //! extend them, never rename.
 
 mod argspec;
+mod cmd_examples;
 mod cmd_run;
 
 use std::process::ExitCode;
@@ -23,12 +24,15 @@ struct Cli {
 enum Command {
     /// Run a kernel of a PTX module on buffers and scalars given on the command line.
     Run(cmd_run::RunArgs),
+    /// Run the bundled example kernels and check them against their references.
+    Examples(cmd_examples::ExamplesArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Run(a) => cmd_run::run(a),
+        Command::Examples(a) => cmd_examples::run(a),
     };
     match result {
         Ok(code) => code,

@@ -407,8 +407,20 @@ fn run_grid(env: &Env<'_>, cfg: &LaunchConfig, ctas: u64) -> (Counts, Vec<u8>, O
             let used = cta.counts.warp_instructions - before.warp_instructions;
             let total = steps.fetch_add(used, Ordering::Relaxed) + used;
             let over_budget = total > cfg.max_steps;
+            if !matches!(result, Ok(CtaStatus::Done)) {
+                // Instructions of CTAs that fault or stop early still count (a finished CTA's
+                // are added below with its output).
+                let delta = cta.counts;
+                local.warp_instructions += delta.warp_instructions - before.warp_instructions;
+                local.thread_instructions += delta.thread_instructions - before.thread_instructions;
+            }
             match result {
                 Err(f) => {
+                    if !cta.out.stdout.is_empty() {
+                        if let Ok(mut o) = outputs.lock() {
+                            o.push((cta.linear, std::mem::take(&mut cta.out.stdout)));
+                        }
+                    }
                     if let Ok(mut slot) = fault.lock() {
                         if slot.is_none() {
                             *slot = Some(*f);
@@ -417,8 +429,10 @@ fn run_grid(env: &Env<'_>, cfg: &LaunchConfig, ctas: u64) -> (Counts, Vec<u8>, O
                     stop.store(true, Ordering::Relaxed);
                 }
                 Ok(CtaStatus::Done) => {
-                    local.warp_instructions += cta.counts.warp_instructions;
-                    local.thread_instructions += cta.counts.thread_instructions;
+                    local.warp_instructions +=
+                        cta.counts.warp_instructions - before.warp_instructions;
+                    local.thread_instructions +=
+                        cta.counts.thread_instructions - before.thread_instructions;
                     if !cta.out.stdout.is_empty() {
                         if let Ok(mut o) = outputs.lock() {
                             o.push((cta.linear, std::mem::take(&mut cta.out.stdout)));

@@ -134,8 +134,9 @@ pub fn lex(src: &str, file: FileId) -> Result<Vec<Token>, Error> {
                         break;
                     }
                     Some(b'\\') if i + 1 < b.len() => {
-                        s.push(b[i + 1] as char);
-                        i += 2;
+                        let ch = src[i + 1..].chars().next().unwrap_or('?');
+                        s.push(ch);
+                        i += 1 + ch.len_utf8();
                     }
                     Some(_) => {
                         let ch = src[i..].chars().next().unwrap_or('?');
@@ -387,6 +388,18 @@ mod tests {
         assert_eq!(t[0].tok, Tok::Ident("add".into()));
         assert_eq!((t[0].span.line, t[0].span.col), (3, 7));
         assert!(!t[1].spaced, "qualifier glued to its opcode");
+    }
+
+    #[test]
+    fn escapes_before_multibyte_characters_do_not_split_them() {
+        // Found by fuzzing: a backslash followed by a multi-byte character.
+        let src = ".pragma \"a\\\u{e9}b\";";
+        let t = lex(src, FileId(0)).unwrap();
+        assert_eq!(t[1].tok, Tok::Str("a\u{e9}b".into()));
+        assert!(
+            lex("\"\\\u{1F600}", FileId(0)).is_err(),
+            "unterminated, but no panic"
+        );
     }
 
     #[test]

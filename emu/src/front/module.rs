@@ -965,6 +965,8 @@ fn reg_decl(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Vec<Stmt>, Error>
                 regs.push(id);
             }
             stmts.push(Stmt::Regs(RegDecl {
+                ty,
+                vec,
                 regs,
                 form: RegDeclForm::Range {
                     prefix: name.to_string(),
@@ -988,6 +990,8 @@ fn reg_decl(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Vec<Stmt>, Error>
     c.expect(';')?;
     if !list.is_empty() {
         stmts.push(Stmt::Regs(RegDecl {
+            ty,
+            vec,
             regs: list,
             form: RegDeclForm::List,
         }));

@@ -246,11 +246,7 @@ fn block(out: &mut String, m: &Module, f: &Function, b: &Block, depth: usize) {
     for s in &b.stmts {
         match s {
             Stmt::Regs(d) => {
-                let first = &f.regs[d.regs[0].index()];
-                let vec = first
-                    .vec
-                    .map(|v| format!(" .{}", v.name()))
-                    .unwrap_or_default();
+                let vec = d.vec.map(|v| format!(" .{}", v.name())).unwrap_or_default();
                 let names = match &d.form {
                     RegDeclForm::Range { prefix, count } => format!("{prefix}<{count}>"),
                     RegDeclForm::List => d
@@ -260,7 +256,7 @@ fn block(out: &mut String, m: &Module, f: &Function, b: &Block, depth: usize) {
                         .collect::<Vec<_>>()
                         .join(", "),
                 };
-                let _ = writeln!(out, "{ind}.reg{vec} .{} {names};", first.ty.name());
+                let _ = writeln!(out, "{ind}.reg{vec} .{} {names};", d.ty.name());
             }
             Stmt::Var(l) => {
                 let _ = writeln!(out, "{ind}{}", variable(m, Some(f), &f.locals[l.index()]));

@@ -460,7 +460,11 @@ pub enum Stmt {
 /// A `.reg` declaration statement, remembered as written so it prints back the same.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegDecl {
-    /// The registers it declares, in order.
+    /// The registers' type.
+    pub ty: Type,
+    /// `.v2/.v4` vector registers.
+    pub vec: Option<VecWidth>,
+    /// The registers it declares, in order (possibly none: `%r<0>`).
     pub regs: Vec<RegId>,
     /// `%r<37>` (a parameterised range with this prefix and count) or a list of names.
     pub form: RegDeclForm,

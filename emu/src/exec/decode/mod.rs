@@ -200,7 +200,7 @@ pub fn decode(
                 span: ins.span,
                 text: lines
                     .get((ins.span.line as usize).wrapping_sub(1))
-                    .map(|l| l.trim().to_string())
+                    .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
                     .filter(|l| !l.is_empty())
                     .unwrap_or_else(|| operands::describe(&fx, ins)),
             });

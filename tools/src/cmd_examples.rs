@@ -1,0 +1,202 @@
+//! `ptxemu examples [DIR]`: runs the bundled examples and says what each shows.
+//!
+//! Every folder of DIR (default `tests/fixtures/kernels`) holding a `manifest.json` and
+//! compiler-generated PTX is launched in-process exactly as `ptxemu run` would, and its outputs
+//! are compared with the folder's expected files. Exit status 1 if any example disagrees.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{anyhow, Context, Result};
+use clap::Args;
+use serde_json::Value;
+
+use crate::argspec::{self, ArgSpec};
+use emu::exec::{LaunchConfig, Machine};
+
+/// Arguments of `ptxemu examples`.
+#[derive(Args, Debug)]
+pub struct ExamplesArgs {
+    /// The folder of examples.
+    #[arg(default_value = "tests/fixtures/kernels")]
+    pub dir: PathBuf,
+    /// Which compiled variant to run (nvcc-O0, nvcc-O3, clang-O0, clang-O3, or all).
+    #[arg(long, default_value = "all")]
+    pub variant: String,
+}
+
+fn shape(s: &str) -> [u32; 3] {
+    let mut out = [1u32; 3];
+    for (i, p) in s.split(',').take(3).enumerate() {
+        out[i] = p.trim().parse().unwrap_or(1);
+    }
+    out
+}
+
+/// Runs one example variant; returns a one-line verdict and whether it matched.
+fn run_one(dir: &Path, variant: &str, m: &Value) -> Result<(String, bool)> {
+    let ptx_path = dir.join(format!("{variant}.ptx"));
+    let src = std::fs::read_to_string(&ptx_path)
+        .with_context(|| format!("reading {}", ptx_path.display()))?;
+    let name = ptx_path.display().to_string();
+    let module =
+        emu::front::parse_module(&src, &name).map_err(|e| anyhow!("{}", e.render(&src)))?;
+    let mut mach = Machine::load_with_source(&module, &name, &src).map_err(|e| anyhow!("{e}"))?;
+    let mut values = Vec::new();
+    let mut bufs = Vec::new();
+    for (i, a) in m["args"].as_array().into_iter().flatten().enumerate() {
+        let spec = a
+            .as_str()
+            .unwrap_or_default()
+            .replace("file=", &format!("file={}/", dir.display()));
+        match argspec::parse(&spec).map_err(|e| anyhow!(e))? {
+            ArgSpec::Scalar { bytes, .. } => {
+                values.push(bytes);
+                bufs.push(None);
+            }
+            b @ ArgSpec::Buffer { .. } => {
+                let bytes = b.buffer_bytes().map_err(|e| anyhow!(e))?;
+                let addr = mach.alloc(bytes.len() as u64, &format!("argument {i}"));
+                mach.write(addr, &bytes);
+                values.push(addr.to_le_bytes().to_vec());
+                bufs.push(Some((addr, bytes.len() as u64)));
+            }
+        }
+    }
+    let kernel = m["kernel"].as_str().unwrap_or_default();
+    let mut cfg = LaunchConfig::new(
+        kernel,
+        shape(m["grid"].as_str().unwrap_or("1")),
+        shape(m["block"].as_str().unwrap_or("1")),
+    );
+    cfg.dynamic_shared = m["shared_bytes"].as_u64().unwrap_or(0) as u32;
+    let start = Instant::now();
+    let report = mach.launch(&cfg, &values).map_err(|e| anyhow!("{e}"))?;
+    let took = start.elapsed();
+    let mut ok = true;
+    let mut notes = Vec::new();
+    let expected_exit = m["exit"].as_i64().unwrap_or(0);
+    match (&report.fault, expected_exit) {
+        (None, 0) => {}
+        (Some(f), 1) => {
+            let text = f.to_string();
+            for frag in m["stderr_contains"].as_array().into_iter().flatten() {
+                if !text.contains(frag.as_str().unwrap_or_default()) {
+                    ok = false;
+                }
+            }
+            notes.push(format!(
+                "faults as expected: {}",
+                text.lines().next().unwrap_or_default()
+            ));
+        }
+        (Some(f), _) => {
+            ok = false;
+            notes.push(format!("unexpected fault: {f}"));
+        }
+        (None, _) => {
+            ok = false;
+            notes.push("expected a fault, none happened".into());
+        }
+    }
+    for d in m["dumps"].as_array().into_iter().flatten() {
+        let arg = d["arg"].as_u64().unwrap_or(0) as usize;
+        let want = std::fs::read(dir.join(d["expected"].as_str().unwrap_or_default()))?;
+        let got = bufs
+            .get(arg)
+            .copied()
+            .flatten()
+            .and_then(|(a, n)| mach.read(a, n))
+            .unwrap_or_default();
+        if got != want {
+            ok = false;
+            notes.push(format!("argument {arg} differs from the reference"));
+        }
+    }
+    if let Some(f) = m["stdout"].as_str() {
+        if std::fs::read(dir.join(f))? != report.stdout {
+            ok = false;
+            notes.push("printf output differs".into());
+        } else {
+            notes.push(format!(
+                "printed {} line(s)",
+                report.stdout.iter().filter(|b| **b == b'\n').count()
+            ));
+        }
+    }
+    let line = format!(
+        "{:<7} {:<22} {:<9} {:>10} thread-instr {:>9.2} ms{}",
+        if ok { "ok" } else { "MISMATCH" },
+        dir.file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        variant,
+        report.counts.thread_instructions,
+        took.as_secs_f64() * 1e3,
+        if notes.is_empty() {
+            String::new()
+        } else {
+            format!("  ({})", notes.join("; "))
+        }
+    );
+    Ok((line, ok))
+}
+
+/// Runs `ptxemu examples`.
+///
+/// # Errors
+/// An unreadable examples folder.
+pub fn run(a: &ExamplesArgs) -> Result<ExitCode> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&a.dir)
+        .with_context(|| {
+            format!(
+                "cannot read {} (run from the repository root, or name the folder)",
+                a.dir.display()
+            )
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("manifest.json").exists())
+        .collect();
+    dirs.sort();
+    let variants: Vec<&str> = if a.variant == "all" {
+        vec!["nvcc-O0", "nvcc-O3", "clang-O0", "clang-O3"]
+    } else {
+        vec![a.variant.as_str()]
+    };
+    println!(
+        "Running {} example kernels from {} through the PTX interpreter,",
+        dirs.len(),
+        a.dir.display()
+    );
+    println!("each compiled by nvcc 13 and clang-16, and comparing with independent references:\n");
+    let (mut good, mut bad) = (0, 0);
+    for d in &dirs {
+        let m: Value = serde_json::from_str(&std::fs::read_to_string(d.join("manifest.json"))?)?;
+        for v in &variants {
+            if !d.join(format!("{v}.ptx")).exists() {
+                continue;
+            }
+            match run_one(d, v, &m) {
+                Ok((line, ok)) => {
+                    println!("{line}");
+                    if ok {
+                        good += 1;
+                    } else {
+                        bad += 1;
+                    }
+                }
+                Err(e) => {
+                    println!("ERROR   {} {v}: {e:#}", d.display());
+                    bad += 1;
+                }
+            }
+        }
+    }
+    println!("\n{good} passed, {bad} failed");
+    Ok(if bad == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

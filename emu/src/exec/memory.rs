@@ -229,10 +229,19 @@ impl Region {
 
     /// Overwrites the allocation's bytes from `bytes` (at most `len` of them).
     pub fn write_bytes(&self, offset: u64, bytes: &[u8]) {
-        for (i, b) in bytes.iter().enumerate() {
+        let mut i = 0usize;
+        while i < bytes.len() {
             let a = self.base + offset + i as u64;
-            if self.contains(a, 1) {
-                self.store(a, 1, u64::from(*b));
+            if a.is_multiple_of(8) && i + 8 <= bytes.len() && self.contains(a, 8) {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&bytes[i..i + 8]);
+                self.store(a, 8, u64::from_le_bytes(w));
+                i += 8;
+            } else {
+                if self.contains(a, 1) {
+                    self.store(a, 1, u64::from(bytes[i]));
+                }
+                i += 1;
             }
         }
     }

@@ -655,6 +655,22 @@ pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
+/// A kernel-parameter load at a fixed offset: the same value for every lane, read once.
+pub fn ld_param_uniform<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = mem_of(i)?;
+    let AddrBase::Fixed(base) = m.addr.base else {
+        return ld(c, i);
+    };
+    let off = base.wrapping_add(m.addr.offset as u64);
+    if !c.params.contains(off, u64::from(SIZE)) || !off.is_multiple_of(u64::from(SIZE)) {
+        return ld(c, i);
+    }
+    let v = c.params.load(off, SIZE);
+    let d = m.dsts[0];
+    c.write(&d, &[v; 32]);
+    Ok(Flow::Next)
+}
+
 /// The fast-path execution function for a scalar access, if one applies.
 pub fn fast_path(m: &MemAccess, load: bool) -> Option<crate::exec::program::ExecFn> {
     if m.count != 1 || m.nc {
@@ -664,6 +680,10 @@ pub fn fast_path(m: &MemAccess, load: bool) -> Option<crate::exec::program::Exec
         return None;
     }
     let f: crate::exec::program::ExecFn = match (m.addr.space, load, m.size) {
+        (AddrSpace::KernelParam, true, 1) => ld_param_uniform::<1>,
+        (AddrSpace::KernelParam, true, 2) => ld_param_uniform::<2>,
+        (AddrSpace::KernelParam, true, 4) => ld_param_uniform::<4>,
+        (AddrSpace::KernelParam, true, 8) => ld_param_uniform::<8>,
         (AddrSpace::Shared, true, 1) => ld_shared::<1>,
         (AddrSpace::Shared, true, 2) => ld_shared::<2>,
         (AddrSpace::Shared, true, 4) => ld_shared::<4>,

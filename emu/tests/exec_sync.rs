@@ -396,3 +396,31 @@ DONE:
         .unwrap();
     assert_eq!(o.u32s(0), vec![expect]);
 }
+
+#[test]
+fn a_warp_split_across_two_aligned_barriers_is_a_fault() {
+    // Both halves of warp 0 reach barrier 0, but through different bar.sync instructions.
+    let src = ptx(r#"
+.visible .entry k()
+{
+    .reg .b32 %r<2>;
+    .reg .pred %p<2>;
+    mov.u32 %r1, %tid.x;
+    setp.lt.u32 %p1, %r1, 16;
+    @%p1 bra LOW;
+    bar.sync 0;
+    ret;
+LOW:
+    bar.sync 0;
+    ret;
+}
+"#);
+    let o = launch(&src, "k", [1, 1, 1], [32, 1, 1], vec![]);
+    let FaultKind::DivergentCollective { detail } = &o.fault().kind else {
+        panic!("expected a divergent-collective fault, got {}", o.fault());
+    };
+    assert!(detail.contains("aligned barrier"), "{detail}");
+    // The non-aligned form allows it: the two halves are counted separately.
+    let ok = src.replace("bar.sync 0;", "barrier.sync 0;");
+    launch(&ok, "k", [1, 1, 1], [32, 1, 1], vec![]).ok();
+}

@@ -59,6 +59,8 @@ enum Action {
 struct Waiter {
     warp: usize,
     lanes: u32,
+    pc: u32,
+    aligned: bool,
     red_dst: Option<(u32, u32, Dst)>,
 }
 
@@ -498,6 +500,25 @@ impl Cta {
             });
             return Err(self.lane_fault(env, wi, pc, f));
         }
+        // An .aligned barrier must be executed by a warp's lanes at one and the same
+        // instruction; lanes reaching the barrier through another instruction diverged.
+        if let Some(w) = b
+            .waiters
+            .iter()
+            .find(|w| w.warp == wi && w.pc != pc && (w.aligned || req.aligned))
+        {
+            let (other_pc, other_lanes) = (w.pc, w.lanes);
+            let line = |p: u32| env.prog.info.get(p as usize).map_or(0, |i| i.span.line);
+            let detail = format!(
+                "lanes {} of warp {wi} wait at barrier {id} from line {} while lanes {} arrive from line {}; an .aligned barrier must be reached by the whole warp at the same instruction",
+                lane_list(other_lanes),
+                line(other_pc),
+                lane_list(mask),
+                line(pc)
+            );
+            let f = LaneFault::new(FaultKind::DivergentCollective { detail });
+            return Err(self.lane_fault(env, wi, pc, f));
+        }
         b.arrived += mask.count_ones();
         b.popc += (req.pred & mask).count_ones();
         b.all &= req.pred & mask == mask;
@@ -516,6 +537,8 @@ impl Cta {
             b.waiters.push(Waiter {
                 warp: wi,
                 lanes: mask,
+                pc,
+                aligned: req.aligned,
                 red_dst: req.dst.map(|d| (g.0, func, d)),
             });
         }
@@ -633,6 +656,8 @@ pub struct BarrierRequest {
     pub pred: u32,
     /// `bar.arrive`.
     pub arrive_only: bool,
+    /// `.aligned` (all `bar` forms; `barrier` with `.aligned`).
+    pub aligned: bool,
     /// The reduction of `bar.red`.
     pub red: Option<BarRedOp>,
     /// Where `bar.red` writes its result.

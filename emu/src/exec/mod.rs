@@ -296,11 +296,12 @@ impl Machine {
         }
         let heap_base = self.global.allocate(HEAP_SIZE, 256, "device heap");
         let heap = Heap::new(heap_base, HEAP_SIZE);
-        // Cooperative launches read a workspace pointer from %envreg1 (low) / %envreg2 (high).
+        // Cooperative launches read a workspace pointer as (%envreg1 << 32) | %envreg2
+        // (as nvcc's grid.sync() assembles it with bfi.b64).
         let workspace = self.global.allocate(4096, 256, "grid-sync workspace");
         let mut envreg = [0u32; 32];
-        envreg[1] = workspace as u32;
-        envreg[2] = (workspace >> 32) as u32;
+        envreg[1] = (workspace >> 32) as u32;
+        envreg[2] = workspace as u32;
         let shared_bytes = self.prog.shared_dynamic_offset + u64::from(cfg.dynamic_shared);
         let env = Env {
             prog: &self.prog,
@@ -369,7 +370,9 @@ fn run_grid(env: &Env<'_>, cfg: &LaunchConfig, ctas: u64) -> (Counts, Vec<u8>, O
     let fault: Mutex<Option<Fault>> = Mutex::new(None);
     let outputs: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
     let totals = Mutex::new(Counts::default());
-    const QUANTUM: u64 = 1 << 20;
+    // Small enough that CTAs spinning on each other (grid sync) hand over quickly, large
+    // enough that requeueing costs nothing measurable.
+    const QUANTUM: u64 = 1 << 16;
 
     let worker = || {
         let mut local = Counts::default();

@@ -142,7 +142,54 @@ fn ftz32(x: f32) -> f32 {
 /// The value function of an atomic operation on a type: `new = f(old, b, c)`, `None` to
 /// leave memory unchanged. `None` overall when the combination does not exist.
 pub fn value_fn(op: AtomOp, ty: Type) -> Option<ValueFn> {
+    use crate::semantics::half::{op16, op16x2, HalfKind, HalfMode, HalfOp};
     use AtomOp as A;
+    let half: Option<ValueFn> = match (op, ty) {
+        (A::Add, Type::F16) => Some(|o, b, _| {
+            Some(u64::from(op16(
+                HalfKind::F16,
+                HalfOp::Add,
+                o as u16,
+                b as u16,
+                0,
+                HalfMode::default(),
+            )))
+        }),
+        (A::Add, Type::BF16) => Some(|o, b, _| {
+            Some(u64::from(op16(
+                HalfKind::BF16,
+                HalfOp::Add,
+                o as u16,
+                b as u16,
+                0,
+                HalfMode::default(),
+            )))
+        }),
+        (A::Add, Type::F16x2) => Some(|o, b, _| {
+            Some(u64::from(op16x2(
+                HalfKind::F16,
+                HalfOp::Add,
+                o as u32,
+                b as u32,
+                0,
+                HalfMode::default(),
+            )))
+        }),
+        (A::Add, Type::BF16x2) => Some(|o, b, _| {
+            Some(u64::from(op16x2(
+                HalfKind::BF16,
+                HalfOp::Add,
+                o as u32,
+                b as u32,
+                0,
+                HalfMode::default(),
+            )))
+        }),
+        _ => None,
+    };
+    if half.is_some() {
+        return half;
+    }
     let bits = ty.bits();
     let signed = ty.is_signed();
     let f: ValueFn = match (op, ty.class(), bits, signed) {
@@ -225,5 +272,9 @@ mod tests {
         // atom.add.f32 flushes subnormal inputs and results.
         assert_eq!(addf(1u64, 0, 0), Some(0));
         assert!(value_fn(AtomOp::And, Type::F32).is_none());
+        let addh = value_fn(AtomOp::Add, Type::F16).unwrap();
+        assert_eq!(addh(0x3C00, 0x4000, 0), Some(0x4200), "1 + 2 = 3 in f16");
+        let addh2 = value_fn(AtomOp::Add, Type::F16x2).unwrap();
+        assert_eq!(addh2(0x3C00_3C00, 0x3C00_4000, 0), Some(0x4000_4200));
     }
 }

@@ -142,6 +142,7 @@ pub fn bar(c: &mut Ctx<'_>, i: &DInstr) -> R {
         count,
         pred,
         arrive_only: info.arrive_only,
+        aligned: info.aligned,
         red: info.red,
         dst: info.red.map(|_| i.d[0]),
     });

@@ -6,6 +6,7 @@
 
 mod argspec;
 mod cmd_examples;
+mod cmd_litmus;
 mod cmd_run;
 
 use std::process::ExitCode;
@@ -26,6 +27,8 @@ enum Command {
     Run(cmd_run::RunArgs),
     /// Run the bundled example kernels and check them against their references.
     Examples(cmd_examples::ExamplesArgs),
+    /// List every outcome the PTX memory model allows for litmus tests (herd7 format).
+    Litmus(cmd_litmus::LitmusArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Run(a) => cmd_run::run(a),
         Command::Examples(a) => cmd_examples::run(a),
+        Command::Litmus(a) => cmd_litmus::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,695 @@
+//! Running a litmus test: lower each thread, explore its paths in the interpreter's event mode,
+//! combine the paths of all threads, hand each combination to the memory model, and collect the
+//! outcomes the model allows.
+//!
+//! Read values come from a per-location *value domain*: the initial value plus every value some
+//! path writes there, computed as a fixpoint (a read can only return a value some write
+//! writes). Only complete executions count for the condition: every thread runs to its end,
+//! no thread waits at a barrier forever, and no path takes a backward jump (the corpus' await
+//! semantics). In liveness mode the question is instead whether some consistent execution
+//! hangs: a thread waits at a barrier forever, or spins in a loop whose reads all read
+//! co-maximal writes (fairness, litmus-format spec §2.4).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use emu::event::{traces, Ending, EvKind, Limits, Trace, TraceEvent};
+use emu::ir::{Op, Operand};
+use models::event::{Event, EventKind, ThreadPos};
+use models::ptx::{Choice, Model, Options, Skeleton, Violation};
+use models::rel::Rel;
+use models::{co_maximal, enumerate, Counts, Next};
+
+use crate::ast::{Expr, LocDecl, Quantifier, Term, Test};
+use crate::barrier::{syncbar_options, Place, Reached, StaticBarrier};
+use crate::lower::{lower_thread, Locations, Lowered};
+
+/// How to run a test.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// The memory model.
+    pub model: Model,
+    /// Where the sources disagree.
+    pub opts: Options,
+    /// Look for hangs instead of judging the condition.
+    pub liveness: bool,
+    /// Per-thread exploration limits.
+    pub limits: Limits,
+    /// The most candidate executions one test may judge.
+    pub max_candidates: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            model: Model::PtxV75,
+            opts: Options::default(),
+            liveness: false,
+            limits: Limits::default(),
+            max_candidates: 50_000_000,
+        }
+    }
+}
+
+/// Why a test could not be run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// A thread's instruction could not be lowered.
+    #[error("line {line}: thread P{thread}: {message}")]
+    Lower {
+        /// Thread.
+        thread: usize,
+        /// Source line.
+        line: u32,
+        /// Why.
+        message: String,
+    },
+    /// Event mode failed on a thread.
+    #[error("thread P{thread}: {message}")]
+    Event {
+        /// Thread.
+        thread: usize,
+        /// Why.
+        message: String,
+    },
+    /// Too many candidate executions.
+    #[error("more than {0} candidate executions; giving up (raise the budget or shrink the test)")]
+    Budget(u64),
+    /// The condition names a thread the test does not have.
+    #[error("the condition mentions P{0}, but the test has {1} thread(s)")]
+    UnknownThread(u32, usize),
+}
+
+/// A test ready to run: its threads lowered, its locations laid out.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The test.
+    pub test: Test,
+    /// Location names (declared, then created on use).
+    pub locs: Locations,
+    /// Physical location of each name (aliases share their target's).
+    pub phys: Vec<u32>,
+    /// Generic address of each name (a generic alias is its own; other aliases use their target).
+    pub vloc: Vec<u32>,
+    /// Initial value of each name.
+    pub init: Vec<i64>,
+    /// The threads.
+    pub threads: Vec<Lowered>,
+    /// Each thread's (gpu, cta).
+    pub places: Vec<Place>,
+    /// Every barrier instruction.
+    pub barriers: Vec<StaticBarrier>,
+    /// The terms a state shows: the condition's, then `locations`.
+    pub terms: Vec<Term>,
+}
+
+/// Lowers a test's threads and lays out its locations.
+///
+/// # Errors
+/// A thread cell the PTX front end rejects, or a condition naming a missing thread.
+pub fn prepare(test: &Test) -> Result<Prepared, RunError> {
+    let mut locs = Locations::default();
+    for (name, _) in &test.locations {
+        locs.intern(name);
+    }
+    let mut threads = Vec::new();
+    for (t, code) in test.code.iter().enumerate() {
+        let insts: Vec<_> = code.iter().map(|(i, _)| i.clone()).collect();
+        let init: Vec<(String, i64)> = test
+            .reg_init
+            .iter()
+            .filter(|(th, _, _)| *th as usize == t)
+            .map(|(_, r, v)| (r.clone(), *v))
+            .collect();
+        let l = lower_thread(&insts, &init, &mut locs).map_err(|e| RunError::Lower {
+            thread: t,
+            line: code.get(e.inst).map_or(0, |c| c.1),
+            message: e.message,
+        })?;
+        threads.push(l);
+    }
+    let mut terms = test.condition.terms();
+    let extra = test.filter.as_ref().map(Expr::terms).unwrap_or_default();
+    for o in test.observed.iter().chain(&extra) {
+        if !terms.contains(o) && !matches!(o, Term::Const(_)) {
+            terms.push(o.clone());
+        }
+    }
+    for t in &terms {
+        match t {
+            Term::Reg(th, _) if *th as usize >= threads.len() => {
+                return Err(RunError::UnknownThread(*th, threads.len()))
+            }
+            Term::Loc(l) => {
+                locs.intern(l);
+            }
+            _ => {}
+        }
+    }
+    let n = locs.names.len();
+    let mut phys: Vec<u32> = (0..n as u32).collect();
+    let mut vloc: Vec<u32> = (0..n as u32).collect();
+    let mut init = vec![0i64; n];
+    for (name, decl) in &test.locations {
+        let k = locs.get(name).unwrap_or(0) as usize;
+        match decl {
+            LocDecl::Value(v) => init[k] = *v,
+            LocDecl::Alias { proxy, target } => {
+                let tk = locs.get(target).unwrap_or(0) as usize;
+                phys[k] = phys[tk];
+                init[k] = init[tk];
+                vloc[k] = if *proxy == models::vocab::Proxy::Generic {
+                    k as u32
+                } else {
+                    tk as u32
+                };
+            }
+        }
+    }
+    let places = test.threads.iter().map(|d| (d.gpu, d.cta)).collect();
+    let mut barriers = Vec::new();
+    for (t, l) in threads.iter().enumerate() {
+        for (i, ins) in l.code.instrs.iter().enumerate() {
+            if let Op::Bar(_) = ins.op {
+                let lit = |k: usize| match ins.args.get(k) {
+                    Some(Operand::Imm(emu::ir::Imm::Int(v))) => Some(Some(*v)),
+                    Some(_) => Some(None),
+                    None => None,
+                };
+                barriers.push(StaticBarrier {
+                    thread: t,
+                    instr: i,
+                    instance: lit(0).flatten(),
+                    id: lit(1),
+                    quorum: ins.args.len() > 2,
+                });
+            }
+        }
+    }
+    Ok(Prepared {
+        test: test.clone(),
+        locs,
+        phys,
+        vloc,
+        init,
+        threads,
+        places,
+        barriers,
+        terms,
+    })
+}
+
+/// Every path of every thread, under the value domains.
+///
+/// Round k of the domain computation adds the values of writes that read values of round
+/// k - 1. A value some execution really reads comes from a chain of distinct write events
+/// linked by reads-from and data flow (no-thin-air rules out cycles), so after as many rounds
+/// as there are write instructions, every realisable value is in the domain; values that only
+/// a longer chain could produce are over-approximation, and combinations that read them find
+/// no write to read from and drop out.
+///
+/// # Errors
+/// Event-mode failures.
+pub fn thread_paths(
+    p: &Prepared,
+    liveness: bool,
+    limits: Limits,
+) -> Result<Vec<Vec<Trace>>, RunError> {
+    let nphys = p.phys.len();
+    let mut base: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); nphys];
+    for (k, &ph) in p.phys.iter().enumerate() {
+        base[ph as usize].insert(p.init[k]);
+    }
+    let mut dom = base.clone();
+    let writes: usize = p
+        .threads
+        .iter()
+        .flat_map(|l| &l.code.instrs)
+        .filter(|i| matches!(i.op, Op::St(_) | Op::Atom(_) | Op::Red(_)))
+        .count();
+    let mut all = Vec::new();
+    for _ in 0..=writes {
+        all = Vec::new();
+        let mut next = base.clone();
+        for (t, l) in p.threads.iter().enumerate() {
+            let d = |loc: u32| {
+                dom[p.phys[loc as usize] as usize]
+                    .iter()
+                    .copied()
+                    .collect::<Vec<_>>()
+            };
+            let ts = traces(&l.code, &d, liveness, limits).map_err(|e| RunError::Event {
+                thread: t,
+                message: e.to_string(),
+            })?;
+            for tr in &ts {
+                for e in &tr.events {
+                    if let EvKind::Write { loc, value } = e.kind {
+                        next[p.phys[loc as usize] as usize].insert(value);
+                    }
+                }
+            }
+            all.push(ts);
+        }
+        if next == dom {
+            return Ok(all);
+        }
+        dom = next;
+    }
+    Ok(all)
+}
+
+fn to_event(p: &Prepared, t: usize, e: &TraceEvent) -> Event {
+    let (gpu, cta) = p.places[t];
+    let mut ev = Event::init(0, 0, 0, String::new());
+    ev.thread = Some(t as u32);
+    ev.pos = ThreadPos {
+        gpu,
+        cluster: cta,
+        cta,
+    };
+    ev.strong = e.strong;
+    ev.scope = e.scope;
+    ev.acquire = e.acquire;
+    ev.release = e.release;
+    ev.proxy = e.proxy;
+    ev.rmw = e.rmw.is_some();
+    ev.red = e.red;
+    ev.instr = e.instr as u32;
+    ev.text = p.threads[t].text.get(e.instr).cloned().unwrap_or_default();
+    match e.kind {
+        EvKind::Read { loc, value } | EvKind::Write { loc, value } => {
+            ev.kind = if matches!(e.kind, EvKind::Read { .. }) {
+                EventKind::Read
+            } else {
+                EventKind::Write
+            };
+            ev.loc = Some(p.phys[loc as usize]);
+            ev.vloc = Some(p.vloc[loc as usize]);
+            ev.value = value;
+        }
+        EvKind::Fence(f) => {
+            ev.kind = EventKind::Fence;
+            ev.loc = None;
+            ev.vloc = None;
+            ev.fence = Some(f);
+        }
+        EvKind::Barrier(b) => {
+            ev.kind = EventKind::Barrier;
+            ev.loc = None;
+            ev.vloc = None;
+            ev.barrier = Some(b);
+        }
+    }
+    ev
+}
+
+/// The skeleton of one combination of paths, and where each thread's events start.
+pub fn skeleton(p: &Prepared, paths: &[&Trace]) -> (Skeleton, Vec<usize>) {
+    let mut events: Vec<Event> = (0..p.locs.names.len())
+        .map(|k| {
+            Event::init(
+                p.phys[k],
+                p.vloc[k],
+                p.init[k],
+                format!("{} = {}", p.locs.names[k], p.init[k]),
+            )
+        })
+        .collect();
+    let mut offsets = Vec::new();
+    for (t, tr) in paths.iter().enumerate() {
+        offsets.push(events.len());
+        events.extend(tr.events.iter().map(|e| to_event(p, t, e)));
+    }
+    let n = events.len();
+    let (mut po, mut rmw, mut data, mut ctrl) =
+        (Rel::empty(n), Rel::empty(n), Rel::empty(n), Rel::empty(n));
+    for (t, tr) in paths.iter().enumerate() {
+        let off = offsets[t];
+        for (i, e) in tr.events.iter().enumerate() {
+            for j in i + 1..tr.events.len() {
+                po.add(off + i, off + j);
+            }
+            if let Some(Some(r)) = e.rmw {
+                rmw.add(off + r, off + i);
+            }
+            for &d in &e.data {
+                data.add(off + d, off + i);
+            }
+            for &c in &e.ctrl {
+                ctrl.add(off + c, off + i);
+            }
+        }
+    }
+    (
+        Skeleton {
+            events,
+            po,
+            rmw,
+            data,
+            ctrl,
+            addr: Rel::empty(n),
+        },
+        offsets,
+    )
+}
+
+/// The barriers a combination of paths reaches.
+fn reached(paths: &[&Trace], offsets: &[usize]) -> Vec<Reached> {
+    let mut out = Vec::new();
+    for (t, tr) in paths.iter().enumerate() {
+        for (i, e) in tr.events.iter().enumerate() {
+            if let EvKind::Barrier(tag) = e.kind {
+                out.push(Reached {
+                    thread: t,
+                    instr: e.instr,
+                    tag,
+                    event: Some(offsets[t] + i),
+                });
+            }
+        }
+        if let Some((instr, tag)) = tr.blocked_at {
+            out.push(Reached {
+                thread: t,
+                instr,
+                tag,
+                event: None,
+            });
+        }
+    }
+    out
+}
+
+/// Whether every read of a combination could read some write (same location and value).
+fn feasible(p: &Prepared, paths: &[&Trace]) -> bool {
+    let mut written: BTreeSet<(u32, i64)> =
+        (0..p.phys.len()).map(|k| (p.phys[k], p.init[k])).collect();
+    for tr in paths {
+        for e in &tr.events {
+            if let EvKind::Write { loc, value } = e.kind {
+                written.insert((p.phys[loc as usize], value));
+            }
+        }
+    }
+    paths.iter().all(|tr| {
+        tr.events.iter().all(|e| match e.kind {
+            EvKind::Read { loc, value } => written.contains(&(p.phys[loc as usize], value)),
+            _ => true,
+        })
+    })
+}
+
+/// One judged candidate, as the driver hands it to a visitor.
+pub struct Judged<'a> {
+    /// The path of each thread.
+    pub paths: &'a [&'a Trace],
+    /// Where each thread's events start in the skeleton.
+    pub offsets: &'a [usize],
+    /// The events and fixed relations.
+    pub skeleton: &'a Skeleton,
+    /// The candidate's choices.
+    pub choice: &'a Choice,
+    /// The verdict.
+    pub verdict: &'a Result<(), Violation>,
+}
+
+/// Enumerates the candidate executions of every combination of paths (complete ones, or, in
+/// liveness mode, those where some thread does not finish), calling `visit` on each.
+///
+/// # Errors
+/// As [`thread_paths`], or the candidate budget running out.
+pub fn executions(
+    p: &Prepared,
+    ro: &RunOptions,
+    visit: &mut dyn FnMut(&Judged<'_>) -> Next,
+) -> Result<Counts, RunError> {
+    let all = thread_paths(p, ro.liveness, ro.limits)?;
+    let per: Vec<Vec<&Trace>> = all
+        .iter()
+        .map(|ts| {
+            ts.iter()
+                .filter(|t| ro.liveness || t.ending == Ending::Done)
+                .collect()
+        })
+        .collect();
+    let mut total = Counts::default();
+    if per.iter().any(Vec::is_empty) {
+        return Ok(total);
+    }
+    let mut idx = vec![0usize; per.len()];
+    let mut stop = false;
+    let mut over = false;
+    'combo: loop {
+        let paths: Vec<&Trace> = per.iter().zip(&idx).map(|(ts, &i)| ts[i]).collect();
+        let skip = ro.liveness && paths.iter().all(|t| t.ending == Ending::Done);
+        if !skip && feasible(p, &paths) {
+            let (sk, offsets) = skeleton(p, &paths);
+            let r = reached(&paths, &offsets);
+            let bars = syncbar_options(&p.barriers, &r, &p.places, sk.events.len());
+            if !bars.is_empty() {
+                let budget = ro.max_candidates.saturating_sub(total.candidates);
+                let mut seen = 0u64;
+                let c = enumerate(&sk, &bars, ro.model, ro.opts, &mut |choice, verdict| {
+                    seen += 1;
+                    if seen > budget {
+                        over = true;
+                        return Next::Stop;
+                    }
+                    let j = Judged {
+                        paths: &paths,
+                        offsets: &offsets,
+                        skeleton: &sk,
+                        choice,
+                        verdict,
+                    };
+                    let n = visit(&j);
+                    if n == Next::Stop {
+                        stop = true;
+                    }
+                    n
+                });
+                total.candidates += c.candidates;
+                total.allowed += c.allowed;
+                if over {
+                    return Err(RunError::Budget(ro.max_candidates));
+                }
+                if stop {
+                    break 'combo;
+                }
+            }
+        }
+        let mut k = 0;
+        loop {
+            if k == idx.len() {
+                break 'combo;
+            }
+            idx[k] += 1;
+            if idx[k] < per[k].len() {
+                break;
+            }
+            idx[k] = 0;
+            k += 1;
+        }
+    }
+    Ok(total)
+}
+
+/// What one state (an assignment of values to the shown terms) looks like in the results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateInfo {
+    /// How many allowed executions end in it.
+    pub count: u64,
+    /// Whether it satisfies the condition.
+    pub satisfies: bool,
+}
+
+/// A hang found in liveness mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hang {
+    /// For each thread: `done`, `spins` or `waits at a barrier`.
+    pub threads: Vec<String>,
+}
+
+/// The result of running a test.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The test's name.
+    pub name: String,
+    /// The model.
+    pub model: Model,
+    /// The quantifier.
+    pub quantifier: Quantifier,
+    /// The condition.
+    pub condition: Expr,
+    /// The terms shown in each state.
+    pub terms: Vec<Term>,
+    /// Every state of the allowed complete executions.
+    pub states: BTreeMap<Vec<i64>, StateInfo>,
+    /// Allowed executions (with a choice of final values) satisfying the condition.
+    pub positive: u64,
+    /// Those not satisfying it.
+    pub negative: u64,
+    /// Candidate executions judged.
+    pub candidates: u64,
+    /// Of which allowed.
+    pub allowed: u64,
+    /// Whether the condition as written holds (liveness mode: whether no hang exists).
+    pub holds: bool,
+    /// Liveness mode: the hang found, if any.
+    pub hang: Option<Hang>,
+    /// Whether this was a liveness run.
+    pub liveness: bool,
+    /// Wall time.
+    pub time: Duration,
+}
+
+/// Final values of the terms for one allowed execution: one vector per choice of co-maximal
+/// final write of each location.
+fn states_of(p: &Prepared, j: &Judged<'_>) -> Vec<Vec<i64>> {
+    let cm = co_maximal(j.skeleton, &j.choice.co);
+    let mut out = vec![Vec::new()];
+    for t in &p.terms {
+        let vals: Vec<i64> = match t {
+            Term::Const(c) => vec![*c],
+            Term::Reg(th, r) => {
+                let th = *th as usize;
+                let l = &p.threads[th];
+                let v = match l.regs.get(r) {
+                    Some(id) => j.paths[th].regs.get(id.index()).copied().unwrap_or(0),
+                    None => 0,
+                };
+                vec![v]
+            }
+            Term::Loc(name) => {
+                let ph = p.locs.get(name).map_or(u32::MAX, |k| p.phys[k as usize]);
+                let set: BTreeSet<i64> = cm
+                    .iter()
+                    .filter(|&&w| j.skeleton.events[w].loc == Some(ph))
+                    .map(|&w| j.skeleton.events[w].value)
+                    .collect();
+                set.into_iter().collect()
+            }
+        };
+        out = out
+            .into_iter()
+            .flat_map(|s| {
+                vals.iter().map(move |v| {
+                    let mut s2 = s.clone();
+                    s2.push(*v);
+                    s2
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+fn eval(p: &Prepared, e: &Expr, state: &[i64]) -> bool {
+    e.eval(&|t: &Term| match t {
+        Term::Const(c) => *c,
+        _ => p.terms.iter().position(|x| x == t).map_or(0, |k| state[k]),
+    })
+}
+
+/// Whether, in a candidate where some thread does not finish, every spinning read reads a
+/// co-maximal write (fairness).
+fn fair(j: &Judged<'_>) -> bool {
+    let ev = &j.skeleton.events;
+    for (t, tr) in j.paths.iter().enumerate() {
+        if tr.ending != Ending::Spin {
+            continue;
+        }
+        for i in tr.spin_start..tr.events.len() {
+            let r = j.offsets[t] + i;
+            if ev[r].kind != EventKind::Read {
+                continue;
+            }
+            for w in 0..ev.len() {
+                if j.choice.rf.has(w, r) && (0..ev.len()).any(|x| j.choice.co.has(w, x)) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Runs a test to completion.
+///
+/// # Errors
+/// See [`RunError`].
+pub fn run(test: &Test, ro: &RunOptions) -> Result<Report, RunError> {
+    let start = Instant::now();
+    let p = prepare(test)?;
+    let mut states: BTreeMap<Vec<i64>, StateInfo> = BTreeMap::new();
+    let (mut positive, mut negative) = (0u64, 0u64);
+    let mut hang = None;
+    let counts = executions(&p, ro, &mut |j| {
+        if j.verdict.is_err() {
+            return Next::Continue;
+        }
+        if ro.liveness {
+            if fair(j) {
+                hang = Some(Hang {
+                    threads: j
+                        .paths
+                        .iter()
+                        .map(|t| match t.ending {
+                            Ending::Done => "done".to_string(),
+                            Ending::Spin => "spins forever".to_string(),
+                            Ending::Blocked => "waits at a barrier forever".to_string(),
+                        })
+                        .collect(),
+                });
+                return Next::Stop;
+            }
+            return Next::Continue;
+        }
+        for s in states_of(&p, j) {
+            if let Some(f) = &test.filter {
+                if !eval(&p, f, &s) {
+                    continue;
+                }
+            }
+            let sat = eval(&p, &test.condition, &s);
+            if sat {
+                positive += 1;
+            } else {
+                negative += 1;
+            }
+            states
+                .entry(s)
+                .or_insert(StateInfo {
+                    count: 0,
+                    satisfies: sat,
+                })
+                .count += 1;
+        }
+        Next::Continue
+    })?;
+    let holds = if ro.liveness {
+        hang.is_none()
+    } else {
+        match test.quantifier {
+            Quantifier::Exists => positive > 0,
+            Quantifier::NotExists => positive == 0,
+            Quantifier::Forall => negative == 0,
+        }
+    };
+    Ok(Report {
+        name: test.name.clone(),
+        model: ro.model,
+        quantifier: test.quantifier,
+        condition: test.condition.clone(),
+        terms: p.terms.clone(),
+        states,
+        positive,
+        negative,
+        candidates: counts.candidates,
+        allowed: counts.allowed,
+        holds,
+        hang,
+        liveness: ro.liveness,
+        time: start.elapsed(),
+    })
+}

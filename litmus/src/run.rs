@@ -75,6 +75,9 @@ pub enum RunError {
     /// Too many candidate executions.
     #[error("more than {0} candidate executions; giving up (raise the budget or shrink the test)")]
     Budget(u64),
+    /// Too many coherence orders to enumerate.
+    #[error("more than 2^20 coherence orders for one reads-from choice; giving up")]
+    CoherenceChoices,
     /// The condition names a thread the test does not have.
     #[error("the condition mentions P{0}, but the test has {1} thread(s)")]
     UnknownThread(u32, usize),
@@ -472,6 +475,9 @@ pub fn executions(
                 total.allowed += c.allowed;
                 if over {
                     return Err(RunError::Budget(ro.max_candidates));
+                }
+                if c.gave_up {
+                    return Err(RunError::CoherenceChoices);
                 }
                 if stop {
                     break 'combo;

@@ -24,6 +24,75 @@ pub struct ExamplesArgs {
     /// Which compiled variant to run (nvcc-O0, nvcc-O3, clang-O0, clang-O3, or all).
     #[arg(long, default_value = "all")]
     pub variant: String,
+    /// The folder of example litmus tests (with an `expected.csv` of verdicts).
+    #[arg(long, default_value = "litmus/tests/library")]
+    pub litmus: PathBuf,
+}
+
+/// Runs the example litmus tests under ptx-v7.5 and checks each verdict against the folder's
+/// `expected.csv`. Returns (passed, failed).
+fn run_litmus(dir: &Path) -> Result<(usize, usize)> {
+    let csv = std::fs::read_to_string(dir.join("expected.csv"))
+        .with_context(|| format!("reading {}/expected.csv", dir.display()))?;
+    let exp = litmus::report::Expectations::parse(&csv).map_err(|e| anyhow!(e))?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+        .collect();
+    files.sort();
+    println!(
+        "\nRunning {} litmus tests from {} under the PTX v7.5 memory model:\n",
+        files.len(),
+        dir.display()
+    );
+    let (mut good, mut bad) = (0, 0);
+    for f in &files {
+        let name = f
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let want = exp
+            .rows
+            .iter()
+            .find(|(p, _)| p.ends_with(&format!("/{name}")))
+            .map(|(_, v)| *v);
+        let src = std::fs::read_to_string(f)?;
+        let result = litmus::parse(&src)
+            .map_err(|e| anyhow!("{}:{e}", f.display()))
+            .and_then(|t| {
+                litmus::run::run(&t, &litmus::run::RunOptions::default())
+                    .map(|r| (t, r))
+                    .map_err(|e| anyhow!("{e}"))
+            });
+        match result {
+            Ok((t, r)) => {
+                let ok = want == Some(r.holds);
+                let verdict = format!(
+                    "{} {}",
+                    t.quantifier.name(),
+                    if r.holds { "holds" } else { "fails" }
+                );
+                println!(
+                    "{:<7} {:<26} {:<16} {:>3} states  {}",
+                    if ok { "ok" } else { "MISMATCH" },
+                    t.name,
+                    verdict,
+                    r.states.len(),
+                    t.comments.first().cloned().unwrap_or_default()
+                );
+                if ok {
+                    good += 1;
+                } else {
+                    bad += 1;
+                }
+            }
+            Err(e) => {
+                println!("ERROR   {e:#}");
+                bad += 1;
+            }
+        }
+    }
+    Ok((good, bad))
 }
 
 fn shape(s: &str) -> [u32; 3] {
@@ -193,6 +262,9 @@ pub fn run(a: &ExamplesArgs) -> Result<ExitCode> {
             }
         }
     }
+    let (lg, lb) = run_litmus(&a.litmus)?;
+    good += lg;
+    bad += lb;
     println!("\n{good} passed, {bad} failed");
     Ok(if bad == 0 {
         ExitCode::SUCCESS

@@ -1,0 +1,178 @@
+//! The `ptxemu litmus` command-line contract: herd7 text, JSON lines, expectation CSVs,
+//! liveness, models, recursion into folders, and errors with file:line:col.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn ptxemu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn scratch(name: &str, body: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxemu-litmus-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p
+}
+
+#[test]
+fn herd_text_output() {
+    let o = ptxemu(&["litmus", "litmus/tests/library/MP+rel+acq-gpu.litmus"]);
+    assert!(o.status.success());
+    let t = text(&o);
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines[0], "Test MP+rel+acq-gpu Allowed");
+    assert_eq!(lines[1], "States 3");
+    assert!(
+        t.contains("\nNo\nWitnesses\nPositive: 0 Negative: 3\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("Condition exists (P1:r0 == 1 /\\ P1:r1 == 0) is NOT validated"),
+        "{t}"
+    );
+    assert!(t.contains("Observation MP+rel+acq-gpu Never 0 3"), "{t}");
+    assert!(t.lines().any(|l| l.starts_with("Time MP+rel+acq-gpu ")));
+}
+
+#[test]
+fn json_lines_and_recursion() {
+    let o = ptxemu(&["litmus", "--json", "--jobs", "2", "litmus/tests"]);
+    assert!(o.status.success());
+    let t = text(&o);
+    let objs: Vec<serde_json::Value> = t
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(objs.len() >= 37, "every test under the folder, recursively");
+    let mp = objs.iter().find(|o| o["test"] == "MP+weak").unwrap();
+    for key in [
+        "test",
+        "file",
+        "model",
+        "quantifier",
+        "holds",
+        "observation",
+        "positive",
+        "negative",
+        "states",
+        "candidates",
+        "allowed",
+        "time_s",
+    ] {
+        assert!(mp.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(mp["model"], "ptx-v7.5");
+    assert_eq!(mp["quantifier"], "exists");
+    assert_eq!(mp["holds"], true);
+    assert_eq!(mp["observation"], "Sometimes");
+    assert!(mp["file"].as_str().unwrap().ends_with("MP+weak.litmus"));
+    let states = mp["states"].as_array().unwrap();
+    assert_eq!(states.len(), 4);
+    assert!(states.iter().any(|s| s["P1:r0"] == 1 && s["P1:r1"] == 0));
+}
+
+#[test]
+fn models_differ() {
+    let o = ptxemu(&[
+        "litmus",
+        "--json",
+        "--model",
+        "sc",
+        "litmus/tests/library/SB+rlx.litmus",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(text(&o).trim()).unwrap();
+    assert_eq!(v["model"], "sc");
+    assert_eq!(v["holds"], false, "SC forbids store buffering");
+    let o = ptxemu(&[
+        "litmus",
+        "--model",
+        "ptx-v9",
+        "litmus/tests/library/SB+rlx.litmus",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn expectations_csv() {
+    let o = ptxemu(&[
+        "litmus",
+        "--expect",
+        "litmus/tests/library/expected.csv",
+        "litmus/tests/library",
+    ]);
+    assert!(o.status.success());
+    assert!(
+        text(&o).trim_end().ends_with("37 passed, 0 failed"),
+        "{}",
+        text(&o)
+    );
+    // A wrong expectation and a missing file both fail.
+    let csv = scratch("wrong.csv", "// comment\nlitmus/tests/library/SB+rlx.litmus,0\nlitmus/tests/library/MP+weak.litmus,1\nlitmus/tests/library/Nope.litmus,1\n");
+    let o = ptxemu(&[
+        "litmus",
+        "--expect",
+        csv.to_str().unwrap(),
+        "litmus/tests/library",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let t = text(&o);
+    assert!(
+        t.contains("FAILED litmus/tests/library/SB+rlx.litmus: expected 0, got 1"),
+        "{t}"
+    );
+    assert!(t.contains("Nope.litmus"), "{t}");
+    assert!(t.trim_end().ends_with("1 passed, 2 failed"), "{t}");
+}
+
+#[test]
+fn liveness_finds_barrier_deadlocks_and_unfair_spins() {
+    let dead = scratch(
+        "dead.litmus",
+        "PTX dead\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n bar.cta.sync 0 | ld.weak r0, x ;\n | bne r0, 1, LC01 ;\n | bar.cta.sync 0 ;\n | LC01: ;\nexists (0 == 0)\n",
+    );
+    let o = ptxemu(&["litmus", "--liveness", "--json", dead.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(text(&o).trim()).unwrap();
+    assert_eq!(
+        v["holds"], false,
+        "when P1 skips its barrier, P0 waits forever"
+    );
+    assert_eq!(v["liveness"]["hangs"], true);
+    let spin = scratch(
+        "spin.litmus",
+        "PTX spin\n{ f=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n LC00: | st.relaxed.gpu f, 1 ;\n ld.relaxed.gpu r0, f | ;\n beq r0, 0, LC00 | ;\nexists (0 == 0)\n",
+    );
+    let o = ptxemu(&["litmus", "--liveness", "--json", spin.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(text(&o).trim()).unwrap();
+    assert_eq!(
+        v["holds"], true,
+        "the spin must eventually see f = 1 (fairness)"
+    );
+}
+
+#[test]
+fn errors_name_file_line_and_column() {
+    let bad = scratch(
+        "bad.litmus",
+        "PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.sometimes x, 1 ;\nexists (x == 1)\n",
+    );
+    let o = ptxemu(&["litmus", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.litmus:4:2:"), "{err}");
+    let o = ptxemu(&["litmus", "no/such/file.litmus"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -298,3 +298,140 @@ pub struct Test {
     /// A filter on executions, if given.
     pub filter: Option<Expr>,
 }
+
+impl std::fmt::Display for Val {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Val::Const(c) => write!(f, "{c}"),
+            Val::Reg(r) => f.write_str(r),
+        }
+    }
+}
+
+impl Mo {
+    /// The qualifier as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mo::Weak => "weak",
+            Mo::Relaxed => "relaxed",
+            Mo::Acquire => "acquire",
+            Mo::Release => "release",
+            Mo::AcqRel => "acq_rel",
+        }
+    }
+}
+
+fn mo_scope(mo: Mo, scope: Option<Scope>) -> String {
+    match scope {
+        Some(s) => format!(".{}.{}", mo.name(), s.name()),
+        None => format!(".{}", mo.name()),
+    }
+}
+
+fn access_prefix(base: &str, proxy: Proxy) -> &'static str {
+    match (base, proxy) {
+        ("ld", Proxy::Texture) => "tld",
+        ("ld", Proxy::Surface) => "suld",
+        ("ld", Proxy::Constant) => "cold",
+        ("ld", _) => "ld",
+        ("st", Proxy::Surface) => "sust",
+        ("st", _) => "st",
+        ("atom", Proxy::Surface) => "suatom",
+        ("atom", _) => "atom",
+        ("red", Proxy::Surface) => "sured",
+        _ => "red",
+    }
+}
+
+impl std::fmt::Display for Inst {
+    /// The instruction in the litmus dialect (real-PTX cells as written).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Inst::Load {
+                mo,
+                scope,
+                proxy,
+                reg,
+                loc,
+            } => write!(
+                f,
+                "{}{} {reg}, {loc}",
+                access_prefix("ld", *proxy),
+                mo_scope(*mo, *scope)
+            ),
+            Inst::Store {
+                mo,
+                scope,
+                proxy,
+                loc,
+                val,
+            } => write!(
+                f,
+                "{}{} {loc}, {val}",
+                access_prefix("st", *proxy),
+                mo_scope(*mo, *scope)
+            ),
+            Inst::Rmw {
+                mo,
+                scope,
+                proxy,
+                op,
+                reg,
+                loc,
+                val,
+                val2,
+            } => {
+                let o = format!("{op:?}").to_lowercase();
+                let ms = mo_scope(*mo, Some(*scope));
+                let extra = val2.as_ref().map_or(String::new(), |v| format!(", {v}"));
+                match reg {
+                    Some(r) => write!(
+                        f,
+                        "{}{ms}.{o} {r}, {loc}, {val}{extra}",
+                        access_prefix("atom", *proxy)
+                    ),
+                    None => write!(f, "{}{ms}.{o} {loc}, {val}", access_prefix("red", *proxy)),
+                }
+            }
+            Inst::Fence { sc, scope } => write!(
+                f,
+                "fence.{}.{}",
+                if *sc { "sc" } else { "acq_rel" },
+                scope.name()
+            ),
+            Inst::ProxyFence(p) => write!(f, "fence.proxy.{}", p.name()),
+            Inst::AliasFence => f.write_str("fence.proxy.alias"),
+            Inst::Barrier {
+                arrive,
+                instance,
+                id,
+                quorum,
+            } => {
+                write!(
+                    f,
+                    "bar.cta.{} {instance}",
+                    if *arrive { "arrive" } else { "sync" }
+                )?;
+                if let Some(i) = id {
+                    write!(f, ", {i}")?;
+                }
+                if let Some(q) = quorum {
+                    write!(f, ", {q}")?;
+                }
+                Ok(())
+            }
+            Inst::Move { reg, val } => write!(f, "ld {reg}, {val}"),
+            Inst::Arith { op, reg, a, b } => {
+                write!(f, "{} {reg}, {a}, {b}", format!("{op:?}").to_lowercase())
+            }
+            Inst::Branch { cmp, a, b, label } => write!(
+                f,
+                "b{} {a}, {b}, {label}",
+                format!("{cmp:?}").to_lowercase()
+            ),
+            Inst::Goto(l) => write!(f, "goto {l}"),
+            Inst::Label(l) => write!(f, "{l}:"),
+            Inst::Ptx(t) => f.write_str(t),
+        }
+    }
+}

@@ -290,6 +290,21 @@ impl std::fmt::Display for Expr {
     }
 }
 
+/// Parses a condition written on its own (as on a command line), e.g. `P1:r0=1 /\ P1:r1=0`.
+///
+/// # Errors
+/// A syntax error with its column.
+pub fn parse_condition(s: &str) -> Result<Expr, crate::ParseError> {
+    expr(s, 0).map_err(|e| {
+        let (line, col) = crate::parse::line_col(s, e.pos);
+        crate::ParseError {
+            line,
+            col,
+            message: e.message,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,9 @@
 pub mod ast;
 pub mod barrier;
 pub mod cond;
+pub mod draw;
+pub mod explain;
+pub mod html;
 pub mod lower;
 pub mod parse;
 pub mod report;

@@ -549,9 +549,9 @@ pub struct Report {
     pub time: Duration,
 }
 
-/// Final values of the terms for one allowed execution: one vector per choice of co-maximal
+/// Final values of the shown terms for one execution: one vector per choice of co-maximal
 /// final write of each location.
-fn states_of(p: &Prepared, j: &Judged<'_>) -> Vec<Vec<i64>> {
+pub fn states_of(p: &Prepared, j: &Judged<'_>) -> Vec<Vec<i64>> {
     let cm = co_maximal(j.skeleton, &j.choice.co);
     let mut out = vec![Vec::new()];
     for t in &p.terms {

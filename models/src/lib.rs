@@ -7,6 +7,7 @@
 
 pub mod enumerate;
 pub mod event;
+pub mod explain;
 pub mod ptx;
 pub mod rel;
 pub mod vocab;

@@ -346,16 +346,21 @@ impl Statics {
         }
     }
 
-    /// Base causality (`cause-base`) for a choice's rf, sc and barrier synchronisation.
-    pub fn cause_base(&self, rf: &Rel, sc: &Rel, syncbar: &Rel) -> Rel {
+    /// Release/acquire synchronisation (`sync`): from a release pattern's first event to an
+    /// acquire pattern's last, through an observation, the two ends morally strong.
+    pub fn sync(&self, rf: &Rel) -> Rel {
         let obs = self.observation(rf);
         let obs_chain = match self.model {
             Model::PtxV75 => obs.plus(),
             Model::PtxV60 | Model::Sc => obs,
         };
-        let sync = self
-            .ms
-            .inter(&self.rel_pat.seq(&obs_chain).seq(&self.acq_pat));
+        self.ms
+            .inter(&self.rel_pat.seq(&obs_chain).seq(&self.acq_pat))
+    }
+
+    /// Base causality (`cause-base`) for a choice's rf, sc and barrier synchronisation.
+    pub fn cause_base(&self, rf: &Rel, sc: &Rel, syncbar: &Rel) -> Rel {
+        let sync = self.sync(rf);
         let sb = sync.union(sc).union(&syncbar.inter(&self.scta));
         let po_opt = self.po.opt();
         let cb = po_opt.seq(&sb.seq(&po_opt).plus());

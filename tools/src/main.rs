@@ -6,6 +6,7 @@
 
 mod argspec;
 mod cmd_examples;
+mod cmd_explain;
 mod cmd_litmus;
 mod cmd_run;
 
@@ -29,6 +30,8 @@ enum Command {
     Examples(cmd_examples::ExamplesArgs),
     /// List every outcome the PTX memory model allows for litmus tests (herd7 format).
     Litmus(cmd_litmus::LitmusArgs),
+    /// Explain why an outcome of a litmus test is allowed or forbidden, in words and pictures.
+    Explain(cmd_explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd_run::run(a),
         Command::Examples(a) => cmd_examples::run(a),
         Command::Litmus(a) => cmd_litmus::run(a),
+        Command::Explain(a) => cmd_explain::run(a),
     };
     match result {
         Ok(code) => code,

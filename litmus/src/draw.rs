@@ -1,0 +1,314 @@
+//! Drawing a candidate execution: one column per thread (initial writes on a row above),
+//! events labelled with their instruction, edges po / rf / co / fr / sw / sc / bar / dep in
+//! distinct styles with a legend, and a violating cycle highlighted. SVG is written directly
+//! (no external program); DOT is offered for Graphviz users.
+
+use std::fmt::Write as _;
+
+use models::explain::{edges, EdgeKind};
+use models::ptx::Violation;
+
+use crate::explain::{describe, effect, labels, Explanation, Witness};
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Colour and dash pattern of an edge kind.
+fn style(k: EdgeKind) -> (&'static str, &'static str) {
+    match k {
+        EdgeKind::Po => ("#555555", ""),
+        EdgeKind::Rf => ("#c0392b", ""),
+        EdgeKind::Co => ("#2471a3", ""),
+        EdgeKind::Fr => ("#e67e22", "6,4"),
+        EdgeKind::Observation => ("#16a085", "2,3"),
+        EdgeKind::SyncWith => ("#1e8449", ""),
+        EdgeKind::FenceSc => ("#7d3c98", "8,3"),
+        EdgeKind::Barrier => ("#8e6e53", "2,2"),
+        EdgeKind::Dependency => ("#909497", "1,3"),
+        EdgeKind::Cause => ("#d4148c", "10,3"),
+    }
+}
+
+const W: f64 = 230.0;
+const H: f64 = 44.0;
+const GAP_X: f64 = 150.0;
+const GAP_Y: f64 = 60.0;
+const TOP: f64 = 40.0;
+
+struct Layout {
+    pos: Vec<(f64, f64)>,
+    width: f64,
+    height: f64,
+}
+
+fn layout(w: &Witness, nthreads: usize) -> Layout {
+    let ev = &w.skeleton.events;
+    let mut pos = vec![(0.0, 0.0); ev.len()];
+    let mut row = vec![0usize; nthreads];
+    let mut init_k = 0;
+    let mut max_row = 0;
+    for (i, e) in ev.iter().enumerate() {
+        match e.thread {
+            None => {
+                pos[i] = (GAP_X + init_k as f64 * (W + GAP_X), TOP);
+                init_k += 1;
+            }
+            Some(t) => {
+                let t = t as usize;
+                pos[i] = (
+                    GAP_X + t as f64 * (W + GAP_X),
+                    TOP + (H + GAP_Y) * (row[t] as f64 + 1.3),
+                );
+                row[t] += 1;
+                max_row = max_row.max(row[t]);
+            }
+        }
+    }
+    let cols = nthreads.max(init_k) as f64;
+    Layout {
+        pos,
+        width: GAP_X + cols * (W + GAP_X),
+        height: TOP + (H + GAP_Y) * (max_row as f64 + 1.5) + 40.0,
+    }
+}
+
+/// The edges to draw: (from, to, kind, highlighted).
+fn drawn_edges(x: &Explanation, w: &Witness) -> Vec<(usize, usize, EdgeKind, bool)> {
+    let st = x.statics(w);
+    let mut out = Vec::new();
+    let on_cycle = |a: usize, b: usize, name: &str| -> bool {
+        match &w.verdict {
+            Err(Violation { cycle, edges, .. }) => (0..cycle.len()).any(|i| {
+                cycle[i] == a
+                    && cycle[(i + 1) % cycle.len()] == b
+                    && (edges[i] == name || name == "*")
+            }),
+            Ok(()) => false,
+        }
+    };
+    for (kind, rel) in edges(&st, &w.skeleton, &w.choice) {
+        for (a, b) in rel.pairs() {
+            if kind == EdgeKind::Co && w.skeleton.events[a].is_init() {
+                continue;
+            }
+            out.push((a, b, kind, on_cycle(a, b, kind.name())));
+        }
+    }
+    if let Err(v) = &w.verdict {
+        for i in 0..v.cycle.len() {
+            let (a, b) = (v.cycle[i], v.cycle[(i + 1) % v.cycle.len()]);
+            if !out.iter().any(|e| e.0 == a && e.1 == b && e.3) {
+                let kind = match v.edges[i].as_str() {
+                    "rf" => EdgeKind::Rf,
+                    "co" => EdgeKind::Co,
+                    "fr" => EdgeKind::Fr,
+                    "po" | "po-loc" => EdgeKind::Po,
+                    "dep" => EdgeKind::Dependency,
+                    _ => EdgeKind::Cause,
+                };
+                out.push((a, b, kind, true));
+            }
+        }
+    }
+    out
+}
+
+/// The execution as an SVG picture; `title` is drawn above it.
+pub fn svg(x: &Explanation, w: &Witness, title: &str) -> String {
+    let p = &x.prepared;
+    let nthreads = p.threads.len();
+    let lay = layout(w, nthreads);
+    let labels = labels(&w.skeleton);
+    let kinds = [
+        EdgeKind::Po,
+        EdgeKind::Rf,
+        EdgeKind::Co,
+        EdgeKind::Fr,
+        EdgeKind::SyncWith,
+        EdgeKind::FenceSc,
+        EdgeKind::Barrier,
+        EdgeKind::Dependency,
+        EdgeKind::Cause,
+    ];
+    let legend_h = 50.0;
+    let (width, height) = (lay.width.max(900.0), lay.height + legend_h + 20.0);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="DejaVu Sans Mono, monospace" font-size="12">"#
+    );
+    s.push_str("<defs>");
+    for k in kinds {
+        let (c, _) = style(k);
+        let _ = write!(
+            s,
+            r#"<marker id="arrow-{n}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>"#,
+            n = k.name()
+        );
+    }
+    s.push_str("</defs>\n");
+    let _ = writeln!(
+        s,
+        r#"<rect width="100%" height="100%" fill="white"/><text x="10" y="18" font-size="14" font-weight="bold">{}</text>"#,
+        esc(title)
+    );
+    for t in 0..nthreads {
+        let (gpu, cta) = p.places[t];
+        let _ = writeln!(
+            s,
+            r#"<text class="thread" x="{:.0}" y="{:.0}" font-weight="bold">P{t} (CTA {cta}, GPU {gpu})</text>"#,
+            GAP_X + t as f64 * (W + GAP_X),
+            TOP + (H + GAP_Y) * 1.3 - 10.0
+        );
+    }
+    // Edges first, nodes on top.
+    let edges = drawn_edges(x, w);
+    for (k, &(a, b, kind, hi)) in edges.iter().enumerate() {
+        let (ax, ay) = (lay.pos[a].0 + W / 2.0, lay.pos[a].1 + H / 2.0);
+        let (bx, by) = (lay.pos[b].0 + W / 2.0, lay.pos[b].1 + H / 2.0);
+        let (dx, dy) = (bx - ax, by - ay);
+        let len = (dx * dx + dy * dy).sqrt().max(1.0);
+        // Start and end on the boxes' borders (approximately), bend sideways.
+        let shrink = |x: f64, y: f64, tx: f64, ty: f64| {
+            let (ux, uy) = ((tx - x) / len, (ty - y) / len);
+            let f = ((W / 2.0) / ux.abs().max(1e-9)).min((H / 2.0) / uy.abs().max(1e-9));
+            (x + ux * f, y + uy * f)
+        };
+        let (sx, sy) = shrink(ax, ay, bx, by);
+        let (ex, ey) = shrink(bx, by, ax, ay);
+        let bend = if kind == EdgeKind::Po {
+            0.0
+        } else {
+            30.0 + 12.0 * (k % 3) as f64
+        } * if (k % 2) == 0 { 1.0 } else { -1.0 };
+        let (mx, my) = (
+            (sx + ex) / 2.0 - dy / len * bend,
+            (sy + ey) / 2.0 + dx / len * bend,
+        );
+        let (c, dash) = style(kind);
+        let (c, width) = if hi { ("#e60000", 3.5) } else { (c, 1.6) };
+        let dash = if dash.is_empty() {
+            String::new()
+        } else {
+            format!(r#" stroke-dasharray="{dash}""#)
+        };
+        let _ = writeln!(
+            s,
+            r#"<path class="edge {n}{h}" d="M{sx:.1},{sy:.1} Q{mx:.1},{my:.1} {ex:.1},{ey:.1}" fill="none" stroke="{c}" stroke-width="{width}"{dash} marker-end="url(#arrow-{n})"/><text x="{lx:.1}" y="{ly:.1}" fill="{c}" font-size="11">{n}</text>"#,
+            n = kind.name(),
+            h = if hi { " cycle" } else { "" },
+            lx = (sx + 2.0 * mx + ex) / 4.0 + 4.0,
+            ly = (sy + 2.0 * my + ey) / 4.0 - 4.0,
+        );
+    }
+    for (i, &(x0, y0)) in lay.pos.iter().enumerate() {
+        let e = &w.skeleton.events[i];
+        let fill = if e.is_init() { "#f4f6f7" } else { "#fdfefe" };
+        let text = if e.is_init() {
+            format!("{} init {}", labels[i], e.text)
+        } else {
+            format!(
+                "{} {}",
+                labels[i],
+                describe(&w.skeleton, p, i)
+                    .split_once(": ")
+                    .map_or(String::new(), |x| x.1.to_string())
+            )
+        };
+        let _ = writeln!(
+            s,
+            r##"<g class="event"><rect x="{x0:.0}" y="{y0:.0}" width="{W}" height="{H}" rx="6" fill="{fill}" stroke="#333"/><text x="{:.0}" y="{:.0}">{}</text><text x="{:.0}" y="{:.0}" fill="#555" font-size="11">{}</text></g>"##,
+            x0 + 8.0,
+            y0 + 17.0,
+            esc(&text),
+            x0 + 8.0,
+            y0 + 34.0,
+            esc(&effect(&w.skeleton, p, i))
+        );
+    }
+    // Legend.
+    let mut ly = height - legend_h;
+    let mut lx = 10.0;
+    for k in kinds {
+        let (c, dash) = style(k);
+        let dash = if dash.is_empty() {
+            String::new()
+        } else {
+            format!(r#" stroke-dasharray="{dash}""#)
+        };
+        let _ = write!(
+            s,
+            r#"<g class="legend"><line x1="{lx:.0}" y1="{ly:.0}" x2="{:.0}" y2="{ly:.0}" stroke="{c}" stroke-width="2"{dash}/><text x="{:.0}" y="{:.0}">{} ({})</text></g>"#,
+            lx + 24.0,
+            lx + 28.0,
+            ly + 4.0,
+            k.name(),
+            esc(k.meaning().split(' ').next().unwrap_or(""))
+        );
+        lx += 28.0
+            + 8.0 * (k.name().len() + k.meaning().split(' ').next().unwrap_or("").len() + 3) as f64
+            + 14.0;
+        if lx > width - 200.0 {
+            lx = 10.0;
+            ly += 22.0;
+        }
+    }
+    let _ = writeln!(
+        s,
+        r##"<line x1="{lx:.0}" y1="{ly:.0}" x2="{:.0}" y2="{ly:.0}" stroke="#e60000" stroke-width="3.5"/><text x="{:.0}" y="{:.0}">violating cycle</text>"##,
+        lx + 24.0,
+        lx + 28.0,
+        ly + 4.0
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The execution in Graphviz DOT.
+pub fn dot(x: &Explanation, w: &Witness, title: &str) -> String {
+    let p = &x.prepared;
+    let labels = labels(&w.skeleton);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "digraph execution {{\n  label=\"{}\";\n  node [shape=box, fontname=\"monospace\"];",
+        title.replace('"', "'")
+    );
+    for t in 0..p.threads.len() {
+        let _ = writeln!(s, "  subgraph cluster_p{t} {{\n    label=\"P{t}\";");
+        for (i, e) in w.skeleton.events.iter().enumerate() {
+            if e.thread == Some(t as u32) {
+                let d = describe(&w.skeleton, p, i);
+                let _ = writeln!(
+                    s,
+                    "    e{i} [label=\"{} {}\\n{}\"];",
+                    labels[i],
+                    d.replace('"', "'"),
+                    effect(&w.skeleton, p, i)
+                );
+            }
+        }
+        s.push_str("  }\n");
+    }
+    for (i, e) in w.skeleton.events.iter().enumerate() {
+        if e.is_init() {
+            let _ = writeln!(
+                s,
+                "  e{i} [label=\"{} init {}\", style=filled, fillcolor=\"#f4f6f7\"];",
+                labels[i], e.text
+            );
+        }
+    }
+    for (a, b, kind, hi) in drawn_edges(x, w) {
+        let (c, dash) = style(kind);
+        let (c, pen) = if hi { ("#e60000", 3.0) } else { (c, 1.2) };
+        let st = if dash.is_empty() { "solid" } else { "dashed" };
+        let _ = writeln!(s, "  e{a} -> e{b} [label=\"{}\", color=\"{c}\", fontcolor=\"{c}\", style={st}, penwidth={pen}];", kind.name());
+    }
+    s.push_str("}\n");
+    s
+}

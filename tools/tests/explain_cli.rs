@@ -1,0 +1,251 @@
+//! `ptxemu explain`: words, pictures, pages, the tutorial's freshness, and a real browser
+//! rendering a page.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn ptxemu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn out(o: &Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ptxemu-explain-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn forbidden_outcome_names_axiom_cycle_lines_and_moral_strength() {
+    let t = out(&ptxemu(&[
+        "explain",
+        "litmus/tests/library/MP+rel+acq-gpu.litmus",
+    ]));
+    assert!(t.contains("FORBIDDEN"), "{t}");
+    assert!(
+        t.contains("violates causality: cycle (4) -fr-> (1) -cause-> (4)"),
+        "{t}"
+    );
+    assert!(t.contains("(1) P0 line 7: st.weak x, 1"), "{t}");
+    assert!(t.contains("(2) -sw-> (3): synchronizes-with"), "{t}");
+    assert!(t.contains("are not morally strong"), "{t}");
+    assert!(t.contains("include each other's threads"), "{t}");
+    // Across GPUs the same shape is allowed, and the explanation shows the execution.
+    let t = out(&ptxemu(&[
+        "explain",
+        "litmus/tests/library/MP+rel+acq-gpu-diff-gpu.litmus",
+    ]));
+    assert!(
+        t.contains("ALLOWED") && t.contains("An allowed execution"),
+        "{t}"
+    );
+    assert!(t.contains("reads-from: (x0)→(4), (2)→(3)"), "{t}");
+}
+
+#[test]
+fn other_outcomes_and_models() {
+    let t = out(&ptxemu(&[
+        "explain",
+        "litmus/tests/library/SB+rlx.litmus",
+        "--model",
+        "sc",
+        "--outcome",
+        "P0:r0=0 /\\ P1:r1=0",
+    ]));
+    assert!(
+        t.contains("model sc") && t.contains("FORBIDDEN") && t.contains("sequential-consistency"),
+        "{t}"
+    );
+    let t = out(&ptxemu(&[
+        "explain",
+        "litmus/tests/library/SB+rlx.litmus",
+        "--outcome",
+        "P0:r0=1 /\\ P1:r1=1",
+    ]));
+    assert!(t.contains("ALLOWED"), "{t}");
+    let o = ptxemu(&[
+        "explain",
+        "litmus/tests/library/SB+rlx.litmus",
+        "--outcome",
+        "P0:r0 = = 1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn svg_and_dot_pictures() {
+    let s = out(&ptxemu(&[
+        "explain",
+        "litmus/tests/library/LB+acq+rel.litmus",
+        "--format",
+        "svg",
+    ]));
+    assert!(s.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert_eq!(
+        s.matches("class=\"event\"").count(),
+        6,
+        "two initial writes and four accesses"
+    );
+    assert!(
+        s.contains("class=\"edge cause cycle\""),
+        "the causality cycle is highlighted"
+    );
+    assert!(
+        s.contains("class=\"edge sw\""),
+        "release/acquire synchronisation is drawn"
+    );
+    assert!(
+        s.contains("violating cycle") && s.contains("po (program)"),
+        "a legend"
+    );
+    assert_eq!(s.matches("<svg").count(), s.matches("</svg>").count());
+    let d = out(&ptxemu(&[
+        "explain",
+        "litmus/tests/library/LB+acq+rel.litmus",
+        "--format",
+        "dot",
+    ]));
+    assert!(
+        d.starts_with("digraph execution {")
+            && d.contains("subgraph cluster_p1")
+            && d.contains("penwidth=3"),
+        "{d}"
+    );
+}
+
+#[test]
+fn html_pages_for_a_folder() {
+    let dir = scratch("html");
+    out(&ptxemu(&[
+        "explain",
+        "--format",
+        "html",
+        "-o",
+        dir.to_str().unwrap(),
+        "litmus/tests/library",
+    ]));
+    let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(index.contains("href=\"MP+weak.html\""));
+    let page = std::fs::read_to_string(dir.join("IRIW+fence.sc.html")).unwrap();
+    assert!(
+        page.contains("<table id=\"outcomes\">")
+            && page.contains("<svg")
+            && page.contains("does not hold")
+    );
+    assert!(!page.contains("src=\"http"), "self-contained");
+}
+
+#[test]
+fn tutorial_is_up_to_date() {
+    let dir = scratch("tutorial");
+    out(&ptxemu(&[
+        "explain",
+        "--format",
+        "md",
+        "-o",
+        dir.to_str().unwrap(),
+        "litmus/tests/library",
+    ]));
+    let committed = root().join("docs/tutorial");
+    let fresh = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let old = std::fs::read_to_string(committed.join("README.md")).unwrap_or_default();
+    assert!(
+        fresh == old,
+        "docs/tutorial is out of date: run `cargo run --release -p ptxemu -- explain --format md -o docs/tutorial litmus/tests/library`"
+    );
+    for e in std::fs::read_dir(dir.join("img")).unwrap().flatten() {
+        let name = e.file_name();
+        let a = std::fs::read_to_string(e.path()).unwrap();
+        let b = std::fs::read_to_string(committed.join("img").join(&name)).unwrap_or_default();
+        assert!(
+            a == b,
+            "docs/tutorial/img/{} is out of date",
+            name.to_string_lossy()
+        );
+    }
+}
+
+/// Renders a page in headless Chromium (Debian's `chromium`): the DOM after rendering holds
+/// the picture's events and edges, and the screenshot is a real image. CI installs Chromium
+/// and sets PTXEMU_REQUIRE_BROWSER=1, so there this test cannot pass without a browser.
+#[test]
+fn a_real_browser_renders_the_page() {
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    let Some(browser) = browser else {
+        assert!(
+            std::env::var_os("PTXEMU_REQUIRE_BROWSER").is_none(),
+            "no Chromium found, but PTXEMU_REQUIRE_BROWSER is set"
+        );
+        eprintln!("skipping: no Chromium on this machine (CI requires one)");
+        return;
+    };
+    let dir = scratch("browser");
+    let page = dir.join("mp.html");
+    out(&ptxemu(&[
+        "explain",
+        "--format",
+        "html",
+        "-o",
+        page.to_str().unwrap(),
+        "litmus/tests/library/MP+rel+acq-gpu.litmus",
+    ]));
+    let url = format!("file://{}", page.display());
+    let common = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+    ];
+    let dom = Command::new(browser)
+        .args(common)
+        .args(["--dump-dom", &url])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("<svg") && dom.matches("class=\"event\"").count() == 6,
+        "{dom}"
+    );
+    assert!(dom.contains("forbidden by causality"));
+    let png = dir.join("shot.png");
+    let shot = Command::new(browser)
+        .args(common)
+        .args([
+            &format!("--screenshot={}", png.display()),
+            "--window-size=1200,1600",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        shot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(
+        bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000,
+        "a screenshot with content ({} bytes)",
+        bytes.len()
+    );
+}

@@ -497,11 +497,14 @@ impl Statics {
 
     /// Atomicity: `empty(((ms & fr); (ms & co)) & rmw)`.
     pub fn atomicity(&self, fr: &Rel, co: &Rel) -> Result<(), Violation> {
-        let msfr = self.ms.inter(fr);
-        let msco = self.ms.inter(co);
+        self.no_write_inside_rmw(&self.ms.inter(fr), &self.ms.inter(co))
+    }
+
+    /// `empty((fr; co) & rmw)`: no write comes between an RMW's read and its write.
+    fn no_write_inside_rmw(&self, fr: &Rel, co: &Rel) -> Result<(), Violation> {
         for (r, w) in self.rmw.pairs() {
             for mid in 0..self.n {
-                if msfr.has(r, mid) && msco.has(mid, w) {
+                if fr.has(r, mid) && co.has(mid, w) {
                     return Err(Violation {
                         axiom: Axiom::Atomicity,
                         cycle: vec![r, mid, w],
@@ -575,17 +578,7 @@ impl Statics {
     /// The SC model: a single interleaving explains everything (barriers order what precedes
     /// one thread's barrier before what follows its partner's).
     fn sc_model(&self, ch: &Choice, fr: &Rel) -> Result<(), Violation> {
-        for (r, w) in self.rmw.pairs() {
-            for mid in 0..self.n {
-                if fr.has(r, mid) && ch.co.has(mid, w) {
-                    return Err(Violation {
-                        axiom: Axiom::Atomicity,
-                        cycle: vec![r, mid, w],
-                        edges: vec!["fr".into(), "co".into(), "rmw^-1".into()],
-                    });
-                }
-            }
-        }
+        self.no_write_inside_rmw(fr, &ch.co)?;
         let bar = self.po.seq(&ch.syncbar.inter(&self.scta)).seq(&self.po);
         let hb = self.po.union(&ch.rf).union(&ch.co).union(fr).union(&bar);
         match hb.find_cycle() {

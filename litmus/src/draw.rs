@@ -10,7 +10,8 @@ use models::ptx::Violation;
 
 use crate::explain::{describe, effect, labels, Explanation, Witness};
 
-fn esc(s: &str) -> String {
+/// Escapes text for XML and HTML (element content and quoted attributes).
+pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -6,16 +6,10 @@ use std::fmt::Write as _;
 
 use models::ptx::Model;
 
-use crate::draw::svg;
+use crate::draw::{esc, svg};
 use crate::explain::Explanation;
 use crate::report::observation;
 use crate::run::{run, RunOptions};
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
 
 /// The pictures of an explanation: (caption, SVG).
 pub fn pictures(x: &Explanation) -> Vec<(String, String)> {

@@ -7,25 +7,11 @@ use std::path::{Path, PathBuf};
 use criterion::{criterion_group, criterion_main, Criterion};
 use litmus::run::{run, RunOptions};
 
-fn walk(d: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(d) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
-}
-
 fn corpus() -> Vec<(PathBuf, litmus::ast::Test)> {
     let root =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/dat3m-ptx/litmus/PTX");
-    let mut files = Vec::new();
-    walk(&root, &mut files);
-    files.sort();
-    files
+    litmus::litmus_files(&root)
+        .expect("the corpus beside the repository")
         .into_iter()
         .map(|f| {
             let t = litmus::parse(&std::fs::read_to_string(&f).unwrap()).unwrap();

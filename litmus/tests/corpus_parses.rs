@@ -1,25 +1,12 @@
 //! Every file of the conformance corpus parses (litmus-format spec §1).
 
-use std::path::{Path, PathBuf};
-
-fn walk(d: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(d) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
-}
+use std::path::Path;
 
 #[test]
 fn every_corpus_file_parses() {
     let root =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/dat3m-ptx/litmus/PTX");
-    let mut files = Vec::new();
-    walk(&root, &mut files);
+    let files = litmus::litmus_files(&root).expect("the corpus beside the repository");
     assert_eq!(files.len(), 748, "corpus at {}", root.display());
     let mut bad = Vec::new();
     for f in &files {

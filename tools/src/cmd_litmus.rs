@@ -41,25 +41,6 @@ pub struct LitmusArgs {
     paths: Vec<PathBuf>,
 }
 
-fn collect(p: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let meta = std::fs::metadata(p).with_context(|| format!("{}", p.display()))?;
-    if meta.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
-            .with_context(|| format!("{}", p.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for e in entries {
-            if e.is_dir() || e.extension().is_some_and(|x| x == "litmus") {
-                collect(&e, out)?;
-            }
-        }
-    } else {
-        out.push(p.to_path_buf());
-    }
-    Ok(())
-}
-
 /// One test's result: the report, or why it could not be run.
 type Outcome = Result<Report, String>;
 
@@ -84,7 +65,10 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
     };
     let mut files = Vec::new();
     for p in &a.paths {
-        collect(p, &mut files)?;
+        files.extend(
+            litmus::litmus_files(p)
+                .map_err(|(path, e)| anyhow::anyhow!("{}: {e}", path.display()))?,
+        );
     }
     let expect = match &a.expect {
         Some(csv) => {

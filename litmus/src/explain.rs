@@ -9,8 +9,13 @@ use models::explain::{cause_chain, ms_reason, EdgeKind};
 use models::ptx::{Choice, Skeleton, Statics, Violation};
 use models::Next;
 
-use crate::ast::{Expr, Term, Test};
-use crate::run::{executions, prepare, run, states_of, Prepared, Report, RunError, RunOptions};
+use emu::event::{Ending, EvKind};
+
+use crate::ast::{CmpOp, Expr, Term, Test};
+use crate::run::{
+    executions, fair, prepare, run, states_of, thread_paths, Focus, Prepared, Report, RunError,
+    RunOptions,
+};
 
 /// One candidate execution kept for explanation.
 #[derive(Clone, Debug)]
@@ -37,11 +42,24 @@ pub struct Explanation {
     pub forbidden: Vec<Witness>,
     /// How many candidates produce it.
     pub producing: u64,
+    /// Whether the candidates were built by steering the enumeration towards the outcome
+    /// (none of the ordinary enumeration produces it).
+    pub steered: bool,
+    /// When no execution runs to completion: a consistent one that hangs.
+    pub hang: Option<Hung>,
+    /// When there is nothing to show (no candidate produces the outcome, no hang): why.
+    pub unproduced: Option<Unproduced>,
     /// The whole test's results.
     pub report: Report,
 }
 
 /// Explains `outcome` (default: the test's condition) under the options' model.
+///
+/// When no candidate of the ordinary enumeration produces the outcome, the enumeration is
+/// steered towards it (its values enter every value domain, its final values are required of
+/// the coherence order), so that candidates relying on values out of thin air or on a
+/// coherence order against causality are built and their violations shown. When even then none
+/// produces it because no execution runs to completion, a hanging execution is shown instead.
 ///
 /// # Errors
 /// As [`run`].
@@ -58,14 +76,140 @@ pub fn explain(
             t2.observed.push(term);
         }
     }
-    let p = prepare(&t2)?;
+    let mut p = prepare(&t2)?;
+    let mut safety = *ro;
+    safety.liveness = false;
+    let mut found = search(&p, &safety, &outcome)?;
+    let completes = found.candidates > 0;
+    let mut steered = false;
+    if found.producing == 0 {
+        let focus = focus_of(&p, &outcome);
+        if focus != Focus::default() {
+            p.focus = focus;
+            found = search(&p, &safety, &outcome)?;
+            steered = true;
+        }
+    }
+    let hang = if found.producing == 0 && !completes {
+        find_hang(&p, ro)?
+    } else {
+        None
+    };
+    let unproduced = if found.producing > 0 || hang.is_some() {
+        None
+    } else if !completes {
+        Some(Unproduced::NoCompleteExecution)
+    } else {
+        Some(Unproduced::Unreachable(unreachable_terms(
+            &p, &outcome, ro,
+        )?))
+    };
+    Ok(Explanation {
+        prepared: p,
+        options: *ro,
+        outcome,
+        allowed: found.allowed,
+        forbidden: found.forbidden,
+        producing: found.producing,
+        steered,
+        hang,
+        unproduced,
+        report,
+    })
+}
+
+/// Why no execution, not even a forbidden candidate, produces an outcome (and no hang is
+/// shown either).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unproduced {
+    /// No execution runs to completion without going round a loop again (the corpus counts
+    /// only executions whose loops exit on the first try), and none hangs either: every
+    /// execution retries, and fairness lets each retry eventually succeed.
+    NoCompleteExecution,
+    /// Executions complete, but no combination of the threads' paths computes the outcome's
+    /// values. Each entry names one value of the outcome that no path can end with.
+    Unreachable(Vec<String>),
+}
+
+/// The outcome's pinned values (top-level `==` with a constant) that no complete path of the
+/// ordinary run ends with: registers no path leaves with that value, locations no write (nor
+/// the initial state) gives that value.
+fn unreachable_terms(
+    p: &Prepared,
+    outcome: &Expr,
+    ro: &RunOptions,
+) -> Result<Vec<String>, RunError> {
+    let mut plain = p.clone();
+    plain.focus = Focus::default();
+    let paths = thread_paths(&plain, false, ro.limits)?;
+    let mut pinned = Vec::new();
+    conjuncts(outcome, &mut pinned);
+    let mut out = Vec::new();
+    for (term, c) in pinned {
+        match term {
+            Term::Reg(t, r) => {
+                let t = *t as usize;
+                let Some(id) = p.threads.get(t).and_then(|l| l.regs.get(r)) else {
+                    continue;
+                };
+                let ends = paths[t]
+                    .iter()
+                    .filter(|tr| tr.ending == Ending::Done)
+                    .any(|tr| tr.regs.get(id.index()).copied().unwrap_or(0) == c);
+                if !ends {
+                    out.push(format!("no path of P{t} ends with {r} == {c} (its reads can only return values some write of the test writes)"));
+                }
+            }
+            Term::Loc(name) => {
+                let Some(k) = p.locs.get(name) else { continue };
+                let ph = p.phys[k as usize];
+                let written = p.init[k as usize] == c
+                    || paths.iter().flatten().any(|tr| {
+                        tr.events.iter().any(|e| {
+                            matches!(e.kind, EvKind::Write { loc, value } if p.phys[loc as usize] == ph && value == c)
+                        })
+                    });
+                if !written {
+                    out.push(format!("no write gives {name} the value {c}"));
+                }
+            }
+            Term::Const(_) => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The `term == constant` comparisons of an expression's top-level conjunction.
+fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<(&'a Term, i64)>) {
+    match e {
+        Expr::And(a, b) => {
+            conjuncts(a, out);
+            conjuncts(b, out);
+        }
+        Expr::Cmp(a, CmpOp::Eq, b) => match (a, b) {
+            (Term::Const(c), t) | (t, Term::Const(c)) if !matches!(t, Term::Const(_)) => {
+                out.push((t, *c));
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
+/// What one search for candidates producing an outcome found.
+struct Found {
+    allowed: Option<Witness>,
+    forbidden: Vec<Witness>,
+    producing: u64,
+    candidates: u64,
+}
+
+fn search(p: &Prepared, ro: &RunOptions, outcome: &Expr) -> Result<Found, RunError> {
     let mut allowed = None;
     let mut forbidden: Vec<Witness> = Vec::new();
     let mut producing = 0u64;
-    let mut safety = *ro;
-    safety.liveness = false;
-    executions(&p, &safety, &mut |j| {
-        let sat = states_of(&p, j).iter().any(|s| {
+    let counts = executions(p, ro, &mut |j| {
+        let sat = states_of(p, j).iter().any(|s| {
             outcome.eval(&|t: &Term| match t {
                 Term::Const(c) => *c,
                 _ => p.terms.iter().position(|x| x == t).map_or(0, |k| s[k]),
@@ -100,15 +244,117 @@ pub fn explain(
             }
         }
     })?;
-    Ok(Explanation {
-        prepared: p,
-        options: *ro,
-        outcome,
+    Ok(Found {
         allowed,
         forbidden,
         producing,
-        report,
+        candidates: counts.candidates,
     })
+}
+
+/// The focus that steers the enumeration towards `outcome`: every constant it compares with
+/// enters the value domains, and each location it pins with `==` in its top-level conjunction
+/// must end with that value.
+fn focus_of(p: &Prepared, outcome: &Expr) -> Focus {
+    fn walk(e: &Expr, top: bool, p: &Prepared, f: &mut Focus) {
+        match e {
+            Expr::Cmp(a, op, b) => {
+                for t in [a, b] {
+                    if let Term::Const(c) = t {
+                        if !f.values.contains(c) {
+                            f.values.push(*c);
+                        }
+                    }
+                }
+                if top && *op == CmpOp::Eq {
+                    let pinned = match (a, b) {
+                        (Term::Loc(l), Term::Const(c)) | (Term::Const(c), Term::Loc(l)) => {
+                            Some((l, *c))
+                        }
+                        _ => None,
+                    };
+                    if let Some((l, c)) = pinned {
+                        if let Some(k) = p.locs.get(l) {
+                            let ph = p.phys[k as usize];
+                            if !f.finals.iter().any(|&(x, _)| x == ph) {
+                                f.finals.push((ph, c));
+                            }
+                        }
+                    }
+                }
+            }
+            Expr::And(a, b) => {
+                walk(a, top, p, f);
+                walk(b, top, p, f);
+            }
+            Expr::Or(a, b) => {
+                walk(a, false, p, f);
+                walk(b, false, p, f);
+            }
+            Expr::Not(a) => walk(a, false, p, f),
+            Expr::True => {}
+        }
+    }
+    let mut f = Focus::default();
+    walk(outcome, true, p, &mut f);
+    f
+}
+
+/// A consistent, fair execution in which some thread never finishes (asked for when no
+/// execution of the test runs to completion).
+fn find_hang(p: &Prepared, ro: &RunOptions) -> Result<Option<Hung>, RunError> {
+    let mut live = *ro;
+    live.liveness = true;
+    let mut hung = None;
+    executions(p, &live, &mut |j| {
+        if j.verdict.is_err() || !fair(j) {
+            return Next::Continue;
+        }
+        let threads = j
+            .paths
+            .iter()
+            .enumerate()
+            .map(|(t, tr)| match tr.ending {
+                Ending::Done => format!("P{t} finishes"),
+                Ending::Spin => format!("P{t} spins forever, never reading a newer value"),
+                Ending::Blocked => {
+                    let at = tr
+                        .blocked_at
+                        .map(|(i, _)| line_of(p, t, i))
+                        .map_or(String::new(), |l| format!(" ({l})"));
+                    format!("P{t} waits forever at a barrier{at}: the threads it waits for never all arrive")
+                }
+            })
+            .collect();
+        hung = Some(Hung {
+            witness: Witness {
+                skeleton: j.skeleton.clone(),
+                choice: j.choice.clone(),
+                verdict: j.verdict.clone(),
+            },
+            threads,
+        });
+        Next::Stop
+    })?;
+    Ok(hung)
+}
+
+/// `P1 line 3: bar.cta.sync 1, 1, 4` for an IR instruction of a thread.
+fn line_of(p: &Prepared, t: usize, instr: usize) -> String {
+    let origin = p.threads[t].origin.get(instr).copied().unwrap_or(0);
+    match p.test.code[t].get(origin) {
+        Some((inst, line)) => format!("line {line}: {inst}"),
+        None => p.threads[t].text.get(instr).cloned().unwrap_or_default(),
+    }
+}
+
+/// An execution in which some thread never finishes.
+#[derive(Clone, Debug)]
+pub struct Hung {
+    /// The execution (allowed by the model).
+    pub witness: Witness,
+    /// What each thread does, in words.
+    pub threads: Vec<String>,
 }
 
 fn texts(sk: &Skeleton, cycle: &[usize]) -> Vec<(Option<u32>, u32)> {
@@ -176,6 +422,15 @@ pub fn effect(sk: &Skeleton, p: &Prepared, e: usize) -> String {
 }
 
 impl Explanation {
+    /// The execution a single picture shows: the allowed one, else the first forbidden
+    /// candidate, else the hanging execution.
+    pub fn pictured(&self) -> Option<&Witness> {
+        self.allowed
+            .as_ref()
+            .or(self.forbidden.first())
+            .or(self.hang.as_ref().map(|h| &h.witness))
+    }
+
     /// The statics of a witness under this explanation's model.
     pub fn statics(&self, w: &Witness) -> Statics {
         Statics::new(&w.skeleton, self.options.model, self.options.opts)
@@ -204,12 +459,49 @@ impl Explanation {
             s.push_str(&self.edges_text(w));
             return s;
         }
-        if self.forbidden.is_empty() {
+        if let Some(h) = &self.hang {
             let _ = writeln!(
                 s,
-                "\nNo candidate execution produces it. Candidates are built with the smallest coherence order the coherence axiom allows (causality between writes to one location fixes their order), so an outcome whose final values would need a write ordered against causality, or values no write provides, has no candidate at all: it is forbidden by coherence, or impossible."
+                "\nNo execution of this test runs to completion, so there is no final state to produce it. A consistent execution that hangs:"
             );
+            for t in &h.threads {
+                let _ = writeln!(s, "  {t}");
+            }
+            s.push_str(&self.events_text(&h.witness));
+            s.push_str(&self.edges_text(&h.witness));
             return s;
+        }
+        match &self.unproduced {
+            Some(Unproduced::NoCompleteExecution) => {
+                let _ = writeln!(
+                    s,
+                    "\nNo execution runs to completion with every loop exiting on its first try (the only executions whose final states count), and none hangs forever: some thread must go round a loop again, and a fair scheduler lets the retry succeed. The outcome has no final state; ask with --liveness about progress."
+                );
+                return s;
+            }
+            Some(Unproduced::Unreachable(why)) => {
+                let _ = writeln!(
+                    s,
+                    "\nNo candidate execution produces it under any model, not even with the outcome's values offered to every read and its final values required of the coherence order:"
+                );
+                if why.is_empty() {
+                    let _ = writeln!(
+                        s,
+                        "  each value alone can occur, but no combination of the threads' paths computes them together."
+                    );
+                }
+                for w in why {
+                    let _ = writeln!(s, "  {w};");
+                }
+                return s;
+            }
+            None => {}
+        }
+        if self.steered {
+            let _ = writeln!(
+                s,
+                "\nThe ordinary enumeration builds no candidate with this outcome: it offers reads only values some write can produce, and orders writes of one location as causality does. Built towards the outcome (its values offered to every read, its final values required of the coherence order), these candidates produce it, and each breaks an axiom:"
+            );
         }
         for (k, w) in self.forbidden.iter().enumerate() {
             let _ = writeln!(s, "\nCandidate {} that would produce it:", k + 1);
@@ -250,7 +542,12 @@ impl Explanation {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let _ = writeln!(s, "  reads-from: {}", pairs(&w.choice.rf));
+        let rf = pairs(&w.choice.rf);
+        let _ = writeln!(
+            s,
+            "  reads-from: {}",
+            if rf.is_empty() { "none" } else { &rf }
+        );
         let co: Vec<(usize, usize)> = w
             .choice
             .co

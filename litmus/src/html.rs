@@ -31,6 +31,10 @@ pub fn pictures(x: &Explanation) -> Vec<(String, String)> {
         );
         out.push((cap.clone(), svg(x, w, &cap)));
     }
+    if let Some(h) = &x.hang {
+        let cap = "No execution completes: a consistent execution that hangs".to_string();
+        out.push((cap.clone(), svg(x, &h.witness, &cap)));
+    }
     out
 }
 

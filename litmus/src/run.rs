@@ -18,7 +18,7 @@ use emu::ir::{Op, Operand};
 use models::event::{Event, EventKind, ThreadPos};
 use models::ptx::{Choice, Model, Options, Skeleton, Violation};
 use models::rel::Rel;
-use models::{co_maximal, enumerate, Counts, Next};
+use models::{co_maximal, enumerate_towards, Counts, Next};
 
 use crate::ast::{Expr, LocDecl, Quantifier, Term, Test};
 use crate::barrier::{syncbar_options, Place, Reached, StaticBarrier};
@@ -104,6 +104,20 @@ pub struct Prepared {
     pub barriers: Vec<StaticBarrier>,
     /// The terms a state shows: the condition's, then `locations`.
     pub terms: Vec<Term>,
+    /// An outcome the enumeration is steered towards (empty for an ordinary run).
+    pub focus: Focus,
+}
+
+/// An outcome that an explanation steers the enumeration towards, so that candidates the
+/// ordinary run never builds — values out of thin air, final values against coherence — can be
+/// built and their violations shown.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Focus {
+    /// Values added to every location's value domain beyond those some write writes.
+    pub values: Vec<i64>,
+    /// Required final values: (physical location, value). Only candidates whose coherence order
+    /// ends in a write of that value at that location are built.
+    pub finals: Vec<(u32, i64)>,
 }
 
 /// Lowers a test's threads and lays out its locations.
@@ -199,6 +213,7 @@ pub fn prepare(test: &Test) -> Result<Prepared, RunError> {
         places,
         barriers,
         terms,
+        focus: Focus::default(),
     })
 }
 
@@ -222,6 +237,7 @@ pub fn thread_paths(
     let mut base: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); nphys];
     for (k, &ph) in p.phys.iter().enumerate() {
         base[ph as usize].insert(p.init[k]);
+        base[ph as usize].extend(p.focus.values.iter().copied());
     }
     let mut dom = base.clone();
     let writes: usize = p
@@ -452,25 +468,33 @@ pub fn executions(
             if !bars.is_empty() {
                 let budget = ro.max_candidates.saturating_sub(total.candidates);
                 let mut seen = 0u64;
-                let c = enumerate(&sk, &bars, ro.model, ro.opts, &mut |choice, verdict| {
-                    seen += 1;
-                    if seen > budget {
-                        over = true;
-                        return Next::Stop;
-                    }
-                    let j = Judged {
-                        paths: &paths,
-                        offsets: &offsets,
-                        skeleton: &sk,
-                        choice,
-                        verdict,
-                    };
-                    let n = visit(&j);
-                    if n == Next::Stop {
-                        stop = true;
-                    }
-                    n
-                });
+                let finals = &p.focus.finals;
+                let c = enumerate_towards(
+                    &sk,
+                    &bars,
+                    ro.model,
+                    ro.opts,
+                    finals,
+                    &mut |choice, verdict| {
+                        seen += 1;
+                        if seen > budget {
+                            over = true;
+                            return Next::Stop;
+                        }
+                        let j = Judged {
+                            paths: &paths,
+                            offsets: &offsets,
+                            skeleton: &sk,
+                            choice,
+                            verdict,
+                        };
+                        let n = visit(&j);
+                        if n == Next::Stop {
+                            stop = true;
+                        }
+                        n
+                    },
+                );
                 total.candidates += c.candidates;
                 total.allowed += c.allowed;
                 if over {
@@ -568,6 +592,11 @@ pub fn states_of(p: &Prepared, j: &Judged<'_>) -> Vec<Vec<i64>> {
             }
             Term::Loc(name) => {
                 let ph = p.locs.get(name).map_or(u32::MAX, |k| p.phys[k as usize]);
+                if let Some(&(_, v)) = p.focus.finals.iter().find(|&&(l, _)| l == ph) {
+                    // Built to end with this value (even where that order breaks coherence).
+                    out.iter_mut().for_each(|s| s.push(v));
+                    continue;
+                }
                 let set: BTreeSet<i64> = cm
                     .iter()
                     .filter(|&&w| j.skeleton.events[w].loc == Some(ph))
@@ -599,7 +628,7 @@ fn eval(p: &Prepared, e: &Expr, state: &[i64]) -> bool {
 
 /// Whether, in a candidate where some thread does not finish, every spinning read reads a
 /// co-maximal write (fairness).
-fn fair(j: &Judged<'_>) -> bool {
+pub(crate) fn fair(j: &Judged<'_>) -> bool {
     let ev = &j.skeleton.events;
     for (t, tr) in j.paths.iter().enumerate() {
         if tr.ending != Ending::Spin {

@@ -112,6 +112,26 @@ pub fn enumerate(
     opts: Options,
     visit: &mut dyn FnMut(&Choice, &Result<(), Violation>) -> Next,
 ) -> Counts {
+    enumerate_towards(sk, syncbars, model, opts, &[], visit)
+}
+
+/// Like [`enumerate`], but only the candidates whose final value of each listed physical
+/// location is the listed value: for every choice of a write of that value, its coherence order
+/// puts every other write of the location before it.
+///
+/// The minimal coherence order of [`enumerate`] never orders writes against causality, so an
+/// outcome whose final values need that has no candidate there. Here the required order is
+/// added first, and a candidate where it contradicts causality is reported as violating the
+/// Coherence axiom, with the cycle — the candidate an explanation of the outcome shows.
+pub fn enumerate_towards(
+    sk: &Skeleton,
+    syncbars: &[Rel],
+    model: Model,
+    opts: Options,
+    finals: &[(u32, i64)],
+    visit: &mut dyn FnMut(&Choice, &Result<(), Violation>) -> Next,
+) -> Counts {
+    let forced_orders = final_orders(sk, finals);
     let st = Statics::new(sk, model, opts);
     let n = sk.events.len();
     let mut counts = Counts::default();
@@ -157,10 +177,16 @@ pub fn enumerate(
                     } else {
                         st.cause(&rf, sc, bar)
                     };
-                    if judge_co(sk, &st, &must, &rf, sc, bar, &cause, &mut counts, visit)
-                        == Next::Stop
-                    {
-                        return counts;
+                    for forced in &forced_orders {
+                        let ch = Choice {
+                            rf: rf.clone(),
+                            co: forced.clone(),
+                            sc: sc.clone(),
+                            syncbar: bar.clone(),
+                        };
+                        if judge_co(sk, &st, &must, &ch, &cause, &mut counts, visit) == Next::Stop {
+                            return counts;
+                        }
                     }
                 }
             }
@@ -182,30 +208,61 @@ pub fn enumerate(
     counts
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The coherence edges each choice of final writes needs: one relation per combination of a
+/// write of the required value at each listed location (none when some value is never
+/// written; a single empty relation when nothing is required).
+fn final_orders(sk: &Skeleton, finals: &[(u32, i64)]) -> Vec<Rel> {
+    let ev = &sk.events;
+    let n = ev.len();
+    let mut out = vec![Rel::empty(n)];
+    for &(loc, value) in finals {
+        let writes: Vec<usize> = (0..n)
+            .filter(|&w| ev[w].kind == crate::event::EventKind::Write && ev[w].loc == Some(loc))
+            .collect();
+        let mut next = Vec::new();
+        for r in &out {
+            for &last in writes.iter().filter(|&&w| ev[w].value == value) {
+                let mut r2 = r.clone();
+                for &w in writes.iter().filter(|&&w| w != last) {
+                    r2.add(w, last);
+                }
+                next.push(r2);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// Judges the candidates of one (rf, sc, barrier) choice; `base.co` holds the coherence edges
+/// required in advance (usually none).
 fn judge_co(
     sk: &Skeleton,
     st: &Statics,
     must: &[(usize, usize)],
-    rf: &Rel,
-    sc: &Rel,
-    bar: &Rel,
+    base: &Choice,
     cause: &Rel,
     counts: &mut Counts,
     visit: &mut dyn FnMut(&Choice, &Result<(), Violation>) -> Next,
 ) -> Next {
     let n = sk.events.len();
-    let lower = st.co_lower_bound(&sk.events, cause).plus();
+    let (rf, sc, bar) = (&base.rf, &base.sc, &base.syncbar);
+    let required = base.co.clone();
+    let lower_edges = st.co_lower_bound(&sk.events, cause).union(&required);
+    let lower = lower_edges.plus();
     let base = Choice {
-        rf: rf.clone(),
         co: lower.clone(),
-        sc: sc.clone(),
-        syncbar: bar.clone(),
+        ..base.clone()
     };
-    if let Some(c) = lower.find_cycle() {
+    if let Some(c) = lower_edges.find_cycle() {
         counts.candidates += 1;
-        let v = st.labelled(Axiom::Coherence, c, &[("cause", cause), ("co", &lower)]);
-        return visit(&base, &Err(v));
+        let co = required.union(&st.co_lower_bound(&sk.events, &Rel::empty(n)));
+        let v = st.labelled(Axiom::Coherence, c, &[("cause", cause), ("co", &co)]);
+        let shown = Choice {
+            co: lower_edges,
+            ..base
+        };
+        return visit(&shown, &Err(v));
     }
     if st.model != Model::Sc {
         // rf;cause must be irreflexive whatever the coherence order.

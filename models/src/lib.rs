@@ -12,7 +12,7 @@ pub mod ptx;
 pub mod rel;
 pub mod vocab;
 
-pub use enumerate::{co_maximal, enumerate, Counts, Next};
+pub use enumerate::{co_maximal, enumerate, enumerate_towards, Counts, Next};
 pub use event::{BarrierTag, Event, EventKind, FenceKind, ThreadPos};
 pub use ptx::{Axiom, Choice, Model, Options, Skeleton, Statics, Violation};
 pub use rel::{Rel, Set};

@@ -161,7 +161,7 @@ pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
         Format::Text => emit(&a.output, &x.text())?,
         Format::Html => emit(&a.output, &page(&x, &src))?,
         Format::Svg | Format::Dot => {
-            let w = x.allowed.as_ref().or(x.forbidden.first()).ok_or_else(|| {
+            let w = x.pictured().ok_or_else(|| {
                 anyhow!(
                     "no candidate execution produces {}: nothing to draw",
                     x.outcome

@@ -249,3 +249,50 @@ fn a_real_browser_renders_the_page() {
         bytes.len()
     );
 }
+
+#[test]
+fn outcomes_only_a_steered_enumeration_builds_are_drawn() {
+    let d = scratch("steered");
+    let coww = d.join("coww.litmus");
+    std::fs::write(
+        &coww,
+        "PTX CoWW-mine\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.relaxed.gpu x, 1 ;\n st.relaxed.gpu x, 2 ;\nexists (x == 1)\n",
+    )
+    .unwrap();
+    let t = out(&ptxemu(&["explain", coww.to_str().unwrap()]));
+    assert!(t.contains("FORBIDDEN"), "{t}");
+    assert!(
+        t.contains("violates coherence: cycle (1) -cause-> (2) -co-> (1)"),
+        "{t}"
+    );
+    let svg = out(&ptxemu(&[
+        "explain",
+        "--format",
+        "svg",
+        coww.to_str().unwrap(),
+    ]));
+    assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"), "{svg}");
+    assert!(svg.contains("coherence"), "{svg}");
+    let hang = d.join("hang.litmus");
+    std::fs::write(
+        &hang,
+        "PTX hang-mine\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | bar.cta.sync 1, 1, 3 ;\n bar.cta.sync 1, 1, 3 | ld.weak r0, x ;\nexists (P1:r0 == 1)\n",
+    )
+    .unwrap();
+    let t = out(&ptxemu(&["explain", hang.to_str().unwrap()]));
+    assert!(
+        t.contains("No execution of this test runs to completion"),
+        "{t}"
+    );
+    assert!(
+        t.contains("P1 waits forever at a barrier (line 4: bar.cta.sync 1, 1, 3)"),
+        "{t}"
+    );
+    let dot = out(&ptxemu(&[
+        "explain",
+        "--format",
+        "dot",
+        hang.to_str().unwrap(),
+    ]));
+    assert!(dot.starts_with("digraph"), "{dot}");
+}

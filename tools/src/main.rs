@@ -5,6 +5,7 @@
 //! extend them, never rename.
 
 mod argspec;
+mod cmd_check;
 mod cmd_examples;
 mod cmd_explain;
 mod cmd_litmus;
@@ -26,6 +27,8 @@ struct Cli {
 enum Command {
     /// Run a kernel of a PTX module on buffers and scalars given on the command line.
     Run(cmd_run::RunArgs),
+    /// Parse and validate PTX modules (exit 0: all valid; 1: diagnostics).
+    Check(cmd_check::CheckArgs),
     /// Run the bundled example kernels and check them against their references.
     Examples(cmd_examples::ExamplesArgs),
     /// List every outcome the PTX memory model allows for litmus tests (herd7 format).
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Run(a) => cmd_run::run(a),
+        Command::Check(a) => cmd_check::run(a),
         Command::Examples(a) => cmd_examples::run(a),
         Command::Litmus(a) => cmd_litmus::run(a),
         Command::Explain(a) => cmd_explain::run(a),

@@ -5,6 +5,7 @@
 //! here with the rule's name and the instruction's position.
 
 mod instr;
+mod memory;
 mod target;
 
 use crate::front::error::render_at;
@@ -44,7 +45,11 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
             for s in &b.stmts {
                 match s {
                     Stmt::Instr(i) => {
+                        let before = out.len();
                         instr::check(m, f, i, &mut out);
+                        if out.len() == before {
+                            memory::check(f, i, &mut out);
+                        }
                         target::check_instr(m, i, &mut out);
                     }
                     Stmt::Block(inner) => stack.push(inner),

@@ -1,8 +1,10 @@
 //! PTX ISA version and target requirements of the module header and of instructions.
 
 use super::Diagnostic;
-use crate::ir::{BarKind, Fence, Instr, Module, Op, Type, Version};
-use models::vocab::{LoadSem, Scope, StoreSem};
+use crate::ir::{
+    BarKind, CacheHints, Fence, Instr, Module, Op, SpaceQual, Type, VecWidth, Version,
+};
+use models::vocab::{LoadSem, ParamWindow, Scope, SharedWindow, StateSpace, StoreSem};
 
 /// The newest PTX ISA version ptxemu knows.
 pub const NEWEST: Version = Version::new(9, 9);
@@ -44,7 +46,7 @@ struct Req {
 
 fn reqs(i: &Instr) -> Vec<Req> {
     let mut r = Vec::new();
-    let mut add = |what, ptx: (u32, u32), sm| {
+    let mut add = |what: &'static str, ptx: (u32, u32), sm: u32| {
         r.push(Req {
             what,
             ptx: Version::new(ptx.0, ptx.1),
@@ -93,9 +95,19 @@ fn reqs(i: &Instr) -> Vec<Req> {
             if cluster(l.sem.and_then(LoadSem::scope)) {
                 add(".cluster scope", (7, 8), 90);
             }
-            if l.ty == Type::B128 {
-                add(".b128", (8, 3), 70);
+            if l.nc {
+                add("ld.global.nc", (3, 1), 32);
             }
+            if l.sem == Some(LoadSem::Volatile) && l.space.space == StateSpace::Local {
+                add("ld.volatile.local", (9, 1), 20);
+            }
+            if l.hints.prefetch.is_some() {
+                add("a prefetch size (.L2::64B/128B/256B)", (7, 4), 75);
+            }
+            if l.ty == Type::B128 && l.sem.and_then(LoadSem::scope) == Some(Scope::Sys) {
+                add(".b128 at .sys scope", (8, 4), 70);
+            }
+            memory_reqs(l.space, l.hints, l.vec, l.ty, &mut add);
         }
         Op::St(s) => {
             if matches!(
@@ -110,9 +122,13 @@ fn reqs(i: &Instr) -> Vec<Req> {
             if cluster(s.sem.and_then(StoreSem::scope)) {
                 add(".cluster scope", (7, 8), 90);
             }
-            if s.ty == Type::B128 {
-                add(".b128", (8, 3), 70);
+            if s.sem == Some(StoreSem::Volatile) && s.space.space == StateSpace::Local {
+                add("st.volatile.local", (9, 1), 20);
             }
+            if s.ty == Type::B128 && s.sem.and_then(StoreSem::scope) == Some(Scope::Sys) {
+                add(".b128 at .sys scope", (8, 4), 70);
+            }
+            memory_reqs(s.space, s.hints, s.vec, s.ty, &mut add);
         }
         Op::Atom(a) => {
             if a.sem.is_some() || a.scope.is_some() {
@@ -128,6 +144,46 @@ fn reqs(i: &Instr) -> Vec<Req> {
         _ => {}
     }
     r
+}
+
+/// The requirements `ld` and `st` share: state-space windows, cache hints, wide vectors, `.b128`.
+fn memory_reqs(
+    space: SpaceQual,
+    hints: CacheHints,
+    vec: Option<VecWidth>,
+    ty: Type,
+    add: &mut dyn FnMut(&'static str, (u32, u32), u32),
+) {
+    if space.explicit_window {
+        match space.space {
+            StateSpace::Shared(SharedWindow::Cta) => add("the ::cta sub-qualifier", (7, 8), 30),
+            StateSpace::Shared(SharedWindow::Cluster) => {
+                add("the ::cluster sub-qualifier", (7, 8), 90)
+            }
+            StateSpace::Param(ParamWindow::Entry) => add("the ::entry sub-qualifier", (8, 3), 20),
+            StateSpace::Param(ParamWindow::Func) => add("the ::func sub-qualifier", (8, 3), 20),
+            _ => {}
+        }
+    }
+    if hints.l1.is_some() {
+        add("an L1 eviction priority", (7, 4), 70);
+    }
+    if hints.cache_hint {
+        add(".L2::cache_hint", (7, 4), 80);
+    }
+    if hints.l2.is_some() {
+        add("an L2 eviction priority", (8, 8), 100);
+    }
+    if super::memory::is_256_bit(vec, ty) {
+        add(
+            "256-bit loads and stores (.v8 of 32-bit, .v4 of 64-bit types)",
+            (8, 8),
+            100,
+        );
+    }
+    if ty == Type::B128 {
+        add(".b128", (8, 3), 70);
+    }
 }
 
 /// Checks an instruction against the module's `.version` and `.target`.

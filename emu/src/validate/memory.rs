@@ -1,0 +1,450 @@
+//! The restrictions of `ld`, `ld.global.nc` and `st` (PTX ISA §9.7.9.8, §9.7.9.9, §9.7.9.11 and
+//! "Cache Operators"): which semantics, state spaces, cache operators, eviction priorities,
+//! vector widths, sinks and register widths go together. Version and target requirements are in
+//! `target.rs`.
+//!
+//! Where NVIDIA's ptxas is stricter or looser than the ISA text, the rule follows ptxas and says
+//! so; tests/ptxas holds the recorded verdicts these rules are checked against.
+
+use super::Diagnostic;
+use crate::ir::{
+    CacheHints, CacheOp, Function, FunctionKind, Instr, Operand, SpaceQual, Type, TypeClass,
+    VecElem, VecWidth,
+};
+use models::vocab::{LoadSem, ParamWindow, StateSpace, StoreSem};
+
+/// The semantics of a load or store, with what the rules need to know of it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sem {
+    /// None written, or `.weak`.
+    Weak {
+        written: bool,
+    },
+    Volatile,
+    /// `.relaxed`, `.acquire` or `.release` with a scope.
+    Ordered(&'static str),
+    Mmio,
+}
+
+impl Sem {
+    fn of_load(s: Option<LoadSem>) -> Sem {
+        match s {
+            None => Sem::Weak { written: false },
+            Some(LoadSem::Weak) => Sem::Weak { written: true },
+            Some(LoadSem::Volatile) => Sem::Volatile,
+            Some(LoadSem::Relaxed(_)) => Sem::Ordered(".relaxed"),
+            Some(LoadSem::Acquire(_)) => Sem::Ordered(".acquire"),
+            Some(LoadSem::Mmio) => Sem::Mmio,
+        }
+    }
+
+    fn of_store(s: Option<StoreSem>) -> Sem {
+        match s {
+            None => Sem::Weak { written: false },
+            Some(StoreSem::Weak) => Sem::Weak { written: true },
+            Some(StoreSem::Volatile) => Sem::Volatile,
+            Some(StoreSem::Relaxed(_)) => Sem::Ordered(".relaxed"),
+            Some(StoreSem::Release(_)) => Sem::Ordered(".release"),
+            Some(StoreSem::Mmio) => Sem::Mmio,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Sem::Weak { .. } => ".weak",
+            Sem::Volatile => ".volatile",
+            Sem::Ordered(n) => n,
+            Sem::Mmio => ".mmio",
+        }
+    }
+}
+
+/// What one load or store asks for.
+struct Access<'a> {
+    store: bool,
+    nc: bool,
+    sem: Sem,
+    space: SpaceQual,
+    cop: Option<CacheOp>,
+    hints: CacheHints,
+    vec: Option<VecWidth>,
+    ty: Type,
+    /// The data operand (destination of a load, source of a store).
+    data: &'a Operand,
+}
+
+/// Whether a vector access is one of the 256-bit forms (`.v8` of 32-bit or `.v4` of 64-bit).
+pub fn is_256_bit(vec: Option<VecWidth>, ty: Type) -> bool {
+    matches!(
+        (vec, ty.bits()),
+        (Some(VecWidth::V8), 32) | (Some(VecWidth::V4), 64)
+    )
+}
+
+fn lanes(vec: Option<VecWidth>) -> u32 {
+    match vec {
+        None => 1,
+        Some(VecWidth::V2) => 2,
+        Some(VecWidth::V4) => 4,
+        Some(VecWidth::V8) => 8,
+    }
+}
+
+fn space_name(s: SpaceQual) -> &'static str {
+    match s.space {
+        StateSpace::Generic => "generic",
+        StateSpace::Global => ".global",
+        StateSpace::Shared(_) => ".shared",
+        StateSpace::Local => ".local",
+        StateSpace::Param(ParamWindow::Entry) => ".param::entry",
+        StateSpace::Param(ParamWindow::Func) => ".param::func",
+        StateSpace::Const => ".const",
+    }
+}
+
+fn cop_name(c: CacheOp) -> &'static str {
+    match c {
+        CacheOp::Ca => ".ca",
+        CacheOp::Cg => ".cg",
+        CacheOp::Cs => ".cs",
+        CacheOp::Lu => ".lu",
+        CacheOp::Cv => ".cv",
+        CacheOp::Wb => ".wb",
+        CacheOp::Wt => ".wt",
+    }
+}
+
+/// Checks the qualifier and operand rules of a load or store.
+pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
+    let a = match &i.op {
+        crate::ir::Op::Ld(l) => Access {
+            store: false,
+            nc: l.nc,
+            sem: Sem::of_load(l.sem),
+            space: l.space,
+            cop: l.cop,
+            hints: l.hints,
+            vec: l.vec,
+            ty: l.ty,
+            data: &i.args[0],
+        },
+        crate::ir::Op::St(s) => Access {
+            store: true,
+            nc: false,
+            sem: Sem::of_store(s.sem),
+            space: s.space,
+            cop: s.cop,
+            hints: s.hints,
+            vec: s.vec,
+            ty: s.ty,
+            data: &i.args[1],
+        },
+        _ => return,
+    };
+    let op = if a.store {
+        "st"
+    } else if a.nc {
+        "ld.global.nc"
+    } else {
+        "ld"
+    };
+    let mut err = |rule: &'static str, message: String| {
+        out.push(Diagnostic {
+            rule,
+            message,
+            span: i.span,
+        });
+    };
+    let space = a.space.space;
+    let generic_or_global = matches!(space, StateSpace::Generic | StateSpace::Global);
+
+    // State spaces each instruction can name.
+    if a.store && space == StateSpace::Const {
+        err(
+            "st-const",
+            "stores to the .const state space are illegal".into(),
+        );
+    }
+    if a.store && space == StateSpace::Param(ParamWindow::Entry) {
+        err(
+            "st-param-entry",
+            "`st` has no .param::entry form: kernel parameters are read-only".into(),
+        );
+    }
+    if space == StateSpace::Param(ParamWindow::Func)
+        && a.space.explicit_window
+        && f.kind == FunctionKind::Entry
+    {
+        // ptxas: "Illegal state space for address operand '::func'" — a kernel has no
+        // device-function parameters to address.
+        err(
+            "param-func-in-kernel",
+            format!("`{op}.param::func` addresses device-function parameters, which a kernel does not have"),
+        );
+    }
+    if a.nc && space != StateSpace::Global {
+        err(
+            "nc-global",
+            "`ld.nc` reads only the .global state space (write `ld.global.nc`)".into(),
+        );
+    }
+
+    // Semantics: exclusive with `.nc` and with cache operators; each has its spaces.
+    if a.nc && a.sem != (Sem::Weak { written: false }) {
+        err(
+            "nc-semantics",
+            format!(
+                "`ld.global.nc` takes no semantics qualifier, found {}",
+                a.sem.name()
+            ),
+        );
+    }
+    if let (Some(c), Sem::Volatile | Sem::Ordered(_) | Sem::Mmio) = (a.cop, a.sem) {
+        err(
+            "semantics-with-cache-operator",
+            format!(
+                "{} cannot be combined with the cache operator {}",
+                a.sem.name(),
+                cop_name(c)
+            ),
+        );
+    }
+    let sem_spaces_ok = match a.sem {
+        Sem::Weak { .. } => true,
+        Sem::Ordered(_) => generic_or_global || matches!(space, StateSpace::Shared(_)),
+        Sem::Volatile => {
+            generic_or_global || matches!(space, StateSpace::Shared(_) | StateSpace::Local)
+        }
+        Sem::Mmio => generic_or_global,
+    };
+    if !sem_spaces_ok {
+        err(
+            "semantics-state-space",
+            format!(
+                "{} cannot be used with the {} state space",
+                a.sem.name(),
+                space_name(a.space)
+            ),
+        );
+    }
+    if matches!(a.sem, Sem::Volatile | Sem::Mmio)
+        && (a.hints.l1.is_some() || a.hints.l2.is_some() || a.hints.cache_hint)
+    {
+        err(
+            "semantics-with-cache-hint",
+            format!("{} takes no eviction priority or cache hint", a.sem.name()),
+        );
+    }
+    if matches!(a.sem, Sem::Mmio) && a.vec.is_some() {
+        err("mmio-vector", ".mmio accesses are scalar".into());
+    }
+
+    // Cache operators each instruction takes.
+    if let Some(c) = a.cop {
+        let legal = if a.store {
+            matches!(c, CacheOp::Wb | CacheOp::Cg | CacheOp::Cs | CacheOp::Wt)
+        } else if a.nc {
+            matches!(c, CacheOp::Ca | CacheOp::Cg | CacheOp::Cs)
+        } else {
+            matches!(
+                c,
+                CacheOp::Ca | CacheOp::Cg | CacheOp::Cs | CacheOp::Lu | CacheOp::Cv
+            )
+        };
+        if !legal {
+            err(
+                "cache-operator",
+                format!("`{op}` has no cache operator {}", cop_name(c)),
+            );
+        }
+        // ld.global.nc's first form takes a cache operator and an L2 priority together
+        // (ptxas accepts it; the ISA's two syntax lines suggest otherwise).
+        if a.hints.l1.is_some() || (a.hints.l2.is_some() && !a.nc) {
+            err(
+                "cache-operator-with-eviction",
+                "a cache operator and an eviction priority cannot be combined (they are alternative forms of the instruction)".into(),
+            );
+        }
+    }
+
+    // Eviction priorities, cache hints, prefetch sizes.
+    if a.hints.l1.is_some() && matches!(space, StateSpace::Shared(_)) {
+        err(
+            "eviction-state-space",
+            "an L1 eviction priority cannot be used with the .shared state space".into(),
+        );
+    }
+    if a.hints.l2.is_some() && !is_256_bit(a.vec, a.ty) {
+        err(
+            "l2-eviction-vector",
+            "an L2 eviction priority needs a 256-bit access (.v8 of a 32-bit type or .v4 of a 64-bit type)".into(),
+        );
+    }
+    if a.hints.cache_hint && !generic_or_global {
+        err(
+            "cache-hint-state-space",
+            format!(
+                ".L2::cache_hint is only for the .global state space (or generic addresses), not {}",
+                space_name(a.space)
+            ),
+        );
+    }
+    let expected = 2 + usize::from(a.hints.cache_hint);
+    let n = i.args.len();
+    if n == 3 && !a.hints.cache_hint {
+        err(
+            "cache-policy-operand",
+            "a cache-policy operand needs the .L2::cache_hint qualifier".into(),
+        );
+    } else if n == 2 && a.hints.cache_hint {
+        err(
+            "cache-policy-operand",
+            ".L2::cache_hint needs a 64-bit cache-policy operand".into(),
+        );
+    }
+    if n == expected && a.hints.cache_hint {
+        policy_operand(f, &i.args[2], &mut err);
+    }
+    if a.hints.prefetch.is_some() {
+        if a.store {
+            err(
+                "prefetch-size",
+                "`st` takes no prefetch size qualifier".into(),
+            );
+        } else if !generic_or_global {
+            err(
+                "prefetch-state-space",
+                "a prefetch size is only for the .global state space (or generic addresses)".into(),
+            );
+        }
+    }
+
+    // Vector widths.
+    let bits = a.ty.bits() * lanes(a.vec);
+    if is_256_bit(a.vec, a.ty) {
+        if !generic_or_global {
+            err(
+                "wide-vector-state-space",
+                "256-bit loads and stores are only for the .global state space (or generic addresses)".into(),
+            );
+        }
+    } else if bits > 128 {
+        err(
+            "vector-width",
+            format!(
+                "a vector of {} {}-bit elements is {bits} bits; the limit is 128 (256 for .v8 of 32-bit and .v4 of 64-bit types)",
+                lanes(a.vec),
+                a.ty.bits()
+            ),
+        );
+    }
+
+    // The data operand: vector shape, sinks, register widths.
+    data_operand(f, &a, op, &mut err);
+}
+
+fn policy_operand(f: &Function, o: &Operand, err: &mut dyn FnMut(&'static str, String)) {
+    let ok = match o {
+        Operand::Reg(r) => f.regs[r.index()].ty.bits() == 64,
+        Operand::Imm(_) => true,
+        _ => false,
+    };
+    if !ok {
+        err(
+            "cache-policy-operand",
+            "the cache-policy operand must be a 64-bit register".into(),
+        );
+    }
+}
+
+fn data_operand(f: &Function, a: &Access<'_>, op: &str, err: &mut dyn FnMut(&'static str, String)) {
+    let want = lanes(a.vec) as usize;
+    let mut regs = Vec::new();
+    match (a.vec, a.data) {
+        (None, Operand::Reg(r)) => regs.push(*r),
+        (None, Operand::Imm(_)) if a.store => {}
+        (None, Operand::Sink) if !a.store => {}
+        (None, _) => {
+            err(
+                "operand-kind",
+                format!("the data operand of `{op}` must be a register"),
+            );
+            return;
+        }
+        (Some(_), Operand::Vector(elems)) => {
+            if elems.len() != want {
+                err(
+                    "vector-operand",
+                    format!(
+                        "`.v{want}` needs a vector of {want} elements, found {}",
+                        elems.len()
+                    ),
+                );
+                return;
+            }
+            for e in elems {
+                match e {
+                    VecElem::Reg(r) => regs.push(*r),
+                    VecElem::Sink if a.store && !is_256_bit(a.vec, a.ty) => err(
+                        "sink",
+                        "a sink `_` in the data of `st` is only allowed in 256-bit vectors".into(),
+                    ),
+                    VecElem::Sink => {}
+                    _ if a.store => {}
+                    _ => err(
+                        "operand-kind",
+                        format!("the elements of a `{op}` destination must be registers"),
+                    ),
+                }
+            }
+        }
+        (Some(_), _) => {
+            err(
+                "vector-operand",
+                format!("`.v{want}` needs a braced vector of {want} registers"),
+            );
+            return;
+        }
+    }
+    for r in regs {
+        let rt = f.regs[r.index()].ty;
+        if !register_fits(a.ty, rt) {
+            err(
+                "register-type",
+                format!(
+                    "a .{} register cannot hold the data of `{op}.{}`",
+                    rt.name(),
+                    a.ty.name()
+                ),
+            );
+            return;
+        }
+    }
+}
+
+/// Whether a register of type `reg` can be the data of an access of type `ty` (PTX ISA
+/// "Operand Size Exceeding Instruction-Type Size", as ptxas applies it to `ld`/`st`):
+/// `.b128` only in `.b128` registers; an integer type in a non-float register at least as wide;
+/// a float type in a float register of its own size or a non-float one at least as wide; a bit
+/// type in any register at least as wide.
+pub fn register_fits(ty: Type, reg: Type) -> bool {
+    if ty == Type::B128 {
+        return reg == Type::B128;
+    }
+    if reg == Type::Pred {
+        return false;
+    }
+    let wide_enough = reg.bits() >= ty.bits();
+    match ty.class() {
+        TypeClass::Bits => wide_enough,
+        TypeClass::Float | TypeClass::PackedFloat => {
+            if reg.is_float() {
+                reg.bits() == ty.bits()
+            } else {
+                wide_enough
+            }
+        }
+        TypeClass::Unsigned | TypeClass::Signed => !reg.is_float() && wide_enough,
+        TypeClass::Pred => false,
+    }
+}

@@ -1,0 +1,66 @@
+//! `ptxemu check FILE.ptx...`: parse and validate PTX modules without running them.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+
+/// Arguments of `ptxemu check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The PTX modules to check.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print nothing for valid files (diagnostics only).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The diagnostics of one file, rendered (`file:line:col: error[rule]: …` with a caret); empty
+/// when the module is valid.
+pub fn check_file(path: &std::path::Path) -> Vec<String> {
+    let name = path.display().to_string();
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return vec![format!("{name}: error[unreadable]: {e}")],
+    };
+    let Ok(src) = String::from_utf8(bytes) else {
+        return vec![format!(
+            "{name}: error[encoding]: the file is not UTF-8 text"
+        )];
+    };
+    match emu::front::parse_module(&src, &name) {
+        Err(e) => vec![e.render(&src)],
+        Ok(m) => emu::validate::validate_module(&m)
+            .iter()
+            .map(|d| d.render(&src, &name))
+            .collect(),
+    }
+}
+
+/// Runs `ptxemu check`: exit 0 when every file is valid, 1 otherwise.
+///
+/// # Errors
+/// None in practice: every problem with a file is a diagnostic.
+pub fn run(a: &CheckArgs) -> Result<ExitCode> {
+    let mut bad = 0usize;
+    for f in &a.files {
+        let diags = check_file(f);
+        if diags.is_empty() {
+            if !a.quiet {
+                println!("{}: ok", f.display());
+            }
+        } else {
+            bad += 1;
+            for d in diags {
+                eprintln!("{d}");
+            }
+        }
+    }
+    if bad > 0 {
+        eprintln!("{bad} of {} file(s) invalid", a.files.len());
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,74 @@
+//! `ptxemu check`: exit 0 when every module is valid, 1 with located diagnostics otherwise, and
+//! never a crash, whatever the input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ptxemu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn scratch(name: &str, body: &[u8]) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ptxemu-check-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(name);
+    std::fs::write(&p, body).unwrap();
+    p
+}
+
+const HEAD: &str = ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [p];\n";
+
+#[test]
+fn valid_modules_pass() {
+    let good = scratch(
+        "good.ptx",
+        format!("{HEAD}ld.global.relaxed.gpu.u32 %r1, [%rd1];\nst.global.cs.u32 [%rd1], %r1;\nret;\n}}\n").as_bytes(),
+    );
+    let o = ptxemu(&["check", good.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("good.ptx: ok"));
+}
+
+#[test]
+fn each_broken_rule_is_named_with_its_line() {
+    let bad = scratch(
+        "bad.ptx",
+        format!("{HEAD}ld.global.relaxed.gpu.ca.u32 %r1, [%rd1];\nst.const.u32 [%rd1], %r1;\nld.shared.L2::cache_hint.u32 %r1, [%rd1], %rd2;\nld.global.v8.f32 {{%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}}, [%rd1];\nret;\n}}\n").as_bytes(),
+    );
+    let o = ptxemu(&["check", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    for (line, rule) in [
+        (9, "semantics-with-cache-operator"),
+        (10, "st-const"),
+        (11, "cache-hint-state-space"),
+        (12, "requires-ptx-version"),
+    ] {
+        assert!(
+            e.contains(&format!("bad.ptx:{line}:1: error[{rule}]")),
+            "line {line} {rule}:\n{e}"
+        );
+    }
+}
+
+#[test]
+fn garbage_missing_files_and_mixed_lists_never_crash() {
+    let good = scratch("ok.ptx", format!("{HEAD}ret;\n}}\n").as_bytes());
+    let binary = scratch("bin.ptx", &[0xff, 0xfe, 0x00, 0x13, 0x80]);
+    let junk = scratch("junk.ptx", b".version 8.7\n.target sm_90\n{{{ ld.global.u32 ]]] ;;; @@\n");
+    let cut = scratch("cut.ptx", HEAD.as_bytes());
+    for f in [&binary, &junk, &cut] {
+        let o = ptxemu(&["check", good.to_str().unwrap(), f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{}", f.display());
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains("1 of 2 file(s) invalid"), "{e}");
+        assert!(!e.contains("panicked"), "{e}");
+    }
+    let o = ptxemu(&["check", "/nonexistent/x.ptx"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("error[unreadable]"));
+}

@@ -59,7 +59,10 @@ fn each_broken_rule_is_named_with_its_line() {
 fn garbage_missing_files_and_mixed_lists_never_crash() {
     let good = scratch("ok.ptx", format!("{HEAD}ret;\n}}\n").as_bytes());
     let binary = scratch("bin.ptx", &[0xff, 0xfe, 0x00, 0x13, 0x80]);
-    let junk = scratch("junk.ptx", b".version 8.7\n.target sm_90\n{{{ ld.global.u32 ]]] ;;; @@\n");
+    let junk = scratch(
+        "junk.ptx",
+        b".version 8.7\n.target sm_90\n{{{ ld.global.u32 ]]] ;;; @@\n",
+    );
     let cut = scratch("cut.ptx", HEAD.as_bytes());
     for f in [&binary, &junk, &cut] {
         let o = ptxemu(&["check", good.to_str().unwrap(), f.to_str().unwrap()]);

@@ -361,7 +361,9 @@ fn data_operand(f: &Function, a: &Access<'_>, op: &str, err: &mut dyn FnMut(&'st
     let want = lanes(a.vec) as usize;
     let mut regs = Vec::new();
     match (a.vec, a.data) {
-        (None, Operand::Reg(r)) => regs.push(*r),
+        (None, Operand::Reg(r)) if f.regs[r.index()].vec.is_none() => regs.push(*r),
+        // A vector register (`.reg .v4 .s32 Q`) holds a whole vector of its own width.
+        (Some(v), Operand::Reg(r)) if f.regs[r.index()].vec == Some(v) => regs.push(*r),
         (None, Operand::Imm(_)) if a.store => {}
         (None, Operand::Sink) if !a.store => {}
         (None, _) => {

@@ -761,6 +761,28 @@ fn mem_access(
                 }
             }
         }
+        Operand::Reg(r) if fx.func.regs[r.index()].vec.is_some() => {
+            // A vector register (`.reg .v4 .s32 Q`): its elements sit in consecutive slots.
+            let (dd, ss) = one(data)?;
+            for k in 0..fx.func.regs[r.index()].vec.map_or(1, |v| v.len()) as u32 {
+                dsts.push(match dd {
+                    Dst::Reg {
+                        slot,
+                        bits,
+                        sext_from,
+                    } => Dst::Reg {
+                        slot: slot + k,
+                        bits,
+                        sext_from,
+                    },
+                    other => other,
+                });
+                srcs.push(match ss {
+                    Src::Reg(slot) => Src::Reg(slot + k),
+                    other => other,
+                });
+            }
+        }
         other => {
             let (dd, ss) = one(other)?;
             dsts.push(dd);

@@ -245,21 +245,34 @@ impl Expr {
     /// Every register and location the condition mentions, in order of first mention.
     pub fn terms(&self) -> Vec<Term> {
         let mut out = Vec::new();
-        self.collect(&mut out);
+        self.collect(&|t| !matches!(t, Term::Const(_)), &mut out);
         out
     }
 
-    fn collect(&self, out: &mut Vec<Term>) {
+    /// The distinct constants the expression compares with, in order of first mention.
+    pub fn constants(&self) -> Vec<i64> {
+        let mut out = Vec::new();
+        self.collect(&|t| matches!(t, Term::Const(_)), &mut out);
+        out.iter()
+            .filter_map(|t| match t {
+                Term::Const(c) => Some(*c),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The distinct terms `keep` accepts, in order of first mention.
+    fn collect(&self, keep: &dyn Fn(&Term) -> bool, out: &mut Vec<Term>) {
         match self {
             Expr::True => {}
-            Expr::Not(e) => e.collect(out),
+            Expr::Not(e) => e.collect(keep, out),
             Expr::And(a, b) | Expr::Or(a, b) => {
-                a.collect(out);
-                b.collect(out);
+                a.collect(keep, out);
+                b.collect(keep, out);
             }
             Expr::Cmp(a, _, b) => {
                 for t in [a, b] {
-                    if !matches!(t, Term::Const(_)) && !out.contains(t) {
+                    if keep(t) && !out.contains(t) {
                         out.push(t.clone());
                     }
                 }

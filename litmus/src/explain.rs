@@ -13,8 +13,8 @@ use emu::event::{Ending, EvKind};
 
 use crate::ast::{CmpOp, Expr, Term, Test};
 use crate::run::{
-    executions, fair, prepare, run, states_of, thread_paths, Focus, Prepared, Report, RunError,
-    RunOptions,
+    eval, executions, fair, prepare, run, states_of, thread_paths, Focus, Judged, Prepared, Report,
+    RunError, RunOptions,
 };
 
 /// One candidate execution kept for explanation.
@@ -26,6 +26,17 @@ pub struct Witness {
     pub choice: Choice,
     /// Its verdict.
     pub verdict: Result<(), Violation>,
+}
+
+impl Witness {
+    /// Keeps a judged candidate.
+    fn of(j: &Judged<'_>) -> Witness {
+        Witness {
+            skeleton: j.skeleton.clone(),
+            choice: j.choice.clone(),
+            verdict: j.verdict.clone(),
+        }
+    }
 }
 
 /// The explanation of one outcome.
@@ -209,24 +220,14 @@ fn search(p: &Prepared, ro: &RunOptions, outcome: &Expr) -> Result<Found, RunErr
     let mut forbidden: Vec<Witness> = Vec::new();
     let mut producing = 0u64;
     let counts = executions(p, ro, &mut |j| {
-        let sat = states_of(p, j).iter().any(|s| {
-            outcome.eval(&|t: &Term| match t {
-                Term::Const(c) => *c,
-                _ => p.terms.iter().position(|x| x == t).map_or(0, |k| s[k]),
-            })
-        });
+        let sat = states_of(p, j).iter().any(|s| eval(p, outcome, s));
         if !sat {
             return Next::Continue;
         }
         producing += 1;
-        let w = || Witness {
-            skeleton: j.skeleton.clone(),
-            choice: j.choice.clone(),
-            verdict: j.verdict.clone(),
-        };
         match j.verdict {
             Ok(()) => {
-                allowed = Some(w());
+                allowed = Some(Witness::of(j));
                 Next::Stop
             }
             Err(v) => {
@@ -238,7 +239,7 @@ fn search(p: &Prepared, ro: &RunOptions, outcome: &Expr) -> Result<Found, RunErr
                     Ok(()) => false,
                 });
                 if !dup && forbidden.len() < 4 {
-                    forbidden.push(w());
+                    forbidden.push(Witness::of(j));
                 }
                 Next::Continue
             }
@@ -256,48 +257,22 @@ fn search(p: &Prepared, ro: &RunOptions, outcome: &Expr) -> Result<Found, RunErr
 /// enters the value domains, and each location it pins with `==` in its top-level conjunction
 /// must end with that value.
 fn focus_of(p: &Prepared, outcome: &Expr) -> Focus {
-    fn walk(e: &Expr, top: bool, p: &Prepared, f: &mut Focus) {
-        match e {
-            Expr::Cmp(a, op, b) => {
-                for t in [a, b] {
-                    if let Term::Const(c) = t {
-                        if !f.values.contains(c) {
-                            f.values.push(*c);
-                        }
-                    }
-                }
-                if top && *op == CmpOp::Eq {
-                    let pinned = match (a, b) {
-                        (Term::Loc(l), Term::Const(c)) | (Term::Const(c), Term::Loc(l)) => {
-                            Some((l, *c))
-                        }
-                        _ => None,
-                    };
-                    if let Some((l, c)) = pinned {
-                        if let Some(k) = p.locs.get(l) {
-                            let ph = p.phys[k as usize];
-                            if !f.finals.iter().any(|&(x, _)| x == ph) {
-                                f.finals.push((ph, c));
-                            }
-                        }
-                    }
-                }
+    let mut pinned = Vec::new();
+    conjuncts(outcome, &mut pinned);
+    let mut finals: Vec<(u32, i64)> = Vec::new();
+    for (term, c) in pinned {
+        let Term::Loc(l) = term else { continue };
+        if let Some(k) = p.locs.get(l) {
+            let ph = p.phys[k as usize];
+            if !finals.iter().any(|&(x, _)| x == ph) {
+                finals.push((ph, c));
             }
-            Expr::And(a, b) => {
-                walk(a, top, p, f);
-                walk(b, top, p, f);
-            }
-            Expr::Or(a, b) => {
-                walk(a, false, p, f);
-                walk(b, false, p, f);
-            }
-            Expr::Not(a) => walk(a, false, p, f),
-            Expr::True => {}
         }
     }
-    let mut f = Focus::default();
-    walk(outcome, true, p, &mut f);
-    f
+    Focus {
+        values: outcome.constants(),
+        finals,
+    }
 }
 
 /// A consistent, fair execution in which some thread never finishes (asked for when no
@@ -327,11 +302,7 @@ fn find_hang(p: &Prepared, ro: &RunOptions) -> Result<Option<Hung>, RunError> {
             })
             .collect();
         hung = Some(Hung {
-            witness: Witness {
-                skeleton: j.skeleton.clone(),
-                choice: j.choice.clone(),
-                verdict: j.verdict.clone(),
-            },
+            witness: Witness::of(j),
             threads,
         });
         Next::Stop
@@ -339,13 +310,11 @@ fn find_hang(p: &Prepared, ro: &RunOptions) -> Result<Option<Hung>, RunError> {
     Ok(hung)
 }
 
-/// `P1 line 3: bar.cta.sync 1, 1, 4` for an IR instruction of a thread.
+/// `line 3: bar.cta.sync 1, 1, 4` for an IR instruction of a thread (its IR text when the
+/// litmus line is unknown).
 fn line_of(p: &Prepared, t: usize, instr: usize) -> String {
-    let origin = p.threads[t].origin.get(instr).copied().unwrap_or(0);
-    match p.test.code[t].get(origin) {
-        Some((inst, line)) => format!("line {line}: {inst}"),
-        None => p.threads[t].text.get(instr).cloned().unwrap_or_default(),
-    }
+    source_line(p, t, instr)
+        .unwrap_or_else(|| p.threads[t].text.get(instr).cloned().unwrap_or_default())
 }
 
 /// An execution in which some thread never finishes.
@@ -384,19 +353,18 @@ pub fn describe(sk: &Skeleton, p: &Prepared, e: usize) -> String {
     let ev = &sk.events[e];
     match ev.thread {
         None => format!("the initial write {}", ev.text),
-        Some(t) => {
-            let t = t as usize;
-            let origin = p.threads[t]
-                .origin
-                .get(ev.instr as usize)
-                .copied()
-                .unwrap_or(0);
-            match p.test.code[t].get(origin) {
-                Some((inst, line)) => format!("P{t} line {line}: {inst}"),
-                None => format!("P{t}: {}", ev.text),
-            }
-        }
+        Some(t) => match source_line(p, t as usize, ev.instr as usize) {
+            Some(line) => format!("P{t} {line}"),
+            None => format!("P{t}: {}", ev.text),
+        },
     }
+}
+
+/// `line 8: ld.weak r1, x`: the litmus line an IR instruction of a thread comes from.
+fn source_line(p: &Prepared, t: usize, instr: usize) -> Option<String> {
+    let origin = p.threads[t].origin.get(instr).copied().unwrap_or(0);
+    let (inst, line) = p.test.code[t].get(origin)?;
+    Some(format!("line {line}: {inst}"))
 }
 
 /// What an event does with memory, e.g. `reads x = 1`.

@@ -619,7 +619,8 @@ pub fn states_of(p: &Prepared, j: &Judged<'_>) -> Vec<Vec<i64>> {
     out
 }
 
-fn eval(p: &Prepared, e: &Expr, state: &[i64]) -> bool {
+/// Whether `e` holds in `state` (values of the prepared test's terms).
+pub(crate) fn eval(p: &Prepared, e: &Expr, state: &[i64]) -> bool {
     e.eval(&|t: &Term| match t {
         Term::Const(c) => *c,
         _ => p.terms.iter().position(|x| x == t).map_or(0, |k| state[k]),

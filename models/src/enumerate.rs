@@ -247,8 +247,7 @@ fn judge_co(
 ) -> Next {
     let n = sk.events.len();
     let (rf, sc, bar) = (&base.rf, &base.sc, &base.syncbar);
-    let required = base.co.clone();
-    let lower_edges = st.co_lower_bound(&sk.events, cause).union(&required);
+    let lower_edges = st.co_lower_bound(&sk.events, cause).union(&base.co);
     let lower = lower_edges.plus();
     let base = Choice {
         co: lower.clone(),
@@ -256,8 +255,13 @@ fn judge_co(
     };
     if let Some(c) = lower_edges.find_cycle() {
         counts.candidates += 1;
-        let co = required.union(&st.co_lower_bound(&sk.events, &Rel::empty(n)));
-        let v = st.labelled(Axiom::Coherence, c, &[("cause", cause), ("co", &co)]);
+        // An edge of the cycle is causality's, or else a coherence edge (initial writes first,
+        // or one the caller required).
+        let v = st.labelled(
+            Axiom::Coherence,
+            c,
+            &[("cause", cause), ("co", &lower_edges)],
+        );
         let shown = Choice {
             co: lower_edges,
             ..base

@@ -7,6 +7,7 @@
 //! so; tests/ptxas holds the recorded verdicts these rules are checked against.
 
 use super::Diagnostic;
+use crate::front::quals;
 use crate::ir::{
     CacheHints, CacheOp, Function, FunctionKind, Instr, Operand, SpaceQual, Type, TypeClass,
     VecElem, VecWidth,
@@ -82,36 +83,12 @@ pub fn is_256_bit(vec: Option<VecWidth>, ty: Type) -> bool {
 }
 
 fn lanes(vec: Option<VecWidth>) -> u32 {
-    match vec {
-        None => 1,
-        Some(VecWidth::V2) => 2,
-        Some(VecWidth::V4) => 4,
-        Some(VecWidth::V8) => 8,
-    }
+    vec.map_or(1, |v| v.len() as u32)
 }
 
-fn space_name(s: SpaceQual) -> &'static str {
-    match s.space {
-        StateSpace::Generic => "generic",
-        StateSpace::Global => ".global",
-        StateSpace::Shared(_) => ".shared",
-        StateSpace::Local => ".local",
-        StateSpace::Param(ParamWindow::Entry) => ".param::entry",
-        StateSpace::Param(ParamWindow::Func) => ".param::func",
-        StateSpace::Const => ".const",
-    }
-}
-
-fn cop_name(c: CacheOp) -> &'static str {
-    match c {
-        CacheOp::Ca => ".ca",
-        CacheOp::Cg => ".cg",
-        CacheOp::Cs => ".cs",
-        CacheOp::Lu => ".lu",
-        CacheOp::Cv => ".cv",
-        CacheOp::Wb => ".wb",
-        CacheOp::Wt => ".wt",
-    }
+/// `.global`, `.shared::cta`, … as written, or `generic`.
+fn space_name(s: SpaceQual) -> String {
+    quals::space_name(s).map_or("generic".to_string(), |n| format!(".{n}"))
 }
 
 /// Checks the qualifier and operand rules of a load or store.
@@ -203,9 +180,9 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         err(
             "semantics-with-cache-operator",
             format!(
-                "{} cannot be combined with the cache operator {}",
+                "{} cannot be combined with the cache operator .{}",
                 a.sem.name(),
-                cop_name(c)
+                quals::cache_op_name(c)
             ),
         );
     }
@@ -254,7 +231,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         if !legal {
             err(
                 "cache-operator",
-                format!("`{op}` has no cache operator {}", cop_name(c)),
+                format!("`{op}` has no cache operator .{}", quals::cache_op_name(c)),
             );
         }
         // ld.global.nc's first form takes a cache operator and an L2 priority together
@@ -289,21 +266,17 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             ),
         );
     }
-    let expected = 2 + usize::from(a.hints.cache_hint);
-    let n = i.args.len();
-    if n == 3 && !a.hints.cache_hint {
-        err(
+    match (i.args.len(), a.hints.cache_hint) {
+        (3, false) => err(
             "cache-policy-operand",
             "a cache-policy operand needs the .L2::cache_hint qualifier".into(),
-        );
-    } else if n == 2 && a.hints.cache_hint {
-        err(
+        ),
+        (2, true) => err(
             "cache-policy-operand",
             ".L2::cache_hint needs a 64-bit cache-policy operand".into(),
-        );
-    }
-    if n == expected && a.hints.cache_hint {
-        policy_operand(f, &i.args[2], &mut err);
+        ),
+        (3, true) => policy_operand(f, &i.args[2], &mut err),
+        _ => {}
     }
     if a.hints.prefetch.is_some() {
         if a.store {

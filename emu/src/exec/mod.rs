@@ -133,6 +133,9 @@ pub struct Machine {
     global: GlobalMemory,
     consts: Bytes,
     entry_kinds: Vec<(String, u32, Vec<u64>)>,
+    /// The device heap and the grid-sync workspace, made by the first launch and kept, as
+    /// CUDA keeps `malloc`ed memory across launches.
+    launch_memory: Option<(Heap, u64)>,
 }
 
 /// The default device heap size for `malloc` (CUDA's default limit is 8 MiB).
@@ -188,6 +191,7 @@ impl Machine {
             global,
             consts,
             entry_kinds,
+            launch_memory: None,
         })
     }
 
@@ -294,11 +298,20 @@ impl Machine {
                 available: String::new(),
             });
         }
-        let heap_base = self.global.allocate(HEAP_SIZE, 256, "device heap");
-        let heap = Heap::new(heap_base, HEAP_SIZE);
-        // Cooperative launches read a workspace pointer as (%envreg1 << 32) | %envreg2
-        // (as nvcc's grid.sync() assembles it with bfi.b64).
-        let workspace = self.global.allocate(4096, 256, "grid-sync workspace");
+        if self.launch_memory.is_none() {
+            let heap_base = self.global.allocate(HEAP_SIZE, 256, "device heap");
+            // Cooperative launches read a workspace pointer as (%envreg1 << 32) | %envreg2
+            // (as nvcc's grid.sync() assembles it with bfi.b64).
+            let workspace = self.global.allocate(4096, 256, "grid-sync workspace");
+            self.launch_memory = Some((Heap::new(heap_base, HEAP_SIZE), workspace));
+        }
+        let Some((heap, workspace)) = &self.launch_memory else {
+            unreachable!("made above")
+        };
+        let workspace = *workspace;
+        if let Some(r) = self.global.find(workspace, 4096) {
+            r.write_bytes(0, &[0u8; 4096]);
+        }
         let mut envreg = [0u32; 32];
         envreg[1] = (workspace >> 32) as u32;
         envreg[2] = workspace as u32;
@@ -308,7 +321,7 @@ impl Machine {
             global: &self.global,
             params: &params,
             consts: &self.consts,
-            heap: &heap,
+            heap,
             kernel,
             kernel_name: &cfg.kernel,
             block: cfg.block,

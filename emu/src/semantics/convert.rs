@@ -2,7 +2,8 @@
 //!
 //! Integer → integer: sign or zero extension, truncation, and with `.sat` clamping to the
 //! destination range. Float → integer: rounded by `.rni/.rzi/.rmi/.rpi` (`.rzi` when none is
-//! written), always clamped to the destination range, NaN → 0. Integer → float and narrowing
+//! written), always clamped to the destination range; NaN → 0, except that an `.f64` NaN
+//! gives a 32- or 64-bit destination its sign bit alone (as an H100 does). Integer → float and narrowing
 //! float → float: rounded by `.rn/.rz/.rm/.rp/.rna` (`.rn` when none). Widening float → float
 //! is exact. A float → same-width float with an integer rounding rounds to an integral value.
 //! `.ftz` flushes `.f32` subnormal inputs and results; `.sat` clamps float results to
@@ -12,8 +13,8 @@
 //! Every source float widens exactly to f64, so a conversion is "widen, then round once to the
 //! destination" (by `rustc_apfloat` for the narrow formats), which is correctly rounded.
 //!
-//! Deliberate deviations:
-//! 1. NaN results are the destination's canonical NaN.
+//! NaN results are the destination's canonical NaN, except `.f32` → `.f64`, which keeps the
+//! payload and quiets it (as an H100 does).
 
 use rustc_apfloat::ieee::{BFloat, Double, Float8E4M3FN, Float8E5M2, Half, Single};
 use rustc_apfloat::{Float, FloatConvert, Round};
@@ -357,6 +358,11 @@ pub fn cvt(bits: u64, src: Type, dst: Type, m: CvtMode) -> u64 {
                 Some(CvtRounding::Float(FloatRounding::Rp)) => IntRounding::Rpi,
                 Some(CvtRounding::Float(_)) | None => IntRounding::Rzi,
             };
+            if src == Type::F64 && x.is_nan() && int_bits(dst) >= 32 {
+                // What NVIDIA GPUs return (observed by difftest on an H100): the sign bit of
+                // the destination alone, where `.f32` sources give 0.
+                return 1u64 << (int_bits(dst) - 1);
+            }
             float_to_int(x, dst, r)
         }
         (true, false) => {
@@ -388,6 +394,12 @@ pub fn cvt(bits: u64, src: Type, dst: Type, m: CvtMode) -> u64 {
                 } else {
                     f64_to_float(integral(x, r), dst, Round::NearestTiesToEven, false)
                 }
+            } else if x.is_nan() && src == Type::F32 && dst == Type::F64 {
+                // Widening keeps the payload and quiets it, as NVIDIA GPUs do.
+                let b = bits as u32;
+                (u64::from(b >> 31) << 63)
+                    | 0x7FF8_0000_0000_0000
+                    | (u64::from(b & 0x003F_FFFF) << 29)
             } else if x.is_nan() {
                 canonical_nan(dst)
             } else {
@@ -415,6 +427,24 @@ mod tests {
             rnd,
             ..CvtMode::default()
         }
+    }
+
+    #[test]
+    fn nan_conversions_match_the_gpu() {
+        let nan64 = 0x7FF8_0000_0000_0000u64;
+        let rpi = mode(Some(CvtRounding::Int(IntRounding::Rpi)));
+        assert_eq!(cvt(nan64, Type::F64, Type::U32, rpi), 0x8000_0000);
+        assert_eq!(cvt(nan64, Type::F64, Type::S64, rpi), 1 << 63);
+        assert_eq!(
+            cvt(0x7FC0_0000, Type::F32, Type::S32, rpi),
+            0,
+            "f32 NaN → 0"
+        );
+        assert_eq!(
+            cvt(0x7FA0_0001, Type::F32, Type::F64, CvtMode::default()),
+            0x7FFC_0000_2000_0000,
+            "payload kept, quieted"
+        );
     }
 
     #[test]

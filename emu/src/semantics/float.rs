@@ -7,9 +7,11 @@
 //! modes are computed by `rustc_apfloat` (a port of LLVM's APFloat), also correctly rounded.
 //! `sqrt` in directed modes is derived from the exactly computed sign of the residual.
 //!
-//! Deliberate deviations:
-//! 1. Every NaN result is the canonical NaN (`0x7FFFFFFF`, `0x7FFFFFFFFFFFFFFF`): the PTX ISA
-//!    does not promise payload propagation and NVIDIA GPUs produce the canonical value.
+//! NaN results follow what NVIDIA GPUs produce (the PTX ISA leaves payloads unspecified;
+//! established by `ptxemu difftest` on an H100, see `tests/difftest/`):
+//! 1. `.f32` arithmetic returns the canonical NaN `0x7FFFFFFF`.
+//! 2. `.f64` arithmetic returns its first NaN operand, quieted; an invalid operation on
+//!    non-NaN operands (∞ − ∞, 0 × ∞, ∞ / ∞, √−1) returns `0xFFF8000000000000`.
 
 use rustc_apfloat::ieee::{Double, Single};
 use rustc_apfloat::{Float, FloatConvert, Round};
@@ -18,8 +20,23 @@ use crate::ir::FloatRounding;
 
 /// The canonical f32 NaN.
 pub const NAN32: u32 = 0x7FFF_FFFF;
-/// The canonical f64 NaN.
+/// The canonical f64 NaN (of PTX's approximate and comparison-derived results).
 pub const NAN64: u64 = 0x7FFF_FFFF_FFFF_FFFF;
+/// The NaN an `.f64` invalid operation on non-NaN operands returns on NVIDIA GPUs.
+pub const DEFAULT_NAN64: u64 = 0xFFF8_0000_0000_0000;
+
+/// The NaN an `.f64` operation on `ops` returns when its result `r` is NaN: the first NaN
+/// operand with its quiet bit set, else [`DEFAULT_NAN64`]. Non-NaN results pass unchanged.
+#[inline]
+pub fn nan64_of(r: f64, ops: &[f64]) -> f64 {
+    if !r.is_nan() {
+        return r;
+    }
+    match ops.iter().find(|o| o.is_nan()) {
+        Some(o) => f64::from_bits(o.to_bits() | (1 << 51)),
+        None => f64::from_bits(DEFAULT_NAN64),
+    }
+}
 
 /// The modifiers of a float instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,8 +166,8 @@ fn finish32(r: f32, m: Mode) -> f32 {
 }
 
 #[inline]
-fn finish64(r: f64, m: Mode) -> f64 {
-    let r = canon64(r);
+fn finish64(r: f64, m: Mode, ops: &[f64]) -> f64 {
+    let r = nan64_of(r, ops);
     if m.sat {
         sat64(r)
     } else {
@@ -224,7 +241,7 @@ pub fn bin64(op: BinOp, a: f64, b: f64, m: Mode) -> f64 {
         };
         un_d(v.value)
     };
-    finish64(r, m)
+    finish64(r, m, &[a, b])
 }
 
 /// `fma.f32 a, b, c` (one rounding).
@@ -247,7 +264,7 @@ pub fn fma64(a: f64, b: f64, c: f64, m: Mode) -> f64 {
     } else {
         un_d(d(a).mul_add_r(d(b), d(c), ap_round(m.rnd)).value)
     };
-    finish64(r, m)
+    finish64(r, m, &[a, b, c])
 }
 
 /// The next f64 towards +infinity.
@@ -283,7 +300,7 @@ pub fn sqrt64(a: f64, m: Mode) -> f64 {
             _ => r,
         }
     };
-    finish64(r, m)
+    finish64(r, m, &[a])
 }
 
 /// `sqrt.f32` in any rounding (computed in f64, where the root of an f32 is exact enough
@@ -476,7 +493,32 @@ mod tests {
         );
         let payload = f32::from_bits(0x7FC0_1234);
         assert_eq!(bin32(BinOp::Add, payload, 1.0, Mode::RN).to_bits(), NAN32);
-        assert_eq!(bin64(BinOp::Add, f64::NAN, 1.0, Mode::RN).to_bits(), NAN64);
+        // .f64: the first NaN operand quieted; an invalid operation gives 0xFFF8… (H100).
+        let snan = f64::from_bits(0x7FF0_0000_0000_0042);
+        assert_eq!(
+            bin64(BinOp::Add, 1.0, snan, Mode::RN).to_bits(),
+            0x7FF8_0000_0000_0042
+        );
+        let rz = Mode {
+            rnd: FloatRounding::Rz,
+            ..Mode::RN
+        };
+        assert_eq!(
+            bin64(
+                BinOp::Sub,
+                f64::from_bits(0xFFF8_0000_0000_0007),
+                f64::NAN,
+                rz
+            )
+            .to_bits(),
+            0xFFF8_0000_0000_0007
+        );
+        assert_eq!(
+            bin64(BinOp::Sub, f64::INFINITY, f64::INFINITY, Mode::RN).to_bits(),
+            DEFAULT_NAN64
+        );
+        assert_eq!(fma64(0.0, f64::INFINITY, 1.0, rz).to_bits(), DEFAULT_NAN64);
+        assert_eq!(sqrt64(-1.0, Mode::RN).to_bits(), DEFAULT_NAN64);
         assert_eq!(neg32(payload, false).to_bits(), NAN32);
     }
 

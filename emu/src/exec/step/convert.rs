@@ -125,11 +125,13 @@ fn cvt_f32_u32_rn(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 fn cvt_f64_f32(c: &mut Ctx<'_>, i: &DInstr) -> R {
     unary(c, i, |a| {
-        let x = f64::from(f32::from_bits(a as u32));
-        if x.is_nan() {
-            crate::semantics::float::NAN64
+        let f = f32::from_bits(a as u32);
+        if f.is_nan() {
+            // Widened payload, quieted (as the GPU does).
+            let b = a as u32;
+            (u64::from(b >> 31) << 63) | 0x7FF8_0000_0000_0000 | (u64::from(b & 0x003F_FFFF) << 29)
         } else {
-            x.to_bits()
+            f64::from(f).to_bits()
         }
     });
     Ok(Flow::Next)

@@ -123,15 +123,6 @@ fn canon32(x: f32) -> u64 {
     }
 }
 
-#[inline(always)]
-fn canon64(x: f64) -> u64 {
-    if x.is_nan() {
-        sf::NAN64
-    } else {
-        x.to_bits()
-    }
-}
-
 const ADD: u8 = 0;
 const SUB: u8 = 1;
 const MUL: u8 = 2;
@@ -173,12 +164,13 @@ fn f32_mode<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 fn f64_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     super::binary(c, i, |a, b| {
         let (a, b) = (f64::from_bits(a), f64::from_bits(b));
-        canon64(match OP {
+        let r = match OP {
             ADD => a + b,
             SUB => a - b,
             MUL => a * b,
             _ => a / b,
-        })
+        };
+        sf::nan64_of(r, &[a, b]).to_bits()
     });
     Ok(Flow::Next)
 }

@@ -404,6 +404,24 @@ impl Explanation {
         Statics::new(&w.skeleton, self.options.model, self.options.opts)
     }
 
+    /// Each forbidden candidate's violation in one line: the axiom and its cycle, every event
+    /// described (`Coherence: (1) W x=1 -co-> (3) ... -> (1)`).
+    pub fn violations(&self) -> Vec<String> {
+        self.forbidden
+            .iter()
+            .filter_map(|w| {
+                let v = w.verdict.as_ref().err()?;
+                let l = labels(&w.skeleton);
+                let ev =
+                    |e: usize| format!("{} {}", l[e], describe(&w.skeleton, &self.prepared, e));
+                let hops: Vec<String> = (0..v.cycle.len())
+                    .map(|i| format!("{} -{}->", ev(v.cycle[i]), v.edges[i]))
+                    .collect();
+                Some(format!("{}: {} {}", v.axiom, hops.join(" "), l[v.cycle[0]]))
+            })
+            .collect()
+    }
+
     /// The explanation in words.
     pub fn text(&self) -> String {
         let p = &self.prepared;

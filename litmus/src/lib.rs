@@ -3,9 +3,11 @@
 
 pub mod ast;
 pub mod barrier;
+pub mod compare;
 pub mod cond;
 pub mod draw;
 pub mod explain;
+pub mod harness;
 pub mod html;
 pub mod lower;
 pub mod parse;

@@ -148,7 +148,7 @@ fn sem_scope(mo: Mo, scope: Option<Scope>) -> String {
 }
 
 /// The PTX text (one or more instructions) and proxy a dialect instruction stands for.
-fn ptx_of(i: &Inst, tmp: &mut usize) -> (Vec<String>, Proxy) {
+pub(crate) fn ptx_of(i: &Inst, tmp: &mut usize) -> (Vec<String>, Proxy) {
     let mut fresh = |p: &str| {
         *tmp += 1;
         format!("%__{p}{tmp}")

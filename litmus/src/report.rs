@@ -11,7 +11,7 @@ use crate::ast::Quantifier;
 use crate::run::Report;
 
 /// herd7's name for the kind of a test.
-fn kind(q: Quantifier) -> &'static str {
+pub fn kind(q: Quantifier) -> &'static str {
     match q {
         Quantifier::Exists => "Allowed",
         Quantifier::NotExists => "Forbidden",

@@ -6,10 +6,13 @@
 
 mod argspec;
 mod cmd_check;
+mod cmd_compare;
 mod cmd_examples;
 mod cmd_explain;
+mod cmd_harness;
 mod cmd_litmus;
 mod cmd_run;
+mod difftest;
 
 use std::process::ExitCode;
 
@@ -35,6 +38,15 @@ enum Command {
     Litmus(cmd_litmus::LitmusArgs),
     /// Explain why an outcome of a litmus test is allowed or forbidden, in words and pictures.
     Explain(cmd_explain::ExplainArgs),
+    /// Write litmus tests as CUDA programs that run them on a real GPU (litmus7 logs, JSON histograms).
+    Harness(cmd_harness::HarnessArgs),
+    /// Compare hardware histograms (litmus7 logs, harness JSON) with the model's allowed outcomes.
+    Compare(cmd_compare::CompareArgs),
+    /// Run random PTX kernels on a GPU and on ptxemu and compare the results bit for bit.
+    Difftest(difftest::DifftestArgs),
+    /// The emulator-backed stand-in for difftest's GPU host program (no GPU needed).
+    #[command(hide = true)]
+    DifftestHost(difftest::HostArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +57,10 @@ fn main() -> ExitCode {
         Command::Examples(a) => cmd_examples::run(a),
         Command::Litmus(a) => cmd_litmus::run(a),
         Command::Explain(a) => cmd_explain::run(a),
+        Command::Harness(a) => cmd_harness::run(a),
+        Command::Compare(a) => cmd_compare::run(a),
+        Command::Difftest(a) => difftest::run(a),
+        Command::DifftestHost(a) => difftest::run_host(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,496 @@
+//! `ptxemu difftest`: random PTX kernels run on a GPU and on ptxemu, compared bit for bit;
+//! mismatches shrunk to minimal kernels and saved as regression fixtures.
+//!
+//! Contract: `ptxemu difftest [--count N] [--seed S] [--per-module K] [--jobs J] [--out DIR]
+//! [--host PATH | --nvcc PATH] [--gen-only] [--emu-only] [--max-shrink M]`. Kernel `i` of the
+//! run is `Kernel::generate(kernel_seed(S, i))`; kernels are grouped `K` to a module. The
+//! GPU side is a driver-API program (`DIR/difftest_host.cu`, built with nvcc unless `--host`
+//! names a built one) speaking the protocol of [`host`]. Writes `DIR/summary.json` and, per
+//! mismatch, `DIR/mismatches/seed-<seed>.{ptx,in.bin,gpu.bin,emu.bin,txt}`. Exit status: 0
+//! when every kernel agrees, 1 when some mismatch, 2 on errors.
+
+pub mod gen;
+pub mod host;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use emu::exec::{LaunchConfig, Machine};
+use gen::{Kernel, Rng, FRAME, THREADS};
+use serde_json::json;
+
+/// Arguments of `ptxemu difftest`.
+#[derive(Args, Debug)]
+pub struct DifftestArgs {
+    /// Kernels to generate and compare.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    count: u64,
+    /// Seed of the run.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    seed: u64,
+    /// Kernels per module (one JIT per module).
+    #[arg(long, default_value_t = 250, value_name = "K")]
+    per_module: u64,
+    /// Worker threads (default: the machine's cores).
+    #[arg(long, value_name = "J")]
+    jobs: Option<usize>,
+    /// Folder for modules, the host program, mismatches and the summary.
+    #[arg(long, default_value = "difftest", value_name = "DIR")]
+    out: PathBuf,
+    /// A built host program, with leading arguments if any (default: build
+    /// DIR/difftest_host.cu with nvcc). `ptxemu difftest-host` is an emulator-backed stand-in.
+    #[arg(long, value_name = "COMMAND")]
+    host: Option<String>,
+    /// The nvcc that builds the host program.
+    #[arg(long, default_value = "nvcc", value_name = "PATH")]
+    nvcc: String,
+    /// Write the host program's source and the first module, then stop.
+    #[arg(long)]
+    gen_only: bool,
+    /// No GPU: run every kernel through ptxemu only and report any that it rejects or faults.
+    #[arg(long)]
+    emu_only: bool,
+    /// Stop starting new modules after this many seconds (the summary says how many kernels
+    /// ran); shrinking and the summary follow.
+    #[arg(long, value_name = "SECONDS")]
+    time_limit: Option<f64>,
+    /// Mismatches to shrink and save (the rest are counted).
+    #[arg(long, default_value_t = 20, value_name = "M")]
+    max_shrink: usize,
+}
+
+/// Arguments of the emulator-backed host (`ptxemu difftest-host`), for machines without a
+/// GPU and for testing the comparison itself.
+#[derive(Args, Debug)]
+pub struct HostArgs {
+    /// Corrupt the output of every kernel whose text contains this string (testing aid).
+    #[arg(long, value_name = "TEXT")]
+    perturb: Option<String>,
+    /// `(MODULE.ptx INPUT.bin KERNELS OUTPUT.bin)...`
+    #[arg(required = true, num_args = 4.., value_name = "ARGS")]
+    args: Vec<String>,
+}
+
+/// The seed of kernel `i` of a run seeded `seed`.
+pub fn kernel_seed(seed: u64, i: u64) -> u64 {
+    let mut g = Rng::new(seed.wrapping_mul(0x1000_0000_01B3) ^ i);
+    g.next()
+}
+
+/// Runs kernels `k0…k{n-1}` of a module on ptxemu with the input frames; each kernel's
+/// output frames, or why ptxemu could not run it.
+pub fn run_emu(ptx: &str, n: usize, input: &[u8]) -> Vec<Result<Vec<u8>, String>> {
+    let module = match emu::front::parse_module(ptx, "difftest.ptx") {
+        Ok(m) => m,
+        Err(e) => return vec![Err(e.render(ptx)); n],
+    };
+    let diags = emu::validate::validate_module(&module);
+    if let Some(d) = diags.first() {
+        return vec![Err(d.render(ptx, "difftest.ptx")); n];
+    }
+    let mut machine = match Machine::load_with_source(&module, "difftest.ptx", ptx) {
+        Ok(m) => m,
+        Err(e) => return vec![Err(e.to_string()); n],
+    };
+    let size = (FRAME * THREADS) as u64;
+    let din = machine.alloc(size, "in");
+    let dout = machine.alloc(size, "out");
+    machine.write(din, input);
+    (0..n)
+        .map(|k| {
+            machine.write(dout, &vec![0xA5u8; FRAME * THREADS]);
+            let mut cfg = LaunchConfig::new(&format!("k{k}"), [1, 1, 1], [THREADS as u32, 1, 1]);
+            cfg.threads = 1;
+            cfg.max_steps = 1_000_000;
+            let args = vec![din.to_le_bytes().to_vec(), dout.to_le_bytes().to_vec()];
+            machine.launch(&cfg, &args).map_err(|e| e.to_string())?;
+            machine
+                .read(dout, size)
+                .ok_or_else(|| "output unreadable".to_string())
+        })
+        .collect()
+}
+
+/// Runs the emulator-backed host.
+pub fn run_host(a: &HostArgs) -> Result<ExitCode> {
+    if !a.args.len().is_multiple_of(4) {
+        bail!("expected (MODULE.ptx INPUT.bin KERNELS OUTPUT.bin)...");
+    }
+    for c in a.args.chunks(4) {
+        let ptx = std::fs::read_to_string(&c[0]).with_context(|| c[0].clone())?;
+        let input = std::fs::read(&c[1]).with_context(|| c[1].clone())?;
+        let n: usize = c[2]
+            .parse()
+            .map_err(|_| anyhow!("bad kernel count `{}`", c[2]))?;
+        let mut out = Vec::new();
+        for (k, r) in run_emu(&ptx, n, &input).into_iter().enumerate() {
+            let mut bytes = r.map_err(|e| anyhow!("{}: k{k}: {e}", c[0]))?;
+            if let Some(t) = &a.perturb {
+                if entry_text(&ptx, k).contains(t.as_str()) {
+                    bytes[0] ^= 1;
+                }
+            }
+            out.extend(bytes);
+        }
+        std::fs::write(&c[3], out).with_context(|| c[3].clone())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The text of kernel `k` in a generated module.
+fn entry_text(ptx: &str, k: usize) -> &str {
+    let start = ptx.find(&format!(".entry k{k}(")).unwrap_or(ptx.len());
+    let end = ptx[start..].find("\n}\n").map_or(ptx.len(), |e| start + e);
+    &ptx[start..end]
+}
+
+/// The host program and its leading arguments.
+struct HostCommand(Vec<String>);
+
+/// A kernel on which the GPU and ptxemu disagree.
+#[derive(Clone, Debug)]
+struct Mismatch {
+    seed: u64,
+    what: String,
+}
+
+/// Runs `kernels` on the GPU host: one output frame set per kernel, or the JIT's complaint.
+fn run_gpu(
+    host: &HostCommand,
+    dir: &Path,
+    tag: &str,
+    kernels: &[Kernel],
+    input: &[u8],
+) -> Result<Result<Vec<Vec<u8>>, String>> {
+    let ptx_path = dir.join(format!("{tag}.ptx"));
+    let in_path = dir.join(format!("{tag}.in.bin"));
+    let out_path = dir.join(format!("{tag}.out.bin"));
+    std::fs::write(&ptx_path, gen::module(kernels))?;
+    std::fs::write(&in_path, input)?;
+    let _ = std::fs::remove_file(&out_path);
+    let err_path = PathBuf::from(format!("{}.err", out_path.display()));
+    let _ = std::fs::remove_file(&err_path);
+    let st = Command::new(&host.0[0])
+        .args(&host.0[1..])
+        .arg(&ptx_path)
+        .arg(&in_path)
+        .arg(kernels.len().to_string())
+        .arg(&out_path)
+        .status()
+        .with_context(|| format!("running {}", host.0.join(" ")))?;
+    if !st.success() {
+        bail!("{} failed ({st})", host.0.join(" "));
+    }
+    if let Ok(log) = std::fs::read_to_string(&err_path) {
+        return Ok(Err(log));
+    }
+    let bytes = std::fs::read(&out_path)?;
+    let frame = FRAME * THREADS;
+    if bytes.len() != frame * kernels.len() {
+        bail!(
+            "{}: {} bytes, expected {}",
+            out_path.display(),
+            bytes.len(),
+            frame * kernels.len()
+        );
+    }
+    for p in [&ptx_path, &in_path, &out_path] {
+        let _ = std::fs::remove_file(p);
+    }
+    Ok(Ok(bytes.chunks(frame).map(<[u8]>::to_vec).collect()))
+}
+
+/// Which register slots differ, thread by thread (at most 8 lines).
+fn describe_diff(gpu: &[u8], emu: &[u8]) -> String {
+    let names = slot_names();
+    let mut lines = Vec::new();
+    for t in 0..THREADS {
+        for (name, off, size) in &names {
+            let at = t * FRAME + off;
+            let (g, e) = (&gpu[at..at + size], &emu[at..at + size]);
+            if g != e {
+                let hex = |b: &[u8]| {
+                    b.iter()
+                        .rev()
+                        .map(|x| format!("{x:02x}"))
+                        .collect::<String>()
+                };
+                lines.push(format!(
+                    "thread {t} {name}: gpu 0x{} ptxemu 0x{}",
+                    hex(g),
+                    hex(e)
+                ));
+            }
+        }
+    }
+    let n = lines.len();
+    lines.truncate(8);
+    if n > 8 {
+        lines.push(format!("… {} more differing slots", n - 8));
+    }
+    lines.join("\n")
+}
+
+fn slot_names() -> Vec<(String, usize, usize)> {
+    let mut v = Vec::new();
+    let mut off = 0;
+    for (prefix, n, size) in [("%r", 8, 4), ("%f", 6, 4), ("%rd", 4, 8), ("%fd", 4, 8)] {
+        for k in 0..n {
+            v.push((format!("{prefix}{k}"), off, size));
+            off += size;
+        }
+    }
+    v
+}
+
+/// Whether ptxemu disagrees with the GPU on `k` (given the GPU's output).
+fn disagrees(k: &Kernel, input: &[u8], gpu: &[u8]) -> bool {
+    let ptx = gen::module(std::slice::from_ref(k));
+    match run_emu(&ptx, 1, input).pop() {
+        Some(Ok(out)) => out != gpu,
+        _ => true,
+    }
+}
+
+/// Shrinks a mismatching kernel: repeatedly keeps the first one-step-smaller kernel that still
+/// disagrees (all candidates of a step run in one GPU module).
+fn shrink(host: &HostCommand, dir: &Path, mut k: Kernel, input: &[u8]) -> Result<Kernel> {
+    loop {
+        let cands = k.shrink_candidates();
+        if cands.is_empty() {
+            return Ok(k);
+        }
+        let gpu = match run_gpu(host, dir, "shrink", &cands, input)? {
+            Ok(g) => g,
+            Err(_) => return Ok(k),
+        };
+        match cands.iter().zip(&gpu).find(|(c, g)| disagrees(c, input, g)) {
+            Some((c, _)) => k = c.clone(),
+            None => return Ok(k),
+        }
+    }
+}
+
+/// Runs the subcommand.
+pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
+    if a.per_module == 0 || a.count == 0 {
+        bail!("--count and --per-module must be positive");
+    }
+    std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
+    let src_path = a.out.join("difftest_host.cu");
+    std::fs::write(&src_path, host::source())?;
+    let modules = a.count.div_ceil(a.per_module);
+    let kernels_of = |m: u64| -> Vec<(u64, Kernel)> {
+        let lo = m * a.per_module;
+        let hi = (lo + a.per_module).min(a.count);
+        (lo..hi)
+            .map(|i| {
+                let s = kernel_seed(a.seed, i);
+                (s, Kernel::generate(s))
+            })
+            .collect()
+    };
+    let input_of = |m: u64| gen::inputs(kernel_seed(a.seed ^ 0xA11CE, m));
+    if a.gen_only {
+        let ks: Vec<Kernel> = kernels_of(0).into_iter().map(|x| x.1).collect();
+        std::fs::write(a.out.join("module0.ptx"), gen::module(&ks))?;
+        std::fs::write(a.out.join("module0.in.bin"), input_of(0))?;
+        println!(
+            "wrote {} and module0.ptx ({} kernels); build: {} -O2 -o {} {} -lcuda",
+            src_path.display(),
+            ks.len(),
+            a.nvcc,
+            a.out.join("difftest_host").display(),
+            src_path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let host = if a.emu_only {
+        None
+    } else if let Some(h) = &a.host {
+        let words: Vec<String> = h.split_whitespace().map(str::to_string).collect();
+        if words.is_empty() {
+            bail!("--host: empty command");
+        }
+        Some(HostCommand(words))
+    } else {
+        let bin = a.out.join("difftest_host");
+        let st = Command::new(&a.nvcc)
+            .args(["-O2", "-o"])
+            .arg(&bin)
+            .arg(&src_path)
+            .arg("-lcuda")
+            .status()
+            .with_context(|| {
+                format!("running {} (use --host or --emu-only without nvcc)", a.nvcc)
+            })?;
+        if !st.success() {
+            bail!("{} could not build {}", a.nvcc, src_path.display());
+        }
+        Some(HostCommand(vec![bin.display().to_string()]))
+    };
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let next = AtomicUsize::new(0);
+    let compared = AtomicUsize::new(0);
+    let mismatches: Mutex<Vec<(Mismatch, Vec<u8>)>> = Mutex::new(Vec::new());
+    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let t0 = Instant::now();
+    let work = a.out.join("work");
+    std::fs::create_dir_all(&work)?;
+    std::thread::scope(|s| {
+        for w in 0..jobs {
+            let (next, compared, mismatches, errors, host, work) =
+                (&next, &compared, &mismatches, &errors, &host, &work);
+            let (kernels_of, input_of) = (&kernels_of, &input_of);
+            s.spawn(move || loop {
+                if a.time_limit.is_some_and(|l| t0.elapsed().as_secs_f64() > l) {
+                    break;
+                }
+                let m = next.fetch_add(1, Ordering::Relaxed) as u64;
+                if m >= modules {
+                    break;
+                }
+                let ks = kernels_of(m);
+                let input = input_of(m);
+                let list: Vec<Kernel> = ks.iter().map(|x| x.1.clone()).collect();
+                let ptx = gen::module(&list);
+                let emu = run_emu(&ptx, list.len(), &input);
+                let gpu = match host {
+                    None => None,
+                    Some(h) => match run_gpu(h, work, &format!("w{w}"), &list, &input) {
+                        Ok(Ok(g)) => Some(g),
+                        Ok(Err(log)) => {
+                            errors.lock().expect("lock").push(format!(
+                                "module {m}: the JIT rejected it: {}",
+                                log.lines().take(3).collect::<Vec<_>>().join(" / ")
+                            ));
+                            continue;
+                        }
+                        Err(e) => {
+                            errors
+                                .lock()
+                                .expect("lock")
+                                .push(format!("module {m}: {e:#}"));
+                            continue;
+                        }
+                    },
+                };
+                for (j, ((seed, _), e)) in ks.iter().zip(emu).enumerate() {
+                    let what = match (&e, gpu.as_ref().map(|g| &g[j])) {
+                        (Err(msg), _) => Some(format!("ptxemu could not run it: {msg}")),
+                        (Ok(out), Some(g)) if out != g => Some(describe_diff(g, out)),
+                        _ => None,
+                    };
+                    if let Some(what) = what {
+                        let g = gpu.as_ref().map(|g| g[j].clone()).unwrap_or_default();
+                        mismatches
+                            .lock()
+                            .expect("lock")
+                            .push((Mismatch { seed: *seed, what }, g));
+                    }
+                    compared.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let elapsed = t0.elapsed().as_secs_f64();
+    let mut found = mismatches.into_inner().expect("lock");
+    found.sort_by_key(|m| m.0.seed);
+    let errors = errors.into_inner().expect("lock");
+    let mut saved = Vec::new();
+    if !found.is_empty() {
+        let dir = a.out.join("mismatches");
+        std::fs::create_dir_all(&dir)?;
+        for (m, _) in found.iter().take(a.max_shrink) {
+            let mut k = Kernel::generate(m.seed);
+            let mi = (0..a.count)
+                .find(|&i| kernel_seed(a.seed, i) == m.seed)
+                .unwrap_or(0);
+            let input = input_of(mi / a.per_module);
+            if let Some(h) = &host {
+                k = shrink(h, &work, k, &input)?;
+            }
+            let ptx = gen::module(std::slice::from_ref(&k));
+            let base = dir.join(format!("seed-{}", m.seed));
+            std::fs::write(base.with_extension("ptx"), &ptx)?;
+            std::fs::write(base.with_extension("in.bin"), &input)?;
+            let emu = run_emu(&ptx, 1, &input)
+                .pop()
+                .unwrap_or_else(|| Err("no result".into()));
+            let mut text = format!(
+                "kernel seed {} (run seed {}, kernel {mi}), shrunk to {} item(s)\n",
+                m.seed,
+                a.seed,
+                k.size()
+            );
+            if let Some(h) = &host {
+                if let Ok(Ok(g)) = run_gpu(h, &work, "final", std::slice::from_ref(&k), &input) {
+                    std::fs::write(base.with_extension("gpu.bin"), &g[0])?;
+                    match &emu {
+                        Ok(e) => text.push_str(&describe_diff(&g[0], e)),
+                        Err(e) => text.push_str(e),
+                    }
+                }
+            } else if let Err(e) = &emu {
+                text.push_str(e);
+            }
+            if let Ok(e) = &emu {
+                std::fs::write(base.with_extension("emu.bin"), e)?;
+            }
+            text.push_str(&format!("\noriginal difference:\n{}\n", m.what));
+            std::fs::write(base.with_extension("txt"), &text)?;
+            saved.push(base.display().to_string());
+        }
+    }
+    let summary = json!({
+        "kernels": compared.load(Ordering::Relaxed),
+        "requested": a.count,
+        "stopped_by_time_limit": (compared.load(Ordering::Relaxed) as u64) < a.count,
+        "seed": a.seed,
+        "per_module": a.per_module,
+        "threads_per_kernel": THREADS,
+        "gpu": !a.emu_only,
+        "mismatches": found.len(),
+        "mismatch_seeds_first_1000": found.iter().take(1000).map(|m| m.0.seed).collect::<Vec<_>>(),
+        "saved": saved,
+        "errors": errors,
+        "wall_s": elapsed,
+    });
+    std::fs::write(
+        a.out.join("summary.json"),
+        serde_json::to_string_pretty(&summary)?,
+    )?;
+    let _ = std::fs::remove_dir_all(&work);
+    println!(
+        "{} kernel(s) compared{} in {elapsed:.1} s: {} mismatch(es), {} error(s); summary in {}",
+        compared.load(Ordering::Relaxed),
+        if a.emu_only {
+            " (ptxemu only)"
+        } else {
+            " with the GPU"
+        },
+        found.len(),
+        errors.len(),
+        a.out.join("summary.json").display()
+    );
+    for (m, _) in found.iter().take(5) {
+        println!("  seed {}: {}", m.seed, m.what.lines().next().unwrap_or(""));
+    }
+    for e in errors.iter().take(5) {
+        println!("  error: {e}");
+    }
+    Ok(if !errors.is_empty() {
+        ExitCode::from(2)
+    } else if found.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,168 @@
+//! `ptxemu compare`: recorded hardware histograms judged by the model. The H100 recordings in
+//! `litmus/hardware/` must contain no outcome `ptx-v7.5` forbids; under SC the weak outcomes
+//! they contain are reported with the violated axiom and its cycle.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn ptxemu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn recorded(folder: &str, ext: &str) -> Vec<String> {
+    let dir = root().join("litmus/hardware/nvidia-h100").join(folder);
+    let mut v: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .map(|p| p.display().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn every_recorded_library_outcome_is_allowed_by_ptx_v75() {
+    for ext in ["log", "json"] {
+        let logs = recorded("library", ext);
+        assert_eq!(logs.len(), 35);
+        let mut args = vec!["compare", "-q", "--tests", "litmus/tests/library"];
+        args.extend(logs.iter().map(String::as_str));
+        let o = ptxemu(&args);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{t}");
+        assert!(
+            t.contains("35 test(s) compared with ptx-v7.5: 0 with forbidden outcomes observed"),
+            "{t}"
+        );
+    }
+}
+
+#[test]
+fn every_recorded_corpus_outcome_is_allowed_by_ptx_v75() {
+    let corpus = root().join("../shared/conformance/dat3m-ptx/litmus");
+    if !corpus.is_dir() {
+        eprintln!("corpus not found beside the repository; skipped");
+        return;
+    }
+    let logs = recorded("corpus", "log");
+    let corpus = corpus.display().to_string();
+    let mut args = vec!["compare", "-q", "--tests", corpus.as_str()];
+    args.extend(logs.iter().map(String::as_str));
+    let o = ptxemu(&args);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains(&format!(
+            "{} test(s) compared with ptx-v7.5: 0 with forbidden outcomes observed",
+            logs.len()
+        )),
+        "{t}"
+    );
+}
+
+#[test]
+fn weak_hardware_outcomes_violate_sc_with_the_cycle_named() {
+    let o = ptxemu(&[
+        "compare",
+        "--model",
+        "sc",
+        "--tests",
+        "litmus/tests/library",
+        "litmus/hardware/nvidia-h100/library/MP+rlx.log",
+        "litmus/hardware/nvidia-h100/library/MP+rel+acq-gpu.log",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("== MP+rlx"), "{t}");
+    assert!(
+        t.contains("FORBIDDEN, observed 50791: P1:r0=1; P1:r1=0;"),
+        "{t}"
+    );
+    assert!(
+        t.contains("sequential-consistency: (3) P1 line 7: ld.relaxed.gpu r0, y -po-> (4)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("2 test(s) compared with sc: 1 with forbidden outcomes observed"),
+        "{t}"
+    );
+}
+
+fn scratch(name: &str, body: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ptxemu-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(name);
+    std::fs::write(&p, body).unwrap();
+    p
+}
+
+#[test]
+fn herdtools7_logs_are_read_and_unseen_outcomes_listed() {
+    // litmus7's own spelling: thread numbers without P, a comma between the witness counts.
+    let log = "Test SB+rlx Allowed\nHistogram (3 states)\n4     *>0:r0=0; 1:r1=0;\n499996:>0:r0=1; 1:r1=0;\n500000:>0:r0=1; 1:r1=1;\nOk\n\nWitnesses\nPositive: 4, Negative: 999996\nCondition exists (0:r0=0 /\\ 1:r1=0) is validated\nObservation SB+rlx Sometimes 4 999996\nTime SB+rlx 0.17\n";
+    let p = scratch("sb.log", log);
+    let o = ptxemu(&[
+        "compare",
+        "--tests",
+        "litmus/tests/library",
+        p.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("allowed, observed 4: P0:r0=0; P1:r1=0; (a rerun sees it with chance 0.982)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("allowed, never observed in 1000000 instances: P0:r0=0; P1:r1=1;"),
+        "{t}"
+    );
+}
+
+#[test]
+fn bad_logs_and_missing_tests_are_errors_not_crashes() {
+    let truncated = scratch(
+        "t.log",
+        "Test MP+rlx Allowed\nHistogram (3 states)\n5 :>1:r0=0; 1:r1=0;\n",
+    );
+    let o = ptxemu(&[
+        "compare",
+        "--tests",
+        "litmus/tests/library",
+        truncated.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("announces 3 states"), "{}", text(&o));
+    let unknown = scratch(
+        "u.log",
+        "Test NoSuchTest Allowed\nHistogram (1 states)\n5 :>1:r0=0;\n",
+    );
+    let o = ptxemu(&["compare", unknown.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("test `NoSuchTest` not found"),
+        "{}",
+        text(&o)
+    );
+    let garbage = scratch("g.json", "{not json");
+    let o = ptxemu(&["compare", garbage.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("not JSON"));
+}

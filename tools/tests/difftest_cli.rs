@@ -1,0 +1,149 @@
+//! `ptxemu difftest` without a GPU: the generated kernels run on ptxemu; with the
+//! emulator-backed host standing in for the GPU the comparison agrees, and when that host is
+//! made to corrupt kernels containing one instruction, the mismatches are found and shrunk to
+//! that instruction.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ptxemu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ptxemu-difftest-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn emu_only_runs_every_kernel() {
+    let d = scratch("emu");
+    let o = ptxemu(&[
+        "difftest",
+        "--emu-only",
+        "--count",
+        "500",
+        "--per-module",
+        "64",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let s = summary(&d);
+    assert_eq!(s["kernels"], 500);
+    assert_eq!(s["mismatches"], 0);
+}
+
+#[test]
+fn an_agreeing_host_gives_no_mismatch_and_a_corrupting_one_is_caught_and_shrunk() {
+    let exe = env!("CARGO_BIN_EXE_ptxemu");
+    let d = scratch("agree");
+    let host = format!("{exe} difftest-host");
+    let o = ptxemu(&[
+        "difftest",
+        "--count",
+        "120",
+        "--per-module",
+        "40",
+        "--host",
+        &host,
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(summary(&d)["kernels"], 120);
+
+    let d = scratch("corrupt");
+    let host = format!("{exe} difftest-host --perturb popc.b32");
+    let o = ptxemu(&[
+        "difftest",
+        "--count",
+        "120",
+        "--per-module",
+        "40",
+        "--max-shrink",
+        "2",
+        "--host",
+        &host,
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let s = summary(&d);
+    assert!(s["mismatches"].as_u64().unwrap() > 0);
+    let saved = s["saved"].as_array().unwrap();
+    assert_eq!(saved.len(), 2);
+    for base in saved {
+        let base = base.as_str().unwrap();
+        let ptx = std::fs::read_to_string(format!("{base}.ptx")).unwrap();
+        let body: Vec<&str> = ptx
+            .split("setp.gt.s32 %p3, %r3, 0;")
+            .nth(1)
+            .unwrap()
+            .split("st.global.b32 [%out+0]")
+            .next()
+            .unwrap()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(body.len(), 1, "shrunk to one instruction: {body:?}");
+        assert!(body[0].starts_with("popc.b32"), "{body:?}");
+        let txt = std::fs::read_to_string(format!("{base}.txt")).unwrap();
+        assert!(
+            txt.contains("shrunk to 1 item(s)") && txt.contains("thread 0 %r0"),
+            "{txt}"
+        );
+        assert!(std::path::Path::new(&format!("{base}.gpu.bin")).is_file());
+    }
+}
+
+#[test]
+fn gen_only_writes_the_host_program() {
+    let d = scratch("gen");
+    let o = ptxemu(&[
+        "difftest",
+        "--gen-only",
+        "--count",
+        "10",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let host = std::fs::read_to_string(d.join("difftest_host.cu")).unwrap();
+    assert!(host.contains("cuModuleLoadDataEx") && host.contains("#define FRAME 128"));
+    let ptx = std::fs::read_to_string(d.join("module0.ptx")).unwrap();
+    assert_eq!(ptx.matches(".entry k").count(), 10);
+    if let Some(nvcc) = std::env::var_os("NVCC") {
+        let out = Command::new(nvcc)
+            .args(["-c", "-o"])
+            .arg(d.join("host.o"))
+            .arg(d.join("difftest_host.cu"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

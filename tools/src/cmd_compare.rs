@@ -15,13 +15,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use litmus::compare::{
     compare, parse_histogram_json, parse_log, rerun_chance, state_text, Observed,
 };
-use litmus::run::RunOptions;
-use models::ptx::Model;
 
 /// Arguments of `ptxemu compare`.
 #[derive(Args, Debug)]
@@ -112,16 +110,7 @@ fn read_log(path: &Path) -> Result<Vec<Observed>, String> {
 
 /// Runs the subcommand.
 pub fn run(a: &CompareArgs) -> Result<ExitCode> {
-    let Some(model) = Model::from_name(&a.model) else {
-        bail!(
-            "unknown model `{}` (expected ptx-v7.5, ptx-v6.0 or sc)",
-            a.model
-        );
-    };
-    let ro = RunOptions {
-        model,
-        ..RunOptions::default()
-    };
+    let ro = crate::model_arg::run_options(&a.model)?;
     let mut finder = Finder {
         dirs: &a.tests,
         files: None,
@@ -185,7 +174,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
                 "== {} ({}, {}): {} instances{}{}: {verdict}",
                 obs.name,
                 file.display(),
-                model.name(),
+                ro.model.name(),
                 c.instances,
                 if obs.abandoned > 0 {
                     format!(" (+{} abandoned)", obs.abandoned)
@@ -227,7 +216,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
     }
     println!(
         "{tests} test(s) compared with {}: {bad_tests} with forbidden outcomes observed, {unobserved_tests} with allowed outcomes never observed{}",
-        model.name(),
+        ro.model.name(),
         if errors > 0 {
             format!(", {errors} could not be compared")
         } else {

@@ -14,7 +14,6 @@ use clap::{Args, ValueEnum};
 use litmus::explain::{explain, Explanation};
 use litmus::html::{index, page, pictures, tutorial_section};
 use litmus::run::RunOptions;
-use models::ptx::Model;
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -87,16 +86,7 @@ fn tests_in(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Runs the subcommand.
 pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
-    let Some(model) = Model::from_name(&a.model) else {
-        bail!(
-            "unknown model `{}` (expected ptx-v7.5, ptx-v6.0 or sc)",
-            a.model
-        );
-    };
-    let ro = RunOptions {
-        model,
-        ..RunOptions::default()
-    };
+    let ro = crate::model_arg::run_options(&a.model)?;
     if a.test.is_dir() {
         let Some(out) = &a.output else {
             bail!("a folder of tests needs -o DIR")

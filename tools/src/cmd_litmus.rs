@@ -10,11 +10,10 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use litmus::report::{herd_text, json, Expectations};
 use litmus::run::{run as run_test, Report, RunOptions};
-use models::ptx::Model;
 
 /// Arguments of `ptxemu litmus`.
 #[derive(Args, Debug)]
@@ -52,16 +51,9 @@ fn run_file(path: &Path, ro: &RunOptions) -> Outcome {
 
 /// Runs the subcommand.
 pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
-    let Some(model) = Model::from_name(&a.model) else {
-        bail!(
-            "unknown model `{}` (expected ptx-v7.5, ptx-v6.0 or sc)",
-            a.model
-        );
-    };
     let ro = RunOptions {
-        model,
         liveness: a.liveness,
-        ..RunOptions::default()
+        ..crate::model_arg::run_options(&a.model)?
     };
     let mut files = Vec::new();
     for p in &a.paths {

@@ -13,6 +13,7 @@ mod cmd_harness;
 mod cmd_litmus;
 mod cmd_run;
 mod difftest;
+mod model_arg;
 
 use std::process::ExitCode;
 

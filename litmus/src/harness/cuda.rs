@@ -131,31 +131,16 @@ pub(crate) fn program(s: &Spec<'_>) -> String {
         }
     };
     let init: Vec<String> = s.init.iter().map(|v| format!("{v}LL")).collect();
-    let _ = writeln!(
-        src,
-        "static const long long LOC_INIT[NLOCS] = {{{}}};",
-        list(&init, "0")
-    );
-    let _ = writeln!(
-        src,
-        "static const char *TERM_NAMES[NTERMS_ALLOC] = {{{}}};",
-        list(&names, "\"\"")
-    );
-    let _ = writeln!(
-        src,
-        "static const char *TERM_KEYS[NTERMS_ALLOC] = {{{}}};",
-        list(&keys, "\"\"")
-    );
-    let _ = writeln!(
-        src,
-        "static const int TERM_KIND[NTERMS_ALLOC] = {{{}}};",
-        list(&kinds, "0")
-    );
-    let _ = writeln!(
-        src,
-        "static const long long TERM_INDEX[NTERMS_ALLOC] = {{{}}};",
-        list(&idx, "0")
-    );
+    let tables: [(&str, &[String], &str); 5] = [
+        ("const long long LOC_INIT[NLOCS]", &init, "0"),
+        ("const char *TERM_NAMES[NTERMS_ALLOC]", &names, "\"\""),
+        ("const char *TERM_KEYS[NTERMS_ALLOC]", &keys, "\"\""),
+        ("const int TERM_KIND[NTERMS_ALLOC]", &kinds, "0"),
+        ("const long long TERM_INDEX[NTERMS_ALLOC]", &idx, "0"),
+    ];
+    for (decl, values, empty) in tables {
+        let _ = writeln!(src, "static {decl} = {{{}}};", list(values, empty));
+    }
     let _ = writeln!(
         src,
         "static bool condition_holds(const long long *v) {{ (void)v; return {}; }}",

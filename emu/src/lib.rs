@@ -5,5 +5,6 @@ pub mod event;
 pub mod exec;
 pub mod front;
 pub mod ir;
+pub mod sass;
 pub mod semantics;
 pub mod validate;

@@ -15,11 +15,14 @@ pub struct CheckArgs {
     /// Print nothing for valid files (diagnostics only).
     #[arg(long, short)]
     pub quiet: bool,
+    /// The instruction set of the files: ptx (default) or sass (SPA 5.0).
+    #[arg(long, default_value = "ptx")]
+    pub isa: String,
 }
 
 /// The diagnostics of one file, rendered (`file:line:col: error[rule]: …` with a caret); empty
 /// when the module is valid.
-pub fn check_file(path: &std::path::Path) -> Vec<String> {
+pub fn check_file(path: &std::path::Path, sass: bool) -> Vec<String> {
     let name = path.display().to_string();
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
@@ -30,6 +33,12 @@ pub fn check_file(path: &std::path::Path) -> Vec<String> {
             "{name}: error[encoding]: the file is not UTF-8 text"
         )];
     };
+    if sass {
+        return match emu::sass::parse_program(&src) {
+            Err(e) => vec![e.render(&src, &name)],
+            Ok(_) => Vec::new(),
+        };
+    }
     match emu::front::parse_module(&src, &name) {
         Err(e) => vec![e.render(&src)],
         Ok(m) => emu::validate::validate_module(&m)
@@ -44,9 +53,14 @@ pub fn check_file(path: &std::path::Path) -> Vec<String> {
 /// # Errors
 /// None in practice: every problem with a file is a diagnostic.
 pub fn run(a: &CheckArgs) -> Result<ExitCode> {
+    let sass = match a.isa.as_str() {
+        "ptx" => false,
+        "sass" => true,
+        other => anyhow::bail!("--isa `{other}`: expected ptx or sass"),
+    };
     let mut bad = 0usize;
     for f in &a.files {
-        let diags = check_file(f);
+        let diags = check_file(f, sass);
         if diags.is_empty() {
             if !a.quiet {
                 println!("{}: ok", f.display());

@@ -6,6 +6,9 @@
 //! [--dump N=PATH]... [--shared-bytes N] [--max-steps N] [--json]`.
 //! Exit status: 0 on success, 1 when the program faults, 2 for bad input (arguments, parse or
 //! validation errors).
+//!
+//! `--isa sass` runs a SPA 5.0 SASS program instead (see `cmd_run_sass`): same arguments and
+//! dumps, parameters in constant bank 0 from 0x140, no `--kernel` needed.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,11 +23,14 @@ use emu::exec::{LaunchConfig, Machine};
 /// Arguments of `ptxemu run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The PTX file.
+    /// The PTX file (or SASS file with `--isa sass`).
     pub file: PathBuf,
-    /// The kernel (`.entry`) to launch.
+    /// The kernel (`.entry`) to launch (PTX only).
     #[arg(long)]
-    pub kernel: String,
+    pub kernel: Option<String>,
+    /// The instruction set of FILE: ptx (default) or sass (SPA 5.0).
+    #[arg(long, default_value = "ptx")]
+    pub isa: String,
     /// Grid shape in CTAs: X[,Y[,Z]].
     #[arg(long, default_value = "1")]
     pub grid: String,
@@ -49,10 +55,13 @@ pub struct RunArgs {
     /// Print one JSON object describing the launch.
     #[arg(long)]
     pub json: bool,
+    /// SASS options (with `--isa sass`).
+    #[command(flatten)]
+    pub sass: crate::cmd_run_sass::SassOptions,
 }
 
 /// Parses `X[,Y[,Z]]`.
-fn shape(s: &str, what: &str) -> Result<[u32; 3]> {
+pub(crate) fn shape(s: &str, what: &str) -> Result<[u32; 3]> {
     let parts: Vec<&str> = s.split(',').collect();
     if parts.is_empty() || parts.len() > 3 {
         bail!("--{what} takes X[,Y[,Z]], got `{s}`");
@@ -84,11 +93,130 @@ fn json_value(v: Value) -> Json {
     }
 }
 
+/// Buffer arguments placed in device memory: for each argument, its parameter bytes and, for
+/// a buffer, its (address, length).
+pub(crate) struct LaidOut {
+    /// Parameter values in order.
+    pub values: Vec<Vec<u8>>,
+    /// For each argument: the buffer's address and length, or `None` for a scalar.
+    pub buffers: Vec<Option<(u64, usize)>>,
+}
+
+/// Parses the `--arg` specs.
+pub(crate) fn specs_of(args: &[String]) -> Result<Vec<ArgSpec>> {
+    args.iter()
+        .map(|s| argspec::parse(s).map_err(|e| anyhow!("--arg {e}")))
+        .collect()
+}
+
+/// Places every buffer argument in device memory with `place` (given the initial bytes and
+/// the argument's index, it allocates, fills and returns the address); scalars pass as bytes.
+pub(crate) fn lay_out(
+    specs: &[ArgSpec],
+    mut place: impl FnMut(&[u8], usize) -> u64,
+) -> Result<LaidOut> {
+    let mut out = LaidOut {
+        values: Vec::new(),
+        buffers: Vec::new(),
+    };
+    for (i, spec) in specs.iter().enumerate() {
+        match spec {
+            ArgSpec::Scalar { bytes, .. } => {
+                out.values.push(bytes.clone());
+                out.buffers.push(None);
+            }
+            ArgSpec::Buffer { .. } => {
+                let bytes = spec.buffer_bytes().map_err(|e| anyhow!("--arg {i}: {e}"))?;
+                let addr = place(&bytes, i);
+                out.values.push(addr.to_le_bytes().to_vec());
+                out.buffers.push(Some((addr, bytes.len())));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Parses `--dump N=PATH` against the laid-out arguments.
+pub(crate) fn dumps_of(
+    dumps: &[String],
+    buffers: &[Option<(u64, usize)>],
+) -> Result<Vec<(usize, PathBuf)>> {
+    let mut out = Vec::new();
+    for d in dumps {
+        let (n, path) = d
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--dump takes N=PATH, got `{d}`"))?;
+        let n: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| anyhow!("--dump: `{n}` is not an argument index"))?;
+        match buffers.get(n) {
+            Some(Some(_)) => out.push((n, PathBuf::from(path))),
+            Some(None) => bail!("--dump {n}: argument {n} is a scalar, not a buffer"),
+            None => bail!("--dump {n}: there are only {} arguments", buffers.len()),
+        }
+    }
+    Ok(out)
+}
+
+/// Writes the dumps, reading final bytes with `read`.
+pub(crate) fn write_dumps(
+    dumps: &[(usize, PathBuf)],
+    buffers: &[Option<(u64, usize)>],
+    read: impl Fn(u64, u64) -> Option<Vec<u8>>,
+) -> Result<()> {
+    for (n, path) in dumps {
+        if let Some((addr, len)) = buffers[*n] {
+            let bytes = read(addr, len as u64).unwrap_or_default();
+            std::fs::write(path, bytes)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The `buffers` array of `--json` (values for buffers of at most 4096 elements).
+pub(crate) fn buffers_json(
+    specs: &[ArgSpec],
+    buffers: &[Option<(u64, usize)>],
+    read: impl Fn(u64, u64) -> Option<Vec<u8>>,
+) -> Vec<Json> {
+    let mut bufs = Vec::new();
+    for (i, (spec, b)) in specs.iter().zip(buffers).enumerate() {
+        let (ArgSpec::Buffer { ty, count, .. }, Some((addr, len))) = (spec, b) else {
+            continue;
+        };
+        let mut o = Map::new();
+        o.insert("arg".into(), json!(i));
+        o.insert("type".into(), json!(ty.name()));
+        o.insert("count".into(), json!(count));
+        o.insert("address".into(), json!(format!("0x{addr:x}")));
+        if *count <= 4096 {
+            let bytes = read(*addr, *len as u64).unwrap_or_default();
+            let vals: Vec<Json> = bytes
+                .chunks(ty.size())
+                .map(|c| json_value(ty.decode(c)))
+                .collect();
+            o.insert("values".into(), Json::Array(vals));
+        }
+        bufs.push(Json::Object(o));
+    }
+    bufs
+}
+
 /// Runs `ptxemu run`; returns the process exit code.
 ///
 /// # Errors
 /// Bad input: unreadable files, malformed arguments, parse or validation errors.
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
+    match a.isa.as_str() {
+        "ptx" => {}
+        "sass" => return crate::cmd_run_sass::run(a),
+        other => bail!("--isa `{other}`: expected ptx or sass"),
+    }
+    let Some(kernel) = a.kernel.as_deref() else {
+        bail!("--kernel NAME is required for a PTX module");
+    };
     let src = std::fs::read_to_string(&a.file)
         .with_context(|| format!("cannot read {}", a.file.display()))?;
     let name = a.file.display().to_string();
@@ -108,105 +236,51 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     }
     let grid = shape(&a.grid, "grid")?;
     let block = shape(&a.block, "block")?;
-    let specs: Vec<ArgSpec> = a
-        .args
-        .iter()
-        .map(|s| argspec::parse(s).map_err(|e| anyhow!("--arg {e}")))
-        .collect::<Result<_>>()?;
+    let specs = specs_of(&a.args)?;
     let mut machine =
         Machine::load_with_source(&module, &name, &src).map_err(|e| anyhow!("{name}: {e}"))?;
-    let Some(param_sizes) = machine.kernel_params(&a.kernel).map(<[u64]>::to_vec) else {
+    let Some(param_sizes) = machine.kernel_params(kernel).map(<[u64]>::to_vec) else {
         let kernels: Vec<String> = module.kernels().map(|(_, f)| f.name.clone()).collect();
         bail!(
-            "no kernel named `{}` in {name} (kernels: {})",
-            a.kernel,
+            "no kernel named `{kernel}` in {name} (kernels: {})",
             kernels.join(", ")
         );
     };
     if param_sizes.len() != specs.len() {
         bail!(
-            "kernel `{}` takes {} parameter(s) but {} --arg were given",
-            a.kernel,
+            "kernel `{kernel}` takes {} parameter(s) but {} --arg were given",
             param_sizes.len(),
             specs.len()
         );
     }
-    let mut values: Vec<Vec<u8>> = Vec::with_capacity(specs.len());
-    let mut buffers: Vec<Option<(u64, usize)>> = Vec::with_capacity(specs.len());
     for (i, (spec, psize)) in specs.iter().zip(&param_sizes).enumerate() {
         match spec {
-            ArgSpec::Scalar { bytes, ty } => {
-                if bytes.len() as u64 != *psize {
-                    bail!(
-                        "--arg {i}: a {} is {} byte(s) but parameter {i} of `{}` takes {psize}",
-                        ty.name(),
-                        bytes.len(),
-                        a.kernel
-                    );
-                }
-                values.push(bytes.clone());
-                buffers.push(None);
-            }
-            ArgSpec::Buffer { .. } => {
-                if *psize != 8 {
-                    bail!("--arg {i}: a buffer passes a 64-bit address but parameter {i} of `{}` takes {psize} byte(s)", a.kernel);
-                }
-                let bytes = spec.buffer_bytes().map_err(|e| anyhow!("--arg {i}: {e}"))?;
-                let addr = machine.alloc(bytes.len() as u64, &format!("argument {i}"));
-                machine.write(addr, &bytes);
-                values.push(addr.to_le_bytes().to_vec());
-                buffers.push(Some((addr, bytes.len())));
-            }
+            ArgSpec::Scalar { bytes, ty } if bytes.len() as u64 != *psize => bail!(
+                "--arg {i}: a {} is {} byte(s) but parameter {i} of `{kernel}` takes {psize}",
+                ty.name(),
+                bytes.len()
+            ),
+            ArgSpec::Buffer { .. } if *psize != 8 => bail!(
+                "--arg {i}: a buffer passes a 64-bit address but parameter {i} of `{kernel}` takes {psize} byte(s)"
+            ),
+            _ => {}
         }
     }
-    let mut dumps = Vec::new();
-    for d in &a.dumps {
-        let (n, path) = d
-            .split_once('=')
-            .ok_or_else(|| anyhow!("--dump takes N=PATH, got `{d}`"))?;
-        let n: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| anyhow!("--dump: `{n}` is not an argument index"))?;
-        match buffers.get(n) {
-            Some(Some(_)) => dumps.push((n, PathBuf::from(path))),
-            Some(None) => bail!("--dump {n}: argument {n} is a scalar, not a buffer"),
-            None => bail!("--dump {n}: there are only {} arguments", buffers.len()),
-        }
-    }
-    let mut cfg = LaunchConfig::new(&a.kernel, grid, block);
+    let laid = lay_out(&specs, |bytes, i| {
+        let addr = machine.alloc(bytes.len() as u64, &format!("argument {i}"));
+        machine.write(addr, bytes);
+        addr
+    })?;
+    let (values, buffers) = (laid.values, laid.buffers);
+    let dumps = dumps_of(&a.dumps, &buffers)?;
+    let mut cfg = LaunchConfig::new(kernel, grid, block);
     cfg.dynamic_shared = a.shared_bytes;
     cfg.max_steps = a.max_steps;
     cfg.threads = a.threads;
     let report = machine.launch(&cfg, &values).map_err(|e| anyhow!("{e}"))?;
-    for (n, path) in &dumps {
-        if let Some((addr, len)) = buffers[*n] {
-            let bytes = machine.read(addr, len as u64).unwrap_or_default();
-            std::fs::write(path, bytes)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-    }
+    write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len))?;
     if a.json {
-        let mut bufs = Vec::new();
-        for (i, (spec, b)) in specs.iter().zip(&buffers).enumerate() {
-            let (ArgSpec::Buffer { ty, count, .. }, Some((addr, len))) = (spec, b) else {
-                continue;
-            };
-            let mut o = Map::new();
-            o.insert("arg".into(), json!(i));
-            o.insert("type".into(), json!(ty.name()));
-            o.insert("count".into(), json!(count));
-            o.insert("address".into(), json!(format!("0x{addr:x}")));
-            if *count <= 4096 {
-                let bytes = machine.read(*addr, *len as u64).unwrap_or_default();
-                let vals: Vec<Json> = bytes
-                    .chunks(ty.size())
-                    .map(|c| json_value(ty.decode(c)))
-                    .collect();
-                o.insert("values".into(), Json::Array(vals));
-            }
-            bufs.push(Json::Object(o));
-        }
+        let bufs = buffers_json(&specs, &buffers, |addr, len| machine.read(addr, len));
         let faults: Vec<Json> = report
             .fault
             .iter()
@@ -227,7 +301,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             })
             .collect();
         let out = json!({
-            "kernel": a.kernel,
+            "kernel": kernel,
             "grid": grid,
             "block": block,
             "shared_bytes": a.shared_bytes,

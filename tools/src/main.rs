@@ -12,6 +12,7 @@ mod cmd_explain;
 mod cmd_harness;
 mod cmd_litmus;
 mod cmd_run;
+mod cmd_run_sass;
 mod difftest;
 mod model_arg;
 

@@ -11,6 +11,7 @@
 
 pub mod gen;
 pub mod host;
+pub mod inputs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -295,7 +296,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
             })
             .collect()
     };
-    let input_of = |m: u64| gen::inputs(kernel_seed(a.seed ^ 0xA11CE, m));
+    let input_of = |m: u64| inputs::inputs(kernel_seed(a.seed ^ 0xA11CE, m));
     if a.gen_only {
         let ks: Vec<Kernel> = kernels_of(0).into_iter().map(|x| x.1).collect();
         std::fs::write(a.out.join("module0.ptx"), gen::module(&ks))?;

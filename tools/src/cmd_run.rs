@@ -3,7 +3,8 @@
 //!
 //! Contract (other tools depend on it):
 //! `ptxemu run FILE.ptx --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]...
-//! [--dump N=PATH]... [--shared-bytes N] [--max-steps N] [--json]`.
+//! [--dump N=PATH]... [--shared-bytes N] [--max-steps N] [--json]`, extended with
+//! `--check-nc` (report writes to bytes an `ld.global.nc` of the launch reads).
 //! Exit status: 0 on success, 1 when the program faults, 2 for bad input (arguments, parse or
 //! validation errors).
 //!
@@ -55,6 +56,10 @@ pub struct RunArgs {
     /// Print one JSON object describing the launch.
     #[arg(long)]
     pub json: bool,
+    /// Report writes, during the launch, to bytes an `ld.global.nc` of the launch reads
+    /// (exit status 1 when there are any).
+    #[arg(long)]
+    pub check_nc: bool,
     /// SASS options (with `--isa sass`).
     #[command(flatten)]
     pub sass: crate::cmd_run_sass::SassOptions,
@@ -277,6 +282,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     cfg.dynamic_shared = a.shared_bytes;
     cfg.max_steps = a.max_steps;
     cfg.threads = a.threads;
+    cfg.check_nc = a.check_nc;
     let report = machine.launch(&cfg, &values).map_err(|e| anyhow!("{e}"))?;
     write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len))?;
     if a.json {
@@ -310,6 +316,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             "wall_s": report.wall.as_secs_f64(),
             "stdout": String::from_utf8_lossy(&report.stdout),
             "faults": faults,
+            "nc_conflicts": report.nc_conflicts.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "buffers": bufs,
         });
         println!("{out}");
@@ -317,8 +324,14 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         use std::io::Write;
         std::io::stdout().write_all(&report.stdout).ok();
     }
+    for c in &report.nc_conflicts {
+        eprintln!("ptxemu: --check-nc: {c}");
+    }
     if let Some(f) = &report.fault {
         eprintln!("ptxemu: {f}");
+        return Ok(ExitCode::from(1));
+    }
+    if !report.nc_conflicts.is_empty() {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

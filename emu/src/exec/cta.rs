@@ -312,6 +312,7 @@ impl Cta {
             out: &mut self.out,
             heap: env.heap,
             request: Request::None,
+            nc: env.nc,
         };
         let code: &[DInstr] = &prog.code;
         let mut counts = self.counts;

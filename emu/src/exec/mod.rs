@@ -21,6 +21,7 @@ pub mod decode;
 pub mod fault;
 pub mod frames;
 pub mod memory;
+pub mod nc_check;
 pub mod program;
 pub mod step;
 pub mod warp;
@@ -62,6 +63,8 @@ pub struct Env<'a> {
     pub shared_bytes: u64,
     /// Launch-wide values; `ctaid` is filled per CTA.
     pub launch_template: LaunchInfo,
+    /// The `--check-nc` record, when the check is on.
+    pub nc: Option<&'a nc_check::NcTracker>,
 }
 
 /// How to launch a kernel.
@@ -79,6 +82,8 @@ pub struct LaunchConfig {
     pub max_steps: u64,
     /// Host threads to use (0: one per available core).
     pub threads: usize,
+    /// Report writes to bytes an `ld.global.nc` of the same launch reads.
+    pub check_nc: bool,
 }
 
 impl LaunchConfig {
@@ -91,6 +96,7 @@ impl LaunchConfig {
             dynamic_shared: 0,
             max_steps: 1_000_000_000,
             threads: 0,
+            check_nc: false,
         }
     }
 }
@@ -106,6 +112,8 @@ pub struct LaunchReport {
     pub wall: Duration,
     /// The first fault, if the launch faulted.
     pub fault: Option<Fault>,
+    /// With `check_nc`: each pair of an `ld.global.nc` and a write to a byte it read.
+    pub nc_conflicts: Vec<nc_check::NcReport>,
 }
 
 /// A launch that could not start: a problem with the request, not with the program.
@@ -316,6 +324,7 @@ impl Machine {
         envreg[1] = (workspace >> 32) as u32;
         envreg[2] = workspace as u32;
         let shared_bytes = self.prog.shared_dynamic_offset + u64::from(cfg.dynamic_shared);
+        let nc_tracker = cfg.check_nc.then(nc_check::NcTracker::default);
         let env = Env {
             prog: &self.prog,
             global: &self.global,
@@ -335,13 +344,23 @@ impl Machine {
                 total_smem: shared_bytes as u32,
                 nwarpid: 0,
             },
+            nc: nc_tracker.as_ref(),
         };
         let (counts, stdout, fault) = run_grid(&env, cfg, ctas);
+        let nc_conflicts = nc_tracker
+            .map(|t| {
+                t.conflicts()
+                    .into_iter()
+                    .map(|c| nc_check::NcReport::of(&c, &self.prog, &cfg.kernel))
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(LaunchReport {
             counts,
             stdout,
             wall: start.elapsed(),
             fault,
+            nc_conflicts,
         })
     }
 }

@@ -78,7 +78,12 @@ fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result
             Ok(old)
         }
         AddrSpace::Global => match c.global.find(off, u64::from(size)) {
-            Some(r) => Ok(r.rmw(off, size, |old| apply(old, b, cc))),
+            Some(r) => {
+                if let Some(t) = c.nc {
+                    t.write(c.nc_access(lane, off), size);
+                }
+                Ok(r.rmw(off, size, |old| apply(old, b, cc)))
+            }
             None => Err(LaneFault {
                 kind: FaultKind::OutOfBounds {
                     space: "global".into(),

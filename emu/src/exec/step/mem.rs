@@ -264,7 +264,12 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 l,
                 false,
             ) {
-                Ok(loc) => out[l] = load_at(c, &loc, m.size, l),
+                Ok(loc) => {
+                    out[l] = load_at(c, &loc, m.size, l);
+                    if let (true, Some(t), Loc::Global(_, ga)) = (m.nc, c.nc, &loc) {
+                        t.nc_read(c.nc_access(l, *ga), m.size);
+                    }
+                }
                 Err(e) => err = Some(e),
             }
         });
@@ -292,6 +297,9 @@ fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
                 Ok(loc) => {
                     lo[l] = load_at(c, &shift(&loc, 0), 8, l);
                     hi[l] = load_at(c, &shift(&loc, 8), 8, l);
+                    if let (true, Some(t), Loc::Global(_, ga)) = (m.nc, c.nc, &loc) {
+                        t.nc_read(c.nc_access(l, *ga), 16);
+                    }
                 }
                 Err(e) => err = Some(e),
             }
@@ -358,6 +366,9 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
             let a = base.wrapping_add(u64::from(m.size) * k as u64);
             match resolve(c, m.addr.space, a, m.size, m.size, l, true) {
                 Ok(loc) => {
+                    if let (Some(t), Loc::Global(_, ga)) = (c.nc, &loc) {
+                        t.write(c.nc_access(l, *ga), m.size);
+                    }
                     if let Some(hi) = &hi {
                         store_at(c, &loc, 8, l, vals[l]);
                         store_at(c, &shift(&loc, 8), 8, l, hi[l]);
@@ -651,6 +662,9 @@ pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         return st(c, i);
     }
     let vals = c.fetch(&m.srcs[0]);
+    if let Some(t) = c.nc {
+        for_lanes(mask, |l| t.write(c.nc_access(l, addrs[l]), SIZE));
+    }
     for_lanes(mask, |l| r.store(addrs[l], SIZE, vals[l]));
     Ok(Flow::Next)
 }

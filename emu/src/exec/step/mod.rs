@@ -96,6 +96,26 @@ pub struct Ctx<'a> {
     pub heap: &'a Heap,
     /// A request a control instruction makes of the CTA (set by barriers).
     pub request: Request,
+    /// The `--check-nc` record, when the check is on.
+    pub nc: Option<&'a crate::exec::nc_check::NcTracker>,
+}
+
+impl Ctx<'_> {
+    /// Lane `lane`'s access at `address` for the nc check.
+    pub fn nc_access(&self, lane: usize, address: u64) -> crate::exec::nc_check::NcAccess {
+        crate::exec::nc_check::NcAccess {
+            pc: self.pc,
+            cta: self.launch.ctaid,
+            warp: self.ids.warp,
+            lane: lane as u32,
+            tid: [
+                self.ids.tid[0][lane],
+                self.ids.tid[1][lane],
+                self.ids.tid[2][lane],
+            ],
+            address,
+        }
+    }
 }
 
 /// What a control instruction asks of the CTA beyond its [`Flow`](super::program::Flow).

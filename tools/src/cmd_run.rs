@@ -60,6 +60,16 @@ pub struct RunArgs {
     /// (exit status 1 when there are any).
     #[arg(long)]
     pub check_nc: bool,
+    /// coherent (default) or l1: per-SM non-coherent L1 caches for global data, where weak
+    /// `ld.ca` may read lines other SMs' stores made stale (counts in `--json`).
+    #[arg(long, default_value = "coherent", value_name = "MODEL")]
+    pub cache_model: String,
+    /// SMs of the L1 model (CTA k runs on SM k % N).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub sms: u32,
+    /// 128-byte lines per SM in the L1 model.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub l1_lines: usize,
     /// SASS options (with `--isa sass`).
     #[command(flatten)]
     pub sass: crate::cmd_run_sass::SassOptions,
@@ -209,6 +219,29 @@ pub(crate) fn buffers_json(
     bufs
 }
 
+/// The L1 model's counts as JSON: per operator hits, misses, evictions.
+fn cache_json(c: &emu::exec::l1::CacheStats) -> Json {
+    let ops = |v: &[(&str, emu::exec::l1::OpCounts)]| {
+        let mut o = Map::new();
+        for (name, k) in v {
+            o.insert(
+                (*name).to_string(),
+                json!({"hits": k.hits, "misses": k.misses, "evictions": k.evictions}),
+            );
+        }
+        Json::Object(o)
+    };
+    json!({
+        "model": "l1",
+        "sms": c.sms,
+        "lines_per_sm": c.lines,
+        "line_bytes": emu::exec::l1::LINE,
+        "loads": ops(&c.loads),
+        "stores": ops(&c.stores),
+        "invalidations": c.invalidations,
+    })
+}
+
 /// Runs `ptxemu run`; returns the process exit code.
 ///
 /// # Errors
@@ -283,6 +316,11 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     cfg.max_steps = a.max_steps;
     cfg.threads = a.threads;
     cfg.check_nc = a.check_nc;
+    cfg.l1 = match a.cache_model.as_str() {
+        "coherent" => None,
+        "l1" => Some((a.sms.max(1), a.l1_lines.max(1))),
+        other => bail!("--cache-model `{other}`: expected coherent or l1"),
+    };
     let report = machine.launch(&cfg, &values).map_err(|e| anyhow!("{e}"))?;
     write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len))?;
     if a.json {
@@ -317,6 +355,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             "stdout": String::from_utf8_lossy(&report.stdout),
             "faults": faults,
             "nc_conflicts": report.nc_conflicts.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "cache": report.cache.as_ref().map(cache_json),
             "buffers": bufs,
         });
         println!("{out}");

@@ -313,6 +313,7 @@ impl Cta {
             heap: env.heap,
             request: Request::None,
             nc: env.nc,
+            l1: env.l1,
         };
         let code: &[DInstr] = &prog.code;
         let mut counts = self.counts;

@@ -20,6 +20,7 @@ pub mod cta;
 pub mod decode;
 pub mod fault;
 pub mod frames;
+pub mod l1;
 pub mod memory;
 pub mod nc_check;
 pub mod program;
@@ -65,6 +66,8 @@ pub struct Env<'a> {
     pub launch_template: LaunchInfo,
     /// The `--check-nc` record, when the check is on.
     pub nc: Option<&'a nc_check::NcTracker>,
+    /// The L1 caches, with `--cache-model l1`.
+    pub l1: Option<&'a l1::L1System>,
 }
 
 /// How to launch a kernel.
@@ -84,6 +87,8 @@ pub struct LaunchConfig {
     pub threads: usize,
     /// Report writes to bytes an `ld.global.nc` of the same launch reads.
     pub check_nc: bool,
+    /// Model per-SM non-coherent L1 caches: (SMs, lines per SM); `None` keeps memory coherent.
+    pub l1: Option<(u32, usize)>,
 }
 
 impl LaunchConfig {
@@ -97,6 +102,7 @@ impl LaunchConfig {
             max_steps: 1_000_000_000,
             threads: 0,
             check_nc: false,
+            l1: None,
         }
     }
 }
@@ -114,6 +120,8 @@ pub struct LaunchReport {
     pub fault: Option<Fault>,
     /// With `check_nc`: each pair of an `ld.global.nc` and a write to a byte it read.
     pub nc_conflicts: Vec<nc_check::NcReport>,
+    /// With the L1 model: per-operator hits, misses and evictions.
+    pub cache: Option<l1::CacheStats>,
 }
 
 /// A launch that could not start: a problem with the request, not with the program.
@@ -325,6 +333,7 @@ impl Machine {
         envreg[2] = workspace as u32;
         let shared_bytes = self.prog.shared_dynamic_offset + u64::from(cfg.dynamic_shared);
         let nc_tracker = cfg.check_nc.then(nc_check::NcTracker::default);
+        let l1s = cfg.l1.map(|(sms, lines)| l1::L1System::new(sms, lines));
         let env = Env {
             prog: &self.prog,
             global: &self.global,
@@ -345,6 +354,7 @@ impl Machine {
                 nwarpid: 0,
             },
             nc: nc_tracker.as_ref(),
+            l1: l1s.as_ref(),
         };
         let (counts, stdout, fault) = run_grid(&env, cfg, ctas);
         let nc_conflicts = nc_tracker
@@ -361,6 +371,7 @@ impl Machine {
             wall: start.elapsed(),
             fault,
             nc_conflicts,
+            cache: l1s.map(|l| l.stats()),
         })
     }
 }

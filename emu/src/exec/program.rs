@@ -152,6 +152,8 @@ pub struct MemAccess {
     pub srcs: Vec<Src>,
     /// `ld.global.nc`: the read-only path.
     pub nc: bool,
+    /// How the access meets the L1 model (`--cache-model l1`).
+    pub l1: crate::exec::l1::L1Use,
 }
 
 /// A decoded atomic: address, size and the operation's value function.

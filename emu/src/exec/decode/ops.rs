@@ -5,6 +5,7 @@
 
 use super::operands::imm_bits;
 use super::{DecodeError, FnCtx, SlotInfo};
+use crate::exec::l1::{L1Use, LoadOp, StoreOp};
 use crate::exec::memory::{CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
 use crate::exec::program::{
     ArgSource, AtomInfo, BarrierInfo, CallSite, DInstr, Dst, ExecFn, Extra, MemAccess, RetDest,
@@ -12,8 +13,8 @@ use crate::exec::program::{
 };
 use crate::exec::step::{atom, bits, control, convert, float, int, mem, warp_ops};
 use crate::ir::{
-    AtomOp, BarKind, Instr, LabelOrProto, MulMode, Op, Operand, StateSpace, Type, TypeClass,
-    VarRef, VecElem,
+    AtomOp, BarKind, CacheOp, Instr, LabelOrProto, MulMode, Op, Operand, StateSpace, Type,
+    TypeClass, VarRef, VecElem,
 };
 
 type D = Result<DInstr, DecodeError>;
@@ -402,7 +403,11 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
                 l.ty,
                 true,
             )?;
-            let acc = MemAccess { nc: l.nc, ..acc };
+            let acc = MemAccess {
+                nc: l.nc,
+                l1: load_l1(l),
+                ..acc
+            };
             d.exec = mem::fast_path(&acc, true).unwrap_or(mem::ld);
             d.extra = Extra::Mem(acc);
         }
@@ -431,6 +436,10 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
                 s.ty,
                 false,
             )?;
+            let acc = MemAccess {
+                l1: store_l1(s),
+                ..acc
+            };
             d.exec = mem::fast_path(&acc, false).unwrap_or(mem::st);
             d.extra = Extra::Mem(acc);
         }
@@ -442,7 +451,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         | Op::Pmevent { .. } => {
             d.exec = mem::nop;
         }
-        Op::Membar(_) | Op::Fence(_) => d.exec = mem::nop,
+        Op::Membar(_) | Op::Fence(_) => d.exec = mem::fence,
         Op::CreatePolicy(_) => {
             d.d[0] = fx.dst(arg(ins, 0)?, Type::B64, ins.span)?;
             d.exec = mem::createpolicy;
@@ -803,6 +812,38 @@ fn mem_access(
         dsts,
         srcs,
         nc: false,
+        l1: L1Use::Bypass,
+    })
+}
+
+/// How a load meets the L1 model: weak loads by their cache operator; acquires at `gpu` scope
+/// or wider invalidate; other strong loads and `.nc` bypass.
+fn load_l1(l: &crate::ir::Ld) -> L1Use {
+    use models::vocab::{LoadSem, Scope};
+    if l.nc {
+        return L1Use::Bypass;
+    }
+    match l.sem {
+        None | Some(LoadSem::Weak) => L1Use::Load(match l.cop {
+            Some(CacheOp::Cg) => LoadOp::Cg,
+            Some(CacheOp::Cs) => LoadOp::Cs,
+            Some(CacheOp::Lu) => LoadOp::Lu,
+            Some(CacheOp::Cv) => LoadOp::Cv,
+            _ => LoadOp::Ca,
+        }),
+        Some(LoadSem::Acquire(Scope::Cta)) => L1Use::Bypass,
+        Some(LoadSem::Acquire(_)) => L1Use::Acquire,
+        Some(_) => L1Use::Bypass,
+    }
+}
+
+/// How a store meets the L1 model: by its cache operator (strong stores as `.wb`).
+fn store_l1(s: &crate::ir::St) -> L1Use {
+    L1Use::Store(match s.cop {
+        Some(CacheOp::Cg) => StoreOp::Cg,
+        Some(CacheOp::Cs) => StoreOp::Cs,
+        Some(CacheOp::Wt) => StoreOp::Wt,
+        _ => StoreOp::Wb,
     })
 }
 

@@ -82,7 +82,12 @@ fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result
                 if let Some(t) = c.nc {
                     t.write(c.nc_access(lane, off), size);
                 }
-                Ok(r.rmw(off, size, |old| apply(old, b, cc)))
+                let old = r.rmw(off, size, |old| apply(old, b, cc));
+                if let Some(l1) = c.l1 {
+                    // Atomics act at L2; the SM's lines may now be stale for this thread.
+                    l1.invalidate(c.cta_linear());
+                }
+                Ok(old)
             }
             None => Err(LaneFault {
                 kind: FaultKind::OutOfBounds {

@@ -8,6 +8,7 @@
 
 use super::{for_lanes, Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::l1::L1Use;
 use crate::exec::memory::{
     window_of, Region, Window, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
 };
@@ -265,7 +266,12 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 false,
             ) {
                 Ok(loc) => {
-                    out[l] = load_at(c, &loc, m.size, l);
+                    out[l] = match (c.l1, m.l1, &loc) {
+                        (Some(l1), L1Use::Load(op), Loc::Global(r, ga)) => {
+                            l1.load(c.cta_linear(), r, *ga, m.size, op)
+                        }
+                        _ => load_at(c, &loc, m.size, l),
+                    };
                     if let (true, Some(t), Loc::Global(_, ga)) = (m.nc, c.nc, &loc) {
                         t.nc_read(c.nc_access(l, *ga), m.size);
                     }
@@ -278,6 +284,9 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         let _ = FULL;
         c.write(d, &out);
+    }
+    if let (Some(l1), L1Use::Acquire) = (c.l1, m.l1) {
+        l1.invalidate(c.cta_linear());
     }
     Ok(Flow::Next)
 }
@@ -295,8 +304,16 @@ fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
             let a = lane_addr(c, &m.addr, l).wrapping_add(16 * k as u64);
             match resolve(c, m.addr.space, a, 16, 16, l, false) {
                 Ok(loc) => {
-                    lo[l] = load_at(c, &shift(&loc, 0), 8, l);
-                    hi[l] = load_at(c, &shift(&loc, 8), 8, l);
+                    (lo[l], hi[l]) = match (c.l1, m.l1, &loc) {
+                        (Some(l1), L1Use::Load(op), Loc::Global(r, ga)) => (
+                            l1.load(c.cta_linear(), r, *ga, 8, op),
+                            l1.load(c.cta_linear(), r, *ga + 8, 8, op),
+                        ),
+                        _ => (
+                            load_at(c, &shift(&loc, 0), 8, l),
+                            load_at(c, &shift(&loc, 8), 8, l),
+                        ),
+                    };
                     if let (true, Some(t), Loc::Global(_, ga)) = (m.nc, c.nc, &loc) {
                         t.nc_read(c.nc_access(l, *ga), 16);
                     }
@@ -374,6 +391,15 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
                         store_at(c, &shift(&loc, 8), 8, l, hi[l]);
                     } else {
                         store_at(c, &loc, m.size, l, vals[l]);
+                    }
+                    if let (Some(l1), L1Use::Store(op), Loc::Global(_, ga)) = (c.l1, m.l1, &loc) {
+                        match &hi {
+                            Some(hi) => {
+                                l1.store(c.cta_linear(), *ga, 8, vals[l], op);
+                                l1.store(c.cta_linear(), *ga + 8, 8, hi[l], op);
+                            }
+                            None => l1.store(c.cta_linear(), *ga, m.size, vals[l], op),
+                        }
                     }
                 }
                 Err(e) => {
@@ -531,6 +557,15 @@ pub fn nop(_c: &mut Ctx<'_>, _i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
+/// `fence`, `membar`: no effect on a coherent memory; with the L1 model they invalidate the
+/// SM's L1 (as the hardware does to make other SMs' writes visible).
+pub fn fence(c: &mut Ctx<'_>, _i: &DInstr) -> R {
+    if let Some(l1) = c.l1 {
+        l1.invalidate(c.cta_linear());
+    }
+    Ok(Flow::Next)
+}
+
 /// `createpolicy`: an opaque 64-bit policy (a fixed tag that encodes nothing).
 pub fn createpolicy(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let out = [0x0c0f_fee0_0000_0000u64; 32];
@@ -622,6 +657,9 @@ pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// A scalar global (or generic-to-global) load of `SIZE` bytes: all lanes must fall in the
 /// allocation the first lane's address lies in; otherwise [`ld`] handles it.
 pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    if c.l1.is_some() {
+        return ld(c, i);
+    }
     let m = mem_of(i)?;
     let addrs = lane_addrs(c, &m.addr);
     let mask = c.mask;
@@ -646,6 +684,9 @@ pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// A scalar global (or generic-to-global) store of `SIZE` bytes (fast path of [`st`]).
 pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    if c.l1.is_some() {
+        return st(c, i);
+    }
     let m = mem_of(i)?;
     let addrs = lane_addrs(c, &m.addr);
     let mask = c.mask;

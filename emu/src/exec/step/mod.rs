@@ -98,9 +98,17 @@ pub struct Ctx<'a> {
     pub request: Request,
     /// The `--check-nc` record, when the check is on.
     pub nc: Option<&'a crate::exec::nc_check::NcTracker>,
+    /// The L1 caches, with `--cache-model l1`.
+    pub l1: Option<&'a crate::exec::l1::L1System>,
 }
 
 impl Ctx<'_> {
+    /// The CTA's linear index in the grid (which SM it runs on, for the L1 model).
+    pub fn cta_linear(&self) -> u64 {
+        let (c, n) = (self.launch.ctaid, self.launch.nctaid);
+        u64::from(c[0]) + u64::from(n[0]) * (u64::from(c[1]) + u64::from(n[1]) * u64::from(c[2]))
+    }
+
     /// Lane `lane`'s access at `address` for the nc check.
     pub fn nc_access(&self, lane: usize, address: u64) -> crate::exec::nc_check::NcAccess {
         crate::exec::nc_check::NcAccess {

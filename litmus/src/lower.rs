@@ -339,7 +339,7 @@ pub fn lower_thread(
                 message: format!("`{text}`: {}", e.kind),
             })?;
             let proxy = match &ins.op {
-                Op::Ld(ld) if ld.nc => Proxy::Texture,
+                Op::Ld(ld) if ld.nc() => Proxy::Texture,
                 _ => proxy,
             };
             out.instrs.push(ins);

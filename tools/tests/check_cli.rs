@@ -37,13 +37,12 @@ fn valid_modules_pass() {
 fn each_broken_rule_is_named_with_its_line() {
     let bad = scratch(
         "bad.ptx",
-        format!("{HEAD}ld.global.relaxed.gpu.ca.u32 %r1, [%rd1];\nst.const.u32 [%rd1], %r1;\nld.shared.L2::cache_hint.u32 %r1, [%rd1], %rd2;\nld.global.v8.f32 {{%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}}, [%rd1];\nret;\n}}\n").as_bytes(),
+        format!("{HEAD}ret;\nst.const.u32 [%rd1], %r1;\nld.shared.L2::cache_hint.u32 %r1, [%rd1], %rd2;\nld.global.v8.f32 {{%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}}, [%rd1];\nret;\n}}\n").as_bytes(),
     );
     let o = ptxemu(&["check", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let e = String::from_utf8_lossy(&o.stderr);
     for (line, rule) in [
-        (9, "semantics-with-cache-operator"),
         (10, "st-const"),
         (11, "cache-hint-state-space"),
         (12, "requires-ptx-version"),
@@ -52,6 +51,23 @@ fn each_broken_rule_is_named_with_its_line() {
             e.contains(&format!("bad.ptx:{line}:1: error[{rule}]")),
             "line {line} {rule}:\n{e}"
         );
+    }
+}
+
+#[test]
+fn combinations_the_ir_cannot_hold_are_refused_where_written() {
+    for (inst, what) in [
+        ("ld.global.relaxed.gpu.ca.u32 %r1, [%rd1];", "cannot be combined with relaxed"),
+        ("st.global.release.sys.wt.u32 [%rd1], %r1;", "cannot be combined with release"),
+        ("ld.global.nc.acquire.gpu.u32 %r1, [%rd1];", "takes no semantics qualifier"),
+        ("ld.global.wb.u32 %r1, [%rd1];", "store cache operator"),
+        ("st.global.lu.u32 [%rd1], %r1;", "load cache operator"),
+    ] {
+        let f = scratch("combo.ptx", format!("{HEAD}{inst}\nret;\n}}\n").as_bytes());
+        let o = ptxemu(&["check", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1));
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains("combo.ptx:9:1: error: ") && e.contains(what), "{inst}: {e}");
     }
 }
 

@@ -429,7 +429,7 @@ fn run(
         match &ins.op {
             Op::Ld(ld) => {
                 let loc = loc_of(ins, 1, index)?;
-                let sem = LoadSem::effective(ld.sem);
+                let sem = LoadSem::effective(ld.sem());
                 let mut e = base_event(EvKind::Read { loc, value: 0 }, &st, index, Some(proxy));
                 e.strong = sem.is_strong();
                 e.scope = sem.scope();
@@ -453,7 +453,7 @@ fn run(
             Op::St(stq) => {
                 let loc = loc_of(ins, 0, index)?;
                 let (v, taint) = value(&st, ins.args.get(1), index)?;
-                let sem = StoreSem::effective(stq.sem);
+                let sem = StoreSem::effective(stq.sem());
                 let mut e = base_event(EvKind::Write { loc, value: v }, &st, index, Some(proxy));
                 e.strong = sem.is_strong();
                 e.scope = sem.scope();

@@ -13,6 +13,7 @@ use crate::ir::{
     PrefetchLevel, PrmtMode, Red, Redux, ReduxOp, Set, Setp, Shf, Shfl, ShflMode, ShiftMode, Slct,
     St, StateSpace, Szext, Testp, TestpClass, Type, Unary, Vote, VoteMode,
 };
+use crate::ir::{LoadMode, StoreMode};
 use models::vocab::{LoadSem, Proxy, RmwSem, Scope, StoreSem};
 
 /// Opcodes of instruction families ptxemu recognises but does not implement.
@@ -502,13 +503,12 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
             let space = q.space();
             let nc = q.take("nc");
             let cop = q.cache_op();
+            let mode = LoadMode::new(sem, nc, cop).map_err(|m| q.syntax(m))?;
             let hints = q.hints();
             let vec = q.vec();
             Op::Ld(Ld {
-                sem,
+                mode,
                 space,
-                nc,
-                cop,
                 hints,
                 vec,
                 ty: q.ty()?,
@@ -527,12 +527,12 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
             let sem = store_sem(q)?;
             let space = q.space();
             let cop = q.cache_op();
+            let mode = StoreMode::new(sem, cop).map_err(|m| q.syntax(m))?;
             let hints = q.hints();
             let vec = q.vec();
             Op::St(St {
-                sem,
+                mode,
                 space,
-                cop,
                 hints,
                 vec,
                 ty: q.ty()?,

@@ -824,7 +824,7 @@ pub fn mnemonic(op: &Op) -> String {
         }
         Op::Ld(l) => {
             o.push_str("ld");
-            match l.sem {
+            match l.sem() {
                 None => {}
                 Some(LoadSem::Weak) => q(o, "weak"),
                 Some(LoadSem::Volatile) => q(o, "volatile"),
@@ -841,10 +841,10 @@ pub fn mnemonic(op: &Op) -> String {
             if let Some(n) = space_name(l.space) {
                 q(o, n);
             }
-            if let Some(c) = l.cop {
+            if let Some(c) = l.cop() {
                 q(o, cache_op_name(c));
             }
-            if l.nc {
+            if l.nc() {
                 q(o, "nc");
             }
             hints(o, &l.hints);
@@ -865,7 +865,7 @@ pub fn mnemonic(op: &Op) -> String {
         }
         Op::St(st) => {
             o.push_str("st");
-            match st.sem {
+            match st.sem() {
                 None => {}
                 Some(StoreSem::Weak) => q(o, "weak"),
                 Some(StoreSem::Volatile) => q(o, "volatile"),
@@ -882,7 +882,7 @@ pub fn mnemonic(op: &Op) -> String {
             if let Some(n) = space_name(st.space) {
                 q(o, n);
             }
-            if let Some(c) = st.cop {
+            if let Some(c) = st.cop() {
                 q(o, cache_op_name(c));
             }
             hints(o, &st.hints);

@@ -18,11 +18,13 @@
 //!    distinguishes it by version or target (`.shared` vs `.shared::cta`, `.weak` written or
 //!    not), so a module prints back in a form the same `ptxas` accepts.
 
-pub mod special;
+pub mod access;
+mod special;
 pub mod types;
 
 use smallvec::SmallVec;
 
+pub use access::{LoadCop, LoadMode, OrderedLoad, OrderedStore, StoreCop, StoreMode};
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
@@ -1265,21 +1267,46 @@ impl SpaceQual {
 /// Qualifiers of `ld`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ld {
-    /// `.weak/.volatile/.relaxed.S/.acquire.S/.mmio.relaxed.sys`; `None` when none is written
-    /// (the load is then weak).
-    pub sem: Option<LoadSem>,
+    /// Semantics, `.nc` and cache operator, in the combinations PTX allows.
+    pub mode: LoadMode,
     /// The state space.
     pub space: SpaceQual,
-    /// `.nc`: load through the non-coherent read-only path (`ld.global.nc`).
-    pub nc: bool,
-    /// A cache operator.
-    pub cop: Option<CacheOp>,
     /// Cache hints.
     pub hints: CacheHints,
     /// `.v2/.v4/.v8`.
     pub vec: Option<VecWidth>,
     /// The memory type.
     pub ty: Type,
+}
+
+impl Ld {
+    /// `.weak/.volatile/.relaxed.S/.acquire.S/.mmio.relaxed.sys`; `None` when none is written
+    /// (the load is then weak).
+    pub fn sem(&self) -> Option<LoadSem> {
+        self.mode.sem()
+    }
+
+    /// `.nc`: the non-coherent read-only path (`ld.global.nc`).
+    pub fn nc(&self) -> bool {
+        self.mode.nc()
+    }
+
+    /// The cache operator, if written.
+    pub fn cop(&self) -> Option<CacheOp> {
+        self.mode.cop()
+    }
+}
+
+impl St {
+    /// `.weak/.volatile/.relaxed.S/.release.S/.mmio.relaxed.sys`; `None` when none written.
+    pub fn sem(&self) -> Option<StoreSem> {
+        self.mode.sem()
+    }
+
+    /// The cache operator, if written.
+    pub fn cop(&self) -> Option<CacheOp> {
+        self.mode.cop()
+    }
 }
 
 /// Qualifiers of `ldu`.
@@ -1296,12 +1323,10 @@ pub struct Ldu {
 /// Qualifiers of `st`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct St {
-    /// `.weak/.volatile/.relaxed.S/.release.S/.mmio.relaxed.sys`; `None` when none written.
-    pub sem: Option<StoreSem>,
+    /// Semantics and cache operator, in the combinations PTX allows.
+    pub mode: StoreMode,
     /// The state space.
     pub space: SpaceQual,
-    /// A cache operator.
-    pub cop: Option<CacheOp>,
     /// Cache hints.
     pub hints: CacheHints,
     /// `.v2/.v4/.v8`.

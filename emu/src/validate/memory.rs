@@ -96,10 +96,10 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
     let a = match &i.op {
         crate::ir::Op::Ld(l) => Access {
             store: false,
-            nc: l.nc,
-            sem: Sem::of_load(l.sem),
+            nc: l.nc(),
+            sem: Sem::of_load(l.sem()),
             space: l.space,
-            cop: l.cop,
+            cop: l.cop(),
             hints: l.hints,
             vec: l.vec,
             ty: l.ty,
@@ -108,9 +108,9 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         crate::ir::Op::St(s) => Access {
             store: true,
             nc: false,
-            sem: Sem::of_store(s.sem),
+            sem: Sem::of_store(s.sem()),
             space: s.space,
-            cop: s.cop,
+            cop: s.cop(),
             hints: s.hints,
             vec: s.vec,
             ty: s.ty,
@@ -166,26 +166,8 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         );
     }
 
-    // Semantics: exclusive with `.nc` and with cache operators; each has its spaces.
-    if a.nc && a.sem != (Sem::Weak { written: false }) {
-        err(
-            "nc-semantics",
-            format!(
-                "`ld.global.nc` takes no semantics qualifier, found {}",
-                a.sem.name()
-            ),
-        );
-    }
-    if let (Some(c), Sem::Volatile | Sem::Ordered(_) | Sem::Mmio) = (a.cop, a.sem) {
-        err(
-            "semantics-with-cache-operator",
-            format!(
-                "{} cannot be combined with the cache operator .{}",
-                a.sem.name(),
-                quals::cache_op_name(c)
-            ),
-        );
-    }
+    // Semantics are exclusive with `.nc` and with cache operators by construction
+    // (`ir::LoadMode`, `ir::StoreMode`); each has its state spaces.
     let sem_spaces_ok = match a.sem {
         Sem::Weak { .. } => true,
         Sem::Ordered(_) => generic_or_global || matches!(space, StateSpace::Shared(_)),
@@ -218,17 +200,9 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
 
     // Cache operators each instruction takes.
     if let Some(c) = a.cop {
-        let legal = if a.store {
-            matches!(c, CacheOp::Wb | CacheOp::Cg | CacheOp::Cs | CacheOp::Wt)
-        } else if a.nc {
-            matches!(c, CacheOp::Ca | CacheOp::Cg | CacheOp::Cs)
-        } else {
-            matches!(
-                c,
-                CacheOp::Ca | CacheOp::Cg | CacheOp::Cs | CacheOp::Lu | CacheOp::Cv
-            )
-        };
-        if !legal {
+        // Loads and stores each take only their own operators (by construction);
+        // `ld.global.nc` takes only .ca, .cg and .cs.
+        if a.nc && !matches!(c, CacheOp::Ca | CacheOp::Cg | CacheOp::Cs) {
             err(
                 "cache-operator",
                 format!("`{op}` has no cache operator .{}", quals::cache_op_name(c)),

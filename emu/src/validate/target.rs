@@ -84,48 +84,48 @@ fn reqs(i: &Instr) -> Vec<Req> {
         Op::Copysign(_) => add("copysign", (4, 2), 20),
         Op::Ld(l) => {
             if matches!(
-                l.sem,
+                l.sem(),
                 Some(LoadSem::Weak | LoadSem::Relaxed(_) | LoadSem::Acquire(_))
             ) {
                 add("ld with .weak/.relaxed/.acquire", (6, 0), 70);
             }
-            if l.sem == Some(LoadSem::Mmio) {
+            if l.sem() == Some(LoadSem::Mmio) {
                 add("ld.mmio", (8, 2), 70);
             }
-            if cluster(l.sem.and_then(LoadSem::scope)) {
+            if cluster(l.sem().and_then(LoadSem::scope)) {
                 add(".cluster scope", (7, 8), 90);
             }
-            if l.nc {
+            if l.nc() {
                 add("ld.global.nc", (3, 1), 32);
             }
-            if l.sem == Some(LoadSem::Volatile) && l.space.space == StateSpace::Local {
+            if l.sem() == Some(LoadSem::Volatile) && l.space.space == StateSpace::Local {
                 add("ld.volatile.local", (9, 1), 20);
             }
             if l.hints.prefetch.is_some() {
                 add("a prefetch size (.L2::64B/128B/256B)", (7, 4), 75);
             }
-            if l.ty == Type::B128 && l.sem.and_then(LoadSem::scope) == Some(Scope::Sys) {
+            if l.ty == Type::B128 && l.sem().and_then(LoadSem::scope) == Some(Scope::Sys) {
                 add(".b128 at .sys scope", (8, 4), 70);
             }
             memory_reqs(l.space, l.hints, l.vec, l.ty, &mut add);
         }
         Op::St(s) => {
             if matches!(
-                s.sem,
+                s.sem(),
                 Some(StoreSem::Weak | StoreSem::Relaxed(_) | StoreSem::Release(_))
             ) {
                 add("st with .weak/.relaxed/.release", (6, 0), 70);
             }
-            if s.sem == Some(StoreSem::Mmio) {
+            if s.sem() == Some(StoreSem::Mmio) {
                 add("st.mmio", (8, 2), 70);
             }
-            if cluster(s.sem.and_then(StoreSem::scope)) {
+            if cluster(s.sem().and_then(StoreSem::scope)) {
                 add(".cluster scope", (7, 8), 90);
             }
-            if s.sem == Some(StoreSem::Volatile) && s.space.space == StateSpace::Local {
+            if s.sem() == Some(StoreSem::Volatile) && s.space.space == StateSpace::Local {
                 add("st.volatile.local", (9, 1), 20);
             }
-            if s.ty == Type::B128 && s.sem.and_then(StoreSem::scope) == Some(Scope::Sys) {
+            if s.ty == Type::B128 && s.sem().and_then(StoreSem::scope) == Some(Scope::Sys) {
                 add(".b128 at .sys scope", (8, 4), 70);
             }
             memory_reqs(s.space, s.hints, s.vec, s.ty, &mut add);

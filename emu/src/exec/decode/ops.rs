@@ -404,7 +404,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
                 true,
             )?;
             let acc = MemAccess {
-                nc: l.nc,
+                nc: l.nc(),
                 l1: load_l1(l),
                 ..acc
             };
@@ -820,11 +820,11 @@ fn mem_access(
 /// or wider invalidate; other strong loads and `.nc` bypass.
 fn load_l1(l: &crate::ir::Ld) -> L1Use {
     use models::vocab::{LoadSem, Scope};
-    if l.nc {
+    if l.nc() {
         return L1Use::Bypass;
     }
-    match l.sem {
-        None | Some(LoadSem::Weak) => L1Use::Load(match l.cop {
+    match l.sem() {
+        None | Some(LoadSem::Weak) => L1Use::Load(match l.cop() {
             Some(CacheOp::Cg) => LoadOp::Cg,
             Some(CacheOp::Cs) => LoadOp::Cs,
             Some(CacheOp::Lu) => LoadOp::Lu,
@@ -839,7 +839,7 @@ fn load_l1(l: &crate::ir::Ld) -> L1Use {
 
 /// How a store meets the L1 model: by its cache operator (strong stores as `.wb`).
 fn store_l1(s: &crate::ir::St) -> L1Use {
-    L1Use::Store(match s.cop {
+    L1Use::Store(match s.cop() {
         Some(CacheOp::Cg) => StoreOp::Cg,
         Some(CacheOp::Cs) => StoreOp::Cs,
         Some(CacheOp::Wt) => StoreOp::Wt,

@@ -57,9 +57,18 @@ fn each_broken_rule_is_named_with_its_line() {
 #[test]
 fn combinations_the_ir_cannot_hold_are_refused_where_written() {
     for (inst, what) in [
-        ("ld.global.relaxed.gpu.ca.u32 %r1, [%rd1];", "cannot be combined with relaxed"),
-        ("st.global.release.sys.wt.u32 [%rd1], %r1;", "cannot be combined with release"),
-        ("ld.global.nc.acquire.gpu.u32 %r1, [%rd1];", "takes no semantics qualifier"),
+        (
+            "ld.global.relaxed.gpu.ca.u32 %r1, [%rd1];",
+            "cannot be combined with relaxed",
+        ),
+        (
+            "st.global.release.sys.wt.u32 [%rd1], %r1;",
+            "cannot be combined with release",
+        ),
+        (
+            "ld.global.nc.acquire.gpu.u32 %r1, [%rd1];",
+            "takes no semantics qualifier",
+        ),
         ("ld.global.wb.u32 %r1, [%rd1];", "store cache operator"),
         ("st.global.lu.u32 [%rd1], %r1;", "load cache operator"),
     ] {
@@ -67,7 +76,10 @@ fn combinations_the_ir_cannot_hold_are_refused_where_written() {
         let o = ptxemu(&["check", f.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(1));
         let e = String::from_utf8_lossy(&o.stderr);
-        assert!(e.contains("combo.ptx:9:1: error: ") && e.contains(what), "{inst}: {e}");
+        assert!(
+            e.contains("combo.ptx:9:1: error: ") && e.contains(what),
+            "{inst}: {e}"
+        );
     }
 }
 

@@ -32,7 +32,7 @@ fn the_library_becomes_programs_and_scripts() {
         stderr.contains("refused") && stderr.contains("different GPUs"),
         "{stderr}"
     );
-    assert!(stdout.contains("35 harness(es)"), "{stdout}");
+    assert!(stdout.contains("36 harness(es)"), "{stdout}");
     let cu = std::fs::read_to_string(out.join("MP+rlx.cu")).unwrap();
     assert!(cu.contains("DEF_INSTANCES = 1024, DEF_ITERATIONS = 10"));
     assert!(

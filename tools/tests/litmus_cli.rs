@@ -116,7 +116,7 @@ fn expectations_csv() {
     ]);
     assert!(o.status.success());
     assert!(
-        text(&o).trim_end().ends_with("37 passed, 0 failed"),
+        text(&o).trim_end().ends_with("38 passed, 0 failed"),
         "{}",
         text(&o)
     );

@@ -7,4 +7,5 @@ pub mod front;
 pub mod ir;
 pub mod sass;
 pub mod semantics;
+pub mod tcgen05;
 pub mod validate;

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::quals::{cache_op_name, l1_evict_name, l2_evict_name, prefetch_name, space_name};
+use super::quals::{l1_evict_name, l2_evict_name, prefetch_name, space_name};
 use crate::ir::{
     AddrBase, AddressSize, ArchSuffix, Arith, ArrayDim, AtomOp, BarKind, BarRedOp, Block, BoolOp,
     CacheHints, CmpOp, CvtRounding, DivKind, Fence, FloatImm, Function, FunctionKind, Imm,
@@ -842,7 +842,7 @@ pub fn mnemonic(op: &Op) -> String {
                 q(o, n);
             }
             if let Some(c) = l.cop() {
-                q(o, cache_op_name(c));
+                q(o, c.name());
             }
             if l.nc() {
                 q(o, "nc");
@@ -883,7 +883,7 @@ pub fn mnemonic(op: &Op) -> String {
                 q(o, n);
             }
             if let Some(c) = st.cop() {
-                q(o, cache_op_name(c));
+                q(o, c.name());
             }
             hints(o, &st.hints);
             if let Some(v) = st.vec {

@@ -286,19 +286,6 @@ pub fn l1_evict_name(e: L1Evict) -> &'static str {
     }
 }
 
-/// The text of a cache operator.
-pub fn cache_op_name(c: CacheOp) -> &'static str {
-    match c {
-        CacheOp::Ca => "ca",
-        CacheOp::Cg => "cg",
-        CacheOp::Cs => "cs",
-        CacheOp::Lu => "lu",
-        CacheOp::Cv => "cv",
-        CacheOp::Wb => "wb",
-        CacheOp::Wt => "wt",
-    }
-}
-
 /// The text of a prefetch size.
 pub fn prefetch_name(p: PrefetchSize) -> &'static str {
     match p {

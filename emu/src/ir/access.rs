@@ -117,8 +117,28 @@ impl From<StoreCop> for CacheOp {
     }
 }
 
-fn sem_name<T: std::fmt::Debug>(s: T) -> String {
-    format!("{s:?}").to_lowercase()
+impl OrderedLoad {
+    /// The semantics keyword (`volatile`, `relaxed`, `acquire`, `mmio`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            OrderedLoad::Volatile => "volatile",
+            OrderedLoad::Relaxed(_) => "relaxed",
+            OrderedLoad::Acquire(_) => "acquire",
+            OrderedLoad::Mmio => "mmio",
+        }
+    }
+}
+
+impl OrderedStore {
+    /// The semantics keyword (`volatile`, `relaxed`, `release`, `mmio`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            OrderedStore::Volatile => "volatile",
+            OrderedStore::Relaxed(_) => "relaxed",
+            OrderedStore::Release(_) => "release",
+            OrderedStore::Mmio => "mmio",
+        }
+    }
 }
 
 impl LoadMode {
@@ -138,7 +158,7 @@ impl LoadMode {
             Some(c @ (CacheOp::Wb | CacheOp::Wt)) => {
                 return Err(format!(
                     "`.{}` is a store cache operator; loads take .ca, .cg, .cs, .lu or .cv",
-                    sem_name(c)
+                    c.name()
                 ))
             }
         };
@@ -150,14 +170,14 @@ impl LoadMode {
             Some(LoadSem::Mmio) => Some(OrderedLoad::Mmio),
         };
         match (nc, ordered, sem) {
-            (true, _, Some(s)) => Err(format!(
+            (true, _, Some(_)) => Err(format!(
                 "`ld.global.nc` takes no semantics qualifier, found .{}",
-                sem_name(s)
+                ordered.map_or("weak", OrderedLoad::keyword)
             )),
             (true, _, None) => Ok(LoadMode::NonCoherent { cop }),
             (false, Some(o), _) if cop.is_some() => Err(format!(
                 "a cache operator cannot be combined with {} semantics",
-                sem_name(o).split('(').next().unwrap_or("")
+                o.keyword()
             )),
             (false, Some(o), _) => Ok(LoadMode::Ordered(o)),
             (false, None, s) => Ok(LoadMode::Weak {
@@ -211,7 +231,7 @@ impl StoreMode {
             Some(c @ (CacheOp::Ca | CacheOp::Lu | CacheOp::Cv)) => {
                 return Err(format!(
                     "`.{}` is a load cache operator; stores take .wb, .cg, .cs or .wt",
-                    sem_name(c)
+                    c.name()
                 ))
             }
         };
@@ -225,7 +245,7 @@ impl StoreMode {
         match ordered {
             Some(o) if cop.is_some() => Err(format!(
                 "a cache operator cannot be combined with {} semantics",
-                sem_name(o).split('(').next().unwrap_or("")
+                o.keyword()
             )),
             Some(o) => Ok(StoreMode::Ordered(o)),
             None => Ok(StoreMode::Weak {

@@ -1188,6 +1188,21 @@ pub enum CacheOp {
     Wt,
 }
 
+impl CacheOp {
+    /// The qualifier as written, without the leading dot.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheOp::Ca => "ca",
+            CacheOp::Cg => "cg",
+            CacheOp::Cs => "cs",
+            CacheOp::Lu => "lu",
+            CacheOp::Cv => "cv",
+            CacheOp::Wb => "wb",
+            CacheOp::Wt => "wt",
+        }
+    }
+}
+
 /// An L1 eviction priority (`.L1::evict_*`, `.L1::no_allocate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum L1Evict {

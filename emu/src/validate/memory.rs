@@ -205,7 +205,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         if a.nc && !matches!(c, CacheOp::Ca | CacheOp::Cg | CacheOp::Cs) {
             err(
                 "cache-operator",
-                format!("`{op}` has no cache operator .{}", quals::cache_op_name(c)),
+                format!("`{op}` has no cache operator .{}", c.name()),
             );
         }
         // ld.global.nc's first form takes a cache operator and an L2 priority together

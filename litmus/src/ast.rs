@@ -299,6 +299,22 @@ pub struct Test {
     pub filter: Option<Expr>,
 }
 
+/// The labels of a thread's code that some later jump goes back to: the heads of its loops.
+pub fn loop_heads(code: &[(Inst, u32)]) -> Vec<&str> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut heads = Vec::new();
+    for (inst, _) in code {
+        match inst {
+            Inst::Label(l) => seen.push(l),
+            Inst::Branch { label, .. } | Inst::Goto(label) if seen.contains(&label.as_str()) => {
+                heads.push(label.as_str());
+            }
+            _ => {}
+        }
+    }
+    heads
+}
+
 impl std::fmt::Display for Val {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

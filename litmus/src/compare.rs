@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::ast::{CmpOp, Expr, Term, Test};
+use crate::ast::{loop_heads, CmpOp, Expr, Term, Test};
 use crate::explain::{explain, Unproduced};
 use crate::run::{run, RunError, RunOptions};
 
@@ -311,18 +311,7 @@ pub fn compare(test: &Test, obs: &Observed, ro: &RunOptions) -> Result<Compariso
 
 /// Whether some thread of the test jumps backwards (has a loop).
 fn has_loops(test: &Test) -> bool {
-    use crate::ast::Inst;
-    test.code.iter().any(|code| {
-        let mut seen: Vec<&str> = Vec::new();
-        code.iter().any(|(i, _)| match i {
-            Inst::Label(l) => {
-                seen.push(l);
-                false
-            }
-            Inst::Branch { label, .. } | Inst::Goto(label) => seen.contains(&label.as_str()),
-            _ => false,
-        })
-    })
+    test.code.iter().any(|code| !loop_heads(code).is_empty())
 }
 
 /// The chance that a rerun of the same size shows an outcome seen `n` times (a Poisson

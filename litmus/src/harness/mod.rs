@@ -136,8 +136,8 @@ pub fn litmus7_expr(e: &Expr) -> String {
 ///
 /// # Errors
 /// Tests the hardware cannot run as written: threads on several GPUs, aliases, proxy accesses,
-/// barrier quorums, backward jumps (they could spin forever), non-global state spaces; and
-/// options out of range.
+/// barrier ids, quorums, arrives and patterns that would hang, `red` with acquire semantics,
+/// non-global state spaces; and options out of range. Loops run under a budget.
 pub fn generate(test: &Test, file: &str, o: &HarnessOptions) -> Result<Harness, HarnessError> {
     if o.instances < 32 || !o.instances.is_power_of_two() {
         return Err(HarnessError::Options(format!(

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use models::vocab::Proxy;
 
 use super::HarnessError;
-use crate::ast::{Inst, Mo, Test, Val};
+use crate::ast::{loop_heads, Inst, Mo, Test, Val};
 use crate::lower::{is_register_name, ptx_of};
 
 /// The PTX register type of a test register.
@@ -287,22 +287,6 @@ pub(crate) fn role_asm(
         statement: s,
         outputs: nout,
     })
-}
-
-/// Labels that some later jump goes back to: the heads of the thread's loops.
-pub(crate) fn loop_heads(code: &[(Inst, u32)]) -> Vec<&str> {
-    let mut seen: Vec<&str> = Vec::new();
-    let mut heads = Vec::new();
-    for (inst, _) in code {
-        match inst {
-            Inst::Label(l) => seen.push(l),
-            Inst::Branch { label, .. } | Inst::Goto(label) if seen.contains(&label.as_str()) => {
-                heads.push(label.as_str());
-            }
-            _ => {}
-        }
-    }
-    heads
 }
 
 /// The spelling of register `r` (with or without `%`) that the thread's code uses.

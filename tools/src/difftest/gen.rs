@@ -15,10 +15,10 @@ pub const FRAME: usize = 128;
 /// Threads per launch.
 pub const THREADS: usize = 32;
 
-pub(crate) const NR: u32 = 8;
-pub(crate) const ND: u32 = 4;
-pub(crate) const NF: u32 = 6;
-pub(crate) const NFD: u32 = 4;
+const NR: u32 = 8;
+const ND: u32 = 4;
+const NF: u32 = 6;
+const NFD: u32 = 4;
 
 /// A small deterministic random source (SplitMix64), so a seed names a kernel.
 #[derive(Clone, Debug)]
@@ -449,35 +449,95 @@ impl Kernel {
         let _ = writeln!(s, "  mul.wide.u32 %shx, %t, {FRAME};");
         s.push_str("  add.u64 %in, %in, %shx;\n  add.u64 %out, %out, %shx;\n");
         s.push_str("  mul.wide.u32 %shx, %t, 4;\n  mov.u64 %sh, xch;\n  add.u64 %sh, %sh, %shx;\n");
-        for (ld, _) in frame_slots() {
-            let _ = writeln!(s, "  {ld};");
+        for f in frame() {
+            let _ = writeln!(
+                s,
+                "  ld.global.{} {}, [%in+{}];",
+                f.class.ty(),
+                f.reg,
+                f.offset
+            );
         }
         s.push_str("  setp.ne.u32 %p0, %r0, 0;\n  setp.lt.u32 %p1, %r1, %r2;\n  setp.eq.u32 %p2, %t, 5;\n  setp.gt.s32 %p3, %r3, 0;\n");
         let mut label = 0;
         print_items(&mut s, &self.items, &mut label, name);
-        for (_, st) in frame_slots() {
-            let _ = writeln!(s, "  {st};");
+        for f in frame() {
+            let _ = writeln!(
+                s,
+                "  st.global.{} [%out+{}], {};",
+                f.class.ty(),
+                f.offset,
+                f.reg
+            );
         }
         s.push_str("  ret;\n}\n");
         s
     }
 }
+/// The register classes of a thread's frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// `.b32` (`%r`)
+    B32,
+    /// `.f32` (`%f`)
+    F32,
+    /// `.b64` (`%rd`)
+    B64,
+    /// `.f64` (`%fd`)
+    F64,
+}
 
-/// The load and the store of each frame slot, in frame order.
-fn frame_slots() -> Vec<(String, String)> {
-    let mut regs: Vec<(String, &str, usize)> = Vec::new();
-    regs.extend((0..NR).map(|k| (format!("%r{k}"), "b32", 4)));
-    regs.extend((0..NF).map(|k| (format!("%f{k}"), "f32", 4)));
-    regs.extend((0..ND).map(|k| (format!("%rd{k}"), "b64", 8)));
-    regs.extend((0..NFD).map(|k| (format!("%fd{k}"), "f64", 8)));
-    let mut off = 0;
+impl Class {
+    /// The PTX type of the frame's loads and stores.
+    pub fn ty(self) -> &'static str {
+        match self {
+            Class::B32 => "b32",
+            Class::F32 => "f32",
+            Class::B64 => "b64",
+            Class::F64 => "f64",
+        }
+    }
+
+    /// Bytes per register.
+    pub fn size(self) -> usize {
+        match self {
+            Class::B32 | Class::F32 => 4,
+            Class::B64 | Class::F64 => 8,
+        }
+    }
+}
+
+/// One register of a thread's frame and its byte offset in the frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// The register (`%r0`).
+    pub reg: String,
+    /// Its class.
+    pub class: Class,
+    /// Its offset.
+    pub offset: usize,
+}
+
+/// The frame, in order: `%r0…`, `%f0…`, `%rd0…`, `%fd0…`, packed. The kernels load and store
+/// it, the inputs fill it, and mismatch reports name its slots.
+pub fn frame() -> Vec<Slot> {
+    let classes = [
+        ("%r", NR, Class::B32),
+        ("%f", NF, Class::F32),
+        ("%rd", ND, Class::B64),
+        ("%fd", NFD, Class::F64),
+    ];
+    let mut offset = 0;
     let mut out = Vec::new();
-    for (reg, ty, size) in regs {
-        out.push((
-            format!("ld.global.{ty} {reg}, [%in+{off}]"),
-            format!("st.global.{ty} [%out+{off}], {reg}"),
-        ));
-        off += size;
+    for (prefix, n, class) in classes {
+        for k in 0..n {
+            out.push(Slot {
+                reg: format!("{prefix}{k}"),
+                class,
+                offset,
+            });
+            offset += class.size();
+        }
     }
     out
 }

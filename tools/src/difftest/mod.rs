@@ -156,7 +156,11 @@ struct HostCommand(Vec<String>);
 /// A kernel on which the GPU and ptxemu disagree.
 #[derive(Clone, Debug)]
 struct Mismatch {
+    /// The kernel's index in the run.
+    index: u64,
+    /// Its seed.
     seed: u64,
+    /// The difference (or why ptxemu could not run it).
     what: String,
 }
 
@@ -208,11 +212,11 @@ fn run_gpu(
 
 /// Which register slots differ, thread by thread (at most 8 lines).
 fn describe_diff(gpu: &[u8], emu: &[u8]) -> String {
-    let names = slot_names();
+    let slots = gen::frame();
     let mut lines = Vec::new();
     for t in 0..THREADS {
-        for (name, off, size) in &names {
-            let at = t * FRAME + off;
+        for slot in &slots {
+            let (at, size) = (t * FRAME + slot.offset, slot.class.size());
             let (g, e) = (&gpu[at..at + size], &emu[at..at + size]);
             if g != e {
                 let hex = |b: &[u8]| {
@@ -222,7 +226,8 @@ fn describe_diff(gpu: &[u8], emu: &[u8]) -> String {
                         .collect::<String>()
                 };
                 lines.push(format!(
-                    "thread {t} {name}: gpu 0x{} ptxemu 0x{}",
+                    "thread {t} {}: gpu 0x{} ptxemu 0x{}",
+                    slot.reg,
                     hex(g),
                     hex(e)
                 ));
@@ -235,18 +240,6 @@ fn describe_diff(gpu: &[u8], emu: &[u8]) -> String {
         lines.push(format!("… {} more differing slots", n - 8));
     }
     lines.join("\n")
-}
-
-fn slot_names() -> Vec<(String, usize, usize)> {
-    let mut v = Vec::new();
-    let mut off = 0;
-    for (prefix, n, size) in [("%r", 8, 4), ("%f", 6, 4), ("%rd", 4, 8), ("%fd", 4, 8)] {
-        for k in 0..n {
-            v.push((format!("{prefix}{k}"), off, size));
-            off += size;
-        }
-    }
-    v
 }
 
 /// Whether ptxemu disagrees with the GPU on `k` (given the GPU's output).
@@ -340,7 +333,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let next = AtomicUsize::new(0);
     let compared = AtomicUsize::new(0);
-    let mismatches: Mutex<Vec<(Mismatch, Vec<u8>)>> = Mutex::new(Vec::new());
+    let mismatches: Mutex<Vec<Mismatch>> = Mutex::new(Vec::new());
     let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let t0 = Instant::now();
     let work = a.out.join("work");
@@ -390,11 +383,11 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
                         _ => None,
                     };
                     if let Some(what) = what {
-                        let g = gpu.as_ref().map(|g| g[j].clone()).unwrap_or_default();
-                        mismatches
-                            .lock()
-                            .expect("lock")
-                            .push((Mismatch { seed: *seed, what }, g));
+                        mismatches.lock().expect("lock").push(Mismatch {
+                            index: m * a.per_module + j as u64,
+                            seed: *seed,
+                            what,
+                        });
                     }
                     compared.fetch_add(1, Ordering::Relaxed);
                 }
@@ -403,18 +396,15 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     });
     let elapsed = t0.elapsed().as_secs_f64();
     let mut found = mismatches.into_inner().expect("lock");
-    found.sort_by_key(|m| m.0.seed);
+    found.sort_by_key(|m| m.seed);
     let errors = errors.into_inner().expect("lock");
     let mut saved = Vec::new();
     if !found.is_empty() {
         let dir = a.out.join("mismatches");
         std::fs::create_dir_all(&dir)?;
-        for (m, _) in found.iter().take(a.max_shrink) {
+        for m in found.iter().take(a.max_shrink) {
             let mut k = Kernel::generate(m.seed);
-            let mi = (0..a.count)
-                .find(|&i| kernel_seed(a.seed, i) == m.seed)
-                .unwrap_or(0);
-            let input = input_of(mi / a.per_module);
+            let input = input_of(m.index / a.per_module);
             if let Some(h) = &host {
                 k = shrink(h, &work, k, &input)?;
             }
@@ -426,9 +416,10 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
                 .pop()
                 .unwrap_or_else(|| Err("no result".into()));
             let mut text = format!(
-                "kernel seed {} (run seed {}, kernel {mi}), shrunk to {} item(s)\n",
+                "kernel seed {} (run seed {}, kernel {}), shrunk to {} item(s)\n",
                 m.seed,
                 a.seed,
+                m.index,
                 k.size()
             );
             if let Some(h) = &host {
@@ -459,7 +450,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         "threads_per_kernel": THREADS,
         "gpu": !a.emu_only,
         "mismatches": found.len(),
-        "mismatch_seeds_first_1000": found.iter().take(1000).map(|m| m.0.seed).collect::<Vec<_>>(),
+        "mismatch_seeds_first_1000": found.iter().take(1000).map(|m| m.seed).collect::<Vec<_>>(),
         "saved": saved,
         "errors": errors,
         "wall_s": elapsed,
@@ -481,7 +472,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         errors.len(),
         a.out.join("summary.json").display()
     );
-    for (m, _) in found.iter().take(5) {
+    for m in found.iter().take(5) {
         println!("  seed {}: {}", m.seed, m.what.lines().next().unwrap_or(""));
     }
     for e in errors.iter().take(5) {

@@ -139,10 +139,6 @@ pub struct L1System {
     capacity: usize,
 }
 
-fn load_index(op: LoadOp) -> usize {
-    op as usize
-}
-
 impl L1System {
     /// `sms` empty L1s of `lines` lines each.
     pub fn new(sms: u32, lines: usize) -> L1System {
@@ -161,7 +157,7 @@ impl L1System {
     pub fn load(&self, cta_linear: u64, r: &Region, addr: u64, size: u32, op: LoadOp) -> u64 {
         let mut sm = self.sm(cta_linear);
         let tag = addr & !(LINE - 1);
-        let k = load_index(op);
+        let k = op as usize;
         if matches!(op, LoadOp::Cg | LoadOp::Cv) {
             sm.loads[k].misses += 1;
             if op == LoadOp::Cv {
@@ -266,7 +262,7 @@ impl L1System {
             lines: self.capacity,
             loads: lops
                 .iter()
-                .map(|o| (o.name(), loads[load_index(*o)]))
+                .map(|o| (o.name(), loads[*o as usize]))
                 .collect(),
             stores: sops
                 .iter()

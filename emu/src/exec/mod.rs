@@ -314,16 +314,14 @@ impl Machine {
                 available: String::new(),
             });
         }
-        if self.launch_memory.is_none() {
-            let heap_base = self.global.allocate(HEAP_SIZE, 256, "device heap");
+        let global = &mut self.global;
+        let (heap, workspace) = &*self.launch_memory.get_or_insert_with(|| {
+            let heap_base = global.allocate(HEAP_SIZE, 256, "device heap");
             // Cooperative launches read a workspace pointer as (%envreg1 << 32) | %envreg2
             // (as nvcc's grid.sync() assembles it with bfi.b64).
-            let workspace = self.global.allocate(4096, 256, "grid-sync workspace");
-            self.launch_memory = Some((Heap::new(heap_base, HEAP_SIZE), workspace));
-        }
-        let Some((heap, workspace)) = &self.launch_memory else {
-            unreachable!("made above")
-        };
+            let workspace = global.allocate(4096, 256, "grid-sync workspace");
+            (Heap::new(heap_base, HEAP_SIZE), workspace)
+        });
         let workspace = *workspace;
         if let Some(r) = self.global.find(workspace, 4096) {
             r.write_bytes(0, &[0u8; 4096]);

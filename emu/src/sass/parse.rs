@@ -22,14 +22,13 @@ pub struct ParseError {
 impl ParseError {
     /// `file:line:col: error: message`, the line, and a caret under the column.
     pub fn render(&self, src: &str, file: &str) -> String {
-        let text = src.lines().nth(self.line as usize - 1).unwrap_or("");
-        format!(
-            "{file}:{}:{}: error: {}\n    {text}\n    {}^",
-            self.line,
-            self.col,
-            self.message,
-            " ".repeat(self.col.saturating_sub(1) as usize)
-        )
+        let span = crate::ir::Span {
+            line: self.line,
+            col: self.col,
+            len: 1,
+            ..crate::ir::Span::default()
+        };
+        crate::front::error::render_at(src, file, span, &format!("error: {}", self.message))
     }
 }
 

@@ -297,3 +297,32 @@ fn uniform_hint_check() {
     assert_eq!(r.errors.len(), 3, "lanes 1..3 differ from lane 0");
     assert_eq!(r.threads[2].regs[4], word(32), "the load still happens");
 }
+
+#[test]
+fn nvdisasm_listings_parse_and_run() {
+    // As nvdisasm prints Maxwell code: addresses, ` ;`, `.reuse`, encodings, backtick targets.
+    let src = "
+        /*0008*/                   MOV R1, c[0x0][0x20] ;                          /* 0x4c98078000870001 */
+        /*0010*/                   S2R R0, SR_TID.X ;                              /* 0xf0c8000002170000 */
+        /*0018*/                   ISETP.GE.AND P0, PT, R0, 0x1, PT ;              /* 0x366d038000170007 */
+        /*0028*/               @P0 BRA `(.L_1) ;                                   /* 0xe24000000000000f */
+        /*0030*/                   SHL R2, R0.reuse, 0x2 ;                         /* 0x3848000000270002 */
+        /*0038*/                   IADD R2, R2, c[0x0][0x140] ;                    /* 0x4c10000005070202 */
+        /*0048*/                   LD.E R3, [R2+0x8] ;                             /* 0xeed4200000870203 */
+.L_1:
+        /*0050*/                   EXIT ;                                          /* 0xe30000000007000f */
+";
+    let p = parse_program(src).unwrap_or_else(|e| panic!("{}", e.render(src, "nv.sass")));
+    assert_eq!(p.instrs.len(), 8);
+    let (r, _, _) = run_cfg(
+        &src.replace("MOV R1, c[0x0][0x20] ;", "MOV R3, c[0x0][0x144] ;"),
+        &SassConfig::new([1, 1, 1], [2, 1, 1]),
+    );
+    let r = r.unwrap();
+    assert_eq!(
+        r.threads[0].regs[3],
+        word(8),
+        "thread 0 loads through {{R3, R2}}"
+    );
+    assert_eq!(r.threads[1].regs[2], 0, "thread 1 branched past the load");
+}

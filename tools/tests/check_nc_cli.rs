@@ -1,6 +1,7 @@
 //! `ptxemu run --check-nc`: writes during a launch to bytes an `ld.global.nc` of the launch
 //! reads are reported, in either order, with both sites; disjoint bytes and runs without the
-//! flag report nothing.
+//! flag report nothing. Independent CTAs run on several host threads, so the tests also check
+//! that the report is the same from run to run.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -13,7 +14,7 @@ fn ptxemu(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn run(mode: &str, extra: &[&str]) -> Output {
+fn run_grid(grid: &str, mode: &str, extra: &[&str]) -> Output {
     let mut args = vec![
         "run",
         "tests/fixtures/nc/nc_race.ptx",
@@ -22,7 +23,7 @@ fn run(mode: &str, extra: &[&str]) -> Output {
         "--block",
         "128",
         "--grid",
-        "2",
+        grid,
         "--arg",
         "u32[4]:zero",
         "--arg",
@@ -30,6 +31,10 @@ fn run(mode: &str, extra: &[&str]) -> Output {
     ];
     args.extend_from_slice(extra);
     ptxemu(&args)
+}
+
+fn run(mode: &str, extra: &[&str]) -> Output {
+    run_grid("2", mode, extra)
 }
 
 #[test]
@@ -68,4 +73,44 @@ fn disjoint_bytes_and_runs_without_the_flag_report_nothing_about_them() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+#[test]
+fn every_run_reports_the_same_pairs_from_the_first_cta() {
+    // Sixteen CTAs race identically; whichever host thread gets there first, the report names
+    // CTA 0 and never changes.
+    let first = run_grid("16", "u32:0", &["--check-nc"]);
+    assert_eq!(first.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&first.stderr).into_owned();
+    assert!(e.contains("nc read: CTA (0,0,0), warp 0, lane 0"), "{e}");
+    for _ in 0..8 {
+        let again = run_grid("16", "u32:0", &["--check-nc"]);
+        assert_eq!(String::from_utf8_lossy(&again.stderr), e);
+    }
+}
+
+#[test]
+fn a_write_in_another_cta_is_reported_without_an_order() {
+    let o = ptxemu(&[
+        "run",
+        "tests/fixtures/nc/nc_cross_cta.ptx",
+        "--kernel",
+        "nc_cross_cta",
+        "--block",
+        "32",
+        "--grid",
+        "2",
+        "--arg",
+        "u32[2]:zero",
+        "--check-nc",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(e.matches("--check-nc:").count(), 1, "{e}");
+    assert!(
+        e.contains("byte 0x200000000 is written by one CTA and read by an ld.global.nc in another"),
+        "{e}"
+    );
+    assert!(e.contains("nc read: CTA (0,0,0), warp 0, lane 0 (thread (0,0,0)) at tests/fixtures/nc/nc_cross_cta.ptx:20"), "{e}");
+    assert!(e.contains("write: CTA (1,0,0), warp 0, lane 0 (thread (0,0,0)) at tests/fixtures/nc/nc_cross_cta.ptx:24"), "{e}");
 }

@@ -295,6 +295,9 @@ impl Cta {
             ..
         } = warp;
         let block = &mut blocks[g.depth as usize][bi];
+        // The warp's clock and the CTA's instruction count advance together below, so their
+        // difference turns the one into the other at no cost per instruction.
+        let cta_step_offset = self.counts.warp_instructions.wrapping_sub(*clock);
         let mut ctx = Ctx {
             mask: 0,
             vals: &mut block.vals,
@@ -309,6 +312,7 @@ impl Cta {
             prog,
             pc: 0,
             clock: *clock,
+            cta_step_offset,
             out: &mut self.out,
             heap: env.heap,
             request: Request::None,

@@ -90,6 +90,9 @@ pub struct Ctx<'a> {
     pub pc: u32,
     /// A counter standing for `%clock` (warp instructions executed by this warp).
     pub clock: u64,
+    /// `clock` plus this is the number of warp instructions the CTA has issued: a position in
+    /// the CTA's (deterministic) schedule.
+    pub cta_step_offset: u64,
     /// The CTA's output.
     pub out: &'a mut CtaOutput,
     /// The device heap (`malloc`/`free`).
@@ -116,6 +119,7 @@ impl Ctx<'_> {
             cta: self.launch.ctaid,
             warp: self.ids.warp,
             lane: lane as u32,
+            step: self.clock.wrapping_add(self.cta_step_offset),
             tid: [
                 self.ids.tid[0][lane],
                 self.ids.tid[1][lane],

@@ -70,6 +70,14 @@ pub struct RunArgs {
     /// 128-byte lines per SM in the L1 model.
     #[arg(long, default_value_t = 256, value_name = "N")]
     pub l1_lines: usize,
+    /// Print, for each tcgen05 instruction, which Tensor Memory lane and column each register
+    /// of each thread came from or went to (in `--json`: `tmem_trace`).
+    #[arg(long)]
+    pub trace_tmem: bool,
+    /// on (default): fault on Tensor Memory accesses the PTX ISA leaves undefined (lanes
+    /// outside the warp's quarter, unallocated columns, missing tcgen05.wait, leaks); off.
+    #[arg(long, default_value = "on", value_name = "on|off")]
+    pub tmem_check: String,
     /// SASS options (with `--isa sass`).
     #[command(flatten)]
     pub sass: crate::cmd_run_sass::SassOptions,
@@ -321,6 +329,12 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         "l1" => Some((a.sms.max(1), a.l1_lines.max(1))),
         other => bail!("--cache-model `{other}`: expected coherent or l1"),
     };
+    cfg.tmem.trace = a.trace_tmem;
+    cfg.tmem.checked = match a.tmem_check.as_str() {
+        "on" => true,
+        "off" => false,
+        other => bail!("--tmem-check `{other}`: expected on or off"),
+    };
     let report = machine.launch(&cfg, &values).map_err(|e| anyhow!("{e}"))?;
     write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len))?;
     if a.json {
@@ -358,10 +372,18 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             "cache": report.cache.as_ref().map(cache_json),
             "buffers": bufs,
         });
+        let mut out = out;
+        if a.trace_tmem {
+            out["tmem_trace"] = crate::tmem_trace::json(machine.program(), &report.tmem_trace);
+        }
         println!("{out}");
     } else {
         use std::io::Write;
         std::io::stdout().write_all(&report.stdout).ok();
+        if a.trace_tmem {
+            let t = crate::tmem_trace::text(machine.program(), &report.tmem_trace);
+            std::io::stdout().write_all(t.as_bytes()).ok();
+        }
     }
     for c in &report.nc_conflicts {
         eprintln!("ptxemu: --check-nc: {c}");

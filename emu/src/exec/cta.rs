@@ -101,6 +101,8 @@ pub struct Cta {
     /// Instructions executed.
     pub counts: Counts,
     next_warp: usize,
+    /// Tensor Memory, made by the CTA's first tcgen05 instruction.
+    tmem: Option<Box<crate::tcgen05::memory::TensorMemory>>,
 }
 
 impl Cta {
@@ -158,6 +160,7 @@ impl Cta {
             out: CtaOutput::default(),
             counts: Counts::default(),
             next_warp: 0,
+            tmem: None,
         }
     }
 
@@ -192,11 +195,30 @@ impl Cta {
                 }
             }
             if self.warps.iter().all(Warp::done) {
+                self.check_tmem_freed(env)?;
                 return Ok(CtaStatus::Done);
             }
             if !progress && !self.check_barriers(env)? {
                 return Err(self.deadlock(env));
             }
+        }
+    }
+
+    /// Checked Tensor Memory must be deallocated before the CTA exits; the fault names the
+    /// alloc instruction of the first allocation still held.
+    fn check_tmem_freed(&self, env: &Env<'_>) -> Result<(), Box<Fault>> {
+        let Some(t) = self.tmem.as_deref() else {
+            return Ok(());
+        };
+        match t.allocations().first() {
+            Some(a) if t.checked() => {
+                let wi = (a.warp as usize).min(self.warps.len().saturating_sub(1));
+                Err(Box::new(Fault {
+                    kind: super::step::tcgen05::leak(a),
+                    site: self.site(env, wi, a.pc, None),
+                }))
+            }
+            Some(_) | None => Ok(()),
         }
     }
 
@@ -285,6 +307,7 @@ impl Cta {
         let warp = &mut self.warps[wi];
         let g = warp.group;
         let bi = warp.block_index(prog, g.depth, g.func);
+        let (valid, live) = (warp.valid, warp.valid & !warp.exited);
         let Warp {
             blocks,
             ids,
@@ -318,6 +341,11 @@ impl Cta {
             request: Request::None,
             nc: env.nc,
             l1: env.l1,
+            group_mask: g.mask,
+            valid,
+            live,
+            tmem: &mut self.tmem,
+            tmem_opts: env.tmem,
         };
         let code: &[DInstr] = &prog.code;
         let mut counts = self.counts;
@@ -441,7 +469,7 @@ impl Cta {
                 if warp.runnable() == 0 && warp.at_barrier == 0 {
                     let lanes = warp.parked;
                     let detail = format!(
-                        "lanes {} wait at a warp collective that the other lanes of its member mask never reach (they exited or wait elsewhere)",
+                        "the warp diverged: lanes {} wait at a warp collective that the other lanes of its member mask never reach (they exited or wait elsewhere)",
                         lane_list(lanes)
                     );
                     let f = LaneFault::new(FaultKind::DivergentCollective { detail });

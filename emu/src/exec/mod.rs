@@ -68,6 +68,8 @@ pub struct Env<'a> {
     pub nc: Option<&'a nc_check::NcTracker>,
     /// The L1 caches, with `--cache-model l1`.
     pub l1: Option<&'a l1::L1System>,
+    /// How Tensor Memory is checked and traced.
+    pub tmem: step::tcgen05::TmemOptions,
 }
 
 /// How to launch a kernel.
@@ -89,6 +91,8 @@ pub struct LaunchConfig {
     pub check_nc: bool,
     /// Model per-SM non-coherent L1 caches: (SMs, lines per SM); `None` keeps memory coherent.
     pub l1: Option<(u32, usize)>,
+    /// Tensor Memory checks (on by default) and `--trace-tmem`.
+    pub tmem: step::tcgen05::TmemOptions,
 }
 
 impl LaunchConfig {
@@ -103,6 +107,7 @@ impl LaunchConfig {
             threads: 0,
             check_nc: false,
             l1: None,
+            tmem: step::tcgen05::TmemOptions::default(),
         }
     }
 }
@@ -122,6 +127,8 @@ pub struct LaunchReport {
     pub nc_conflicts: Vec<nc_check::NcReport>,
     /// With the L1 model: per-operator hits, misses and evictions.
     pub cache: Option<l1::CacheStats>,
+    /// With `--trace-tmem`: every tcgen05 instruction's moves, CTA by CTA.
+    pub tmem_trace: Vec<crate::tcgen05::trace::TmemEvent>,
 }
 
 /// A launch that could not start: a problem with the request, not with the program.
@@ -353,8 +360,15 @@ impl Machine {
             },
             nc: nc_tracker.as_ref(),
             l1: l1s.as_ref(),
+            tmem: cfg.tmem,
         };
-        let (counts, stdout, fault) = run_grid(&env, cfg, ctas);
+        let (counts, outputs, fault) = run_grid(&env, cfg, ctas);
+        let mut stdout = Vec::new();
+        let mut tmem_trace = Vec::new();
+        for o in outputs {
+            stdout.extend(o.stdout);
+            tmem_trace.extend(o.tmem_trace);
+        }
         let nc_conflicts = nc_tracker
             .map(|t| {
                 t.conflicts()
@@ -370,6 +384,7 @@ impl Machine {
             fault,
             nc_conflicts,
             cache: l1s.map(|l| l.stats()),
+            tmem_trace,
         })
     }
 }
@@ -391,8 +406,13 @@ fn cta_index(linear: u64, grid: [u32; 3]) -> [u32; 3] {
     ]
 }
 
-/// Runs every CTA of the grid; returns the counts, the ordered output and the first fault.
-fn run_grid(env: &Env<'_>, cfg: &LaunchConfig, ctas: u64) -> (Counts, Vec<u8>, Option<Fault>) {
+/// Runs every CTA of the grid; returns the counts, the CTAs' outputs in CTA order and the
+/// first fault.
+fn run_grid(
+    env: &Env<'_>,
+    cfg: &LaunchConfig,
+    ctas: u64,
+) -> (Counts, Vec<step::CtaOutput>, Option<Fault>) {
     let workers = if cfg.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -409,7 +429,7 @@ fn run_grid(env: &Env<'_>, cfg: &LaunchConfig, ctas: u64) -> (Counts, Vec<u8>, O
     let steps = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let fault: Mutex<Option<Fault>> = Mutex::new(None);
-    let outputs: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
+    let outputs: Mutex<Vec<(u64, step::CtaOutput)>> = Mutex::new(Vec::new());
     let totals = Mutex::new(Counts::default());
     // Small enough that CTAs spinning on each other (grid sync) hand over quickly, large
     // enough that requeueing costs nothing measurable.
@@ -460,9 +480,9 @@ fn run_grid(env: &Env<'_>, cfg: &LaunchConfig, ctas: u64) -> (Counts, Vec<u8>, O
             }
             match result {
                 Err(f) => {
-                    if !cta.out.stdout.is_empty() {
+                    if !cta.out.stdout.is_empty() || !cta.out.tmem_trace.is_empty() {
                         if let Ok(mut o) = outputs.lock() {
-                            o.push((cta.linear, std::mem::take(&mut cta.out.stdout)));
+                            o.push((cta.linear, std::mem::take(&mut cta.out)));
                         }
                     }
                     if let Ok(mut slot) = fault.lock() {
@@ -477,9 +497,9 @@ fn run_grid(env: &Env<'_>, cfg: &LaunchConfig, ctas: u64) -> (Counts, Vec<u8>, O
                         cta.counts.warp_instructions - before.warp_instructions;
                     local.thread_instructions +=
                         cta.counts.thread_instructions - before.thread_instructions;
-                    if !cta.out.stdout.is_empty() {
+                    if !cta.out.stdout.is_empty() || !cta.out.tmem_trace.is_empty() {
                         if let Ok(mut o) = outputs.lock() {
-                            o.push((cta.linear, std::mem::take(&mut cta.out.stdout)));
+                            o.push((cta.linear, std::mem::take(&mut cta.out)));
                         }
                     }
                 }
@@ -527,7 +547,7 @@ fn run_grid(env: &Env<'_>, cfg: &LaunchConfig, ctas: u64) -> (Counts, Vec<u8>, O
     }
     let mut outs = outputs.into_inner().unwrap_or_default();
     outs.sort_by_key(|(l, _)| *l);
-    let stdout = outs.into_iter().flat_map(|(_, o)| o).collect();
+    let outs = outs.into_iter().map(|(_, o)| o).collect();
     let counts = totals.into_inner().unwrap_or_default();
-    (counts, stdout, fault.into_inner().unwrap_or(None))
+    (counts, outs, fault.into_inner().unwrap_or(None))
 }

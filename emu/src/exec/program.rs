@@ -133,6 +133,33 @@ pub enum Extra {
     Atom(AtomInfo),
     /// A small immediate parameter (shift mode, prmt mode, lut, …) decoded by the op.
     Param(u64),
+    /// A `tcgen05` instruction.
+    Tmem(Box<TmemInstr>),
+}
+
+/// A decoded `tcgen05` instruction: its operands, resolved.
+#[derive(Clone, Debug)]
+pub struct TmemInstr {
+    /// The instruction.
+    pub op: crate::ir::Tcgen05,
+    /// `taddr` (ld, st, shift, dealloc).
+    pub taddr: Src,
+    /// The constant added to `taddr` (`[reg+imm]`).
+    pub taddr_offset: i64,
+    /// `immHalfSplitoff` of `.16x32bx2`.
+    pub split: u32,
+    /// `tcgen05.ld`: the registers loaded, in vector order.
+    pub dsts: Vec<Dst>,
+    /// `tcgen05.st`: the registers stored, in vector order.
+    pub srcs: Vec<Src>,
+    /// `tcgen05.ld.red`: `redval`.
+    pub redval: Dst,
+    /// `nCols` (alloc, dealloc).
+    pub ncols: Src,
+    /// `tcgen05.alloc`: where the address goes.
+    pub dst: Option<DAddr>,
+    /// The vector's register names, for `--trace-tmem`.
+    pub names: Vec<String>,
 }
 
 /// A decoded load or store.

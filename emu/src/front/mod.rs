@@ -16,6 +16,7 @@ pub mod opcodes;
 pub mod operands;
 pub mod printer;
 pub mod quals;
+pub mod tcgen05;
 
 pub use error::{Error, ErrorKind};
 pub use module::parse_module;

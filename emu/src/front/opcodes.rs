@@ -26,7 +26,6 @@ const UNSUPPORTED: &[&str] = &[
     "cp",
     "mbarrier",
     "wgmma",
-    "tcgen05",
     "tex",
     "tld4",
     "suld",
@@ -890,6 +889,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "exit" => Op::Exit,
         "trap" => Op::Trap,
         "brkpt" => Op::Brkpt,
+        "tcgen05" => super::tcgen05::parse(q)?,
         _ => {
             return Err(Error::new(
                 ErrorKind::UnknownInstruction(opcode.to_string()),

@@ -1135,6 +1135,7 @@ pub fn mnemonic(op: &Op) -> String {
         Op::Exit => o.push_str("exit"),
         Op::Trap => o.push_str("trap"),
         Op::Brkpt => o.push_str("brkpt"),
+        Op::Tcgen05(t) => super::tcgen05::mnemonic(o, t),
     }
     s
 }

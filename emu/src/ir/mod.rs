@@ -20,6 +20,7 @@
 
 pub mod access;
 mod special;
+pub mod tcgen05;
 pub mod types;
 
 use smallvec::SmallVec;
@@ -29,6 +30,10 @@ pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
 pub use special::{ReservedSmem, SpecialReg};
+pub use tcgen05::{
+    CtaGroup, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,
+    TmemRed, TmemRedOp, TmemRedType, TmemShape,
+};
 pub use types::{CvtRounding, Dim, FloatRounding, IntRounding, Type, TypeClass, VecWidth};
 
 // ---------------------------------------------------------------------------------------------
@@ -810,6 +815,10 @@ pub enum Op {
         /// `.mask` form.
         mask: bool,
     },
+
+    // ---- tcgen05 and Tensor Memory ---------------------------------------------------------
+    /// `tcgen05.alloc/dealloc/relinquish_alloc_permit/ld/st/wait/fence/shift`.
+    Tcgen05(Tcgen05),
 
     // ---- control flow --------------------------------------------------------------------
     /// `bra{.uni}` — `label`.

@@ -28,6 +28,25 @@ pub const SHAPES: [Shape; 5] = [
 ];
 
 impl Shape {
+    /// The qualifier as written, without the dot (`32x32b`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::S32x32b => "32x32b",
+            Shape::S16x64b => "16x64b",
+            Shape::S16x128b => "16x128b",
+            Shape::S16x256b => "16x256b",
+            Shape::S16x32bx2 => "16x32bx2",
+        }
+    }
+
+    /// Lanes one half of the shape spans (32 for `.32x32b`, 16 otherwise).
+    pub fn lanes(self) -> u32 {
+        match self {
+            Shape::S32x32b => 32,
+            Shape::S16x64b | Shape::S16x128b | Shape::S16x256b | Shape::S16x32bx2 => 16,
+        }
+    }
+
     /// Registers per repeat (`P`).
     pub fn regs_per_repeat(self) -> u32 {
         match self {

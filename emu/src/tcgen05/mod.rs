@@ -1,4 +1,9 @@
-//! tcgen05 and Tensor Memory (issue 5, in progress): so far the register ↔ Tensor Memory
-//! layouts of `tcgen05.ld/st`.
+//! tcgen05 and Tensor Memory (PTX ISA "Tensorcore 5th Generation Instructions"; spec
+//! tcgen05.md): the register ↔ Tensor Memory layouts of `tcgen05.ld/st`, one CTA's Tensor
+//! Memory with its allocation and checks, and `tcgen05.ld.red`'s reductions. The interpreter's
+//! side (warp-synchronous execution, faults, tracing) is in `exec::step::tcgen05`.
 
 pub mod layout;
+pub mod memory;
+pub mod reduce;
+pub mod trace;

@@ -7,6 +7,7 @@
 mod instr;
 mod memory;
 mod target;
+mod tcgen05;
 
 use crate::front::error::render_at;
 use crate::ir::{Module, Span, Stmt};
@@ -44,6 +45,11 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
         while let Some(b) = stack.pop() {
             for s in &b.stmts {
                 match s {
+                    Stmt::Instr(i) if matches!(i.op, crate::ir::Op::Tcgen05(_)) => {
+                        if let crate::ir::Op::Tcgen05(t) = &i.op {
+                            tcgen05::check(m, f, i, t, &mut out);
+                        }
+                    }
                     Stmt::Instr(i) => {
                         let before = out.len();
                         instr::check(m, f, i, &mut out);

@@ -8,6 +8,7 @@
 pub mod layout;
 pub mod operands;
 pub mod ops;
+pub mod tcgen05;
 
 use crate::exec::program::{Builtin, DFunc, DFuncKind, DInstr, FrameLayout, InstrInfo, Program};
 use crate::ir::{Block, Function, Instr, LabelId, Module, ParamKind, RegId, Span, Stmt, Type};

@@ -205,6 +205,35 @@ fn store_at(c: &mut Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize, v: u64) {
     }
 }
 
+/// Stores the 32-bit `v` at `a` for `lane`, an address that must lie in the CTA's shared
+/// memory (a `.shared::cta` address, or a generic one in the shared window); returns it.
+///
+/// # Errors
+/// An address outside the CTA's shared memory, or not 4-byte aligned.
+pub fn store_shared_u32(c: &mut Ctx<'_>, a: &DAddr, lane: usize, v: u32) -> Result<u64, LaneFault> {
+    let addr = lane_addr(c, a, lane);
+    let offset = match a.space {
+        AddrSpace::Shared => Some(addr),
+        AddrSpace::Generic => match window_of(addr) {
+            Window::Shared(o) => Some(o),
+            Window::Local(_) | Window::Const(_) | Window::Param(_) | Window::Global(_) => None,
+        },
+        AddrSpace::Global | AddrSpace::Local | AddrSpace::KernelParam | AddrSpace::Const => None,
+    };
+    let Some(off) = offset else {
+        return Err(LaneFault {
+            kind: FaultKind::Undefined {
+                detail: format!("the address 0x{addr:x} is not in the CTA's shared memory"),
+            },
+            lane: Some(lane as u32),
+            address: Some(addr),
+        });
+    };
+    let loc = resolve(c, AddrSpace::Shared, off, 4, 4, lane, true)?;
+    store_at(c, &loc, 4, lane, u64::from(v));
+    Ok(addr)
+}
+
 fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
     match &i.extra {
         Extra::Mem(m) => Ok(m),

@@ -13,6 +13,7 @@ pub mod convert;
 pub mod float;
 pub mod int;
 pub mod mem;
+pub mod tcgen05;
 
 pub mod warp_ops;
 
@@ -60,6 +61,8 @@ pub struct LaunchInfo {
 pub struct CtaOutput {
     /// Text written by `vprintf`.
     pub stdout: Vec<u8>,
+    /// With `--trace-tmem`: each tcgen05 instruction's moves, in execution order.
+    pub tmem_trace: Vec<crate::tcgen05::trace::TmemEvent>,
 }
 
 /// What an instruction may touch while it executes.
@@ -103,6 +106,16 @@ pub struct Ctx<'a> {
     pub nc: Option<&'a crate::exec::nc_check::NcTracker>,
     /// The L1 caches, with `--cache-model l1`.
     pub l1: Option<&'a crate::exec::l1::L1System>,
+    /// The lanes of the running group (before the guard).
+    pub group_mask: u32,
+    /// The warp's lanes that exist (the last warp of a CTA may be partial).
+    pub valid: u32,
+    /// The warp's lanes that exist and have not exited.
+    pub live: u32,
+    /// The CTA's Tensor Memory, made by its first tcgen05 instruction.
+    pub tmem: &'a mut Option<Box<crate::tcgen05::memory::TensorMemory>>,
+    /// How Tensor Memory is checked and traced.
+    pub tmem_opts: tcgen05::TmemOptions,
 }
 
 impl Ctx<'_> {

@@ -1,0 +1,474 @@
+//! One CTA's Tensor Memory (PTX ISA "Tensor Memory"; spec tcgen05.md §1–§4.7): 128 lanes ×
+//! 512 columns of 32-bit cells, its allocation in 32-column slices, and, in checked mode, the
+//! bookkeeping that finds accesses the PTX ISA leaves undefined.
+//!
+//! Checked mode detects every undefined access the spec lists: a lane outside the accessing
+//! warp's quarter, columns outside [0, 512) or not allocated, a bad `nCols`, a dealloc that
+//! matches no allocation, an alloc after `relinquish_alloc_permit`, Tensor Memory still
+//! allocated when the CTA exits, and an access overtaking an earlier asynchronous one: a store
+//! to cells a warp loaded with no `tcgen05.wait::ld` since (write after read), or a load of
+//! cells a warp stored with no `tcgen05.wait::st` since (read after write). Pending loads and
+//! stores are kept per warp, so the same rules find the race when the later access comes from
+//! another warp after a thread synchronisation the first warp did not precede with its wait.
+//!
+//! Deliberate deviations and choices (spec §12):
+//! 1. Each CTA has its own 512 columns (hardware shares them among the CTAs of an SM), so an
+//!    allocation that does not fit is reported instead of blocking: it could never succeed.
+//! 2. Allocation is first fit, aligned to its own size (what `FIND_AND_SET.ALIGN` suggests);
+//!    the address stored has lane 0 and the first column.
+//! 3. Newly allocated cells hold [`POISON`]; the PTX ISA leaves them unspecified.
+//! 4. Any warp may deallocate; dealloc must name exactly an earlier (column, nCols) pair.
+//! 5. The PTX ISA asks that the column count not grow from one allocation to the next; ptxemu
+//!    does not check it.
+//! 6. Unchecked mode still refuses lanes above 127 and columns above 511 (there is nothing to
+//!    read there) but lets a warp reach any lane, unallocated columns, and accesses that
+//!    overtake pending ones.
+
+/// Lanes (rows) of Tensor Memory.
+pub const LANES: u32 = 128;
+/// Columns of Tensor Memory.
+pub const COLUMNS: u32 = 512;
+/// Columns per allocation slice.
+pub const SLICE: u32 = 32;
+/// What newly allocated cells hold.
+pub const POISON: u32 = 0xDEAD_BEEF;
+
+/// An allocation: its columns and who made it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allocation {
+    /// The first column.
+    pub column: u32,
+    /// The number of columns.
+    pub ncols: u32,
+    /// The warp that allocated.
+    pub warp: u32,
+    /// The alloc instruction's pc.
+    pub pc: u32,
+}
+
+/// An earlier asynchronous access a later one overtook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pending {
+    /// The warp that made it.
+    pub warp: u32,
+    /// Its instruction's pc.
+    pub pc: u32,
+}
+
+/// Why a Tensor Memory operation is undefined (or, for [`TmemError::NoSpace`], impossible).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TmemError {
+    /// `nCols` is not a power of two in [32, 512].
+    BadNcols {
+        /// The value.
+        ncols: u32,
+    },
+    /// No aligned run of free columns is long enough.
+    NoSpace {
+        /// Requested columns.
+        ncols: u32,
+        /// What is allocated.
+        allocated: Vec<Allocation>,
+    },
+    /// `tcgen05.alloc` after `tcgen05.relinquish_alloc_permit`.
+    AfterRelinquish,
+    /// `tcgen05.dealloc` of columns no allocation starts at with that size.
+    DeallocMismatch {
+        /// The column named.
+        column: u32,
+        /// The count named.
+        ncols: u32,
+        /// What is allocated.
+        allocated: Vec<Allocation>,
+    },
+    /// A lane above 127 or a column above 511.
+    OutOfRange {
+        /// The lane.
+        lane: u32,
+        /// The column.
+        column: u32,
+    },
+    /// A lane outside the accessing warp's quarter.
+    OutsideQuarter {
+        /// The lane.
+        lane: u32,
+        /// The warp's quarter (`(linear tid / 32) % 4`).
+        quarter: u32,
+    },
+    /// A column not currently allocated.
+    NotAllocated {
+        /// The lane.
+        lane: u32,
+        /// The column.
+        column: u32,
+    },
+    /// A store to a cell an earlier `tcgen05.ld` of `by` has not been waited for.
+    StoreOvertakesLoad {
+        /// The lane.
+        lane: u32,
+        /// The column.
+        column: u32,
+        /// The pending load.
+        by: Pending,
+    },
+    /// A load of a cell an earlier `tcgen05.st` of `by` has not been waited for.
+    LoadOvertakesStore {
+        /// The lane.
+        lane: u32,
+        /// The column.
+        column: u32,
+        /// The pending store.
+        by: Pending,
+    },
+}
+
+/// The two asynchronous access kinds whose completion a warp waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// `tcgen05.ld`
+    Load,
+    /// `tcgen05.st` (and `tcgen05.shift`'s writes)
+    Store,
+}
+
+/// Cells with pending accesses, per warp (checked mode).
+#[derive(Clone, Debug, Default)]
+struct Hazards {
+    /// Per cell: warps (bit per warp, modulo 32) with a load not yet waited for.
+    loads: Vec<u32>,
+    /// Per cell: warps with a store not yet waited for.
+    stores: Vec<u32>,
+    /// Per warp: (cell, pc) of its pending loads.
+    warp_loads: Vec<Vec<(u32, u32)>>,
+    /// Per warp: (cell, pc) of its pending stores.
+    warp_stores: Vec<Vec<(u32, u32)>>,
+}
+
+/// One CTA's Tensor Memory.
+#[derive(Clone, Debug)]
+pub struct TensorMemory {
+    cells: Vec<u32>,
+    allocations: Vec<Allocation>,
+    relinquished: bool,
+    checked: bool,
+    hazards: Hazards,
+}
+
+/// The index of cell (`lane`, `column`), both in range.
+fn index(lane: u32, column: u32) -> u32 {
+    lane * COLUMNS + column
+}
+
+/// Whether `ncols` is a legal allocation size.
+pub fn ncols_ok(ncols: u32) -> bool {
+    (SLICE..=COLUMNS).contains(&ncols) && ncols.is_power_of_two()
+}
+
+impl TensorMemory {
+    /// Empty Tensor Memory for a CTA of `warps` warps; `checked` turns on the checks of the
+    /// module header.
+    pub fn new(warps: u32, checked: bool) -> TensorMemory {
+        let n = (LANES * COLUMNS) as usize;
+        let hazards = if checked {
+            Hazards {
+                loads: vec![0; n],
+                stores: vec![0; n],
+                warp_loads: vec![Vec::new(); warps as usize],
+                warp_stores: vec![Vec::new(); warps as usize],
+            }
+        } else {
+            Hazards::default()
+        };
+        TensorMemory {
+            cells: vec![0; n],
+            allocations: Vec::new(),
+            relinquished: false,
+            checked,
+            hazards,
+        }
+    }
+
+    /// The current allocations, in the order made.
+    pub fn allocations(&self) -> &[Allocation] {
+        &self.allocations
+    }
+
+    /// `tcgen05.alloc` of `ncols` columns by warp `warp` at `pc`: returns the first column.
+    ///
+    /// # Errors
+    /// A bad `nCols`, an alloc after relinquish, or no room.
+    pub fn alloc(&mut self, ncols: u32, warp: u32, pc: u32) -> Result<u32, TmemError> {
+        if !ncols_ok(ncols) {
+            return Err(TmemError::BadNcols { ncols });
+        }
+        if self.relinquished {
+            return Err(TmemError::AfterRelinquish);
+        }
+        let column = (0..COLUMNS / ncols)
+            .map(|k| k * ncols)
+            .find(|&c| {
+                self.allocations
+                    .iter()
+                    .all(|a| c + ncols <= a.column || a.column + a.ncols <= c)
+            })
+            .ok_or_else(|| TmemError::NoSpace {
+                ncols,
+                allocated: self.allocations.clone(),
+            })?;
+        for lane in 0..LANES {
+            let at = index(lane, column) as usize;
+            self.cells[at..at + ncols as usize].fill(POISON);
+        }
+        self.allocations.push(Allocation {
+            column,
+            ncols,
+            warp,
+            pc,
+        });
+        Ok(column)
+    }
+
+    /// `tcgen05.dealloc` of `ncols` columns from the address `taddr` (its lane is ignored).
+    ///
+    /// # Errors
+    /// A bad `nCols`, or no allocation with that first column and size.
+    pub fn dealloc(&mut self, taddr: u32, ncols: u32) -> Result<(), TmemError> {
+        if !ncols_ok(ncols) {
+            return Err(TmemError::BadNcols { ncols });
+        }
+        let column = taddr & 0xFFFF;
+        let k = self
+            .allocations
+            .iter()
+            .position(|a| a.column == column && a.ncols == ncols)
+            .ok_or_else(|| TmemError::DeallocMismatch {
+                column,
+                ncols,
+                allocated: self.allocations.clone(),
+            })?;
+        self.allocations.remove(k);
+        Ok(())
+    }
+
+    /// `tcgen05.relinquish_alloc_permit`.
+    pub fn relinquish(&mut self) {
+        self.relinquished = true;
+    }
+
+    /// Checks that warp `warp` (of CTA quarter `quarter`) may access cell (`lane`, `column`)
+    /// as `access`; returns the cell's index.
+    ///
+    /// # Errors
+    /// The first rule of the module header the access breaks.
+    pub fn check(
+        &self,
+        lane: u32,
+        column: u32,
+        warp: u32,
+        access: Access,
+    ) -> Result<u32, TmemError> {
+        if lane < LANES && self.checked && lane / 32 != warp % 4 {
+            return Err(TmemError::OutsideQuarter {
+                lane,
+                quarter: warp % 4,
+            });
+        }
+        let at = self.check_cell(lane, column)?;
+        if !self.checked {
+            return Ok(at);
+        }
+        let (mask, lists) = match access {
+            Access::Load => (self.hazards.stores[at as usize], &self.hazards.warp_stores),
+            Access::Store => (self.hazards.loads[at as usize], &self.hazards.warp_loads),
+        };
+        if mask != 0 {
+            // The earliest pending access of the lowest warp with one to this cell.
+            let by = lists
+                .iter()
+                .enumerate()
+                .filter(|(w, _)| mask & (1 << (w % 32)) != 0)
+                .find_map(|(w, l)| {
+                    l.iter()
+                        .find(|(c, _)| *c == at)
+                        .map(|&(_, pc)| Pending { warp: w as u32, pc })
+                })
+                .unwrap_or(Pending { warp, pc: 0 });
+            return Err(match access {
+                Access::Load => TmemError::LoadOvertakesStore { lane, column, by },
+                Access::Store => TmemError::StoreOvertakesLoad { lane, column, by },
+            });
+        }
+        Ok(at)
+    }
+
+    /// Checks that cell (`lane`, `column`) exists and, in checked mode, is allocated; returns
+    /// its index. (`tcgen05.shift` is issued by one thread and has no quarter.)
+    ///
+    /// # Errors
+    /// A cell outside Tensor Memory or, checked, outside every allocation.
+    pub fn check_cell(&self, lane: u32, column: u32) -> Result<u32, TmemError> {
+        if lane >= LANES || column >= COLUMNS {
+            return Err(TmemError::OutOfRange { lane, column });
+        }
+        if self.checked
+            && !self
+                .allocations
+                .iter()
+                .any(|a| (a.column..a.column + a.ncols).contains(&column))
+        {
+            return Err(TmemError::NotAllocated { lane, column });
+        }
+        Ok(index(lane, column))
+    }
+
+    /// Reads cell `at` (from [`TensorMemory::check`]).
+    pub fn read(&self, at: u32) -> u32 {
+        self.cells[at as usize]
+    }
+
+    /// Writes cell `at` (from [`TensorMemory::check`]).
+    pub fn write(&mut self, at: u32, value: u32) {
+        self.cells[at as usize] = value;
+    }
+
+    /// Records that warp `warp` started an asynchronous `access` of cell `at` at `pc`, pending
+    /// until its matching wait (checked mode).
+    pub fn pend(&mut self, at: u32, warp: u32, pc: u32, access: Access) {
+        if !self.checked {
+            return;
+        }
+        let h = &mut self.hazards;
+        let (mask, list) = match access {
+            Access::Load => (&mut h.loads, &mut h.warp_loads),
+            Access::Store => (&mut h.stores, &mut h.warp_stores),
+        };
+        let bit = 1 << (warp % 32);
+        if mask[at as usize] & bit == 0 {
+            mask[at as usize] |= bit;
+            if let Some(l) = list.get_mut(warp as usize) {
+                l.push((at, pc));
+            }
+        }
+    }
+
+    /// `tcgen05.wait::ld` (`Access::Load`) or `wait::st` by warp `warp`: its pending accesses
+    /// of that kind are complete.
+    pub fn wait(&mut self, warp: u32, access: Access) {
+        if !self.checked {
+            return;
+        }
+        let h = &mut self.hazards;
+        let (mask, list) = match access {
+            Access::Load => (&mut h.loads, &mut h.warp_loads),
+            Access::Store => (&mut h.stores, &mut h.warp_stores),
+        };
+        let bit = 1 << (warp % 32);
+        if let Some(l) = list.get_mut(warp as usize) {
+            for (at, _) in l.drain(..) {
+                mask[at as usize] &= !bit;
+            }
+        }
+    }
+
+    /// Whether the checks of the module header are on.
+    pub fn checked(&self) -> bool {
+        self.checked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocation_is_first_fit_aligned_to_its_size_and_dealloc_must_match() {
+        let mut t = TensorMemory::new(4, true);
+        assert_eq!(t.alloc(32, 0, 1), Ok(0));
+        assert_eq!(t.alloc(64, 0, 1), Ok(64), "aligned to 64, not at 32");
+        assert_eq!(t.alloc(32, 0, 1), Ok(32));
+        assert_eq!(t.alloc(256, 0, 1), Ok(256));
+        assert!(matches!(
+            t.alloc(256, 0, 1),
+            Err(TmemError::NoSpace { ncols: 256, .. })
+        ));
+        assert_eq!(t.alloc(48, 0, 1), Err(TmemError::BadNcols { ncols: 48 }));
+        assert!(matches!(
+            t.dealloc(64, 32),
+            Err(TmemError::DeallocMismatch { column: 64, .. })
+        ));
+        assert_eq!(t.dealloc((5 << 16) | 64, 64), Ok(()), "the lane is ignored");
+        assert_eq!(t.alloc(32, 0, 1), Ok(64));
+        t.relinquish();
+        assert_eq!(t.alloc(32, 0, 1), Err(TmemError::AfterRelinquish));
+        assert_eq!(t.dealloc(0, 32), Ok(()), "dealloc stays legal");
+    }
+
+    #[test]
+    fn checked_accesses_stay_in_the_quarter_and_the_allocation() {
+        let mut t = TensorMemory::new(8, true);
+        t.alloc(32, 0, 1).unwrap();
+        assert!(t.check(40, 3, 1, Access::Load).is_ok());
+        assert!(
+            t.check(40, 3, 5, Access::Load).is_ok(),
+            "warp 5 is in quarter 1"
+        );
+        assert_eq!(
+            t.check(40, 3, 2, Access::Load),
+            Err(TmemError::OutsideQuarter {
+                lane: 40,
+                quarter: 2
+            })
+        );
+        assert_eq!(
+            t.check(40, 32, 1, Access::Store),
+            Err(TmemError::NotAllocated {
+                lane: 40,
+                column: 32
+            })
+        );
+        assert_eq!(
+            t.check(40, 512, 1, Access::Store),
+            Err(TmemError::OutOfRange {
+                lane: 40,
+                column: 512
+            })
+        );
+        let loose = TensorMemory::new(8, false);
+        assert!(loose.check(40, 100, 2, Access::Load).is_ok());
+        assert!(loose.check(128, 0, 0, Access::Load).is_err());
+    }
+
+    #[test]
+    fn pending_accesses_are_cleared_by_the_matching_wait_only() {
+        let mut t = TensorMemory::new(8, true);
+        t.alloc(32, 0, 1).unwrap();
+        let at = t.check(3, 7, 0, Access::Load).unwrap();
+        t.pend(at, 0, 10, Access::Load);
+        assert_eq!(
+            t.check(3, 7, 4, Access::Store),
+            Err(TmemError::StoreOvertakesLoad {
+                lane: 3,
+                column: 7,
+                by: Pending { warp: 0, pc: 10 }
+            }),
+            "another warp's store overtakes warp 0's load"
+        );
+        assert!(t.check(3, 7, 4, Access::Load).is_ok(), "loads may overlap");
+        t.wait(0, Access::Store);
+        assert!(
+            t.check(3, 7, 0, Access::Store).is_err(),
+            "wait::st does not end a load"
+        );
+        t.wait(0, Access::Load);
+        let at = t.check(3, 7, 0, Access::Store).unwrap();
+        t.write(at, 5);
+        t.pend(at, 0, 11, Access::Store);
+        assert!(matches!(
+            t.check(3, 7, 0, Access::Load),
+            Err(TmemError::LoadOvertakesStore { .. })
+        ));
+        t.wait(0, Access::Store);
+        let at = t.check(3, 7, 0, Access::Load).unwrap();
+        assert_eq!(t.read(at), 5);
+    }
+}

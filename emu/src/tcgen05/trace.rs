@@ -1,0 +1,72 @@
+//! What `ptxemu run --trace-tmem` shows: for each tcgen05 collective, which Tensor Memory
+//! cell (lane, column) each register of each thread came from or went to, with the value; and
+//! the allocations, deallocations and shifts.
+
+use smallvec::SmallVec;
+
+/// One register of one thread moved between the register file and Tensor Memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TmemMove {
+    /// The thread's lane in its warp.
+    pub thread: u32,
+    /// The register's position in the instruction's vector.
+    pub reg: u32,
+    /// The cells: one, or two (low half first) with `.pack::16b`/`.unpack::16b`.
+    pub cells: SmallVec<[(u32, u32); 2]>,
+    /// The 32-bit value moved.
+    pub value: u32,
+}
+
+/// What a traced instruction did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TmemAction {
+    /// `tcgen05.ld`: Tensor Memory to registers; with `.red`, each thread's `redval`.
+    Load {
+        /// Per thread, with `.red`: the reduction's result.
+        redvals: Option<Vec<u32>>,
+    },
+    /// `tcgen05.st`: registers to Tensor Memory.
+    Store,
+    /// `tcgen05.alloc`: `ncols` columns from `column`; the address went to `dst`.
+    Alloc {
+        /// Columns.
+        ncols: u32,
+        /// The first column.
+        column: u32,
+        /// The shared-memory address the result was stored at.
+        dst: u64,
+    },
+    /// `tcgen05.dealloc`.
+    Dealloc {
+        /// Columns.
+        ncols: u32,
+        /// The first column.
+        column: u32,
+    },
+    /// `tcgen05.relinquish_alloc_permit`.
+    Relinquish,
+    /// `tcgen05.shift.down` of 32 lanes from `lane` over 8 columns from `column`.
+    Shift {
+        /// The first lane of the block.
+        lane: u32,
+        /// The first column.
+        column: u32,
+    },
+}
+
+/// One traced tcgen05 instruction of one warp.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TmemEvent {
+    /// The CTA.
+    pub cta: [u32; 3],
+    /// The warp in its CTA.
+    pub warp: u32,
+    /// The instruction's pc in the decoded program.
+    pub pc: u32,
+    /// The Tensor Memory address used (`taddr`, with the address operand's offset).
+    pub taddr: Option<u32>,
+    /// What it did.
+    pub action: TmemAction,
+    /// Register moves of `ld`/`st`, thread by thread, register by register.
+    pub moves: Vec<TmemMove>,
+}

@@ -1,0 +1,328 @@
+//! The rules of the `tcgen05` instructions ptxemu executes (PTX ISA "Tensorcore 5th Generation
+//! Instructions": tcgen05.alloc/dealloc/relinquish_alloc_permit, tcgen05.ld, tcgen05.st,
+//! tcgen05.wait, tcgen05.fence, tcgen05.shift): operand forms, the vector size each shape and
+//! `.num` need, the `.num` limit per shape, what `.red` allows, constant `nCols` and
+//! `immHalfSplitoff`, and the PTX ISA versions and targets ("PTX ISA Notes", "Target ISA
+//! Notes").
+//!
+//! Where NVIDIA's ptxas is stricter or looser than the ISA text, the rule follows ptxas and says
+//! so; tests/ptxas/tcgen05.tsv holds the recorded verdicts these rules are checked against.
+
+use super::Diagnostic;
+use crate::ir::{
+    ArchSuffix, Function, Imm, Instr, Module, Operand, Target, Tcgen05, Tcgen05Ld, Tcgen05St,
+    TmemShape, Type, VecElem, Version,
+};
+
+struct Checker<'a> {
+    f: &'a Function,
+    i: &'a Instr,
+    out: &'a mut Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn err(&mut self, rule: &'static str, message: String) {
+        self.out.push(Diagnostic {
+            rule,
+            message,
+            span: self.i.span,
+        });
+    }
+
+    fn is_b32_reg(&self, o: &Operand) -> bool {
+        match o {
+            Operand::Reg(r) => {
+                let info = &self.f.regs[r.index()];
+                info.vec.is_none() && is_32_bit(info.ty)
+            }
+            _ => false,
+        }
+    }
+
+    /// `nCols`: a 32-bit register, or a constant power of two in [32, 512].
+    fn ncols(&mut self, o: &Operand, what: &str) {
+        match o {
+            Operand::Imm(Imm::Int(n)) => {
+                if !(32..=512).contains(n) || n.count_ones() != 1 {
+                    self.err(
+                        "tcgen05-ncols",
+                        format!("`{what}`: nCols must be a power of two from 32 to 512, found {n}"),
+                    );
+                }
+            }
+            o if self.is_b32_reg(o) => {}
+            _ => self.err(
+                "operand-kind",
+                format!("`{what}`: nCols must be a 32-bit register or a constant"),
+            ),
+        }
+    }
+
+    /// `taddr` in brackets: a 32-bit register with an optional constant offset.
+    fn tmem_address(&mut self, o: &Operand, what: &str) {
+        let ok = match o {
+            Operand::Address(a) => match a.base {
+                crate::ir::AddrBase::Reg(r) => {
+                    let info = &self.f.regs[r.index()];
+                    info.vec.is_none() && is_32_bit(info.ty)
+                }
+                crate::ir::AddrBase::Var(_) | crate::ir::AddrBase::None => false,
+            },
+            _ => false,
+        };
+        if !ok {
+            self.err(
+                "operand-kind",
+                format!("`{what}`: the Tensor Memory address must be `[reg]` or `[reg+imm]` with a 32-bit register"),
+            );
+        }
+    }
+
+    fn split_offset(&mut self, o: &Operand, what: &str) {
+        if !matches!(o, Operand::Imm(Imm::Int(_))) {
+            self.err(
+                "tcgen05-imm-half-splitoff",
+                format!("`{what}`: immHalfSplitoff must be a constant"),
+            );
+        }
+    }
+
+    /// The brace vector of 32-bit registers, exactly `want` of them.
+    fn registers(&mut self, o: &Operand, want: u32, what: &str) {
+        let Operand::Vector(v) = o else {
+            self.err(
+                "operand-kind",
+                format!("`{what}`: the data must be a brace-enclosed vector of registers"),
+            );
+            return;
+        };
+        if v.len() != want as usize {
+            self.err(
+                "tcgen05-vector-size",
+                format!(
+                    "`{what}` moves {want} register(s) per thread, the vector has {}",
+                    v.len()
+                ),
+            );
+            return;
+        }
+        let bad = v.iter().any(|e| match e {
+            VecElem::Reg(r) => {
+                let info = &self.f.regs[r.index()];
+                info.vec.is_some() || !is_32_bit(info.ty)
+            }
+            VecElem::Sink | VecElem::Imm(_) => true,
+        });
+        if bad {
+            self.err(
+                "operand-type",
+                format!("`{what}`: every element of the vector must be a 32-bit register"),
+            );
+        }
+    }
+
+    fn count(&mut self, lo: usize, hi: usize, what: &str) -> bool {
+        let n = self.i.args.len();
+        if n < lo || n > hi {
+            let want = if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo} to {hi}")
+            };
+            self.err(
+                "operand-count",
+                format!("`{what}` takes {want} operand(s), found {n}"),
+            );
+            return false;
+        }
+        true
+    }
+
+    fn num(&mut self, shape: TmemShape, num: u32, what: &str) {
+        if !shape.num_ok(num) {
+            self.err(
+                "tcgen05-num",
+                format!(
+                    "`{what}`: .x{num} is too many repeats for .{} (at most .x{})",
+                    shape.name(),
+                    shape.max_num()
+                ),
+            );
+        }
+    }
+
+    fn ld(&mut self, l: &Tcgen05Ld, what: &str) {
+        let Tcgen05Ld {
+            shape,
+            num,
+            pack,
+            red,
+        } = *l;
+        let split = usize::from(shape == TmemShape::S16x32bx2);
+        let base = 2 + usize::from(red.is_some());
+        if !self.count(base + split, base + split, what) {
+            return;
+        }
+        let args = &self.i.args;
+        self.num(shape, num.count(), what);
+        self.registers(&args[0], shape.regs(num.count()), what);
+        if red.is_some() {
+            if !self.is_b32_reg(&args[1]) {
+                self.err(
+                    "operand-kind",
+                    format!("`{what}`: redval must be a 32-bit register"),
+                );
+            }
+            if !matches!(shape, TmemShape::S32x32b | TmemShape::S16x32bx2) {
+                self.err(
+                    "tcgen05-red-shape",
+                    format!(
+                        "`{what}`: .red takes only .32x32b and .16x32bx2, not .{}",
+                        shape.name()
+                    ),
+                );
+            }
+            if num.count() < 2 {
+                self.err(
+                    "tcgen05-red-num",
+                    format!("`{what}`: .red needs at least .x2"),
+                );
+            }
+            if pack {
+                self.err(
+                    "tcgen05-red-pack",
+                    format!("`{what}`: .red cannot be combined with .pack::16b"),
+                );
+            }
+        }
+        self.tmem_address(&args[base - 1], what);
+        if split == 1 {
+            self.split_offset(&args[base], what);
+        }
+    }
+
+    fn st(&mut self, s: &Tcgen05St, what: &str) {
+        let Tcgen05St { shape, num, .. } = *s;
+        let split = usize::from(shape == TmemShape::S16x32bx2);
+        if !self.count(2 + split, 2 + split, what) {
+            return;
+        }
+        let args = &self.i.args;
+        self.num(shape, num.count(), what);
+        self.tmem_address(&args[0], what);
+        if split == 1 {
+            self.split_offset(&args[1], what);
+        }
+        self.registers(&args[1 + split], shape.regs(num.count()), what);
+    }
+}
+
+fn is_32_bit(t: Type) -> bool {
+    matches!(t, Type::B32 | Type::U32 | Type::S32 | Type::F32)
+}
+
+/// Checks one `tcgen05` instruction.
+pub fn check(m: &Module, f: &Function, i: &Instr, t: &Tcgen05, out: &mut Vec<Diagnostic>) {
+    let what = crate::front::printer::mnemonic(&i.op);
+    let mut c = Checker { f, i, out };
+    match t {
+        Tcgen05::Alloc(_) => {
+            if c.count(2, 2, &what) {
+                if !matches!(i.args[0], Operand::Address(_)) {
+                    c.err(
+                        "operand-kind",
+                        format!(
+                            "`{what}`: the destination must be a shared-memory address `[...]`"
+                        ),
+                    );
+                }
+                c.ncols(&i.args[1], &what);
+            }
+        }
+        Tcgen05::Dealloc(_) => {
+            if c.count(2, 2, &what) {
+                if !c.is_b32_reg(&i.args[0]) {
+                    c.err(
+                        "operand-kind",
+                        format!("`{what}`: taddr must be a 32-bit register"),
+                    );
+                }
+                c.ncols(&i.args[1], &what);
+            }
+        }
+        Tcgen05::Relinquish(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => {
+            c.count(0, 0, &what);
+        }
+        Tcgen05::Ld(l) => c.ld(l, &what),
+        Tcgen05::St(s) => c.st(s, &what),
+        Tcgen05::Shift(_) => {
+            if c.count(1, 1, &what) {
+                c.tmem_address(&i.args[0], &what);
+            }
+        }
+    }
+    target(m, i, t, out);
+}
+
+/// Architectures with Tensor Memory: sm_100 (B200), sm_101 (renamed sm_110 from PTX ISA 9.0),
+/// sm_103 (B300), sm_110, each with its `a` or `f` suffix.
+fn has_tcgen05(t: &Target) -> bool {
+    matches!(t.suffix, ArchSuffix::Arch | ArchSuffix::Family)
+        && matches!(t.sm, 100 | 101 | 103 | 110)
+}
+
+/// `tcgen05.ld.red` lacks sm_100a/f.
+fn has_ld_red(t: &Target) -> bool {
+    has_tcgen05(t) && t.sm != 100
+}
+
+fn target(m: &Module, i: &Instr, t: &Tcgen05, out: &mut Vec<Diagnostic>) {
+    if m.version.major == 0 || m.target.sm == 0 {
+        return;
+    }
+    let red = matches!(t, Tcgen05::Ld(l) if l.red.is_some());
+    let (what, version, ok, targets) = if red {
+        (
+            "tcgen05.ld.red",
+            Version::new(8, 8),
+            has_ld_red(&m.target),
+            "sm_101a, sm_103a/f or sm_110a/f",
+        )
+    } else {
+        (
+            "tcgen05",
+            Version::new(8, 6),
+            has_tcgen05(&m.target),
+            "sm_100a/f, sm_101a, sm_103a/f or sm_110a/f",
+        )
+    };
+    if m.version < version {
+        out.push(Diagnostic {
+            rule: "requires-ptx-version",
+            message: format!(
+                "{what} requires PTX ISA {}.{} or later (the module declares {}.{})",
+                version.major, version.minor, m.version.major, m.version.minor
+            ),
+            span: i.span,
+        });
+    }
+    if !ok {
+        out.push(Diagnostic {
+            rule: "requires-target",
+            message: format!(
+                "{what} requires {targets} (the module targets {})",
+                target_name(&m.target)
+            ),
+            span: i.span,
+        });
+    }
+}
+
+fn target_name(t: &Target) -> String {
+    let s = match t.suffix {
+        ArchSuffix::None => "",
+        ArchSuffix::Arch => "a",
+        ArchSuffix::Family => "f",
+    };
+    format!("sm_{}{s}", t.sm)
+}

@@ -1,5 +1,6 @@
-//! `ptxemu check` agrees with NVIDIA's ptxas on every generated ld / ld.global.nc / st case at
-//! every recorded target (tests/ptxas: gen.py, kernel.ptx, the recorded verdicts in ldst.tsv).
+//! `ptxemu check` agrees with NVIDIA's ptxas on every generated case at every recorded target:
+//! ld / ld.global.nc / st (tests/ptxas: gen.py, kernel.ptx, the verdicts in ldst.tsv) and the
+//! tcgen05 instructions (gen_tcgen05.py, tcgen05_kernel.ptx, tcgen05.tsv).
 //!
 //! The one deliberate difference (tests/ptxas/README.md): where ptxas crashes (`C`: plain
 //! `st.param` through a register in a kernel, from PTX ISA 8.7 on), ptxemu accepts, as ptxas
@@ -37,14 +38,25 @@ fn accepts(src: &str) -> Result<(), String> {
     }
 }
 
-#[test]
-fn check_agrees_with_ptxas_on_ld_and_st() {
-    let template = std::fs::read_to_string(dir().join("kernel.ptx")).unwrap();
-    let data = std::fs::read_to_string(dir().join("ldst.tsv")).unwrap();
+/// Verdicts compared: how many, how many agree, how many ptxas crashed on, the differences.
+struct Agreement {
+    total: usize,
+    agree: usize,
+    crashes: usize,
+    bad: Vec<String>,
+}
+
+/// Compares ptxemu with every recorded verdict of `data` (cases placed in `template`).
+fn agreement(template: &str, data: &str) -> Agreement {
+    let template = std::fs::read_to_string(dir().join(template)).unwrap();
+    let data = std::fs::read_to_string(dir().join(data)).unwrap();
     let mut targets: Vec<(String, String)> = Vec::new();
-    let (mut total, mut agree) = (0usize, 0usize);
-    let mut bad = Vec::new();
-    let mut crashes = 0usize;
+    let mut a = Agreement {
+        total: 0,
+        agree: 0,
+        crashes: 0,
+        bad: Vec::new(),
+    };
     for line in data.lines() {
         if let Some(t) = line.strip_prefix("# targets\t") {
             targets = t
@@ -61,12 +73,12 @@ fn check_agrees_with_ptxas_on_ld_and_st() {
         }
         let (case, verdicts) = line.rsplit_once('\t').unwrap();
         for ((target, version), v) in targets.iter().zip(verdicts.chars()) {
-            total += 1;
+            a.total += 1;
             let ours = accepts(&module(&template, target, version, case));
             if v == 'C' {
-                crashes += 1;
+                a.crashes += 1;
                 if let Err(e) = ours {
-                    bad.push(format!(
+                    a.bad.push(format!(
                         "{target}/{version}\t{case}\tptxas crashes; ptxemu should accept, rejects: {e}"
                     ));
                 }
@@ -74,9 +86,9 @@ fn check_agrees_with_ptxas_on_ld_and_st() {
             }
             let theirs_ok = v == 'A';
             if ours.is_ok() == theirs_ok {
-                agree += 1;
+                a.agree += 1;
             } else {
-                bad.push(format!(
+                a.bad.push(format!(
                     "{target}/{version}\t{case}\tptxas {}, ptxemu {}",
                     if theirs_ok { "accepts" } else { "rejects" },
                     match &ours {
@@ -87,19 +99,42 @@ fn check_agrees_with_ptxas_on_ld_and_st() {
             }
         }
     }
-    assert!(total > 50_000, "only {total} recorded verdicts");
+    a
+}
+
+fn assert_agreement(what: &str, a: &Agreement, at_least: usize) {
+    assert!(a.total > at_least, "only {} recorded verdicts", a.total);
     eprintln!(
-        "ptxas agreement: {agree} of {} verdicts ({:.2}%); ptxas crashed on {crashes} more",
-        total - crashes,
-        100.0 * agree as f64 / (total - crashes) as f64
+        "ptxas agreement on {what}: {} of {} verdicts ({:.2}%); ptxas crashed on {} more",
+        a.agree,
+        a.total - a.crashes,
+        100.0 * a.agree as f64 / (a.total - a.crashes) as f64,
+        a.crashes
     );
     if let Ok(path) = std::env::var("PTXAS_MISMATCHES") {
-        std::fs::write(path, bad.join("\n")).unwrap();
+        std::fs::write(format!("{path}.{what}"), a.bad.join("\n")).unwrap();
     }
     assert!(
-        bad.is_empty(),
-        "{} disagreements with ptxas (first 40):\n{}",
-        bad.len(),
-        bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+        a.bad.is_empty(),
+        "{} disagreements with ptxas on {what} (first 40):\n{}",
+        a.bad.len(),
+        a.bad
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
+}
+
+#[test]
+fn check_agrees_with_ptxas_on_ld_and_st() {
+    let a = agreement("kernel.ptx", "ldst.tsv");
+    assert_agreement("ld-st", &a, 50_000);
+}
+
+#[test]
+fn check_agrees_with_ptxas_on_tcgen05() {
+    let a = agreement("tcgen05_kernel.ptx", "tcgen05.tsv");
+    assert_agreement("tcgen05", &a, 20_000);
 }

@@ -628,7 +628,29 @@ impl Cta {
     }
 
     /// Describes a deadlock: which barriers are waited at, by which warps, and who exited.
+    /// When no barrier is waited at, lanes wait at a warp collective that the rest of their
+    /// warp left: the warp diverged.
     fn deadlock(&self, env: &Env<'_>) -> Box<Fault> {
+        if self.barriers.iter().all(|b| b.arrived == 0) {
+            if let Some((wi, w)) = self.warps.iter().enumerate().find(|(_, w)| w.parked != 0) {
+                let lanes = w.parked;
+                let pc = w.pc[lanes.trailing_zeros() as usize];
+                let exited = w.exited & w.valid;
+                let elsewhere = w.valid & !w.exited & !lanes;
+                let mut detail = format!(
+                    "the warp diverged: lanes {} wait at a warp collective that lanes {} never reach",
+                    lane_list(lanes),
+                    lane_list(exited | elsewhere)
+                );
+                if exited != 0 {
+                    detail.push_str(&format!(" (lanes {} exited)", lane_list(exited)));
+                }
+                return Box::new(Fault {
+                    kind: FaultKind::DivergentCollective { detail },
+                    site: self.site(env, wi, pc, None),
+                });
+            }
+        }
         let live = self.live_threads();
         let mut parts = Vec::new();
         let mut first: Option<(usize, u32, u32)> = None;

@@ -108,6 +108,13 @@ fn address(c: &mut Cursor<'_>, r: &mut dyn NameResolver) -> Result<Address, Erro
             } else {
                 return Err(undeclared(name, span));
             };
+            if c.is('-') {
+                // ptxas reads only `+N` and `+-N` after a base inside brackets.
+                return Err(Error::new(
+                    ErrorKind::Syntax("a negative address offset is written `+-N`".into()),
+                    c.span(),
+                ));
+            }
             Address {
                 base,
                 offset: offset(c)?,

@@ -51,6 +51,28 @@ impl Quals {
         false
     }
 
+    /// Takes every remaining occurrence of qualifier `name`; returns how many there were.
+    pub fn take_every(&mut self, name: &str) -> usize {
+        let mut n = 0;
+        for (i, (s, _)) in self.items.iter().enumerate() {
+            if !self.used[i] && s == name {
+                self.used[i] = true;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// The first qualifier as written, taken or not.
+    pub fn first(&self) -> Option<&str> {
+        self.items.first().map(|(s, _)| s.as_str())
+    }
+
+    /// The second qualifier as written, taken or not.
+    pub fn second(&self) -> Option<&str> {
+        self.items.get(1).map(|(s, _)| s.as_str())
+    }
+
     /// Takes the first remaining qualifier that `f` maps to a value.
     pub fn take_map<T>(&mut self, f: impl Fn(&str) -> Option<T>) -> Option<T> {
         for (i, (s, _)) in self.items.iter().enumerate() {

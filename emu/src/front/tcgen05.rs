@@ -28,8 +28,9 @@ fn cta_group(q: &mut Quals, what: &str) -> Result<CtaGroup, Error> {
     })
 }
 
+/// `.sync.aligned`, in either order; ptxas accepts `.sync` repeated (but not `.aligned`).
 fn sync_aligned(q: &mut Quals, what: &str) -> Result<(), Error> {
-    if q.take("sync") && q.take("aligned") {
+    if q.take_every("sync") > 0 && q.take("aligned") {
         Ok(())
     } else {
         Err(q.syntax(format!("`tcgen05.{what}` needs .sync.aligned")))
@@ -85,7 +86,8 @@ fn reduction(q: &mut Quals) -> Result<TmemRed, Error> {
         })
         .ok_or_else(|| q.syntax("`tcgen05.ld.red` needs .min or .max".into()))?;
     let abs = q.take("abs");
-    let nan = q.take("NaN");
+    // ptxas accepts `.NaN` repeated.
+    let nan = q.take_every("NaN") > 0;
     let ty = if q.take("f32") {
         TmemRedType::F32 { abs, nan }
     } else {
@@ -110,21 +112,26 @@ fn reduction(q: &mut Quals) -> Result<TmemRed, Error> {
 /// # Errors
 /// Unknown or missing sub-instructions and qualifiers; sub-instructions ptxemu does not run.
 pub fn parse(q: &mut Quals) -> Result<Op, Error> {
-    let sub = q.take_map(|s| {
-        Some(match s {
+    // The sub-instruction comes first (ptxas rejects `tcgen05.sync.aligned.wait::ld`).
+    let first = q.first().map(str::to_string);
+    let sub = first.filter(|s| {
+        matches!(
+            s.as_str(),
             "alloc"
-            | "dealloc"
-            | "relinquish_alloc_permit"
-            | "ld"
-            | "st"
-            | "wait::ld"
-            | "wait::st"
-            | "fence::before_thread_sync"
-            | "fence::after_thread_sync"
-            | "shift" => s.to_string(),
-            _ => return None,
-        })
+                | "dealloc"
+                | "relinquish_alloc_permit"
+                | "ld"
+                | "st"
+                | "wait::ld"
+                | "wait::st"
+                | "fence::before_thread_sync"
+                | "fence::after_thread_sync"
+                | "shift"
+        )
     });
+    if let Some(s) = &sub {
+        q.take(s);
+    }
     let Some(sub) = sub else {
         let first = q.remaining().next().map(str::to_string);
         return Err(match first {
@@ -159,7 +166,8 @@ pub fn parse(q: &mut Quals) -> Result<Op, Error> {
             Tcgen05::Relinquish(group)
         }
         "ld" => {
-            let red = q.take("red");
+            // `.red` only right after `.ld` (ptxas rejects `tcgen05.ld.sync.aligned.red`).
+            let red = q.second() == Some("red") && q.take("red");
             let what = if red { "ld.red" } else { "ld" };
             sync_aligned(q, what)?;
             let shape = shape(q, what)?;

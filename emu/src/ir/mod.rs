@@ -32,7 +32,7 @@ pub use models::vocab::{
 pub use special::{ReservedSmem, SpecialReg};
 pub use tcgen05::{
     CtaGroup, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,
-    TmemRed, TmemRedOp, TmemRedType, TmemShape,
+    TmemRed, TmemRedOp, TmemRedType, TmemShape, REPEATS,
 };
 pub use types::{CvtRounding, Dim, FloatRounding, IntRounding, Type, TypeClass, VecWidth};
 

@@ -39,6 +39,12 @@ impl Checker<'_> {
         }
     }
 
+    /// A 32-bit register that is not `.f32` (ptxas refuses float registers for `nCols` and
+    /// `taddr`).
+    fn is_int32_reg(&self, o: &Operand) -> bool {
+        self.is_b32_reg(o) && matches!(o, Operand::Reg(r) if self.f.regs[r.index()].ty != Type::F32)
+    }
+
     /// `nCols`: a 32-bit register, or a constant power of two in [32, 512].
     fn ncols(&mut self, o: &Operand, what: &str) {
         match o {
@@ -50,10 +56,10 @@ impl Checker<'_> {
                     );
                 }
             }
-            o if self.is_b32_reg(o) => {}
+            o if self.is_int32_reg(o) => {}
             _ => self.err(
                 "operand-kind",
-                format!("`{what}`: nCols must be a 32-bit register or a constant"),
+                format!("`{what}`: nCols must be a 32-bit integer register or a constant"),
             ),
         }
     }
@@ -62,10 +68,7 @@ impl Checker<'_> {
     fn tmem_address(&mut self, o: &Operand, what: &str) {
         let ok = match o {
             Operand::Address(a) => match a.base {
-                crate::ir::AddrBase::Reg(r) => {
-                    let info = &self.f.regs[r.index()];
-                    info.vec.is_none() && is_32_bit(info.ty)
-                }
+                crate::ir::AddrBase::Reg(r) => self.is_int32_reg(&Operand::Reg(r)),
                 crate::ir::AddrBase::Var(_) | crate::ir::AddrBase::None => false,
             },
             _ => false,
@@ -166,12 +169,46 @@ impl Checker<'_> {
         let args = &self.i.args;
         self.num(shape, num.count(), what);
         self.registers(&args[0], shape.regs(num.count()), what);
+        if let Operand::Vector(v) = &args[0] {
+            let regs: Vec<_> = v
+                .iter()
+                .filter_map(|e| match e {
+                    VecElem::Reg(r) => Some(*r),
+                    VecElem::Sink | VecElem::Imm(_) => None,
+                })
+                .collect();
+            let repeated = regs
+                .iter()
+                .enumerate()
+                .find(|(k, r)| regs[..*k].contains(r));
+            if let Some((_, r)) = repeated {
+                self.err(
+                    "tcgen05-distinct-registers",
+                    format!(
+                        "`{what}` loads register {} twice",
+                        self.f.regs[r.index()].name
+                    ),
+                );
+            }
+        }
         if red.is_some() {
             if !self.is_b32_reg(&args[1]) {
                 self.err(
                     "operand-kind",
                     format!("`{what}`: redval must be a 32-bit register"),
                 );
+            }
+            // redval is a destination too: it may not be one of the loaded registers.
+            if let (Operand::Reg(rv), Operand::Vector(v)) = (&args[1], &args[0]) {
+                if v.contains(&VecElem::Reg(*rv)) {
+                    self.err(
+                        "tcgen05-distinct-registers",
+                        format!(
+                            "`{what}`: redval {} is also one of the loaded registers",
+                            self.f.regs[rv.index()].name
+                        ),
+                    );
+                }
             }
             if !matches!(shape, TmemShape::S32x32b | TmemShape::S16x32bx2) {
                 self.err(
@@ -241,10 +278,10 @@ pub fn check(m: &Module, f: &Function, i: &Instr, t: &Tcgen05, out: &mut Vec<Dia
         }
         Tcgen05::Dealloc(_) => {
             if c.count(2, 2, &what) {
-                if !c.is_b32_reg(&i.args[0]) {
+                if !c.is_int32_reg(&i.args[0]) && !matches!(i.args[0], Operand::Imm(Imm::Int(_))) {
                     c.err(
                         "operand-kind",
-                        format!("`{what}`: taddr must be a 32-bit register"),
+                        format!("`{what}`: taddr must be a 32-bit integer register or a constant"),
                     );
                 }
                 c.ncols(&i.args[1], &what);
@@ -256,7 +293,9 @@ pub fn check(m: &Module, f: &Function, i: &Instr, t: &Tcgen05, out: &mut Vec<Dia
         Tcgen05::Ld(l) => c.ld(l, &what),
         Tcgen05::St(s) => c.st(s, &what),
         Tcgen05::Shift(_) => {
-            if c.count(1, 1, &what) {
+            // ptxas also takes (and crashes on) an immediate address `[16]`.
+            let immediate = matches!(&i.args.first(), Some(Operand::Address(a)) if a.base == crate::ir::AddrBase::None);
+            if c.count(1, 1, &what) && !immediate {
                 c.tmem_address(&i.args[0], &what);
             }
         }
@@ -281,7 +320,16 @@ fn target(m: &Module, i: &Instr, t: &Tcgen05, out: &mut Vec<Diagnostic>) {
         return;
     }
     let red = matches!(t, Tcgen05::Ld(l) if l.red.is_some());
-    let (what, version, ok, targets) = if red {
+    let shift = matches!(t, Tcgen05::Shift(_));
+    let (what, version, ok, targets) = if shift {
+        // ptxas refuses tcgen05.shift on every family (`f`) target.
+        (
+            "tcgen05.shift",
+            Version::new(8, 6),
+            has_tcgen05(&m.target) && m.target.suffix == ArchSuffix::Arch,
+            "sm_100a, sm_101a, sm_103a or sm_110a",
+        )
+    } else if red {
         (
             "tcgen05.ld.red",
             Version::new(8, 8),

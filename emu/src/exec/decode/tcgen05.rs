@@ -58,9 +58,12 @@ fn tmem_address(fx: &FnCtx<'_>, ins: &Instr, o: &Operand) -> Result<(Src, i64), 
     let a = fx.addr(o, SpaceQual::GENERIC, ins.span)?;
     match a.base {
         crate::exec::program::AddrBase::Reg(slot) => Ok((Src::Reg(slot), a.offset)),
-        crate::exec::program::AddrBase::Fixed(_) | crate::exec::program::AddrBase::Frame(_) => {
-            Err(invalid(ins, "the Tensor Memory address must be a register"))
-        }
+        // `[imm]`: a constant Tensor Memory address.
+        crate::exec::program::AddrBase::Fixed(v) => Ok((Src::Imm(v), a.offset)),
+        crate::exec::program::AddrBase::Frame(_) => Err(invalid(
+            ins,
+            "the Tensor Memory address must be a register or a constant",
+        )),
     }
 }
 

@@ -50,7 +50,7 @@ fn oob(space: &str, size: u32, detail: String, lane: usize, addr: u64) -> LaneFa
 
 /// The address of a lane for a decoded address (before the element offset).
 #[inline(always)]
-fn lane_addr(c: &Ctx<'_>, a: &DAddr, lane: usize) -> u64 {
+pub(crate) fn lane_addr(c: &Ctx<'_>, a: &DAddr, lane: usize) -> u64 {
     let base = match a.base {
         AddrBase::Reg(slot) => c.vals[slot as usize * 32 + lane],
         AddrBase::Fixed(v) => v,

@@ -265,16 +265,7 @@ pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let dst = m
         .dst
         .ok_or_else(|| undefined(format!("{what} without a destination")))?;
-    let addrs: Vec<u64> = (0..32)
-        .map(|l| {
-            let base = match dst.base {
-                crate::exec::program::AddrBase::Reg(slot) => c.vals[slot as usize * 32 + l],
-                crate::exec::program::AddrBase::Fixed(v) => v,
-                crate::exec::program::AddrBase::Frame(off) => c.ids.frame_base[l] + off,
-            };
-            base.wrapping_add(dst.offset as u64)
-        })
-        .collect();
+    let addrs: Vec<u64> = (0..32).map(|l| super::mem::lane_addr(c, &dst, l)).collect();
     if let Some(l) = (1..32).find(|&l| addrs[l] != addrs[0]) {
         return Err(undefined(format!(
             "the destination of {what} is not uniform across the warp: lane 0 has 0x{:x}, lane {l} has 0x{:x}",
@@ -345,9 +336,14 @@ pub fn relinquish(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// `tcgen05.wait::ld/st.sync.aligned`: the warp's pending loads or stores are complete.
 pub fn wait(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = decoded(i)?;
-    let (what, access) = match m.op {
-        Tcgen05::Wait(Tcgen05Wait::Ld) => ("tcgen05.wait::ld", Access::Load),
-        _ => ("tcgen05.wait::st", Access::Store),
+    let Tcgen05::Wait(w) = m.op else {
+        return Err(undefined(
+            "tcgen05.wait decoded as another instruction".into(),
+        ));
+    };
+    let (what, access) = match w {
+        Tcgen05Wait::Ld => ("tcgen05.wait::ld", Access::Load),
+        Tcgen05Wait::St => ("tcgen05.wait::st", Access::Store),
     };
     if let Some(f) = converge(c, what)? {
         return Ok(f);

@@ -29,6 +29,17 @@ pub enum Tcgen05 {
     Shift(CtaGroup),
 }
 
+impl Tcgen05 {
+    /// The CTA group of the instructions that name one.
+    pub fn group(&self) -> Option<CtaGroup> {
+        match self {
+            Tcgen05::Alloc(a) => Some(a.group),
+            Tcgen05::Dealloc(g) | Tcgen05::Relinquish(g) | Tcgen05::Shift(g) => Some(*g),
+            Tcgen05::Ld(_) | Tcgen05::St(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => None,
+        }
+    }
+}
+
 /// `.cta_group::1` (one CTA) or `::2` (a CTA pair).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CtaGroup {

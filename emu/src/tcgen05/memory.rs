@@ -144,6 +144,17 @@ struct Hazards {
     warp_stores: Vec<Vec<(u32, u32)>>,
 }
 
+impl Hazards {
+    /// The per-cell warp masks and per-warp lists of one kind of access.
+    #[allow(clippy::type_complexity)]
+    fn of(&mut self, access: Access) -> (&mut Vec<u32>, &mut Vec<Vec<(u32, u32)>>) {
+        match access {
+            Access::Load => (&mut self.loads, &mut self.warp_loads),
+            Access::Store => (&mut self.stores, &mut self.warp_stores),
+        }
+    }
+}
+
 /// One CTA's Tensor Memory.
 #[derive(Clone, Debug)]
 pub struct TensorMemory {
@@ -337,11 +348,7 @@ impl TensorMemory {
         if !self.checked {
             return;
         }
-        let h = &mut self.hazards;
-        let (mask, list) = match access {
-            Access::Load => (&mut h.loads, &mut h.warp_loads),
-            Access::Store => (&mut h.stores, &mut h.warp_stores),
-        };
+        let (mask, list) = self.hazards.of(access);
         let bit = 1 << (warp % 32);
         if mask[at as usize] & bit == 0 {
             mask[at as usize] |= bit;
@@ -357,11 +364,7 @@ impl TensorMemory {
         if !self.checked {
             return;
         }
-        let h = &mut self.hazards;
-        let (mask, list) = match access {
-            Access::Load => (&mut h.loads, &mut h.warp_loads),
-            Access::Store => (&mut h.stores, &mut h.warp_stores),
-        };
+        let (mask, list) = self.hazards.of(access);
         let bit = 1 << (warp % 32);
         if let Some(l) = list.get_mut(warp as usize) {
             for (at, _) in l.drain(..) {

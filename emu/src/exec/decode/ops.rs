@@ -26,7 +26,7 @@ fn unsupported(ins: &Instr, what: impl Into<String>) -> DecodeError {
     }
 }
 
-fn invalid(ins: &Instr, what: impl Into<String>) -> DecodeError {
+pub(super) fn invalid(ins: &Instr, what: impl Into<String>) -> DecodeError {
     DecodeError::Invalid {
         what: what.into(),
         span: ins.span,
@@ -53,7 +53,7 @@ fn base(fx: &FnCtx<'_>, ins: &Instr) -> Result<DInstr, DecodeError> {
     })
 }
 
-fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
+pub(super) fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
     ins.args
         .get(k)
         .ok_or_else(|| invalid(ins, format!("missing operand {}", k + 1)))

@@ -1,24 +1,12 @@
 //! Lowering `tcgen05` instructions: resolving `taddr`, `immHalfSplitoff`, the register vector,
 //! `redval`, `nCols` and alloc's destination once, so the step functions only fetch values.
 
+use super::ops::{arg, invalid};
 use super::{DecodeError, FnCtx};
 use crate::exec::program::{DInstr, Dst, Extra, Src, TmemInstr};
 use crate::exec::step::tcgen05 as step;
 use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, TmemShape, Type, VecElem};
 use models::vocab::SharedWindow;
-
-fn invalid(ins: &Instr, what: impl Into<String>) -> DecodeError {
-    DecodeError::Invalid {
-        what: what.into(),
-        span: ins.span,
-    }
-}
-
-fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
-    ins.args
-        .get(k)
-        .ok_or_else(|| invalid(ins, format!("missing operand {}", k + 1)))
-}
 
 fn constant(ins: &Instr, o: &Operand) -> Result<u32, DecodeError> {
     match o {

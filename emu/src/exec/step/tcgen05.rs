@@ -127,6 +127,23 @@ fn converge(c: &Ctx<'_>, what: &str) -> Result<Option<Flow>, LaneFault> {
     Ok((c.mask != FULL).then_some(Flow::WaitCollective))
 }
 
+/// The start of every `.sync.aligned` instruction: its decoded operands, `.cta_group::2`
+/// refused, and the whole warp together; `Ok(Err(flow))` when the lanes must wait.
+fn collective<'i>(
+    c: &Ctx<'_>,
+    i: &'i DInstr,
+    what: &str,
+) -> Result<Result<&'i TmemInstr, Flow>, LaneFault> {
+    let m = decoded(i)?;
+    if m.op.group() == Some(CtaGroup::Two) {
+        return Err(unsupported_pair(what));
+    }
+    Ok(match converge(c, what)? {
+        Some(flow) => Err(flow),
+        None => Ok(m),
+    })
+}
+
 /// The value every lane gives for `s`, as 32 bits.
 fn uniform(c: &Ctx<'_>, s: &Src, name: &str, what: &str) -> Result<u32, LaneFault> {
     let v = c.fetch(s);
@@ -253,14 +270,11 @@ fn record(c: &mut Ctx<'_>, taddr: Option<u32>, action: TmemAction, moves: Vec<Tm
 
 /// `tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols`.
 pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let m = decoded(i)?;
     let what = "tcgen05.alloc";
-    if matches!(m.op, Tcgen05::Alloc(a) if a.group == CtaGroup::Two) {
-        return Err(unsupported_pair(what));
-    }
-    if let Some(f) = converge(c, what)? {
-        return Ok(f);
-    }
+    let m = match collective(c, i, what)? {
+        Ok(m) => m,
+        Err(flow) => return Ok(flow),
+    };
     let ncols = uniform(c, &m.ncols, "nCols", what)?;
     let dst = m
         .dst
@@ -293,14 +307,11 @@ pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// `tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, nCols`.
 pub fn dealloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let m = decoded(i)?;
     let what = "tcgen05.dealloc";
-    if matches!(m.op, Tcgen05::Dealloc(CtaGroup::Two)) {
-        return Err(unsupported_pair(what));
-    }
-    if let Some(f) = converge(c, what)? {
-        return Ok(f);
-    }
+    let m = match collective(c, i, what)? {
+        Ok(m) => m,
+        Err(flow) => return Ok(flow),
+    };
     let taddr = uniform(c, &m.taddr, "taddr", what)?;
     let ncols = uniform(c, &m.ncols, "nCols", what)?;
     tmem(c)
@@ -320,13 +331,9 @@ pub fn dealloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned`.
 pub fn relinquish(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let m = decoded(i)?;
     let what = "tcgen05.relinquish_alloc_permit";
-    if matches!(m.op, Tcgen05::Relinquish(CtaGroup::Two)) {
-        return Err(unsupported_pair(what));
-    }
-    if let Some(f) = converge(c, what)? {
-        return Ok(f);
+    if let Err(flow) = collective(c, i, what)? {
+        return Ok(flow);
     }
     tmem(c).relinquish();
     record(c, None, TmemAction::Relinquish, Vec::new());
@@ -345,8 +352,8 @@ pub fn wait(c: &mut Ctx<'_>, i: &DInstr) -> R {
         Tcgen05Wait::Ld => ("tcgen05.wait::ld", Access::Load),
         Tcgen05Wait::St => ("tcgen05.wait::st", Access::Store),
     };
-    if let Some(f) = converge(c, what)? {
-        return Ok(f);
+    if let Err(flow) = collective(c, i, what)? {
+        return Ok(flow);
     }
     let warp = c.ids.warp;
     if let Some(t) = c.tmem.as_mut() {
@@ -390,8 +397,8 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
     } else {
         "tcgen05.ld"
     };
-    if let Some(f) = converge(c, what)? {
-        return Ok(f);
+    if let Err(flow) = collective(c, i, what)? {
+        return Ok(flow);
     }
     let taddr = uniform(c, &m.taddr, "taddr", what)?.wrapping_add(m.taddr_offset as u32);
     let regs = l.shape.regs(l.num.count());
@@ -456,8 +463,8 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
         ));
     };
     let what = "tcgen05.st";
-    if let Some(f) = converge(c, what)? {
-        return Ok(f);
+    if let Err(flow) = collective(c, i, what)? {
+        return Ok(flow);
     }
     let taddr = uniform(c, &m.taddr, "taddr", what)?.wrapping_add(m.taddr_offset as u32);
     let values: Vec<[u64; 32]> = m.srcs.iter().map(|src| c.fetch(src)).collect();
@@ -509,7 +516,7 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
 pub fn shift(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = decoded(i)?;
     let what = "tcgen05.shift";
-    if matches!(m.op, Tcgen05::Shift(CtaGroup::Two)) {
+    if m.op.group() == Some(CtaGroup::Two) {
         return Err(unsupported_pair(what));
     }
     let addrs = c.fetch(&m.taddr);

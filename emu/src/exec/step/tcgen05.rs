@@ -384,6 +384,48 @@ fn cells_of(
     }
 }
 
+/// Every (thread, register) of an `ld`/`st`, thread by thread: its cells (two with packing)
+/// are checked for `access`, `visit(tmem, t, j, cells)` moves the register's data and returns
+/// the 32-bit value moved, and the cells are marked pending for the warp. Returns the trace's
+/// moves (when tracing), or the first bad cell's error with its thread.
+fn walk(
+    t_mem: &mut TensorMemory,
+    access: Access,
+    who: (u32, u32, bool),
+    regs: u32,
+    cells_of: impl Fn(u32, u32) -> SmallVec<[(u32, u32); 2]>,
+    mut visit: impl FnMut(&mut TensorMemory, u32, u32, &[u32]) -> u32,
+) -> Result<Vec<TmemMove>, (TmemError, u32)> {
+    let (warp, pc, trace) = who;
+    let mut moves = Vec::new();
+    for t in 0..32u32 {
+        for j in 0..regs {
+            let cells = cells_of(t, j);
+            let mut at: SmallVec<[u32; 2]> = SmallVec::new();
+            for &(lane, column) in &cells {
+                at.push(
+                    t_mem
+                        .check(lane, column, warp, access)
+                        .map_err(|e| (e, t))?,
+                );
+            }
+            let value = visit(t_mem, t, j, &at);
+            for &a in &at {
+                t_mem.pend(a, warp, pc, access);
+            }
+            if trace {
+                moves.push(TmemMove {
+                    thread: t,
+                    reg: j,
+                    cells,
+                    value,
+                });
+            }
+        }
+    }
+    Ok(moves)
+}
+
 /// `tcgen05.ld{.red}.sync.aligned.shape.num{.pack::16b}…`.
 pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = decoded(i)?;
@@ -402,43 +444,29 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
     }
     let taddr = uniform(c, &m.taddr, "taddr", what)?.wrapping_add(m.taddr_offset as u32);
     let regs = l.shape.regs(l.num.count());
-    let (warp, pc, trace) = (c.ids.warp, c.pc, c.tmem_opts.trace);
+    let who = (c.ids.warp, c.pc, c.tmem_opts.trace);
     let mut out = vec![[0u64; 32]; regs as usize];
-    let mut moves = Vec::new();
-    let mut failure = None;
-    {
-        let t_mem = tmem(c);
-        'threads: for t in 0..32u32 {
-            for j in 0..regs {
-                let cells = cells_of(l.shape, l.pack, taddr, m.split, t, j);
-                let mut value = 0u32;
-                for (k, &(lane, column)) in cells.iter().enumerate() {
-                    let at = match t_mem.check(lane, column, warp, Access::Load) {
-                        Ok(at) => at,
-                        Err(e) => {
-                            failure = Some((e, t));
-                            break 'threads;
-                        }
-                    };
-                    let v = t_mem.read(at);
-                    value |= if l.pack { (v & 0xFFFF) << (16 * k) } else { v };
-                    t_mem.pend(at, warp, pc, Access::Load);
+    let cells = |t, j| cells_of(l.shape, l.pack, taddr, m.split, t, j);
+    let moves = walk(
+        tmem(c),
+        Access::Load,
+        who,
+        regs,
+        cells,
+        |t_mem, t, j, at| {
+            let value = at.iter().enumerate().fold(0u32, |v, (k, &a)| {
+                let cell = t_mem.read(a);
+                v | if l.pack {
+                    (cell & 0xFFFF) << (16 * k)
+                } else {
+                    cell
                 }
-                out[j as usize][t as usize] = u64::from(value);
-                if trace {
-                    moves.push(TmemMove {
-                        thread: t,
-                        reg: j,
-                        cells,
-                        value,
-                    });
-                }
-            }
-        }
-    }
-    if let Some((e, t)) = failure {
-        return Err(fault(c, e, what, Some(t), Some(taddr)));
-    }
+            });
+            out[j as usize][t as usize] = u64::from(value);
+            value
+        },
+    )
+    .map_err(|(e, t)| fault(c, e, what, Some(t), Some(taddr)))?;
     for (d, v) in m.dsts.iter().zip(&out) {
         c.write(d, v);
     }
@@ -468,46 +496,25 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
     }
     let taddr = uniform(c, &m.taddr, "taddr", what)?.wrapping_add(m.taddr_offset as u32);
     let values: Vec<[u64; 32]> = m.srcs.iter().map(|src| c.fetch(src)).collect();
-    let (warp, pc, trace) = (c.ids.warp, c.pc, c.tmem_opts.trace);
     let regs = s.shape.regs(s.num.count());
-    let mut moves = Vec::new();
-    let mut failure = None;
-    {
-        let t_mem = tmem(c);
-        'threads: for t in 0..32u32 {
-            for j in 0..regs {
-                let value = values[j as usize][t as usize] as u32;
-                let cells = cells_of(s.shape, s.unpack, taddr, m.split, t, j);
-                for (k, &(lane, column)) in cells.iter().enumerate() {
-                    let at = match t_mem.check(lane, column, warp, Access::Store) {
-                        Ok(at) => at,
-                        Err(e) => {
-                            failure = Some((e, t));
-                            break 'threads;
-                        }
-                    };
-                    let v = if s.unpack {
-                        (value >> (16 * k)) & 0xFFFF
-                    } else {
-                        value
-                    };
-                    t_mem.write(at, v);
-                    t_mem.pend(at, warp, pc, Access::Store);
-                }
-                if trace {
-                    moves.push(TmemMove {
-                        thread: t,
-                        reg: j,
-                        cells,
-                        value,
-                    });
-                }
+    let who = (c.ids.warp, c.pc, c.tmem_opts.trace);
+    let cells = |t, j| cells_of(s.shape, s.unpack, taddr, m.split, t, j);
+    let moves = walk(
+        tmem(c),
+        Access::Store,
+        who,
+        regs,
+        cells,
+        |t_mem, t, j, at| {
+            let value = values[j as usize][t as usize] as u32;
+            for (k, &a) in at.iter().enumerate() {
+                let half = (value >> (16 * k)) & 0xFFFF;
+                t_mem.write(a, if s.unpack { half } else { value });
             }
-        }
-    }
-    if let Some((e, t)) = failure {
-        return Err(fault(c, e, what, Some(t), Some(taddr)));
-    }
+            value
+        },
+    )
+    .map_err(|(e, t)| fault(c, e, what, Some(t), Some(taddr)))?;
     record(c, Some(taddr), TmemAction::Store, moves);
     Ok(Flow::Next)
 }

@@ -466,15 +466,7 @@ impl Cta {
             }
             Flow::WaitCollective => {
                 warp.parked |= mask;
-                if warp.runnable() == 0 && warp.at_barrier == 0 {
-                    let lanes = warp.parked;
-                    let detail = format!(
-                        "the warp diverged: lanes {} wait at a warp collective that the other lanes of its member mask never reach (they exited or wait elsewhere)",
-                        lane_list(lanes)
-                    );
-                    let f = LaneFault::new(FaultKind::DivergentCollective { detail });
-                    return Err(self.lane_fault(env, wi, pc, f));
-                }
+                self.check_collectives(env, wi)?;
                 Ok(None)
             }
             Flow::Barrier => {
@@ -493,12 +485,50 @@ impl Cta {
 
     /// After lanes exit: a barrier others wait at may now be complete.
     fn after_exit(&mut self, wi: usize, env: &Env<'_>) -> Result<Option<WarpEvent>, Box<Fault>> {
+        self.check_collectives(env, wi)?;
         self.check_barriers(env)?;
         if self.warps[wi].done() {
             Ok(Some(WarpEvent::Done))
         } else {
             Ok(None)
         }
+    }
+
+    /// Lanes of warp `wi` that wait at a warp collective wait forever once no lane of the warp
+    /// runs or waits at a barrier (the others exited or wait at another collective): the warp
+    /// diverged. Checked whenever lanes park at a collective or exit.
+    fn check_collectives(&self, env: &Env<'_>, wi: usize) -> Result<(), Box<Fault>> {
+        let w = &self.warps[wi];
+        if w.parked == 0 || w.runnable() != 0 || w.at_barrier != 0 {
+            return Ok(());
+        }
+        let pc = w.pc[w.parked.trailing_zeros() as usize];
+        let waiting = (0..32)
+            .filter(|&l| w.parked & (1 << l) != 0 && w.pc[l] == pc)
+            .fold(0u32, |m, l| m | (1 << l));
+        let elsewhere = w.parked & !waiting;
+        let exited = w.exited & w.valid;
+        let mut detail = format!(
+            "the warp diverged: lanes {} wait at a warp collective that lanes {} never reach",
+            lane_list(waiting),
+            lane_list(elsewhere | exited)
+        );
+        if exited != 0 {
+            detail.push_str(&format!(" (lanes {} exited)", lane_list(exited)));
+        }
+        if elsewhere != 0 {
+            let line = env
+                .prog
+                .info
+                .get(w.pc[elsewhere.trailing_zeros() as usize] as usize);
+            detail.push_str(&format!(
+                " (lanes {} wait at line {})",
+                lane_list(elsewhere),
+                line.map_or(0, |i| i.span.line)
+            ));
+        }
+        let f = LaneFault::new(FaultKind::DivergentCollective { detail });
+        Err(self.lane_fault(env, wi, pc, f))
     }
 
     /// Records the arrival of `mask` lanes of warp `wi` at a barrier.
@@ -628,29 +658,7 @@ impl Cta {
     }
 
     /// Describes a deadlock: which barriers are waited at, by which warps, and who exited.
-    /// When no barrier is waited at, lanes wait at a warp collective that the rest of their
-    /// warp left: the warp diverged.
     fn deadlock(&self, env: &Env<'_>) -> Box<Fault> {
-        if self.barriers.iter().all(|b| b.arrived == 0) {
-            if let Some((wi, w)) = self.warps.iter().enumerate().find(|(_, w)| w.parked != 0) {
-                let lanes = w.parked;
-                let pc = w.pc[lanes.trailing_zeros() as usize];
-                let exited = w.exited & w.valid;
-                let elsewhere = w.valid & !w.exited & !lanes;
-                let mut detail = format!(
-                    "the warp diverged: lanes {} wait at a warp collective that lanes {} never reach",
-                    lane_list(lanes),
-                    lane_list(exited | elsewhere)
-                );
-                if exited != 0 {
-                    detail.push_str(&format!(" (lanes {} exited)", lane_list(exited)));
-                }
-                return Box::new(Fault {
-                    kind: FaultKind::DivergentCollective { detail },
-                    site: self.site(env, wi, pc, None),
-                });
-            }
-        }
         let live = self.live_threads();
         let mut parts = Vec::new();
         let mut first: Option<(usize, u32, u32)> = None;

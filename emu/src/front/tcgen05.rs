@@ -113,39 +113,10 @@ fn reduction(q: &mut Quals) -> Result<TmemRed, Error> {
 /// Unknown or missing sub-instructions and qualifiers; sub-instructions ptxemu does not run.
 pub fn parse(q: &mut Quals) -> Result<Op, Error> {
     // The sub-instruction comes first (ptxas rejects `tcgen05.sync.aligned.wait::ld`).
-    let first = q.first().map(str::to_string);
-    let sub = first.filter(|s| {
-        matches!(
-            s.as_str(),
-            "alloc"
-                | "dealloc"
-                | "relinquish_alloc_permit"
-                | "ld"
-                | "st"
-                | "wait::ld"
-                | "wait::st"
-                | "fence::before_thread_sync"
-                | "fence::after_thread_sync"
-                | "shift"
-        )
-    });
-    if let Some(s) = &sub {
-        q.take(s);
-    }
-    let Some(sub) = sub else {
-        let first = q.remaining().next().map(str::to_string);
-        return Err(match first {
-            Some(s) if UNSUPPORTED.contains(&s.as_str()) => Error::new(
-                ErrorKind::Unsupported(format!("the `tcgen05.{s}` instruction")),
-                q.span,
-            ),
-            Some(s) => Error::new(
-                ErrorKind::UnknownInstruction(format!("tcgen05.{s}")),
-                q.span,
-            ),
-            None => q.syntax("`tcgen05` needs a sub-instruction (.alloc, .ld, .st, …)".into()),
-        });
+    let Some(sub) = q.first().map(str::to_string) else {
+        return Err(q.syntax("`tcgen05` needs a sub-instruction (.alloc, .ld, .st, …)".into()));
     };
+    q.take(&sub);
     let t = match sub.as_str() {
         "alloc" => {
             let group = cta_group(q, "alloc")?;
@@ -204,12 +175,24 @@ pub fn parse(q: &mut Quals) -> Result<Op, Error> {
         }
         "fence::before_thread_sync" => Tcgen05::Fence(Tcgen05Fence::BeforeThreadSync),
         "fence::after_thread_sync" => Tcgen05::Fence(Tcgen05Fence::AfterThreadSync),
-        _ => {
+        "shift" => {
             let group = cta_group(q, "shift")?;
             if !q.take("down") {
                 return Err(q.syntax("`tcgen05.shift` needs .down".into()));
             }
             Tcgen05::Shift(group)
+        }
+        s if UNSUPPORTED.contains(&s) => {
+            return Err(Error::new(
+                ErrorKind::Unsupported(format!("the `tcgen05.{s}` instruction")),
+                q.span,
+            ))
+        }
+        s => {
+            return Err(Error::new(
+                ErrorKind::UnknownInstruction(format!("tcgen05.{s}")),
+                q.span,
+            ))
         }
     };
     Ok(Op::Tcgen05(t))

@@ -115,8 +115,10 @@ fn arity(op: &Op) -> (usize, usize) {
         | Op::Brkpt
         | Op::Griddepcontrol(_) => (0, 0),
         Op::Call(_) => (0, 0),
-        // Checked in tcgen05.rs, shape by shape.
-        Op::Tcgen05(_) => (0, usize::MAX),
+        Op::Tcgen05(t) => {
+            let n = super::tcgen05::operand_count(t);
+            (n, n)
+        }
     }
 }
 
@@ -199,6 +201,8 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         | Op::Nanosleep
         | Op::Pmevent { .. }
         | Op::Bar(_) => {}
+        // Operand kinds of each sub-instruction are checked in tcgen05.rs.
+        Op::Tcgen05(_) => {}
         _ => {
             if !is_dst(&i.args[0]) {
                 bad(out, 0, "a destination register");

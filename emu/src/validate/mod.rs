@@ -45,16 +45,12 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
         while let Some(b) = stack.pop() {
             for s in &b.stmts {
                 match s {
-                    Stmt::Instr(i) if matches!(i.op, crate::ir::Op::Tcgen05(_)) => {
-                        if let crate::ir::Op::Tcgen05(t) = &i.op {
-                            tcgen05::check(m, f, i, t, &mut out);
-                        }
-                    }
                     Stmt::Instr(i) => {
                         let before = out.len();
                         instr::check(m, f, i, &mut out);
                         if out.len() == before {
                             memory::check(f, i, &mut out);
+                            tcgen05::check(f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);
                     }

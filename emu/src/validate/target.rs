@@ -191,6 +191,9 @@ pub fn check_instr(m: &Module, i: &Instr, out: &mut Vec<Diagnostic>) {
     if m.version.major == 0 || m.target.sm == 0 {
         return;
     }
+    if let Op::Tcgen05(t) = &i.op {
+        super::tcgen05::check_target(m, i, t, out);
+    }
     for r in reqs(i) {
         if m.version < r.ptx {
             out.push(Diagnostic {

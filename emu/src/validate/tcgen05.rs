@@ -10,7 +10,7 @@
 
 use super::Diagnostic;
 use crate::ir::{
-    ArchSuffix, Function, Imm, Instr, Module, Operand, Target, Tcgen05, Tcgen05Ld, Tcgen05St,
+    ArchSuffix, Function, Imm, Instr, Module, Op, Operand, Target, Tcgen05, Tcgen05Ld, Tcgen05St,
     TmemShape, Type, VecElem, Version,
 };
 
@@ -124,23 +124,6 @@ impl Checker<'_> {
         }
     }
 
-    fn count(&mut self, lo: usize, hi: usize, what: &str) -> bool {
-        let n = self.i.args.len();
-        if n < lo || n > hi {
-            let want = if lo == hi {
-                lo.to_string()
-            } else {
-                format!("{lo} to {hi}")
-            };
-            self.err(
-                "operand-count",
-                format!("`{what}` takes {want} operand(s), found {n}"),
-            );
-            return false;
-        }
-        true
-    }
-
     fn num(&mut self, shape: TmemShape, num: u32, what: &str) {
         if !shape.num_ok(num) {
             self.err(
@@ -161,11 +144,8 @@ impl Checker<'_> {
             pack,
             red,
         } = *l;
-        let split = usize::from(shape == TmemShape::S16x32bx2);
+        let split = shape == TmemShape::S16x32bx2;
         let base = 2 + usize::from(red.is_some());
-        if !self.count(base + split, base + split, what) {
-            return;
-        }
         let args = &self.i.args;
         self.num(shape, num.count(), what);
         self.registers(&args[0], shape.regs(num.count()), what);
@@ -233,7 +213,7 @@ impl Checker<'_> {
             }
         }
         self.tmem_address(&args[base - 1], what);
-        if split == 1 {
+        if split {
             self.split_offset(&args[base], what);
         }
     }
@@ -241,9 +221,6 @@ impl Checker<'_> {
     fn st(&mut self, s: &Tcgen05St, what: &str) {
         let Tcgen05St { shape, num, .. } = *s;
         let split = usize::from(shape == TmemShape::S16x32bx2);
-        if !self.count(2 + split, 2 + split, what) {
-            return;
-        }
         let args = &self.i.args;
         self.num(shape, num.count(), what);
         self.tmem_address(&args[0], what);
@@ -258,49 +235,57 @@ fn is_32_bit(t: Type) -> bool {
     matches!(t, Type::B32 | Type::U32 | Type::S32 | Type::F32)
 }
 
-/// Checks one `tcgen05` instruction.
-pub fn check(m: &Module, f: &Function, i: &Instr, t: &Tcgen05, out: &mut Vec<Diagnostic>) {
+/// How many operands a `tcgen05` instruction takes.
+pub fn operand_count(t: &Tcgen05) -> usize {
+    let split = |shape| usize::from(shape == TmemShape::S16x32bx2);
+    match t {
+        Tcgen05::Alloc(_) | Tcgen05::Dealloc(_) => 2,
+        Tcgen05::Relinquish(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => 0,
+        Tcgen05::Shift(_) => 1,
+        Tcgen05::Ld(l) => 2 + usize::from(l.red.is_some()) + split(l.shape),
+        Tcgen05::St(s) => 2 + split(s.shape),
+    }
+}
+
+/// Checks the operands and qualifier rules of a `tcgen05` instruction whose operand count is
+/// right ([`operand_count`]); other instructions are left alone.
+pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
+    let Op::Tcgen05(t) = &i.op else {
+        return;
+    };
     let what = crate::front::printer::mnemonic(&i.op);
     let mut c = Checker { f, i, out };
     match t {
         Tcgen05::Alloc(_) => {
-            if c.count(2, 2, &what) {
-                if !matches!(i.args[0], Operand::Address(_)) {
-                    c.err(
-                        "operand-kind",
-                        format!(
-                            "`{what}`: the destination must be a shared-memory address `[...]`"
-                        ),
-                    );
-                }
-                c.ncols(&i.args[1], &what);
+            if !matches!(i.args[0], Operand::Address(_)) {
+                c.err(
+                    "operand-kind",
+                    format!("`{what}`: the destination must be a shared-memory address `[...]`"),
+                );
             }
+            c.ncols(&i.args[1], &what);
         }
         Tcgen05::Dealloc(_) => {
-            if c.count(2, 2, &what) {
-                if !c.is_int32_reg(&i.args[0]) && !matches!(i.args[0], Operand::Imm(Imm::Int(_))) {
-                    c.err(
-                        "operand-kind",
-                        format!("`{what}`: taddr must be a 32-bit integer register or a constant"),
-                    );
-                }
-                c.ncols(&i.args[1], &what);
+            if !c.is_int32_reg(&i.args[0]) && !matches!(i.args[0], Operand::Imm(Imm::Int(_))) {
+                c.err(
+                    "operand-kind",
+                    format!("`{what}`: taddr must be a 32-bit integer register or a constant"),
+                );
             }
+            c.ncols(&i.args[1], &what);
         }
-        Tcgen05::Relinquish(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => {
-            c.count(0, 0, &what);
-        }
+        Tcgen05::Relinquish(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => {}
         Tcgen05::Ld(l) => c.ld(l, &what),
         Tcgen05::St(s) => c.st(s, &what),
         Tcgen05::Shift(_) => {
             // ptxas also takes (and crashes on) an immediate address `[16]`.
-            let immediate = matches!(&i.args.first(), Some(Operand::Address(a)) if a.base == crate::ir::AddrBase::None);
-            if c.count(1, 1, &what) && !immediate {
+            let immediate =
+                matches!(&i.args[0], Operand::Address(a) if a.base == crate::ir::AddrBase::None);
+            if !immediate {
                 c.tmem_address(&i.args[0], &what);
             }
         }
     }
-    target(m, i, t, out);
 }
 
 /// Architectures with Tensor Memory: sm_100 (B200), sm_101 (renamed sm_110 from PTX ISA 9.0),
@@ -315,10 +300,9 @@ fn has_ld_red(t: &Target) -> bool {
     has_tcgen05(t) && t.sm != 100
 }
 
-fn target(m: &Module, i: &Instr, t: &Tcgen05, out: &mut Vec<Diagnostic>) {
-    if m.version.major == 0 || m.target.sm == 0 {
-        return;
-    }
+/// Checks a `tcgen05` instruction against the module's `.version` and `.target` (the module
+/// declares both).
+pub fn check_target(m: &Module, i: &Instr, t: &Tcgen05, out: &mut Vec<Diagnostic>) {
     let red = matches!(t, Tcgen05::Ld(l) if l.red.is_some());
     let shift = matches!(t, Tcgen05::Shift(_));
     let (what, version, ok, targets) = if shift {

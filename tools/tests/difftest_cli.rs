@@ -133,7 +133,12 @@ fn gen_only_writes_the_host_program() {
     assert!(host.contains("cuModuleLoadDataEx") && host.contains("#define FRAME 128"));
     let ptx = std::fs::read_to_string(d.join("module0.ptx")).unwrap();
     assert_eq!(ptx.matches(".entry k").count(), 10);
-    if let Some(nvcc) = std::env::var_os("NVCC") {
+    let nvcc = std::env::var_os("NVCC");
+    assert!(
+        nvcc.is_some() || std::env::var_os("PTXEMU_REQUIRE_NVCC").is_none(),
+        "PTXEMU_REQUIRE_NVCC is set but NVCC is not"
+    );
+    if let Some(nvcc) = nvcc {
         let out = Command::new(nvcc)
             .args(["-c", "-o"])
             .arg(d.join("host.o"))

@@ -152,3 +152,71 @@ fn gen_only_writes_the_host_program() {
         );
     }
 }
+
+#[test]
+fn the_gpu_batch_script_records_environment_summary_and_mismatches() {
+    let d = scratch("script");
+    let fake = d.join("bin");
+    std::fs::create_dir_all(&fake).unwrap();
+    let exe = env!("CARGO_BIN_EXE_ptxemu");
+    // Stand-ins for the GPU machine's tools: nvcc "builds" the host program as the
+    // emulator-backed host, made to corrupt every kernel with an `add` in it.
+    let write = |name: &str, body: String| {
+        let p = fake.join(name);
+        std::fs::write(&p, body).unwrap();
+        Command::new("chmod").arg("+x").arg(&p).status().unwrap();
+    };
+    write(
+        "nvidia-smi",
+        "#!/bin/sh\necho 'Stand-in GPU, 0.0, 9.0'\n".into(),
+    );
+    write(
+        "nvcc",
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'stand-in'; echo 'nvcc 0.0'; exit 0; fi\n\
+             printf '#!/bin/sh\\nexec {} difftest-host --perturb add \"$@\"\\n' > \"$3\"\nchmod +x \"$3\"\n",
+            exe
+        ),
+    );
+    let result = d.join("result");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/hardware/difftest-on-gpu.sh");
+    let path = format!("{}:{}", fake.display(), std::env::var("PATH").unwrap());
+    let o = Command::new("bash")
+        .arg(&script)
+        .args([exe, "7", "1", "1"])
+        .arg(&result)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("difftest exit status 1"), "{stdout}");
+    let env = std::fs::read_to_string(result.join("env.txt")).unwrap();
+    assert!(
+        env.contains("Stand-in GPU, 0.0, 9.0") && env.contains("nvcc 0.0"),
+        "{env}"
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(result.join("summary-seed-7.json")).unwrap())
+            .unwrap();
+    assert_eq!(s["seed"], 7);
+    assert_eq!(s["stopped_by_time_limit"], true);
+    let kernels = s["kernels"].as_u64().unwrap();
+    assert!(kernels >= 250 && kernels.is_multiple_of(250), "{s}");
+    assert!(s["mismatches"].as_u64().unwrap() > 0, "{s}");
+    let listing = Command::new("tar")
+        .arg("-tzf")
+        .arg(result.join("mismatches-seed-7.tar.gz"))
+        .output()
+        .unwrap();
+    let names = String::from_utf8_lossy(&listing.stdout);
+    assert!(
+        names.contains("mismatches/seed-") && names.contains(".gpu.bin"),
+        "{names}"
+    );
+}

@@ -7,8 +7,15 @@
 //! CTA behind `bar.sync`), straight-line or inside lane-dependent forward branches. Operations
 //! whose result PTX leaves unspecified (integer division by zero, approximate transcendentals)
 //! are not generated, so any difference from hardware is a bug on one side.
+//!
+//! [`Kernel`] is a quickcheck generator ([`Arbitrary`]: `arbitrary` draws a seed, `shrink` is
+//! one step of [`Kernel::shrink_candidates`]), so properties can quantify over kernels. A run
+//! names its kernels by seed instead of drawing them from a `Gen`, because quickcheck's `Gen`
+//! cannot be seeded and a mismatch found on a GPU must be reproducible from its seed alone.
 
 use std::fmt::Write as _;
+
+use quickcheck::{Arbitrary, Gen};
 
 /// Bytes of one thread's register frame (input and output).
 pub const FRAME: usize = 128;
@@ -474,6 +481,16 @@ impl Kernel {
         s
     }
 }
+impl Arbitrary for Kernel {
+    fn arbitrary(g: &mut Gen) -> Kernel {
+        Kernel::generate(u64::arbitrary(g))
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Kernel>> {
+        Box::new(self.shrink_candidates().into_iter())
+    }
+}
+
 /// The register classes of a thread's frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
@@ -579,32 +596,43 @@ pub fn module(kernels: &[Kernel]) -> String {
 mod tests {
     use super::*;
     use crate::difftest::inputs::inputs;
-    use quickcheck::{Arbitrary, Gen, QuickCheck};
-
-    #[derive(Clone, Debug)]
-    struct Seed(u64);
-
-    impl Arbitrary for Seed {
-        fn arbitrary(g: &mut Gen) -> Seed {
-            Seed(u64::arbitrary(g))
-        }
-    }
+    use quickcheck::{QuickCheck, TestResult};
 
     /// Every generated kernel is well-typed PTX that ptxemu validates and runs without fault,
     /// and every shrinking step makes it strictly smaller.
     #[test]
     fn generated_kernels_validate_run_and_shrink() {
-        fn prop(s: Seed) -> bool {
-            let k = Kernel::generate(s.0);
+        fn prop(k: Kernel) -> bool {
             let ptx = module(std::slice::from_ref(&k));
-            let ok = crate::difftest::run_emu(&ptx, 1, &inputs(s.0))
+            let ok = crate::difftest::run_emu(&ptx, 1, &inputs(k.size() as u64))
                 .into_iter()
                 .all(|r| r.is_ok_and(|o| o.len() == FRAME * THREADS));
-            ok && k.shrink_candidates().iter().all(|c| c.size() < k.size())
+            ok && k.shrink().all(|c| c.size() < k.size())
         }
         QuickCheck::new()
             .tests(300)
-            .quickcheck(prop as fn(Seed) -> bool);
+            .quickcheck(prop as fn(Kernel) -> bool);
+    }
+
+    /// quickcheck's own shrinking, driven by the kernel's `shrink`, reaches a minimal kernel:
+    /// a property failing on every kernel with a `div` is reported on one `div` item alone.
+    #[test]
+    fn quickcheck_shrinks_a_failing_kernel_to_the_offending_item() {
+        fn no_div(k: Kernel) -> TestResult {
+            TestResult::from_bool(!module(std::slice::from_ref(&k)).contains("  div."))
+        }
+        let found = std::panic::catch_unwind(|| {
+            QuickCheck::new()
+                .tests(2000)
+                .max_tests(20_000)
+                .quickcheck(no_div as fn(Kernel) -> TestResult)
+        });
+        let msg = found
+            .expect_err("some kernel has a div")
+            .downcast::<String>()
+            .expect("quickcheck reports with a String");
+        let divs = msg.matches("div.").count();
+        assert!(msg.contains("Kernel {") && divs == 1, "{msg}");
     }
 
     #[test]

@@ -28,8 +28,18 @@ pub struct Observed {
 impl Observed {
     /// Instances that ran to completion.
     pub fn instances(&self) -> u64 {
-        self.states.iter().map(|s| s.1).sum()
+        self.states.iter().fold(0, |n, s| n.saturating_add(s.1))
     }
+}
+
+/// Refuses a histogram whose counts add up to more than a `u64` holds (no real run comes
+/// near; a corrupt log can), so every sum of its counts is exact.
+fn check_total(states: &[(State, u64)], what: &str) -> Result<(), String> {
+    states
+        .iter()
+        .try_fold(0u64, |n, s| n.checked_add(s.1))
+        .map(|_| ())
+        .ok_or_else(|| format!("{what}: the counts add up to more than {}", u64::MAX))
 }
 
 /// A term name in one spelling: `1:r0`, `P1:%r0` → `P1:r0`; `[x]` → `x`.
@@ -113,6 +123,7 @@ pub fn parse_log(text: &str) -> Result<Vec<Observed>, String> {
                     .ok_or_else(|| format!("line {}: malformed state line `{line}`", at + 1))?;
                 cur.states.push(st);
             }
+            check_total(&cur.states, &format!("line {}", k + 1))?;
             k += n;
         } else if let Some(rest) = l.strip_prefix("Abandoned ") {
             if let (Some(cur), Some(n)) = (
@@ -156,6 +167,7 @@ pub fn parse_histogram_json(text: &str) -> Result<Observed, String> {
         }
         states.push((state, count));
     }
+    check_total(&states, "states")?;
     let device = v["gpu"].as_str().map(|g| {
         format!(
             "{g} ({}), driver {}, runtime {}",
@@ -350,6 +362,25 @@ mod tests {
         let log = "Test MP Allowed\nHistogram (3 states)\n5 :>1:r0=0;\n7 *>1:r0=1;\n";
         let e = parse_log(log).unwrap_err();
         assert!(e.contains("announces 3 states"), "{e}");
+    }
+
+    #[test]
+    fn counts_beyond_u64_are_refused_not_wrapped() {
+        let log = format!(
+            "Test MP Allowed\nHistogram (2 states)\n{} :>1:r0=0;\n2 *>1:r0=1;\n",
+            u64::MAX
+        );
+        let e = parse_log(&log).unwrap_err();
+        assert!(e.contains("line 2: the counts add up"), "{e}");
+        let fits = log.replace(" *>", " :>").replace("\n2 ", "\n0 ");
+        assert_eq!(parse_log(&fits).unwrap()[0].instances(), u64::MAX);
+        let json = format!(
+            r#"{{"test":"MP","states":[{{"count":{},"values":{{"1:r0":0}}}},{{"count":1,"values":{{"1:r0":1}}}}]}}"#,
+            u64::MAX
+        );
+        assert!(parse_histogram_json(&json)
+            .unwrap_err()
+            .contains("add up to more than"));
     }
 
     #[test]

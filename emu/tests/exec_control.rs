@@ -374,3 +374,59 @@ fn grids_and_blocks_in_three_dimensions() {
     }
     assert_eq!(o.u32s(0), expect);
 }
+
+#[test]
+fn a_body_without_ret_returns_at_its_closing_brace() {
+    // ptxas accepts bodies that end without `ret`/`exit` and closes them with EXIT (kernels)
+    // or RET (functions): the empty kernel, the kernel that falls off its end, the function
+    // that falls off its end (back to the caller, not into the next function's code), and a
+    // branch to a label just before the closing brace all return there.
+    let src = ptx(r#"
+.visible .entry empty()
+{
+}
+
+.func (.reg .b32 r) twice(.reg .b32 a)
+{
+    add.u32 r, a, a;
+}
+
+.func never()
+{
+    .reg .b64 %rd<2>;
+    mov.u64 %rd1, 0;
+    st.global.u32 [%rd1], 1;
+    ret;
+}
+
+.visible .entry falls_off(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    call (%r2), twice, (%r1);
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    setp.lt.u32 %p1, %r1, 4;
+    @%p1 bra END;
+    add.u32 %r2, %r2, 1000;
+    st.global.u32 [%rd3], %r2;
+END:
+}
+"#);
+    let e = launch(&src, "empty", [2, 1, 1], [64, 1, 1], vec![]);
+    e.ok();
+    assert_eq!(
+        e.report.counts.warp_instructions, 4,
+        "one implicit ret per warp"
+    );
+    let o = launch(&src, "falls_off", [1, 1, 1], [8, 1, 1], vec![zeros(8)]);
+    o.ok();
+    let expect: Vec<u32> = (0..8)
+        .map(|t| if t < 4 { 2 * t } else { 2 * t + 1000 })
+        .collect();
+    assert_eq!(o.u32s(0), expect);
+}

@@ -8,6 +8,7 @@ use emu::ir::{Block, Module, Span, Stmt};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 
 fn clear_block(b: &mut Block) {
+    b.close = Span::default();
     for s in &mut b.stmts {
         match s {
             Stmt::Instr(i) => i.span = Span::default(),

@@ -781,7 +781,12 @@ fn function(
 fn block(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Block, Error> {
     c.expect('{')?;
     let mut b = Block::default();
-    while !c.eat('}') {
+    loop {
+        if c.is('}') {
+            b.close = c.span();
+            c.bump();
+            break;
+        }
         if c.at_eof() {
             return Err(c.unexpected("`}`"));
         }

@@ -441,6 +441,8 @@ pub struct Prototype {
 pub struct Block {
     /// The statements, in order.
     pub stmts: Vec<Stmt>,
+    /// The closing `}`.
+    pub close: Span,
 }
 
 /// A statement in a function body.

@@ -11,7 +11,8 @@ pub mod ops;
 pub mod tcgen05;
 
 use crate::exec::program::{Builtin, DFunc, DFuncKind, DInstr, FrameLayout, InstrInfo, Program};
-use crate::ir::{Block, Function, Instr, LabelId, Module, ParamKind, RegId, Span, Stmt, Type};
+use crate::ir::{Block, Function, Instr, LabelId, Module, Op, ParamKind, RegId, Span, Stmt, Type};
+use smallvec::SmallVec;
 
 use layout::Layout;
 
@@ -175,7 +176,9 @@ pub fn decode(
         for l in labels.iter_mut() {
             *l += next_pc;
         }
-        next_pc += instrs.len() as u32;
+        // A body that runs off its closing brace returns there (ptxas ends it with EXIT or
+        // RET): each body gets one implicit `ret` after its last instruction.
+        next_pc += instrs.len() as u32 + u32::from(f.body.is_some());
         bodies.push((instrs, labels));
     }
     for (fid, f) in module.functions.iter().enumerate() {
@@ -204,6 +207,20 @@ pub fn decode(
                     .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
                     .filter(|l| !l.is_empty())
                     .unwrap_or_else(|| operands::describe(&fx, ins)),
+            });
+            func_of_pc.push(fid as u32);
+        }
+        if let Some(body) = &f.body {
+            let implicit = Instr {
+                guard: None,
+                op: Op::Ret { uni: false },
+                args: SmallVec::new(),
+                span: body.close,
+            };
+            code.push(ops::lower(&fx, &implicit)?);
+            info.push(InstrInfo {
+                span: body.close,
+                text: format!("ret (implicit, at the closing brace of `{}`)", f.name),
             });
             func_of_pc.push(fid as u32);
         }

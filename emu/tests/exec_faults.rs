@@ -283,3 +283,39 @@ DONE:
         "{message}"
     );
 }
+
+#[test]
+fn an_access_wider_than_its_whole_allocation_or_parameter_block_is_out_of_bounds() {
+    // Found by fuzzing: an access larger than the whole region passed the bounds check at the
+    // region's first byte (a 64-bit load of a 4-byte buffer or of 4 bytes of parameters).
+    let src = ptx(r#"
+.visible .entry wide_global(.param .u64 buf)
+{
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [buf];
+    ld.global.u64 %rd2, [%rd1];
+    ret;
+}
+
+.visible .entry wide_param(.param .u32 n)
+{
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [n];
+    ret;
+}
+"#);
+    let g = launch(&src, "wide_global", [1, 1, 1], [1, 1, 1], vec![zeros(1)]);
+    let f = g.fault();
+    let FaultKind::OutOfBounds { space, size, .. } = &f.kind else {
+        panic!("expected out of bounds, got {f}");
+    };
+    assert_eq!((space.as_str(), *size), ("global", 8));
+    assert_eq!(f.site.instr, "ld.global.u64 %rd2, [%rd1];");
+    let p = launch(&src, "wide_param", [1, 1, 1], [1, 1, 1], vec![val32(5)]);
+    let f = p.fault();
+    let FaultKind::OutOfBounds { space, size, .. } = &f.kind else {
+        panic!("expected out of bounds, got {f}");
+    };
+    assert_eq!((space.as_str(), *size), ("param", 8));
+    assert_eq!(f.site.address, Some(0));
+}

@@ -97,7 +97,7 @@ impl Region {
     /// Whether `[addr, addr+size)` lies inside this allocation.
     #[inline]
     pub fn contains(&self, addr: u64, size: u64) -> bool {
-        addr >= self.base && addr - self.base <= self.len.saturating_sub(size)
+        addr >= self.base && size <= self.len && addr - self.base <= self.len - size
     }
 
     /// A pointer to the byte at `addr` (which must be inside).
@@ -344,7 +344,8 @@ impl Bytes {
     /// Whether `[off, off+size)` is inside.
     #[inline]
     pub fn contains(&self, off: u64, size: u64) -> bool {
-        off <= (self.data.len() as u64).saturating_sub(size)
+        let len = self.data.len() as u64;
+        size <= len && off <= len - size
     }
 
     /// Loads `size` bytes (1..=8) little-endian at `off` (which must be inside).

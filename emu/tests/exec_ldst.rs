@@ -222,3 +222,37 @@ ret;
     o.ok();
     assert_eq!(o.u32s(0), vec![7, 56, 7, 7, 7, 1]);
 }
+
+#[test]
+fn nested_initialisers_fill_each_dimension_and_pad_with_zeros() {
+    // ptxas pads each short inner list to its dimension: {{1},{3}} for [2][2] is 1,0,3,0, and
+    // an unsized outer dimension takes one entry per outer item ({{1,2},{3}} is 1,2,3,0).
+    let src = format!(
+        "{HEAD}{}",
+        r#"
+.global .u32 a[2][2] = {{1},{3}};
+.global .u32 b[][2] = {{1,2},{3}};
+.global .v2 .u16 c[3] = {{7,8}};
+.global .u32 after = 99;
+
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r0, %tid.x;
+    mul.wide.u32 %rd2, %r0, 4;
+    mov.u64 %rd3, a;
+    add.s64 %rd3, %rd3, %rd2;
+    ld.global.u32 %r1, [%rd3];
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r1;
+    ret;
+}
+"#
+    );
+    // a (16 bytes), b (16), c (12), then `after`: 12 words read from a's start.
+    let o = launch(&src, "k", [1, 1, 1], [12, 1, 1], vec![zeros(12)]);
+    o.ok();
+    assert_eq!(o.u32s(0), vec![1, 0, 3, 0, 1, 2, 3, 0, 0x0008_0007, 0, 0, 99]);
+}

@@ -4,6 +4,7 @@
 //! The interpreter trusts a module that validates; everything it could stumble on is caught
 //! here with the rule's name and the instruction's position.
 
+pub mod init;
 mod instr;
 mod memory;
 mod target;
@@ -39,6 +40,7 @@ impl Diagnostic {
 pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     target::check_header(m, &mut out);
+    init::check_module(m, &mut out);
     for f in &m.functions {
         let Some(body) = &f.body else { continue };
         let mut stack = vec![body];

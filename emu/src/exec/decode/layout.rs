@@ -9,8 +9,8 @@ use super::DecodeError;
 use crate::exec::memory::FUNCTION_BASE;
 use crate::exec::program::FrameLayout;
 use crate::ir::{
-    FloatImm, Function, FunctionKind, InitValue, Initializer, Module, ParamKind, Span, StateSpace,
-    SymbolRef, Type, Variable,
+    ArrayDim, FloatImm, Function, FunctionKind, InitValue, Initializer, Module, ParamKind, Span,
+    StateSpace, SymbolRef, Type, Variable,
 };
 
 /// Where a module-scope variable was placed.
@@ -63,15 +63,31 @@ fn var_size(v: &Variable) -> u64 {
     }
 }
 
-/// Elements given by an unsized array's initialiser.
+/// Bytes of one element of `v` (all lanes of a vector element).
+fn element_bytes(v: &Variable) -> u64 {
+    u64::from(v.ty.bytes()) * v.vec.map_or(1, |w| w.len() as u64)
+}
+
+/// Bytes of one entry of dimension `depth` of `v`: the product of the inner dimensions'
+/// sizes times the element size (`None` if an inner dimension is unsized).
+fn entry_bytes(v: &Variable, depth: usize) -> Option<u64> {
+    v.dims[depth + 1..]
+        .iter()
+        .try_fold(element_bytes(v), |acc, d| match d {
+            ArrayDim::Sized(n) => acc.checked_mul(*n),
+            ArrayDim::Unsized => None,
+        })
+}
+
+/// Bytes of an array whose outer dimension is unsized (`a[][2] = {…}`): one entry per item of
+/// the initialiser's outer list, each as large as the inner dimensions make it.
 fn initializer_len(v: &Variable) -> u64 {
-    fn count(i: &Initializer) -> u64 {
-        match i {
-            Initializer::Value(_) => 1,
-            Initializer::List(l) => l.iter().map(count).sum(),
+    match (&v.init, v.dims.first()) {
+        (Some(Initializer::List(items)), Some(ArrayDim::Unsized)) => {
+            entry_bytes(v, 0).map_or(0, |e| e.saturating_mul(items.len() as u64))
         }
+        _ => 0,
     }
-    v.init.as_ref().map_or(0, count) * u64::from(v.ty.bytes())
 }
 
 /// Computes the layout of `module` with the globals region at `globals_base`.
@@ -150,11 +166,22 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
             Some(Place::Const(o)) => (&mut l.const_bank, o),
             Some(Place::Shared(_) | Place::Local(_) | Place::DynamicShared) | None => continue,
         };
+        if let Some(what) = crate::validate::init::shape_error(v) {
+            return Err(DecodeError::Invalid { what, span: v.span });
+        }
         let mut bytes = Vec::new();
-        encode_init(init, v.ty, &l.globals, &mut bytes, v.span)?;
-        let end = (off as usize + bytes.len()).min(image.len());
-        let n = end.saturating_sub(off as usize);
-        image[off as usize..end].copy_from_slice(&bytes[..n]);
+        encode_shaped(v, init, 0, &l.globals, &mut bytes)?;
+        let end = off as usize + bytes.len();
+        let Some(dst) = image.get_mut(off as usize..end) else {
+            return Err(DecodeError::Invalid {
+                what: format!(
+                    "the initialiser of `{}` is larger than the variable",
+                    v.name
+                ),
+                span: v.span,
+            });
+        };
+        dst.copy_from_slice(&bytes);
     }
     Ok(l)
 }
@@ -205,6 +232,42 @@ fn frame_layout(f: &Function) -> (FrameLayout, Vec<Option<u64>>) {
         },
         locals,
     )
+}
+
+/// Encodes the part of `v`'s initialiser at dimension `depth` (its shape already checked):
+/// each entry of a list is padded with zeros to the size of one entry of that dimension, and
+/// a sized dimension's list to the whole dimension.
+fn encode_shaped(
+    v: &Variable,
+    init: &Initializer,
+    depth: usize,
+    places: &[Option<Place>],
+    out: &mut Vec<u8>,
+) -> Result<(), DecodeError> {
+    let (Some(dim), Initializer::List(items)) = (v.dims.get(depth), init) else {
+        return encode_init(init, v.ty, places, out, v.span);
+    };
+    let too_big = || DecodeError::Invalid {
+        what: format!(
+            "the initialiser of `{}` does not fit its dimensions",
+            v.name
+        ),
+        span: v.span,
+    };
+    let entry = entry_bytes(v, depth).ok_or_else(too_big)? as usize;
+    let start = out.len();
+    for (k, item) in items.iter().enumerate() {
+        encode_shaped(v, item, depth + 1, places, out)?;
+        let end = start + (k + 1) * entry;
+        if out.len() > end {
+            return Err(too_big());
+        }
+        out.resize(end, 0);
+    }
+    if let ArrayDim::Sized(n) = *dim {
+        out.resize(start + entry * n as usize, 0);
+    }
+    Ok(())
 }
 
 /// Encodes an initialiser as little-endian bytes of element type `ty`.

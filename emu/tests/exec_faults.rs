@@ -319,3 +319,40 @@ fn an_access_wider_than_its_whole_allocation_or_parameter_block_is_out_of_bounds
     assert_eq!((space.as_str(), *size), ("param", 8));
     assert_eq!(f.site.address, Some(0));
 }
+
+#[test]
+fn memory_beyond_the_limits_is_refused_with_the_limit_named() {
+    use emu::exec::memory::{MAX_ALLOCATION, MAX_SHARED_PER_CTA};
+    use emu::exec::{LaunchConfig, LaunchError, Machine};
+    // .global variables beyond one allocation: a decode error, not an exhausted host.
+    let big = ptx(".global .u32 big[5000000000];\n.visible .entry k()\n{\n    ret;\n}\n");
+    let m = emu::front::parse_module(&big, "big.ptx").unwrap();
+    assert!(emu::validate::validate_module(&m).is_empty());
+    let e = Machine::load(&m, "big.ptx")
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains(&format!("at most {MAX_ALLOCATION}")), "{e}");
+    // Shared memory beyond a CTA's maximum, static or dynamic: a launch error.
+    let shared = ptx(".visible .entry k()\n{\n    .shared .u32 s[60000];\n    ret;\n}\n");
+    let m = emu::front::parse_module(&shared, "s.ptx").unwrap();
+    let mut mach = Machine::load(&m, "s.ptx").unwrap();
+    let e = mach
+        .launch(&LaunchConfig::new("k", [1, 1, 1], [32, 1, 1]), &[])
+        .unwrap_err();
+    assert!(matches!(e, LaunchError::BadShape(_)), "{e}");
+    assert!(e.to_string().contains("240000 static"), "{e}");
+    let empty = ptx(".visible .entry k()\n{\n    ret;\n}\n");
+    let m = emu::front::parse_module(&empty, "e.ptx").unwrap();
+    let mut mach = Machine::load(&m, "e.ptx").unwrap();
+    let mut cfg = LaunchConfig::new("k", [1, 1, 1], [32, 1, 1]);
+    cfg.dynamic_shared = MAX_SHARED_PER_CTA as u32;
+    mach.launch(&cfg, &[])
+        .expect("exactly the maximum is allowed");
+    cfg.dynamic_shared += 1;
+    let e = mach.launch(&cfg, &[]).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("the most a CTA can have is {MAX_SHARED_PER_CTA}")),
+        "{e}"
+    );
+}

@@ -254,5 +254,8 @@ fn nested_initialisers_fill_each_dimension_and_pad_with_zeros() {
     // a (16 bytes), b (16), c (12), then `after`: 12 words read from a's start.
     let o = launch(&src, "k", [1, 1, 1], [12, 1, 1], vec![zeros(12)]);
     o.ok();
-    assert_eq!(o.u32s(0), vec![1, 0, 3, 0, 1, 2, 3, 0, 0x0008_0007, 0, 0, 99]);
+    assert_eq!(
+        o.u32s(0),
+        vec![1, 0, 3, 0, 1, 2, 3, 0, 0x0008_0007, 0, 0, 99]
+    );
 }

@@ -257,6 +257,16 @@ pub fn parse(spec: &str) -> Result<ArgSpec, String> {
             .strip_suffix(']')
             .and_then(|c| c.trim().parse::<usize>().ok())
             .ok_or_else(|| format!("`{spec}`: bad element count in `{head}`"))?;
+        let limit = emu::exec::memory::MAX_ALLOCATION;
+        if ty
+            .size()
+            .checked_mul(count)
+            .is_none_or(|n| n as u64 > limit)
+        {
+            return Err(format!(
+                "`{spec}`: the buffer is larger than ptxemu's limit of {limit} bytes for one allocation"
+            ));
+        }
         let init = if rest == "zero" {
             Init::Zero
         } else if let Some(v) = rest.strip_prefix("fill=") {
@@ -407,6 +417,14 @@ mod tests {
         assert!(parse("s32[x]:zero")
             .unwrap_err()
             .contains("bad element count"));
+        for huge in ["u32[1000000000000]:zero", "f64[18446744073709551615]:zero"] {
+            let e = parse(huge).unwrap_err();
+            assert!(e.contains("larger than ptxemu's limit"), "{e}");
+        }
+        assert!(
+            parse("u8[17179869184]:zero").is_ok(),
+            "exactly the limit is allowed"
+        );
         assert!(parse("u32[4]:junk")
             .unwrap_err()
             .contains("initialised with"));

@@ -35,6 +35,15 @@ pub const GLOBAL_BASE_32: u64 = 0x1000_0000;
 pub const GUARD_GAP: u64 = 64 * 1024;
 /// Where function "addresses" (for indirect calls) start; never mapped as memory.
 pub const FUNCTION_BASE: u64 = 0x0000_7b00_0000_0000;
+/// The largest single global allocation (a buffer, or the module's `.global` variables
+/// together): device memory is host memory here, and a larger request is refused with this
+/// limit named instead of exhausting the host.
+pub const MAX_ALLOCATION: u64 = 1 << 34;
+/// The most shared memory one CTA may have, static and dynamic together (227 KiB, the
+/// opt-in maximum of sm_90 and sm_100).
+pub const MAX_SHARED_PER_CTA: u64 = 227 * 1024;
+/// The size of a constant bank: the most `.const` data a module may declare.
+pub const CONST_BANK_SIZE: u64 = 64 * 1024;
 
 /// Which window a generic address falls in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -337,6 +337,14 @@ impl Machine {
         envreg[1] = (workspace >> 32) as u32;
         envreg[2] = workspace as u32;
         let shared_bytes = self.prog.shared_dynamic_offset + u64::from(cfg.dynamic_shared);
+        if shared_bytes > memory::MAX_SHARED_PER_CTA {
+            return Err(LaunchError::BadShape(format!(
+                "a CTA would have {shared_bytes} bytes of shared memory ({} static, {} dynamic); the most a CTA can have is {}",
+                self.prog.shared_dynamic_offset,
+                cfg.dynamic_shared,
+                memory::MAX_SHARED_PER_CTA
+            )));
+        }
         let nc_tracker = cfg.check_nc.then(nc_check::NcTracker::default);
         let l1s = cfg.l1.map(|(sms, lines)| l1::L1System::new(sms, lines));
         let env = Env {

@@ -254,6 +254,37 @@ impl Variable {
             .checked_mul(u64::from(self.ty.bytes()))
     }
 
+    /// Bytes of one entry of dimension `depth` (0: outermost): the inner dimensions' sizes
+    /// times the element size, all lanes of a vector element included (`None` if an inner
+    /// dimension is unsized or the product overflows).
+    pub fn entry_bytes(&self, depth: usize) -> Option<u64> {
+        let lanes = self.vec.map_or(1, |v| v.len() as u64);
+        let element = u64::from(self.ty.bytes()) * lanes;
+        self.dims
+            .get(depth + 1..)
+            .unwrap_or(&[])
+            .iter()
+            .try_fold(element, |acc, d| match d {
+                ArrayDim::Sized(n) => acc.checked_mul(*n),
+                ArrayDim::Unsized => None,
+            })
+    }
+
+    /// The bytes the variable occupies: its size, or for an array whose outer dimension is
+    /// unsized one entry per item of its initialiser's outer list (0 without one, as for
+    /// `.extern .shared` arrays; saturating on overflow).
+    pub fn allocated_bytes(&self) -> u64 {
+        if let Some(n) = self.size_bytes() {
+            return n;
+        }
+        match (&self.init, self.dims.first()) {
+            (Some(Initializer::List(items)), Some(ArrayDim::Unsized)) => self
+                .entry_bytes(0)
+                .map_or(u64::MAX, |e| e.saturating_mul(items.len() as u64)),
+            _ => 0,
+        }
+    }
+
     /// The alignment the variable must have: its `.align`, else its element size.
     pub fn alignment(&self) -> u32 {
         let elem = self.ty.bytes() * self.vec.map_or(1, |v| v.len() as u32);

@@ -6,6 +6,7 @@
 
 pub mod init;
 mod instr;
+mod limits;
 mod memory;
 mod target;
 mod tcgen05;
@@ -41,6 +42,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     target::check_header(m, &mut out);
     init::check_module(m, &mut out);
+    limits::check_module(m, &mut out);
     for f in &m.functions {
         let Some(body) = &f.body else { continue };
         let mut stack = vec![body];

@@ -57,37 +57,7 @@ fn align_to(x: u64, a: u64) -> u64 {
 }
 
 fn var_size(v: &Variable) -> u64 {
-    match v.size_bytes() {
-        Some(n) => n,
-        None => initializer_len(v),
-    }
-}
-
-/// Bytes of one element of `v` (all lanes of a vector element).
-fn element_bytes(v: &Variable) -> u64 {
-    u64::from(v.ty.bytes()) * v.vec.map_or(1, |w| w.len() as u64)
-}
-
-/// Bytes of one entry of dimension `depth` of `v`: the product of the inner dimensions'
-/// sizes times the element size (`None` if an inner dimension is unsized).
-fn entry_bytes(v: &Variable, depth: usize) -> Option<u64> {
-    v.dims[depth + 1..]
-        .iter()
-        .try_fold(element_bytes(v), |acc, d| match d {
-            ArrayDim::Sized(n) => acc.checked_mul(*n),
-            ArrayDim::Unsized => None,
-        })
-}
-
-/// Bytes of an array whose outer dimension is unsized (`a[][2] = {…}`): one entry per item of
-/// the initialiser's outer list, each as large as the inner dimensions make it.
-fn initializer_len(v: &Variable) -> u64 {
-    match (&v.init, v.dims.first()) {
-        (Some(Initializer::List(items)), Some(ArrayDim::Unsized)) => {
-            entry_bytes(v, 0).map_or(0, |e| e.saturating_mul(items.len() as u64))
-        }
-        _ => 0,
-    }
+    v.allocated_bytes()
 }
 
 /// Computes the layout of `module` with the globals region at `globals_base`.
@@ -139,6 +109,27 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
             StateSpace::Generic | StateSpace::Param(_) => None,
         };
         l.globals.push(place);
+    }
+    if global_off > crate::exec::memory::MAX_ALLOCATION {
+        return Err(DecodeError::Unsupported {
+            what: format!(
+                "the module's .global variables take {global_off} bytes; ptxemu holds at most {} in one allocation",
+                crate::exec::memory::MAX_ALLOCATION
+            ),
+            span: module.globals.first().map_or_else(Span::default, |v| v.span),
+        });
+    }
+    if const_off > crate::exec::memory::CONST_BANK_SIZE {
+        return Err(DecodeError::Invalid {
+            what: format!(
+                "the module's .const variables take {const_off} bytes; a constant bank holds {}",
+                crate::exec::memory::CONST_BANK_SIZE
+            ),
+            span: module
+                .globals
+                .first()
+                .map_or_else(Span::default, |v| v.span),
+        });
     }
     l.globals_image = vec![0; global_off as usize];
     l.const_bank = vec![0; const_off as usize];
@@ -254,7 +245,7 @@ fn encode_shaped(
         ),
         span: v.span,
     };
-    let entry = entry_bytes(v, depth).ok_or_else(too_big)? as usize;
+    let entry = v.entry_bytes(depth).ok_or_else(too_big)? as usize;
     let start = out.len();
     for (k, item) in items.iter().enumerate() {
         encode_shaped(v, item, depth + 1, places, out)?;

@@ -342,6 +342,18 @@ fn memory_beyond_the_limits_is_refused_with_the_limit_named() {
         .unwrap_err();
     assert!(matches!(e, LaunchError::BadShape(_)), "{e}");
     assert!(e.to_string().contains("240000 static"), "{e}");
+    // A kernel frame beyond a thread's local memory: a launch error, not an exhausted host.
+    let local = ptx(".visible .entry k()\n{\n    .local .u32 l[1000000000];\n    ret;\n}\n");
+    let m = emu::front::parse_module(&local, "l.ptx").unwrap();
+    let mut mach = Machine::load(&m, "l.ptx").unwrap();
+    let e = mach
+        .launch(&LaunchConfig::new("k", [1, 1, 1], [32, 1, 1]), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("4000000000 bytes of local memory per thread"),
+        "{e}"
+    );
     let empty = ptx(".visible .entry k()\n{\n    ret;\n}\n");
     let m = emu::front::parse_module(&empty, "e.ptx").unwrap();
     let mut mach = Machine::load(&m, "e.ptx").unwrap();

@@ -336,6 +336,14 @@ impl Machine {
         let mut envreg = [0u32; 32];
         envreg[1] = (workspace >> 32) as u32;
         envreg[2] = workspace as u32;
+        let local_bytes = self.prog.module_local_size.div_ceil(16) * 16 + f.frame.size;
+        if local_bytes > frames::LOCAL_LIMIT {
+            return Err(LaunchError::BadShape(format!(
+                "kernel `{}` needs {local_bytes} bytes of local memory per thread; ptxemu gives a thread at most {}",
+                cfg.kernel,
+                frames::LOCAL_LIMIT
+            )));
+        }
         let shared_bytes = self.prog.shared_dynamic_offset + u64::from(cfg.dynamic_shared);
         if shared_bytes > memory::MAX_SHARED_PER_CTA {
             return Err(LaunchError::BadShape(format!(

@@ -368,3 +368,29 @@ fn memory_beyond_the_limits_is_refused_with_the_limit_named() {
         "{e}"
     );
 }
+
+#[test]
+fn launch_shapes_follow_cudas_per_dimension_limits() {
+    use emu::exec::{LaunchConfig, LaunchError, Machine};
+    let src = ptx(".visible .entry k()\n{\n    ret;\n}\n");
+    let m = emu::front::parse_module(&src, "k.ptx").unwrap();
+    let mut mach = Machine::load(&m, "k.ptx").unwrap();
+    for (grid, block, ok) in [
+        ([1, 1, 1], [1, 1, 64], true),
+        ([1, 1, 1], [1, 1, 65], false),
+        ([1, 1, 1], [1, 1024, 1], true),
+        ([1, 65535, 2], [1, 1, 1], true),
+        ([1, 65536, 1], [1, 1, 1], false),
+        ([1, 1, 65536], [1, 1, 1], false),
+        ([2_147_483_648, 1, 1], [1, 1, 1], false),
+    ] {
+        let r = mach.launch(&LaunchConfig::new("k", grid, block), &[]);
+        match r {
+            Ok(_) => assert!(ok, "{grid:?} {block:?} should be refused"),
+            Err(e) => {
+                assert!(!ok, "{grid:?} {block:?}: {e}");
+                assert!(matches!(e, LaunchError::BadShape(_)), "{e}");
+            }
+        }
+    }
+}

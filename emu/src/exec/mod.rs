@@ -311,6 +311,19 @@ impl Machine {
                 cfg.block[0], cfg.block[1], cfg.block[2]
             )));
         }
+        // CUDA's limits on each dimension (all architectures since sm_30).
+        if cfg.block[0] > 1024 || cfg.block[1] > 1024 || cfg.block[2] > 64 {
+            return Err(LaunchError::BadShape(format!(
+                "a CTA is at most 1024x1024x64 threads per dimension; {}x{}x{} is not",
+                cfg.block[0], cfg.block[1], cfg.block[2]
+            )));
+        }
+        if cfg.grid[0] > i32::MAX as u32 || cfg.grid[1] > 65535 || cfg.grid[2] > 65535 {
+            return Err(LaunchError::BadShape(format!(
+                "a grid is at most 2147483647x65535x65535 CTAs; {}x{}x{} is not",
+                cfg.grid[0], cfg.grid[1], cfg.grid[2]
+            )));
+        }
         let ctas = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
         if ctas == 0 {
             return Err(LaunchError::BadShape("the grid has no CTA".into()));

@@ -88,11 +88,7 @@ mod tests {
     use super::*;
 
     fn error_of(decl: &str) -> Option<String> {
-        let src = format!(
-            ".version 8.0\n.target sm_90\n.address_size 64\n{decl}\n.visible .entry k()\n{{\nret;\n}}\n"
-        );
-        let m = crate::front::parse_module(&src, "t.ptx").expect("parses");
-        shape_error(&m.globals[0])
+        shape_error(&crate::validate::module_declaring(decl).globals[0])
     }
 
     #[test]

@@ -31,12 +31,8 @@ mod tests {
     use super::*;
 
     fn diags(decls: &str) -> Vec<Diagnostic> {
-        let src = format!(
-            ".version 8.0\n.target sm_90\n.address_size 64\n{decls}\n.visible .entry k()\n{{\nret;\n}}\n"
-        );
-        let m = crate::front::parse_module(&src, "t.ptx").expect("parses");
         let mut out = Vec::new();
-        check_module(&m, &mut out);
+        check_module(&crate::validate::module_declaring(decls), &mut out);
         out
     }
 

@@ -72,3 +72,13 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
     out.sort_by_key(|d| (d.span.line, d.span.col));
     out
 }
+
+/// A module of the given module-scope declarations and one empty kernel (for unit tests of
+/// the declaration rules).
+#[cfg(test)]
+fn module_declaring(decls: &str) -> Module {
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n{decls}\n.visible .entry k()\n{{\nret;\n}}\n"
+    );
+    crate::front::parse_module(&src, "t.ptx").expect("parses")
+}

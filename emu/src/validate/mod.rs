@@ -10,6 +10,7 @@ mod limits;
 mod memory;
 mod target;
 mod tcgen05;
+mod types;
 
 use crate::front::error::render_at;
 use crate::ir::{Module, Span, Stmt};
@@ -54,6 +55,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                         instr::check(m, f, i, &mut out);
                         if out.len() == before {
                             memory::check(f, i, &mut out);
+                            types::check(f, i, &mut out);
                             tcgen05::check(f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);

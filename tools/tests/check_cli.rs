@@ -103,3 +103,69 @@ fn garbage_missing_files_and_mixed_lists_never_crash() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("error[unreadable]"));
 }
+
+#[test]
+fn module_header_and_declaration_rules_follow_ptxas() {
+    // Each refused by ptxas 13.5; found by running `ptxemu check` and ptxas side by side over
+    // the parse fuzz corpus.
+    let body = ".visible .entry k()\n{\nret;\n}\n";
+    for (name, text, want) in [
+        (
+            "target.ptx",
+            format!(".version 8.0\n.target sm_91\n.address_size 64\n{body}"),
+            "error[unknown-target]: sm_91 is not a PTX target",
+        ),
+        (
+            "family.ptx",
+            format!(".version 8.0\n.target sm_90f\n.address_size 64\n{body}"),
+            "error[unknown-target]",
+        ),
+        (
+            "late-version.ptx",
+            format!(".target sm_90\n.version 8.0\n.address_size 64\n{body}"),
+            "late-version.ptx:2:1: error: `.version` must be the module's first directive",
+        ),
+        (
+            "two-versions.ptx",
+            format!(".version 8.0\n.target sm_90\n.address_size 64\n{body}.version 8.0\n"),
+            "two-versions.ptx:8:1: error: a second `.version` directive",
+        ),
+        (
+            "align.ptx",
+            format!(
+                ".version 8.0\n.target sm_90\n.address_size 64\n.global .align 0 .b8 s[4];\n{body}"
+            ),
+            "align.ptx:4:",
+        ),
+        (
+            "types.ptx",
+            format!("{HEAD}add.b32 %r1, %r2, %r3;\nmov.u64 %rd2, %r1;\nret;\n}}\n"),
+            "error[operation-type]",
+        ),
+    ] {
+        let p = scratch(name, text.as_bytes());
+        let o = ptxemu(&["check", p.to_str().unwrap()]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {e}");
+        assert!(e.contains(want), "{name}: want `{want}` in:\n{e}");
+    }
+    for target in [
+        "sm_52",
+        "sm_88",
+        "sm_90a",
+        "sm_100f",
+        "sm_121a",
+        "compute_90",
+    ] {
+        let p = scratch(
+            "known.ptx",
+            format!(".version 8.8\n.target {target}\n.address_size 64\n{body}").as_bytes(),
+        );
+        let o = ptxemu(&["check", p.to_str().unwrap()]);
+        assert!(
+            o.status.success(),
+            "{target}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

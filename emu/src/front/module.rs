@@ -157,11 +157,21 @@ fn parse_inner(src: &str) -> Result<Module, Error> {
     };
     let mut g = Globals::default();
     prescan_functions(&toks, &mut module, &mut g);
+    let mut first = true;
     while !c.at_eof() {
         let span = c.span();
         let Some(d) = c.dot() else {
             return Err(c.unexpected("a directive"));
         };
+        if d == "version" && !first {
+            let why = if module.version.major != 0 {
+                "a second `.version` directive: a module has one"
+            } else {
+                "`.version` must be the module's first directive"
+            };
+            return Err(Error::new(ErrorKind::Syntax(why.into()), span));
+        }
+        first = false;
         match d {
             "version" => {
                 c.bump();

@@ -1,12 +1,39 @@
-//! Limits on a module's data that ptxas enforces: the `.const` variables of a module share one
-//! 64 KiB constant bank ("File uses too much global constant data").
+//! Rules on a module's data declarations that ptxas enforces: an `.align` is a power of two,
+//! and the `.const` variables of a module share one 64 KiB constant bank ("File uses too much
+//! global constant data").
 
 use super::Diagnostic;
 use crate::exec::memory::CONST_BANK_SIZE;
 use crate::ir::{Module, StateSpace};
 
-/// Reports the first module-scope `.const` variable that does not fit the constant bank.
+/// Checks every declaration's alignment, and the constant bank.
 pub fn check_module(m: &Module, out: &mut Vec<Diagnostic>) {
+    check_alignments(m, out);
+    check_const_bank(m, out);
+}
+
+/// Reports each `.align N` whose N is not a power of two (module variables, function
+/// variables, parameters and return parameters).
+fn check_alignments(m: &Module, out: &mut Vec<Diagnostic>) {
+    let in_functions = m.functions.iter().flat_map(|f| {
+        f.locals
+            .iter()
+            .chain(f.params.iter().map(|p| &p.var))
+            .chain(f.returns.iter().map(|p| &p.var))
+    });
+    for v in m.globals.iter().chain(in_functions) {
+        if let Some(a) = v.align.filter(|a| !a.is_power_of_two()) {
+            out.push(Diagnostic {
+                rule: "alignment",
+                message: format!("`.align {a}` on `{}` is not a power of two", v.name),
+                span: v.span,
+            });
+        }
+    }
+}
+
+/// Reports the first module-scope `.const` variable that does not fit the constant bank.
+fn check_const_bank(m: &Module, out: &mut Vec<Diagnostic>) {
     let mut used = 0u64;
     for v in m.globals.iter().filter(|v| v.space == StateSpace::Const) {
         let align = u64::from(v.alignment()).max(1);
@@ -54,5 +81,25 @@ mod tests {
             diags(".global .u32 g[20000];").is_empty(),
             "only .const counts"
         );
+    }
+
+    #[test]
+    fn alignments_are_powers_of_two() {
+        // ptxas 13.5: "Alignment must be a power of two" for 0 and 3.
+        assert!(diags(".global .align 16 .b8 s[4];").is_empty());
+        for decl in [".global .align 0 .b8 s[4];", ".global .align 3 .b8 s[4];"] {
+            let d = diags(decl);
+            assert_eq!(d.len(), 1, "{decl}");
+            assert_eq!(d[0].rule, "alignment");
+        }
+        let m = crate::front::parse_module(
+            ".version 8.0\n.target sm_90\n.address_size 64\n\
+             .visible .entry k(.param .align 6 .b8 p[12])\n{\n.local .align 12 .b8 l[12];\nret;\n}\n",
+            "t.ptx",
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        check_module(&m, &mut out);
+        assert_eq!(out.len(), 2, "the parameter and the local: {out:?}");
     }
 }

@@ -2,7 +2,7 @@
 
 use super::Diagnostic;
 use crate::ir::{
-    BarKind, CacheHints, Fence, Instr, Module, Op, SpaceQual, Type, VecWidth, Version,
+    ArchSuffix, BarKind, CacheHints, Fence, Instr, Module, Op, SpaceQual, Type, VecWidth, Version,
 };
 use models::vocab::{LoadSem, ParamWindow, Scope, SharedWindow, StateSpace, StoreSem};
 
@@ -34,7 +34,36 @@ pub fn check_header(m: &Module, out: &mut Vec<Diagnostic>) {
             message: "the module has no .target directive".into(),
             span,
         });
+    } else if !known_target(m.target.sm, m.target.suffix) {
+        let suffix = match m.target.suffix {
+            ArchSuffix::None => "",
+            ArchSuffix::Arch => "a",
+            ArchSuffix::Family => "f",
+        };
+        out.push(Diagnostic {
+            rule: "unknown-target",
+            message: format!(
+                "sm_{}{suffix} is not a PTX target (targets: sm_10 to sm_89 as released, sm_90/90a, and sm_100 to sm_121 with a or f)",
+                m.target.sm
+            ),
+            span,
+        });
     }
+}
+
+/// The architectures PTX defines, and which take the `a` and `f` suffixes (ptxas 13.5 refuses
+/// the others as an unsupported `.target`).
+fn known_target(sm: u32, suffix: ArchSuffix) -> bool {
+    const RELEASED: &[u32] = &[
+        10, 11, 12, 13, 20, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89,
+        90, 100, 101, 103, 110, 120, 121,
+    ];
+    RELEASED.contains(&sm)
+        && match suffix {
+            ArchSuffix::None => true,
+            ArchSuffix::Arch => sm >= 90,
+            ArchSuffix::Family => sm >= 100,
+        }
 }
 
 /// A feature's requirements.

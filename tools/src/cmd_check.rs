@@ -24,14 +24,9 @@ pub struct CheckArgs {
 /// when the module is valid.
 pub fn check_file(path: &std::path::Path, sass: bool) -> Vec<String> {
     let name = path.display().to_string();
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    let src = match crate::source::read_source(path) {
+        Ok(s) => s,
         Err(e) => return vec![format!("{name}: error[unreadable]: {e}")],
-    };
-    let Ok(src) = String::from_utf8(bytes) else {
-        return vec![format!(
-            "{name}: error[encoding]: the file is not UTF-8 text"
-        )];
     };
     if sass {
         return match emu::sass::parse_program(&src) {

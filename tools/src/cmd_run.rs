@@ -263,7 +263,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let Some(kernel) = a.kernel.as_deref() else {
         bail!("--kernel NAME is required for a PTX module");
     };
-    let src = std::fs::read_to_string(&a.file)
+    let src = crate::source::read_source(&a.file)
         .with_context(|| format!("cannot read {}", a.file.display()))?;
     let name = a.file.display().to_string();
     let module = match emu::front::parse_module(&src, &name) {

@@ -83,7 +83,7 @@ pub fn config(a: &RunArgs) -> Result<SassConfig> {
 
 /// Runs the program.
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
-    let src = std::fs::read_to_string(&a.file)
+    let src = crate::source::read_source(&a.file)
         .with_context(|| format!("cannot read {}", a.file.display()))?;
     let name = a.file.display().to_string();
     let prog = match parse_program(&src) {

@@ -169,3 +169,24 @@ fn module_header_and_declaration_rules_follow_ptxas() {
         );
     }
 }
+
+#[test]
+fn bytes_that_are_not_utf8_are_ignored_in_comments_and_located_elsewhere() {
+    // ptxas accepts a Latin-1 byte in a comment; outside one it is no PTX token.
+    let head = b".version 8.0\n.target sm_90\n.address_size 64\n";
+    let mut in_comment = head.to_vec();
+    in_comment.extend_from_slice(b"// caf\xe9\n.visible .entry k()\n{\nret;\n}\n");
+    let p = scratch("latin1-comment.ptx", &in_comment);
+    let o = ptxemu(&["check", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut in_name = head.to_vec();
+    in_name.extend_from_slice(b".visible .entry k\xe9()\n{\nret;\n}\n");
+    let p = scratch("latin1-name.ptx", &in_name);
+    let o = ptxemu(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("latin1-name.ptx:4:18: error: unexpected character"),
+        "{e}"
+    );
+}

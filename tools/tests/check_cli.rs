@@ -138,6 +138,16 @@ fn module_header_and_declaration_rules_follow_ptxas() {
             "align.ptx:4:",
         ),
         (
+            "old-version.ptx",
+            format!(".version 6.0\n.target sm_90\n.address_size 64\n{body}"),
+            "error[target-needs-version]: .target sm_90 needs PTX ISA 7.8 or later; the module is .version 6.0",
+        ),
+        (
+            "sm88.ptx",
+            format!(".version 8.8\n.target sm_88\n.address_size 64\n{body}"),
+            "needs PTX ISA 9.0",
+        ),
+        (
             "types.ptx",
             format!("{HEAD}add.b32 %r1, %r2, %r3;\nmov.u64 %rd2, %r1;\nret;\n}}\n"),
             "error[operation-type]",
@@ -159,7 +169,7 @@ fn module_header_and_declaration_rules_follow_ptxas() {
     ] {
         let p = scratch(
             "known.ptx",
-            format!(".version 8.8\n.target {target}\n.address_size 64\n{body}").as_bytes(),
+            format!(".version 9.0\n.target {target}\n.address_size 64\n{body}").as_bytes(),
         );
         let o = ptxemu(&["check", p.to_str().unwrap()]);
         assert!(

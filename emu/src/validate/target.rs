@@ -34,12 +34,25 @@ pub fn check_header(m: &Module, out: &mut Vec<Diagnostic>) {
             message: "the module has no .target directive".into(),
             span,
         });
+    } else if let Some(need) = known_target(m.target.sm, m.target.suffix)
+        .then(|| min_version(m.target.sm, m.target.suffix))
+        .filter(|&need| m.version.major != 0 && m.version < need)
+    {
+        out.push(Diagnostic {
+            rule: "target-needs-version",
+            message: format!(
+                ".target sm_{}{} needs PTX ISA {}.{} or later; the module is .version {}.{}",
+                m.target.sm,
+                suffix_name(m.target.suffix),
+                need.major,
+                need.minor,
+                m.version.major,
+                m.version.minor
+            ),
+            span,
+        });
     } else if !known_target(m.target.sm, m.target.suffix) {
-        let suffix = match m.target.suffix {
-            ArchSuffix::None => "",
-            ArchSuffix::Arch => "a",
-            ArchSuffix::Family => "f",
-        };
+        let suffix = suffix_name(m.target.suffix);
         out.push(Diagnostic {
             rule: "unknown-target",
             message: format!(
@@ -49,6 +62,43 @@ pub fn check_header(m: &Module, out: &mut Vec<Diagnostic>) {
             span,
         });
     }
+}
+
+/// The suffix as written after the SM number.
+fn suffix_name(s: ArchSuffix) -> &'static str {
+    match s {
+        ArchSuffix::None => "",
+        ArchSuffix::Arch => "a",
+        ArchSuffix::Family => "f",
+    }
+}
+
+/// The first PTX ISA version that knows a target (from sm_80 on as ptxas 13.5 answers when
+/// asked for each version in turn; before that the PTX ISA's target notes).
+fn min_version(sm: u32, suffix: ArchSuffix) -> Version {
+    let (major, minor) = match (sm, suffix) {
+        (..=13, _) => (1, 0),
+        (20, _) => (2, 0),
+        (30, _) => (3, 0),
+        (35, _) => (3, 1),
+        (32 | 50, _) => (4, 0),
+        (37 | 52, _) => (4, 1),
+        (53, _) => (4, 2),
+        (60..=62, _) => (5, 0),
+        (70, _) => (6, 0),
+        (72, _) => (6, 1),
+        (75, _) => (6, 3),
+        (80, _) => (7, 0),
+        (86, _) => (7, 1),
+        (87, _) => (7, 4),
+        (89, _) | (90, ArchSuffix::None) => (7, 8),
+        (90, _) => (8, 0),
+        (100 | 101, ArchSuffix::None | ArchSuffix::Arch) => (8, 6),
+        (120, ArchSuffix::None | ArchSuffix::Arch) => (8, 7),
+        (88 | 110, _) => (9, 0),
+        _ => (8, 8),
+    };
+    Version::new(major, minor)
 }
 
 /// The architectures PTX defines, and which take the `a` and `f` suffixes (ptxas 13.5 refuses

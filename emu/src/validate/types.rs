@@ -1,14 +1,16 @@
-//! Operation and operand types of `mov` and the arithmetic instructions, as ptxas checks
-//! them.
+//! Operation and operand types of `mov`, the arithmetic, logic, shift, `setp` and `selp`
+//! instructions, as ptxas checks them.
 //!
 //! An arithmetic operation type says how the bits are read (`.u`, `.s` or a float type), so a
-//! bit-size type (`add.b32`) is refused. A register operand must be as wide as the operation
-//! type (twice as wide for the `.wide` destination and addend), and of a compatible type: any
-//! type for a `.b` operation, `.b`/`.u`/`.s` for an integer one, `.b` or the same type for a
-//! float one.
+//! bit-size type (`add.b32`) is refused, and `abs`/`neg` need a signed or float type. A
+//! register operand must be as wide as the operation type (twice as wide for the `.wide`
+//! destination and addend; a shift amount is 32 bits), and of a compatible type: any type for a
+//! `.b` operation, `.b`/`.u`/`.s` for an integer one, `.b` or the same type for a float one.
+//! An integer operation takes no float literal and an `.f32`/`.f64` one no integer literal.
+//! `!` negates predicates only.
 
 use super::Diagnostic;
-use crate::ir::{Function, Instr, MulMode, Op, Operand, Type, TypeClass};
+use crate::ir::{Function, Imm, Instr, MulMode, Op, Operand, Type, TypeClass};
 
 /// The operation type of `mov` and the arithmetic family, and whether it is a `.wide` form.
 fn operation_type(op: &Op) -> Option<(Type, bool)> {
@@ -53,55 +55,117 @@ pub fn register_compatible(op: Type, reg: Type) -> bool {
     }
 }
 
-/// Checks the operation type and the register operands' types of one instruction.
-pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
-    let Some((ty, wide)) = operation_type(&i.op) else {
-        return;
-    };
-    let mnemonic = crate::front::printer::mnemonic(&i.op);
-    if !matches!(i.op, Op::Mov(_)) && matches!(ty.class(), TypeClass::Bits | TypeClass::Pred) {
-        out.push(Diagnostic {
-            rule: "operation-type",
-            message: format!(
-                "`{mnemonic}` needs a type that says how its operands are read (.u, .s or a float type), not .{}",
-                ty.name()
-            ),
-            span: i.span,
-        });
-        return;
+/// The type operand `k` of `op` must have, for the operands checked here.
+fn expected(op: &Op, k: usize) -> Option<Type> {
+    match op {
+        Op::And(t) | Op::Or(t) | Op::Xor(t) | Op::Not(t) | Op::Cnot(t) => Some(*t),
+        Op::Shl(t) | Op::Shr(t) => Some(if k < 2 { *t } else { Type::U32 }),
+        Op::Setp(s) => (k == 1 || k == 2).then_some(s.ty),
+        Op::Selp(t) => (k < 3).then_some(*t),
+        _ => {
+            let (ty, wide) = operation_type(op)?;
+            let widen = wide && (k == 0 || (k == 3 && matches!(op, Op::Mad(_))));
+            Some(if widen { widened(ty)? } else { ty })
+        }
     }
-    let wide_ty = if wide { widened(ty) } else { None };
+}
+
+/// Checks the operation type and the operands' types of one instruction.
+pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
+    let mnemonic = crate::front::printer::mnemonic(&i.op);
+    let mut push = |rule: &'static str, message: String| {
+        out.push(Diagnostic {
+            rule,
+            message,
+            span: i.span,
+        })
+    };
+    for a in &i.args {
+        if let Operand::NotPred(r) = a {
+            if let Some(reg) = f.regs.get(r.index()).filter(|r| r.ty != Type::Pred) {
+                push(
+                    "operand-type",
+                    format!(
+                        "`!` negates a predicate, but `{}` is a .{} register",
+                        reg.name,
+                        reg.ty.name()
+                    ),
+                );
+            }
+        }
+    }
+    if let Some((ty, _)) = operation_type(&i.op) {
+        if !matches!(i.op, Op::Mov(_)) && matches!(ty.class(), TypeClass::Bits | TypeClass::Pred) {
+            push(
+                "operation-type",
+                format!(
+                    "`{mnemonic}` needs a type that says how its operands are read (.u, .s or a float type), not .{}",
+                    ty.name()
+                ),
+            );
+            return;
+        }
+        if matches!(i.op, Op::Abs(_) | Op::Neg(_)) && ty.class() == TypeClass::Unsigned {
+            push(
+                "operation-type",
+                format!(
+                    "`{mnemonic}` applies to signed and float types, not .{}",
+                    ty.name()
+                ),
+            );
+            return;
+        }
+    }
     for (k, a) in i.args.iter().enumerate() {
-        let Operand::Reg(r) = a else { continue };
-        let Some(reg) = f.regs.get(r.index()) else {
+        let Some(want) = expected(&i.op, k) else {
             continue;
         };
-        // Carry-out and three-input forms keep the operation type; `.wide` widens the
-        // destination and mad's addend.
-        let want = match (wide_ty, k) {
-            (Some(w), 0) => w,
-            (Some(w), 3) if matches!(i.op, Op::Mad(_)) => w,
-            _ => ty,
-        };
-        if !register_compatible(want, reg.ty) {
-            out.push(Diagnostic {
-                rule: "operand-type",
-                message: format!(
-                    "operand {} of `{mnemonic}` is `{}`, a .{} register; it takes a {}-bit register of type .b{}{}",
+        match a {
+            Operand::Reg(r) => {
+                let Some(reg) = f.regs.get(r.index()) else {
+                    continue;
+                };
+                if !register_compatible(want, reg.ty) {
+                    push(
+                        "operand-type",
+                        format!(
+                            "operand {} of `{mnemonic}` is `{}`, a .{} register; it takes a {}-bit register of type .b{}{}",
+                            k + 1,
+                            reg.name,
+                            reg.ty.name(),
+                            want.bits(),
+                            want.bits(),
+                            match want.class() {
+                                TypeClass::Unsigned | TypeClass::Signed =>
+                                    format!(", .u{0} or .s{0}", want.bits()),
+                                TypeClass::Bits => " or any other type of that size".to_string(),
+                                _ => format!(" or .{}", want.name()),
+                            }
+                        ),
+                    );
+                }
+            }
+            Operand::Imm(Imm::Int(_)) if matches!(want, Type::F32 | Type::F64) => push(
+                "operand-type",
+                format!(
+                    "operand {} of `{mnemonic}` is an integer literal; a .{} operand is written as a float (1.0, 0f3F800000)",
                     k + 1,
-                    reg.name,
-                    reg.ty.name(),
-                    want.bits(),
-                    want.bits(),
-                    match want.class() {
-                        TypeClass::Unsigned | TypeClass::Signed =>
-                            format!(", .u{0} or .s{0}", want.bits()),
-                        TypeClass::Bits => " or any other type of that size".to_string(),
-                        _ => format!(" or .{}", want.name()),
-                    }
+                    want.name()
                 ),
-                span: i.span,
-            });
+            ),
+            Operand::Imm(Imm::Float(_))
+                if matches!(want.class(), TypeClass::Unsigned | TypeClass::Signed) =>
+            {
+                push(
+                    "operand-type",
+                    format!(
+                        "operand {} of `{mnemonic}` is a float literal; a .{} operand takes an integer",
+                        k + 1,
+                        want.name()
+                    ),
+                )
+            }
+            _ => {}
         }
     }
 }
@@ -136,6 +200,21 @@ mod tests {
             "add.f16 %h1, %h2, %h3;",
             "neg.f32 %f1, %f2;",
             "min.u32 %r1, %u2, 7;",
+            "and.b32 %r1, %f1, 3;",
+            "shl.b64 %rd1, %rd2, %r1;",
+            "shr.s32 %r1, %r2, 3;",
+            "setp.lt.f32 %p1, %f1, 0f00000000;",
+            "selp.b32 %r1, %r2, 7, %p1;",
+            "add.f32 %f1, %f2, 1.0;",
+            "mov.b32 %r1, 0f3F800000;",
+            "not.pred %p1, %p0;",
+            "selp.f32 %f1, %f2, %f3, !%p0;",
+            "and.pred %p1, %p0, !%p0;",
+            "setp.eq.u32 %p1, %u1, 7;",
+            "abs.s32 %r1, %r2;",
+            "shr.u16 %h1, %h2, 3;",
+            "cnot.b32 %r1, %r2;",
+            "setp.ne.b16 %p1, %h1, 0;",
         ] {
             let d = diags(body);
             assert!(d.is_empty(), "{body}: {:?}", d);
@@ -144,7 +223,8 @@ mod tests {
 
     #[test]
     fn forms_ptxas_refuses_fail_with_the_rule() {
-        // Each refused by ptxas 13.5 ("Unexpected instruction types", "Arguments mismatch").
+        // Each refused by ptxas 13.5 ("Unexpected instruction types", "Arguments mismatch",
+        // "applies only to signed numeric types", "Illegal argument to predicate negation").
         for (body, rule) in [
             ("add.b32 %r1, %r2, %r3;", "operation-type"),
             ("div.b32 %r1, %r2, %r3;", "operation-type"),
@@ -158,6 +238,20 @@ mod tests {
             ("add.u32 %r1, %rd2, %r3;", "operand-type"),
             ("add.u16 %r1, %r2, %r3;", "operand-type"),
             ("mul.wide.u32 %r1, %r2, %r3;", "operand-type"),
+            ("and.b16 %r2, %r1, 876;", "operand-type"),
+            ("shl.b16 %r1, %r1, 2;", "operand-type"),
+            ("setp.eq.u64 %p1, %r1, 1;", "operand-type"),
+            ("setp.le.s32 %p1, %r1, %p0;", "operand-type"),
+            ("xor.b64 %r1, %r2, %r3;", "operand-type"),
+            ("fma.rn.f32 %f1, %f2, %f3, 5;", "operand-type"),
+            ("mov.f32 %f1, 128;", "operand-type"),
+            ("mul.lo.s32 %r1, %r2, -1.5;", "operand-type"),
+            ("abs.u32 %r1, %r2;", "operation-type"),
+            ("neg.u64 %rd1, %rd2;", "operation-type"),
+            ("add.s32 %r1, %r2, !%r3;", "operand-type"),
+            ("shl.b32 %r1, %r2, %rd1;", "operand-type"),
+            ("add.f32 %f1, %f2, 1;", "operand-type"),
+            ("selp.u32 %r1, 1.5, 2, %p0;", "operand-type"),
         ] {
             let d = diags(body);
             assert!(d.iter().any(|d| d.rule == rule), "{body}: {:?}", d);

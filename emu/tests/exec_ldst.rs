@@ -259,3 +259,31 @@ fn nested_initialisers_fill_each_dimension_and_pad_with_zeros() {
         vec![1, 0, 3, 0, 1, 2, 3, 0, 0x0008_0007, 0, 0, 99]
     );
 }
+
+#[test]
+fn constant_expressions_in_operands_are_evaluated_as_ptxas_reads_them() {
+    // Each form is accepted by ptxas 13.5; values follow C on 64-bit integers.
+    let src = format!(
+        "{HEAD}{}",
+        r#"
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r0, !2;
+    mov.u32 %r1, ~2;
+    mov.u32 %r2, (1+2)*3;
+    mov.u32 %r3, 1<<4 | 1;
+    add.u32 %r4, %r0, 0x10 - 2 * 3;
+    mov.u32 %r5, 1 < 2 ? 40 + 2 : 7;
+    st.global.v4.u32 [%rd1], {%r0, %r1, %r2, %r3};
+    st.global.v2.u32 [%rd1+16], {%r4, %r5};
+    ret;
+}
+"#
+    );
+    let o = launch(&src, "k", [1, 1, 1], [1, 1, 1], vec![zeros(6)]);
+    o.ok();
+    assert_eq!(o.u32s(0), vec![0, 0xFFFF_FFFD, 9, 17, 10, 42]);
+}

@@ -180,7 +180,7 @@ pub fn lex(src: &str, file: FileId) -> Result<Vec<Token>, Error> {
                 i += 1;
             }
             Tok::Ident(src[start..i].to_string())
-        } else if b",;:{}[]()|!@+-<>=".contains(&c) {
+        } else if b",;:{}[]()|!@+-<>=~*/&^?".contains(&c) {
             i += 1;
             Tok::Punct(c as char)
         } else {

@@ -8,6 +8,7 @@
 //! Not handled: the C preprocessor (`#include`, `#define`), which compiler output never uses;
 //! `.alias`; textures, surfaces and samplers as variables.
 
+pub mod constexpr;
 pub mod cursor;
 pub mod error;
 pub mod lexer;

@@ -35,8 +35,12 @@ fn int_value(c: &mut Cursor<'_>, neg: bool) -> Result<i64, Error> {
     })
 }
 
-/// Parses an immediate, with an optional leading `-`.
+/// Parses an immediate: an integer constant expression, or a float literal with an optional
+/// leading `-`.
 fn immediate(c: &mut Cursor<'_>) -> Result<Option<Imm>, Error> {
+    if super::constexpr::starts(c) {
+        return Ok(Some(Imm::Int(super::constexpr::parse(c)?)));
+    }
     let neg = matches!(c.peek().tok, Tok::Punct('-'))
         && matches!(
             c.peek_at(1).tok,
@@ -46,7 +50,6 @@ fn immediate(c: &mut Cursor<'_>) -> Result<Option<Imm>, Error> {
         c.bump();
     }
     let imm = match c.peek().tok {
-        Tok::Int(_) => Imm::Int(int_value(c, neg)?),
         Tok::F32(b) => {
             c.bump();
             Imm::Float(FloatImm::F32(if neg { b ^ 0x8000_0000 } else { b }))
@@ -173,7 +176,8 @@ pub fn operand(
     if c.is('{') {
         return Ok(Operand::Vector(vector(c, r)?));
     }
-    if c.eat('!') {
+    if c.is('!') && !super::constexpr::starts(c) {
+        c.bump();
         let (name, span) = c.ident()?;
         return r
             .register(name)

@@ -27,17 +27,32 @@ pub fn starts(c: &Cursor<'_>) -> bool {
 /// # Errors
 /// A malformed expression, or a division by zero.
 pub fn parse(c: &mut Cursor<'_>) -> Result<i64, Error> {
-    ternary(c)
+    ternary(c, 0)
 }
 
-fn ternary(c: &mut Cursor<'_>) -> Result<i64, Error> {
-    let cond = binary(c, 0)?;
+/// How deeply parentheses, unary operators and `?:` may nest (each level is a recursion).
+const MAX_DEPTH: u32 = 200;
+
+fn too_deep(c: &Cursor<'_>) -> Error {
+    Error::new(
+        ErrorKind::Syntax(format!(
+            "a constant expression nested more than {MAX_DEPTH} deep"
+        )),
+        c.span(),
+    )
+}
+
+fn ternary(c: &mut Cursor<'_>, depth: u32) -> Result<i64, Error> {
+    if depth > MAX_DEPTH {
+        return Err(too_deep(c));
+    }
+    let cond = binary(c, 0, depth)?;
     if !c.eat('?') {
         return Ok(cond);
     }
-    let a = ternary(c)?;
+    let a = ternary(c, depth + 1)?;
     c.expect(':')?;
-    let b = ternary(c)?;
+    let b = ternary(c, depth + 1)?;
     Ok(if cond != 0 { a } else { b })
 }
 
@@ -75,8 +90,8 @@ fn operator(c: &Cursor<'_>) -> Option<(&'static str, u8)> {
 }
 
 /// Operators binding at least as tightly as `min`, left to right.
-fn binary(c: &mut Cursor<'_>, min: u8) -> Result<i64, Error> {
-    let mut lhs = unary(c)?;
+fn binary(c: &mut Cursor<'_>, min: u8, depth: u32) -> Result<i64, Error> {
+    let mut lhs = unary(c, depth)?;
     while let Some((op, prec)) = operator(c) {
         if prec < min {
             break;
@@ -85,7 +100,7 @@ fn binary(c: &mut Cursor<'_>, min: u8) -> Result<i64, Error> {
         for _ in 0..op.len() {
             c.bump();
         }
-        let rhs = binary(c, prec + 1)?;
+        let rhs = binary(c, prec + 1, depth)?;
         lhs = match op {
             "||" => i64::from(lhs != 0 || rhs != 0),
             "&&" => i64::from(lhs != 0 && rhs != 0),
@@ -117,25 +132,34 @@ fn binary(c: &mut Cursor<'_>, min: u8) -> Result<i64, Error> {
     Ok(lhs)
 }
 
-fn unary(c: &mut Cursor<'_>) -> Result<i64, Error> {
+fn unary(c: &mut Cursor<'_>, depth: u32) -> Result<i64, Error> {
+    let deeper = |c: &mut Cursor<'_>| ternary_operand(c, depth + 1);
     if c.eat('-') {
-        return Ok(unary(c)?.wrapping_neg());
+        return Ok(deeper(c)?.wrapping_neg());
     }
     if c.eat('+') {
-        return unary(c);
+        return deeper(c);
     }
     if c.eat('!') {
-        return Ok(i64::from(unary(c)? == 0));
+        return Ok(i64::from(deeper(c)? == 0));
     }
     if c.eat('~') {
-        return Ok(!unary(c)?);
+        return Ok(!deeper(c)?);
     }
     if c.eat('(') {
-        let v = ternary(c)?;
+        let v = ternary(c, depth + 1)?;
         c.expect(')')?;
         return Ok(v);
     }
     Ok(c.int()? as i64)
+}
+
+/// The operand of a unary operator, one level deeper (refused past [`MAX_DEPTH`]).
+fn ternary_operand(c: &mut Cursor<'_>, depth: u32) -> Result<i64, Error> {
+    if depth > MAX_DEPTH {
+        return Err(too_deep(c));
+    }
+    unary(c, depth)
 }
 
 #[cfg(test)]
@@ -186,5 +210,13 @@ mod tests {
         assert!(eval("1/0").unwrap_err().contains("division by zero"));
         assert!(eval("(1+2").is_err());
         assert!(eval("1+").is_err());
+        let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(eval(&deep).unwrap_err().contains("nested more than"));
+        let signs = format!("{}1", "-".repeat(100_000));
+        assert!(eval(&signs).unwrap_err().contains("nested more than"));
+        assert_eq!(
+            eval(&format!("{}1{}", "(".repeat(150), ")".repeat(150))),
+            Ok(1)
+        );
     }
 }

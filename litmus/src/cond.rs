@@ -114,7 +114,12 @@ struct P {
     toks: Vec<(Tok, usize)>,
     k: usize,
     end: usize,
+    /// `~` and `(` levels open at the cursor.
+    depth: u32,
 }
+
+/// How deeply `~` and parentheses may nest in a condition (each level is a recursion).
+const MAX_DEPTH: u32 = 200;
 
 impl P {
     fn peek(&self) -> Option<&Tok> {
@@ -140,6 +145,18 @@ impl P {
         Ok(e)
     }
     fn unary(&mut self) -> Result<Expr, RawError> {
+        if self.depth > MAX_DEPTH {
+            return Err(err(
+                self.at(),
+                format!("the condition nests `~` and `(` more than {MAX_DEPTH} deep"),
+            ));
+        }
+        self.depth += 1;
+        let e = self.unary_at_depth();
+        self.depth -= 1;
+        e
+    }
+    fn unary_at_depth(&mut self) -> Result<Expr, RawError> {
         match self.peek().cloned() {
             Some(Tok::Not) => {
                 self.k += 1;
@@ -196,6 +213,7 @@ pub(crate) fn expr(s: &str, base: usize) -> Result<Expr, RawError> {
         toks,
         k: 0,
         end: base + s.len(),
+        depth: 0,
     };
     let e = p.or()?;
     if p.k != p.toks.len() {
@@ -324,6 +342,16 @@ mod tests {
 
     fn e(s: &str) -> Expr {
         expr(s, 0).unwrap()
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}x==1{}", "(".repeat(300_000), ")".repeat(300_000));
+        assert!(expr(&deep, 0).is_err());
+        let nots = format!("{}x==1", "~".repeat(300_000));
+        assert!(expr(&nots, 0).is_err());
+        let fine = format!("{}x==1{}", "(".repeat(150), ")".repeat(150));
+        assert_eq!(e(&fine), e("x==1"));
     }
 
     #[test]

@@ -200,3 +200,45 @@ fn bytes_that_are_not_utf8_are_ignored_in_comments_and_located_elsewhere() {
         "{e}"
     );
 }
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    // 300,000 levels overflowed the stack before nesting was limited.
+    let head = ".version 8.0\n.target sm_90\n.address_size 64\n";
+    let n = 300_000;
+    for (name, text, want) in [
+        (
+            "blocks.ptx",
+            format!(
+                "{head}.visible .entry k()\n{}{}",
+                "{".repeat(n),
+                "}".repeat(n)
+            ),
+            "blocks nested more than 200 deep",
+        ),
+        (
+            "init.ptx",
+            format!(
+                "{head}.global .u32 a[1] = {}1{};\n",
+                "{".repeat(n),
+                "}".repeat(n)
+            ),
+            "initialiser lists nested more than 200 deep",
+        ),
+        (
+            "expr.ptx",
+            format!(
+                "{head}.visible .entry k()\n{{\n.reg .b32 %r;\nmov.u32 %r, {}1{};\nret;\n}}\n",
+                "(".repeat(n),
+                ")".repeat(n)
+            ),
+            "nested more than 200 deep",
+        ),
+    ] {
+        let p = scratch(name, text.as_bytes());
+        let o = ptxemu(&["check", p.to_str().unwrap()]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {e}");
+        assert!(e.contains(want), "{name}: {e}");
+    }
+}

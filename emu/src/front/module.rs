@@ -510,14 +510,29 @@ fn init_value(c: &mut Cursor<'_>, g: &Globals) -> Result<InitValue, Error> {
     }
 }
 
+/// How deeply `{…}` blocks and initialiser lists may nest (each level is a recursion).
+const MAX_NESTING: usize = 200;
+
 fn initializer(c: &mut Cursor<'_>, g: &Globals) -> Result<Initializer, Error> {
+    nested_initializer(c, g, 0)
+}
+
+fn nested_initializer(c: &mut Cursor<'_>, g: &Globals, depth: usize) -> Result<Initializer, Error> {
     if c.eat('{') {
+        if depth >= MAX_NESTING {
+            return Err(Error::new(
+                ErrorKind::Syntax(format!(
+                    "initialiser lists nested more than {MAX_NESTING} deep"
+                )),
+                c.span(),
+            ));
+        }
         let mut items = Vec::new();
         if c.eat('}') {
             return Ok(Initializer::List(items));
         }
         loop {
-            items.push(initializer(c, g)?);
+            items.push(nested_initializer(c, g, depth + 1)?);
             if c.eat('}') {
                 break;
             }
@@ -802,6 +817,12 @@ fn block(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Block, Error> {
         }
         let span = c.span();
         if c.is('{') {
+            if s.scopes.len() >= MAX_NESTING {
+                return Err(Error::new(
+                    ErrorKind::Syntax(format!("blocks nested more than {MAX_NESTING} deep")),
+                    span,
+                ));
+            }
             s.scopes.push(HashMap::new());
             let inner = block(c, s)?;
             s.scopes.pop();

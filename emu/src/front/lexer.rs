@@ -65,12 +65,24 @@ pub fn lex(src: &str, file: FileId) -> Result<Vec<Token>, Error> {
     let mut line = 1u32;
     let mut line_start = 0usize;
     let mut spaced = true;
-    let span_at = |start: usize, end: usize, line: u32, line_start: usize| Span {
-        file,
-        offset: start as u32,
-        len: (end - start) as u32,
-        line,
-        col: (src[line_start..start].chars().count() + 1) as u32,
+    // Columns count characters from the line's start; the last one computed is kept so that
+    // a long line costs linear time, not quadratic (tokens come in order).
+    let last_col = std::cell::Cell::new((0usize, 0usize, 1u32));
+    let span_at = |start: usize, end: usize, line: u32, line_start: usize| {
+        let (ls, pos, col) = last_col.get();
+        let col = if ls == line_start && pos <= start {
+            col + src[pos..start].chars().count() as u32
+        } else {
+            src[line_start..start].chars().count() as u32 + 1
+        };
+        last_col.set((line_start, start, col));
+        Span {
+            file,
+            offset: start as u32,
+            len: (end - start) as u32,
+            line,
+            col,
+        }
     };
     while i < b.len() {
         let c = b[i];
@@ -320,6 +332,25 @@ mod tests {
             .into_iter()
             .map(|t| t.tok)
             .collect()
+    }
+
+    #[test]
+    fn columns_count_characters_from_each_line_start() {
+        // Kept incrementally along a line; checked against counting from the line's start,
+        // across comments with multi-byte characters, several lines and a /* */ comment.
+        let src = "a, b /* é\n ü */ c, \"dé\" x\n  e ,f // ö\n\tg";
+        let mut line_start = 0;
+        let mut line = 1;
+        for t in lex(src, FileId(0)).unwrap() {
+            let at = t.span.offset as usize;
+            while let Some(nl) = src[line_start..at].find('\n') {
+                line_start += nl + 1;
+                line += 1;
+            }
+            assert_eq!(t.span.line, line, "{:?}", t.tok);
+            let want = src[line_start..at].chars().count() as u32 + 1;
+            assert_eq!(t.span.col, want, "{:?}", t.tok);
+        }
     }
 
     #[test]

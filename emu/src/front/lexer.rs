@@ -191,6 +191,12 @@ pub fn lex(src: &str, file: FileId) -> Result<Vec<Token>, Error> {
             while i < b.len() && is_ident_char(b[i]) {
                 i += 1;
             }
+            if &src[start..i] == "%" {
+                return Err(Error::new(
+                    ErrorKind::Lex("`%` must begin a name (`%r1`, `%tid`)".into()),
+                    span_at(start, i, line, line_start),
+                ));
+            }
             Tok::Ident(src[start..i].to_string())
         } else if b",;:{}[]()|!@+-<>=~*/&^?".contains(&c) {
             i += 1;
@@ -332,6 +338,15 @@ mod tests {
             .into_iter()
             .map(|t| t.tok)
             .collect()
+    }
+
+    #[test]
+    fn a_lone_percent_sign_is_no_name() {
+        // ptxas: "Parsing error near '%'" for `.reg .b64 %;`.
+        let e = lex(".reg .b64 %;", FileId(0)).unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::Lex(ref m) if m.contains("must begin a name")));
+        assert_eq!(e.span.col, 11);
+        assert!(lex(".reg .b64 %r1, %_x, %$y;", FileId(0)).is_ok());
     }
 
     #[test]

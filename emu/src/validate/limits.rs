@@ -4,12 +4,36 @@
 
 use super::Diagnostic;
 use crate::exec::memory::CONST_BANK_SIZE;
-use crate::ir::{Module, StateSpace};
+use crate::ir::{ArrayDim, Linkage, Module, StateSpace};
 
-/// Checks every declaration's alignment, and the constant bank.
+/// Checks every declaration's alignment and size, and the constant bank.
 pub fn check_module(m: &Module, out: &mut Vec<Diagnostic>) {
     check_alignments(m, out);
+    check_sizes(m, out);
     check_const_bank(m, out);
+}
+
+/// Reports variables without a size that are not `.extern` (ptxas: "Non-external variable has
+/// incomplete type"): a `[0]` dimension, or `[]` with no initialiser to size it.
+fn check_sizes(m: &Module, out: &mut Vec<Diagnostic>) {
+    let locals = m.functions.iter().flat_map(|f| f.locals.iter());
+    for v in m.globals.iter().chain(locals) {
+        if v.linkage == Linkage::Extern {
+            continue;
+        }
+        let zero = v.dims.contains(&ArrayDim::Sized(0));
+        let unsized_ = v.dims.first() == Some(&ArrayDim::Unsized) && v.init.is_none();
+        if zero || unsized_ {
+            out.push(Diagnostic {
+                rule: "incomplete-type",
+                message: format!(
+                    "`{}` has no size; only an .extern variable may (dynamic shared memory is `.extern .shared … []`)",
+                    v.name
+                ),
+                span: v.span,
+            });
+        }
+    }
 }
 
 /// Reports each `.align N` whose N is not a power of two (module variables, function
@@ -81,6 +105,26 @@ mod tests {
             diags(".global .u32 g[20000];").is_empty(),
             "only .const counts"
         );
+    }
+
+    #[test]
+    fn only_extern_variables_may_lack_a_size() {
+        // ptxas 13.5 refuses the first three, accepts the last three.
+        for decl in [
+            ".shared .align 4 .b32 slots[0];",
+            ".global .b32 g[0];",
+            ".shared .b32 s[];",
+        ] {
+            let d = diags(decl);
+            assert!(d.iter().any(|d| d.rule == "incomplete-type"), "{decl}");
+        }
+        for decl in [
+            ".extern .shared .align 4 .b32 slots[0];",
+            ".extern .shared .align 16 .b8 smem[];",
+            ".global .b32 s[] = {1,2};",
+        ] {
+            assert!(diags(decl).is_empty(), "{decl}");
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! `!` negates predicates only.
 
 use super::Diagnostic;
-use crate::ir::{Function, Imm, Instr, MulMode, Op, Operand, Type, TypeClass};
+use crate::ir::{Cvt, Function, Imm, Instr, MulMode, Op, Operand, Type, TypeClass};
 
 /// The operation type of `mov` and the arithmetic family, and whether it is a `.wide` form.
 fn operation_type(op: &Op) -> Option<(Type, bool)> {
@@ -55,9 +55,31 @@ pub fn register_compatible(op: Type, reg: Type) -> bool {
     }
 }
 
+/// What a `cvt` without a rounding modifier converts that needs one (PTX ISA `cvt`: float to
+/// integer, integer to float, and float to a narrower float), if anything.
+fn cvt_rounding_needed(c: &Cvt) -> Option<&'static str> {
+    if c.rnd.is_some() {
+        return None;
+    }
+    let float = |t: Type| t.class() == TypeClass::Float;
+    let int = |t: Type| matches!(t.class(), TypeClass::Unsigned | TypeClass::Signed);
+    if float(c.src) && int(c.dst) {
+        Some("a float to an integer")
+    } else if int(c.src) && float(c.dst) {
+        Some("an integer to a float")
+    } else if float(c.src) && float(c.dst) && c.dst.bits() < c.src.bits() {
+        Some("a float to a narrower float")
+    } else {
+        None
+    }
+}
+
 /// The type operand `k` of `op` must have, for the operands checked here.
 fn expected(op: &Op, k: usize) -> Option<Type> {
     match op {
+        // Destination and data operands (the address is operand 1 of atom, 0 of red).
+        Op::Atom(a) if a.vec.is_none() => (k != 1).then_some(a.ty),
+        Op::Red(r) if r.vec.is_none() => (k != 0).then_some(r.ty),
         Op::And(t) | Op::Or(t) | Op::Xor(t) | Op::Not(t) | Op::Cnot(t) => Some(*t),
         Op::Shl(t) | Op::Shr(t) => Some(if k < 2 { *t } else { Type::U32 }),
         Op::Setp(s) => (k == 1 || k == 2).then_some(s.ty),
@@ -92,6 +114,32 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                     ),
                 );
             }
+        }
+    }
+    if let Op::And(t) | Op::Or(t) | Op::Xor(t) | Op::Not(t) | Op::Cnot(t) = i.op {
+        if !matches!(t.class(), TypeClass::Bits | TypeClass::Pred) {
+            push(
+                "operation-type",
+                format!(
+                    "`{mnemonic}` takes a bit-size type (.b16, .b32, .b64) or .pred, not .{}",
+                    t.name()
+                ),
+            );
+            return;
+        }
+    }
+    if let Op::Cvt(c) = &i.op {
+        if let Some(need) = cvt_rounding_needed(c) {
+            push(
+                "cvt-rounding",
+                format!(
+                    "`{mnemonic}` converts {need}, so it needs a rounding modifier ({})",
+                    match need {
+                        "a float to an integer" => ".rni, .rzi, .rmi or .rpi",
+                        _ => ".rn, .rz, .rm or .rp",
+                    }
+                ),
+            );
         }
     }
     if let Some((ty, _)) = operation_type(&i.op) {
@@ -215,6 +263,16 @@ mod tests {
             "shr.u16 %h1, %h2, 3;",
             "cnot.b32 %r1, %r2;",
             "setp.ne.b16 %p1, %h1, 0;",
+            "cvt.rzi.u32.f32 %r1, %f1;",
+            "cvt.rn.f32.s32 %f1, %r1;",
+            "cvt.f64.f32 %rd1, %f1;",
+            "cvt.u32.u64 %r1, %rd1;",
+            "cvt.rni.f32.f32 %f1, %f2;",
+            "cvt.rna.tf32.f32 %r1, %f1;",
+            "cvt.f32.f16 %f1, %h1;",
+            "cvt.s8.s32 %h1, %r1;",
+            "atom.global.cas.b32 %r1, [%rd1], %f1, %r3;",
+            "atom.global.add.f32 %r1, [%rd1], %f1;",
         ] {
             let d = diags(body);
             assert!(d.is_empty(), "{body}: {:?}", d);
@@ -224,7 +282,8 @@ mod tests {
     #[test]
     fn forms_ptxas_refuses_fail_with_the_rule() {
         // Each refused by ptxas 13.5 ("Unexpected instruction types", "Arguments mismatch",
-        // "applies only to signed numeric types", "Illegal argument to predicate negation").
+        // "applies only to signed numeric types", "Illegal argument to predicate negation",
+        // "Rounding modifier required").
         for (body, rule) in [
             ("add.b32 %r1, %r2, %r3;", "operation-type"),
             ("div.b32 %r1, %r2, %r3;", "operation-type"),
@@ -252,6 +311,21 @@ mod tests {
             ("shl.b32 %r1, %r2, %rd1;", "operand-type"),
             ("add.f32 %f1, %f2, 1;", "operand-type"),
             ("selp.u32 %r1, 1.5, 2, %p0;", "operand-type"),
+            ("cvt.u32.f32 %r1, %f1;", "cvt-rounding"),
+            ("cvt.f32.s32 %f1, %r1;", "cvt-rounding"),
+            ("cvt.f64.s32 %rd1, %r1;", "cvt-rounding"),
+            ("cvt.bf16.f32 %h1, %f1;", "cvt-rounding"),
+            ("not.u32 %r1, %r2;", "operation-type"),
+            ("and.u32 %r1, %r2, %r3;", "operation-type"),
+            ("xor.s32 %r1, %r2, %r3;", "operation-type"),
+            ("cnot.u32 %r1, %r2;", "operation-type"),
+            ("atom.global.add.u64 %r1, [%rd1], 1;", "operand-type"),
+            (
+                "atom.global.cas.b32 %r1, [%rd1], %rd2, %r3;",
+                "operand-type",
+            ),
+            ("atom.global.exch.b64 %rd1, [%rd1], %r2;", "operand-type"),
+            ("red.global.add.u64 [%rd1], %r1;", "operand-type"),
         ] {
             let d = diags(body);
             assert!(d.iter().any(|d| d.rule == rule), "{body}: {:?}", d);

@@ -1,5 +1,5 @@
-//! Operation and operand types of `mov`, the arithmetic, logic, shift, `setp` and `selp`
-//! instructions, as ptxas checks them.
+//! Operation and operand types of `mov`, the arithmetic, logic, shift, `setp`, `selp`, `atom`
+//! and `red` instructions, and the rounding `cvt` must name, as ptxas checks them.
 //!
 //! An arithmetic operation type says how the bits are read (`.u`, `.s` or a float type), so a
 //! bit-size type (`add.b32`) is refused, and `abs`/`neg` need a signed or float type. A
@@ -7,7 +7,8 @@
 //! destination and addend; a shift amount is 32 bits), and of a compatible type: any type for a
 //! `.b` operation, `.b`/`.u`/`.s` for an integer one, `.b` or the same type for a float one.
 //! An integer operation takes no float literal and an `.f32`/`.f64` one no integer literal.
-//! `!` negates predicates only.
+//! `!` negates predicates only. Logic operations take bit-size types or `.pred`. A `cvt` from
+//! float to integer, integer to float, or float to a narrower float names its rounding.
 
 use super::Diagnostic;
 use crate::ir::{Cvt, Function, Imm, Instr, MulMode, Op, Operand, Type, TypeClass};
@@ -55,22 +56,44 @@ pub fn register_compatible(op: Type, reg: Type) -> bool {
     }
 }
 
-/// What a `cvt` without a rounding modifier converts that needs one (PTX ISA `cvt`: float to
-/// integer, integer to float, and float to a narrower float), if anything.
-fn cvt_rounding_needed(c: &Cvt) -> Option<&'static str> {
-    if c.rnd.is_some() {
-        return None;
+/// A conversion that PTX makes name its rounding (`cvt`: float to integer, integer to float,
+/// and float to a narrower float).
+#[derive(Clone, Copy)]
+enum RoundedConversion {
+    FloatToInt,
+    IntToFloat,
+    Narrowing,
+}
+
+impl RoundedConversion {
+    /// The conversion `c` makes, if it is one that needs a rounding modifier.
+    fn of(c: &Cvt) -> Option<RoundedConversion> {
+        let float = |t: Type| t.class() == TypeClass::Float;
+        let int = |t: Type| matches!(t.class(), TypeClass::Unsigned | TypeClass::Signed);
+        if float(c.src) && int(c.dst) {
+            Some(RoundedConversion::FloatToInt)
+        } else if int(c.src) && float(c.dst) {
+            Some(RoundedConversion::IntToFloat)
+        } else if float(c.src) && float(c.dst) && c.dst.bits() < c.src.bits() {
+            Some(RoundedConversion::Narrowing)
+        } else {
+            None
+        }
     }
-    let float = |t: Type| t.class() == TypeClass::Float;
-    let int = |t: Type| matches!(t.class(), TypeClass::Unsigned | TypeClass::Signed);
-    if float(c.src) && int(c.dst) {
-        Some("a float to an integer")
-    } else if int(c.src) && float(c.dst) {
-        Some("an integer to a float")
-    } else if float(c.src) && float(c.dst) && c.dst.bits() < c.src.bits() {
-        Some("a float to a narrower float")
-    } else {
-        None
+
+    fn what(self) -> &'static str {
+        match self {
+            RoundedConversion::FloatToInt => "a float to an integer",
+            RoundedConversion::IntToFloat => "an integer to a float",
+            RoundedConversion::Narrowing => "a float to a narrower float",
+        }
+    }
+
+    fn roundings(self) -> &'static str {
+        match self {
+            RoundedConversion::FloatToInt => ".rni, .rzi, .rmi or .rpi",
+            RoundedConversion::IntToFloat | RoundedConversion::Narrowing => ".rn, .rz, .rm or .rp",
+        }
     }
 }
 
@@ -129,15 +152,13 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         }
     }
     if let Op::Cvt(c) = &i.op {
-        if let Some(need) = cvt_rounding_needed(c) {
+        if let Some(conv) = RoundedConversion::of(c).filter(|_| c.rnd.is_none()) {
             push(
                 "cvt-rounding",
                 format!(
-                    "`{mnemonic}` converts {need}, so it needs a rounding modifier ({})",
-                    match need {
-                        "a float to an integer" => ".rni, .rzi, .rmi or .rpi",
-                        _ => ".rn, .rz, .rm or .rp",
-                    }
+                    "`{mnemonic}` converts {}, so it needs a rounding modifier ({})",
+                    conv.what(),
+                    conv.roundings()
                 ),
             );
         }

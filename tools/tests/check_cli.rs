@@ -131,6 +131,11 @@ fn module_header_and_declaration_rules_follow_ptxas() {
             "two-versions.ptx:8:1: error: a second `.version` directive",
         ),
         (
+            "two-targets.ptx",
+            format!(".version 8.0\n.target sm_90\n.address_size 64\n.target sm_90\n{body}"),
+            "two-targets.ptx:4:1: error: a second `.target` directive",
+        ),
+        (
             "align.ptx",
             format!(
                 ".version 8.0\n.target sm_90\n.address_size 64\n.global .align 0 .b8 s[4];\n{body}"

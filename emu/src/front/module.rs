@@ -178,6 +178,12 @@ fn parse_inner(src: &str) -> Result<Module, Error> {
                 module.version = version(&mut c, src)?;
             }
             "target" => {
+                if module.target.sm != 0 {
+                    return Err(Error::new(
+                        ErrorKind::Syntax("a second `.target` directive: a module has one".into()),
+                        span,
+                    ));
+                }
                 c.bump();
                 module.target = target(&mut c)?;
             }

@@ -326,3 +326,22 @@ fn nvdisasm_listings_parse_and_run() {
     );
     assert_eq!(r.threads[1].regs[2], 0, "thread 1 branched past the load");
 }
+
+#[test]
+fn launch_shapes_follow_the_same_cuda_limits_as_ptx() {
+    let src = "EXIT;\n";
+    for (grid, block, ok) in [
+        ([1, 1, 1], [1, 1, 64], true),
+        ([1, 1, 1], [1, 1, 65], false),
+        ([1, 1, 1], [1025, 1, 1], false),
+        ([1, 65536, 1], [1, 1, 1], false),
+        ([0, 1, 1], [1, 1, 1], false),
+    ] {
+        let (r, _, _) = run_cfg(src, &SassConfig::new(grid, block));
+        match r {
+            Ok(_) => assert!(ok, "{grid:?} {block:?} should be refused"),
+            Err(SassFault::Shape(why)) => assert!(!ok, "{grid:?} {block:?}: {why}"),
+            Err(e) => panic!("{grid:?} {block:?}: {e}"),
+        }
+    }
+}

@@ -24,6 +24,7 @@ pub mod l1;
 pub mod memory;
 pub mod nc_check;
 pub mod program;
+pub mod shape;
 pub mod step;
 pub mod warp;
 
@@ -303,31 +304,10 @@ impl Machine {
             }
             params.data[*off as usize..(*off + *size) as usize].copy_from_slice(arg);
         }
-        let threads_per_cta =
-            u64::from(cfg.block[0]) * u64::from(cfg.block[1]) * u64::from(cfg.block[2]);
-        if threads_per_cta == 0 || threads_per_cta > 1024 {
-            return Err(LaunchError::BadShape(format!(
-                "a CTA must have 1 to 1024 threads; {}x{}x{} has {threads_per_cta}",
-                cfg.block[0], cfg.block[1], cfg.block[2]
-            )));
-        }
-        // CUDA's limits on each dimension (all architectures since sm_30).
-        if cfg.block[0] > 1024 || cfg.block[1] > 1024 || cfg.block[2] > 64 {
-            return Err(LaunchError::BadShape(format!(
-                "a CTA is at most 1024x1024x64 threads per dimension; {}x{}x{} is not",
-                cfg.block[0], cfg.block[1], cfg.block[2]
-            )));
-        }
-        if cfg.grid[0] > i32::MAX as u32 || cfg.grid[1] > 65535 || cfg.grid[2] > 65535 {
-            return Err(LaunchError::BadShape(format!(
-                "a grid is at most 2147483647x65535x65535 CTAs; {}x{}x{} is not",
-                cfg.grid[0], cfg.grid[1], cfg.grid[2]
-            )));
+        if let Some(why) = shape::launch_shape_error(cfg.grid, cfg.block) {
+            return Err(LaunchError::BadShape(why));
         }
         let ctas = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
-        if ctas == 0 {
-            return Err(LaunchError::BadShape("the grid has no CTA".into()));
-        }
         if !matches!(f.kind, DFuncKind::Code { .. }) {
             return Err(LaunchError::NoSuchKernel {
                 name: cfg.kernel.clone(),

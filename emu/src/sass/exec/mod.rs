@@ -282,14 +282,11 @@ impl SassMachine {
         cfg: &SassConfig,
         params: &[Vec<u8>],
     ) -> Result<SassReport, SassFault> {
+        if let Some(why) = crate::exec::shape::launch_shape_error(cfg.grid, cfg.block) {
+            return Err(SassFault::Shape(why));
+        }
         let nthreads: u64 = cfg.block.iter().map(|&x| u64::from(x)).product();
         let nctas: u64 = cfg.grid.iter().map(|&x| u64::from(x)).product();
-        if nthreads == 0 || nctas == 0 || nthreads > 1024 {
-            return Err(SassFault::Shape(format!(
-                "a launch needs 1…1024 threads per CTA and at least one CTA (block {:?}, grid {:?})",
-                cfg.block, cfg.grid
-            )));
-        }
         let mut bank = vec![0u8; 64 << 10];
         for (k, v) in cfg.block.iter().chain(cfg.grid.iter()).enumerate() {
             bank[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());

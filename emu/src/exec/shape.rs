@@ -1,0 +1,29 @@
+//! The launch shapes CUDA accepts, shared by the PTX and SASS interpreters: 1 to 1024 threads
+//! per CTA, at most 1024x1024x64 per dimension, and a grid of 1 to (2^31-1)x65535x65535 CTAs
+//! (all architectures since sm_30).
+
+/// Why a launch of `grid` CTAs of `block` threads is refused, if it is.
+pub fn launch_shape_error(grid: [u32; 3], block: [u32; 3]) -> Option<String> {
+    let threads: u64 = block.iter().map(|&x| u64::from(x)).product();
+    let [bx, by, bz] = block;
+    let [gx, gy, gz] = grid;
+    if threads == 0 || threads > 1024 {
+        return Some(format!(
+            "a CTA must have 1 to 1024 threads; {bx}x{by}x{bz} has {threads}"
+        ));
+    }
+    if bx > 1024 || by > 1024 || bz > 64 {
+        return Some(format!(
+            "a CTA is at most 1024x1024x64 threads per dimension; {bx}x{by}x{bz} is not"
+        ));
+    }
+    if gx == 0 || gy == 0 || gz == 0 {
+        return Some(format!("the grid has no CTA ({gx}x{gy}x{gz})"));
+    }
+    if gx > i32::MAX as u32 || gy > 65535 || gz > 65535 {
+        return Some(format!(
+            "a grid is at most 2147483647x65535x65535 CTAs; {gx}x{gy}x{gz} is not"
+        ));
+    }
+    None
+}

@@ -118,8 +118,8 @@ struct P {
     depth: u32,
 }
 
-/// How deeply `~` and parentheses may nest in a condition (each level is a recursion).
-const MAX_DEPTH: u32 = 200;
+/// How deeply `~` and parentheses may nest in a condition: the PTX parsers' bound.
+const MAX_DEPTH: u32 = emu::front::MAX_NESTING;
 
 impl P {
     fn peek(&self) -> Option<&Tok> {

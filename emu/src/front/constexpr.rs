@@ -8,6 +8,7 @@
 use super::cursor::Cursor;
 use super::error::{Error, ErrorKind};
 use super::lexer::Tok;
+use super::MAX_NESTING;
 
 /// Whether the next tokens begin an integer constant expression (a literal, `(`, or a unary
 /// operator in front of one), as opposed to a float literal, a name or `!%p`.
@@ -30,20 +31,17 @@ pub fn parse(c: &mut Cursor<'_>) -> Result<i64, Error> {
     ternary(c, 0)
 }
 
-/// How deeply parentheses, unary operators and `?:` may nest (each level is a recursion).
-const MAX_DEPTH: u32 = 200;
-
 fn too_deep(c: &Cursor<'_>) -> Error {
     Error::new(
         ErrorKind::Syntax(format!(
-            "a constant expression nested more than {MAX_DEPTH} deep"
+            "a constant expression nested more than {MAX_NESTING} deep"
         )),
         c.span(),
     )
 }
 
 fn ternary(c: &mut Cursor<'_>, depth: u32) -> Result<i64, Error> {
-    if depth > MAX_DEPTH {
+    if depth > MAX_NESTING {
         return Err(too_deep(c));
     }
     let cond = binary(c, 0, depth)?;
@@ -154,9 +152,9 @@ fn unary(c: &mut Cursor<'_>, depth: u32) -> Result<i64, Error> {
     Ok(c.int()? as i64)
 }
 
-/// The operand of a unary operator, one level deeper (refused past [`MAX_DEPTH`]).
+/// The operand of a unary operator, one level deeper (refused past [`MAX_NESTING`]).
 fn ternary_operand(c: &mut Cursor<'_>, depth: u32) -> Result<i64, Error> {
-    if depth > MAX_DEPTH {
+    if depth > MAX_NESTING {
         return Err(too_deep(c));
     }
     unary(c, depth)

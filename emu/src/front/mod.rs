@@ -8,6 +8,11 @@
 //! Not handled: the C preprocessor (`#include`, `#define`), which compiler output never uses;
 //! `.alias`; textures, surfaces and samplers as variables.
 
+/// How deeply the parsers let constructs nest (blocks, initialiser lists, parentheses and
+/// unary operators): each level is a recursion, and a bound keeps hostile input from
+/// overflowing the stack.
+pub const MAX_NESTING: u32 = 200;
+
 pub mod constexpr;
 pub mod cursor;
 pub mod error;

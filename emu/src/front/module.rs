@@ -10,6 +10,7 @@ use super::error::{Error, ErrorKind};
 use super::lexer::{lex, Tok};
 use super::operands::{operand_list, paren_list, NameResolver};
 use super::quals::{space_of, Quals};
+use super::MAX_NESTING;
 use crate::ir::{
     AddressSize, ArchSuffix, ArrayDim, Block, Call, FileId, FloatImm, FuncId, Function,
     FunctionKind, GlobalId, Guard, InitValue, Initializer, Instr, LabelId, LabelInfo, LabelOrProto,
@@ -516,19 +517,17 @@ fn init_value(c: &mut Cursor<'_>, g: &Globals) -> Result<InitValue, Error> {
     }
 }
 
-/// How deeply `{…}` blocks and initialiser lists may nest (each level is a recursion).
-const MAX_NESTING: usize = 200;
-
 fn initializer(c: &mut Cursor<'_>, g: &Globals) -> Result<Initializer, Error> {
     nested_initializer(c, g, 0)
 }
 
-fn nested_initializer(c: &mut Cursor<'_>, g: &Globals, depth: usize) -> Result<Initializer, Error> {
+fn nested_initializer(c: &mut Cursor<'_>, g: &Globals, depth: u32) -> Result<Initializer, Error> {
     if c.eat('{') {
         if depth >= MAX_NESTING {
             return Err(Error::new(
                 ErrorKind::Syntax(format!(
-                    "initialiser lists nested more than {MAX_NESTING} deep"
+                    "initialiser lists nested more than {} deep",
+                    MAX_NESTING
                 )),
                 c.span(),
             ));
@@ -823,9 +822,9 @@ fn block(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Block, Error> {
         }
         let span = c.span();
         if c.is('{') {
-            if s.scopes.len() >= MAX_NESTING {
+            if s.scopes.len() >= MAX_NESTING as usize {
                 return Err(Error::new(
-                    ErrorKind::Syntax(format!("blocks nested more than {MAX_NESTING} deep")),
+                    ErrorKind::Syntax(format!("blocks nested more than {} deep", MAX_NESTING)),
                     span,
                 ));
             }

@@ -56,10 +56,6 @@ fn align_to(x: u64, a: u64) -> u64 {
     x.div_ceil(a) * a
 }
 
-fn var_size(v: &Variable) -> u64 {
-    v.allocated_bytes()
-}
-
 /// Computes the layout of `module` with the globals region at `globals_base`.
 ///
 /// # Errors
@@ -73,7 +69,7 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
     let mut global_off = 0u64;
     let mut const_off = 0u64;
     for v in &module.globals {
-        let size = var_size(v);
+        let size = v.allocated_bytes();
         let align = u64::from(v.alignment());
         let place = match v.space {
             StateSpace::Global => {
@@ -141,7 +137,7 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
                 l.shared_size = align_to(l.shared_size, align);
                 l.shared_align = l.shared_align.max(align);
                 shared.push(Some(l.shared_size));
-                l.shared_size += var_size(v);
+                l.shared_size += v.allocated_bytes();
             } else {
                 shared.push(None);
             }
@@ -187,22 +183,23 @@ fn frame_layout(f: &Function) -> (FrameLayout, Vec<Option<u64>>) {
         let a = u64::from(v.alignment());
         *off = align_to(*off, a);
         let at = *off;
-        *off += var_size(v);
-        (at, var_size(v))
+        let size = v.allocated_bytes();
+        *off += size;
+        (at, size)
     };
     let mut poff = 0u64;
     for p in &f.params {
         match (f.kind, p.kind) {
             (FunctionKind::Entry, _) => params.push(place(&p.var, &mut poff)),
             (FunctionKind::Func, ParamKind::Param) => params.push(place(&p.var, &mut off)),
-            (FunctionKind::Func, ParamKind::Reg(_)) => params.push((0, var_size(&p.var))),
+            (FunctionKind::Func, ParamKind::Reg(_)) => params.push((0, p.var.allocated_bytes())),
         }
     }
     let mut returns = Vec::new();
     for r in &f.returns {
         match r.kind {
             ParamKind::Param => returns.push(place(&r.var, &mut off)),
-            ParamKind::Reg(_) => returns.push((0, var_size(&r.var))),
+            ParamKind::Reg(_) => returns.push((0, r.var.allocated_bytes())),
         }
     }
     let mut locals = Vec::with_capacity(f.locals.len());

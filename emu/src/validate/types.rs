@@ -42,7 +42,7 @@ fn widened(t: Type) -> Option<Type> {
 }
 
 /// Whether a register of type `reg` may be an operand of an operation of type `op`.
-pub fn register_compatible(op: Type, reg: Type) -> bool {
+fn register_compatible(op: Type, reg: Type) -> bool {
     use TypeClass as C;
     if op.bits() != reg.bits() {
         return false;

@@ -314,21 +314,7 @@ impl Machine {
                 available: String::new(),
             });
         }
-        let global = &mut self.global;
-        let (heap, workspace) = &*self.launch_memory.get_or_insert_with(|| {
-            let heap_base = global.allocate(HEAP_SIZE, 256, "device heap");
-            // Cooperative launches read a workspace pointer as (%envreg1 << 32) | %envreg2
-            // (as nvcc's grid.sync() assembles it with bfi.b64).
-            let workspace = global.allocate(4096, 256, "grid-sync workspace");
-            (Heap::new(heap_base, HEAP_SIZE), workspace)
-        });
-        let workspace = *workspace;
-        if let Some(r) = self.global.find(workspace, 4096) {
-            r.write_bytes(0, &[0u8; 4096]);
-        }
-        let mut envreg = [0u32; 32];
-        envreg[1] = (workspace >> 32) as u32;
-        envreg[2] = workspace as u32;
+        // Refused before the launch allocates anything.
         let local_bytes = self.prog.module_local_size.div_ceil(16) * 16 + f.frame.size;
         if local_bytes > frames::LOCAL_LIMIT {
             return Err(LaunchError::BadShape(format!(
@@ -346,6 +332,21 @@ impl Machine {
                 memory::MAX_SHARED_PER_CTA
             )));
         }
+        let global = &mut self.global;
+        let (heap, workspace) = &*self.launch_memory.get_or_insert_with(|| {
+            let heap_base = global.allocate(HEAP_SIZE, 256, "device heap");
+            // Cooperative launches read a workspace pointer as (%envreg1 << 32) | %envreg2
+            // (as nvcc's grid.sync() assembles it with bfi.b64).
+            let workspace = global.allocate(4096, 256, "grid-sync workspace");
+            (Heap::new(heap_base, HEAP_SIZE), workspace)
+        });
+        let workspace = *workspace;
+        if let Some(r) = self.global.find(workspace, 4096) {
+            r.write_bytes(0, &[0u8; 4096]);
+        }
+        let mut envreg = [0u32; 32];
+        envreg[1] = (workspace >> 32) as u32;
+        envreg[2] = workspace as u32;
         let nc_tracker = cfg.check_nc.then(nc_check::NcTracker::default);
         let l1s = cfg.l1.map(|(sms, lines)| l1::L1System::new(sms, lines));
         let env = Env {

@@ -1,5 +1,5 @@
 //! Every line of the `Examples` blocks of the seeds for ld.global.nc and st
-//! (../shared/seeds/000_…, 004_…) is parsed and validated in a kernel that declares its names;
+//! (vendored in tests/seeds/: 000_…, 004_…) is parsed and validated in a kernel that declares its names;
 //! the lines that touch only global memory are also run on a buffer and their effect checked.
 //! Three seed lines carry typos (`ld.gloal`, `cache-policy` as a name, `.` for `,`), and one,
 //! `cvt.f16.f32 %r,%r;`, omits the rounding modifier that a conversion to a narrower float
@@ -48,14 +48,10 @@ const CASES: &[(&str, &str, bool, bool)] = &[
 /// The example lines of a seed, without comments and blank lines.
 fn seed_examples(file: &str) -> Vec<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/seeds")
+        .join("tests/seeds")
         .join(file);
-    let text = std::fs::read_to_string(&path).expect("the seeds beside the repository");
-    let block = text
-        .split("\nExamples\n")
-        .nth(1)
-        .expect("an Examples section");
-    let code = block.split("```").nth(1).expect("a code block");
+    let text = std::fs::read_to_string(&path).expect("the vendored seed examples");
+    let code = text.split("```").nth(1).expect("a code block");
     code.lines()
         .map(|l| l.split("//").next().unwrap().trim().to_string())
         .filter(|l| !l.is_empty())
@@ -83,8 +79,8 @@ fn module(line: &str, decls: &str, run: bool) -> String {
 
 #[test]
 fn the_table_is_the_seeds_examples() {
-    let mut lines = seed_examples("000_e9a27e8aed8c6e62.txt");
-    lines.extend(seed_examples("004_8a186dc61d31612a.txt"));
+    let mut lines = seed_examples("000_e9a27e8aed8c6e62.examples");
+    lines.extend(seed_examples("004_8a186dc61d31612a.examples"));
     let ours: Vec<String> = CASES.iter().map(|c| c.0.to_string()).collect();
     assert_eq!(ours, lines);
 }

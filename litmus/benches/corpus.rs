@@ -8,8 +8,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use litmus::run::{run, RunOptions};
 
 fn corpus() -> Vec<(PathBuf, litmus::ast::Test)> {
-    let root =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/dat3m-ptx/litmus/PTX");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/dat3m-ptx/litmus/PTX");
     litmus::litmus_files(&root)
         .expect("the corpus beside the repository")
         .into_iter()

@@ -4,8 +4,7 @@ use std::path::Path;
 
 #[test]
 fn every_corpus_file_parses() {
-    let root =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/dat3m-ptx/litmus/PTX");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/dat3m-ptx/litmus/PTX");
     let files = litmus::litmus_files(&root).expect("the corpus beside the repository");
     assert_eq!(files.len(), 748, "corpus at {}", root.display());
     let mut bad = Vec::new();

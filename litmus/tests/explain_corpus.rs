@@ -8,8 +8,7 @@ use litmus::run::RunOptions;
 use models::ptx::{Axiom, Model};
 
 fn corpus() -> Vec<std::path::PathBuf> {
-    let root =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/dat3m-ptx/litmus/PTX");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/dat3m-ptx/litmus/PTX");
     litmus::litmus_files(&root).expect("the corpus beside the repository")
 }
 

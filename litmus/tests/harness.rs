@@ -127,7 +127,7 @@ fn what_hardware_cannot_run_as_meant_is_refused_with_the_reason() {
 fn every_library_and_corpus_test_is_generated_or_refused_cleanly() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = litmus::litmus_files(&root.join("tests/library")).unwrap();
-    let corpus = root.join("../../shared/conformance/dat3m-ptx/litmus");
+    let corpus = root.join("corpus/dat3m-ptx/litmus");
     if corpus.is_dir() {
         files.extend(litmus::litmus_files(&corpus).unwrap());
     }

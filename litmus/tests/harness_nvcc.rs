@@ -147,7 +147,7 @@ fn compiled_harnesses_keep_every_test_instruction_as_written() {
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = litmus::litmus_files(&root.join("tests/library")).unwrap();
-    let corpus = root.join("../../shared/conformance/dat3m-ptx/litmus");
+    let corpus = root.join("corpus/dat3m-ptx/litmus");
     if corpus.is_dir() {
         // Every 20th corpus file: each folder of the corpus is represented.
         let all = litmus::litmus_files(&corpus).unwrap();

@@ -1,4 +1,4 @@
-//! The Dat3M PTX litmus corpus (../shared/conformance/dat3m-ptx) against its expectation CSVs:
+//! The Dat3M PTX litmus corpus (vendored in litmus/corpus/dat3m-ptx, with its licence) against its expectation CSVs:
 //! both safety CSVs under their models and both liveness CSVs. Every row must agree.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use litmus::run::{run, RunOptions};
 use models::ptx::Model;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/dat3m-ptx")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../litmus/corpus/dat3m-ptx")
 }
 
 /// Runs every row of `csv` and returns (passed, failures).

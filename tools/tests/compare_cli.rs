@@ -56,7 +56,7 @@ fn every_recorded_library_outcome_is_allowed_by_ptx_v75() {
 
 #[test]
 fn every_recorded_corpus_outcome_is_allowed_by_ptx_v75() {
-    let corpus = root().join("../shared/conformance/dat3m-ptx/litmus");
+    let corpus = root().join("litmus/corpus/dat3m-ptx/litmus");
     if !corpus.is_dir() {
         eprintln!("corpus not found beside the repository; skipped");
         return;

@@ -109,8 +109,12 @@ pub fn run(a: &HarnessArgs) -> Result<ExitCode> {
         seed: a.seed,
         arch: a.arch.clone(),
     };
-    if !a.arch.starts_with("sm_") && !a.arch.starts_with("compute_") && a.arch != "native" {
-        bail!("--arch `{}`: expected sm_XX, compute_XX or native", a.arch);
+    // The value is written into build.sh: only a known target name (or `native`) is taken.
+    if a.arch != "native" && !emu::validate::is_known_arch_name(&a.arch) {
+        bail!(
+            "--arch {:?}: expected a known target such as sm_90, sm_90a, compute_80 or native",
+            a.arch
+        );
     }
     let mut files = Vec::new();
     for p in &a.paths {
@@ -171,7 +175,8 @@ fn write_scripts(a: &HarnessArgs, names: &BTreeSet<String>) -> Result<()> {
     let mut build = String::from(
         "#!/bin/sh\n# Builds every harness of this folder (NVCC and ARCH may be overridden).\nset -e\ncd \"$(dirname \"$0\")\"\nNVCC=${NVCC:-nvcc}\n",
     );
-    let _ = writeln!(build, "ARCH=${{ARCH:-{}}}", a.arch);
+    // Validated in `run`, and quoted all the same.
+    let _ = writeln!(build, "ARCH=${{ARCH:-'{}'}}", a.arch.replace('\'', ""));
     build.push_str("JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}\nprintf '%s\\n' \\\n");
     for n in names {
         let _ = writeln!(build, "  '{n}' \\");

@@ -58,3 +58,55 @@ fn the_library_becomes_programs_and_scripts() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("power of two"));
 }
+
+/// `--arch` is written into build.sh, so only a known target name is taken: a value that would
+/// run a command when the user builds is refused, and nothing is written.
+#[test]
+fn arch_values_that_are_not_targets_are_refused() {
+    let out = std::env::temp_dir().join(format!("ptxemu-harness-arch-{}", std::process::id()));
+    let run = |arch: &str| {
+        let _ = std::fs::remove_dir_all(&out);
+        Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+            .args(["harness", "--out", out.to_str().unwrap(), "--arch", arch])
+            .arg("litmus/tests/library/MP+rlx.litmus")
+            .output()
+            .unwrap()
+    };
+    for bad in [
+        "sm_90}; touch PWNED; : ${X",
+        "sm_90 -Xptxas -O0",
+        "sm_90$(id)",
+        "sm_91",
+        "sm_80a",
+        "compute_",
+        "",
+    ] {
+        let o = run(bad);
+        assert_eq!(o.status.code(), Some(2), "--arch {bad:?} was taken");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("expected a known target"),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            !out.join("build.sh").exists(),
+            "--arch {bad:?} wrote build.sh"
+        );
+    }
+    for good in ["sm_90a", "compute_80", "sm_100f", "native"] {
+        let o = run(good);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let build = std::fs::read_to_string(out.join("build.sh")).unwrap();
+        assert!(
+            build.contains(&format!("ARCH=${{ARCH:-'{good}'}}")),
+            "{build}"
+        );
+    }
+    std::fs::remove_dir_all(&out).ok();
+}

@@ -9,6 +9,8 @@ mod instr;
 mod limits;
 mod memory;
 mod target;
+
+pub use target::is_known_arch_name;
 mod tcgen05;
 mod types;
 

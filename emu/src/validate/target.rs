@@ -101,6 +101,28 @@ fn min_version(sm: u32, suffix: ArchSuffix) -> Version {
     Version::new(major, minor)
 }
 
+/// Whether `name` is a target PTX defines, written as nvcc's `-arch` takes it: `sm_NN` or
+/// `compute_NN`, with an `a` or `f` suffix where the architecture has one (`sm_90a`,
+/// `compute_100f`).
+pub fn is_known_arch_name(name: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix("sm_")
+        .or_else(|| name.strip_prefix("compute_"))
+    else {
+        return false;
+    };
+    let (digits, suffix) = match rest.strip_suffix('a') {
+        Some(d) => (d, ArchSuffix::Arch),
+        None => match rest.strip_suffix('f') {
+            Some(d) => (d, ArchSuffix::Family),
+            None => (rest, ArchSuffix::None),
+        },
+    };
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && digits.parse().is_ok_and(|sm| known_target(sm, suffix))
+}
+
 /// The architectures PTX defines, and which take the `a` and `f` suffixes (ptxas 13.5 refuses
 /// the others as an unsupported `.target`).
 fn known_target(sm: u32, suffix: ArchSuffix) -> bool {

@@ -228,10 +228,17 @@ pub fn run(a: &ExamplesArgs) -> Result<ExitCode> {
         .filter(|p| p.join("manifest.json").exists())
         .collect();
     dirs.sort();
+    const VARIANTS: [&str; 4] = ["nvcc-O0", "nvcc-O3", "clang-O0", "clang-O3"];
     let variants: Vec<&str> = if a.variant == "all" {
-        vec!["nvcc-O0", "nvcc-O3", "clang-O0", "clang-O3"]
-    } else {
+        VARIANTS.to_vec()
+    } else if VARIANTS.contains(&a.variant.as_str()) {
         vec![a.variant.as_str()]
+    } else {
+        anyhow::bail!(
+            "--variant `{}`: expected all, {}",
+            a.variant,
+            VARIANTS.join(", ")
+        );
     };
     println!(
         "Running {} example kernels from {} through the PTX interpreter,",
@@ -262,7 +269,17 @@ pub fn run(a: &ExamplesArgs) -> Result<ExitCode> {
             }
         }
     }
+    if good + bad == 0 {
+        anyhow::bail!(
+            "no example kernel ran: {} holds no folder with a manifest.json and {} PTX",
+            a.dir.display(),
+            variants.join(" or ")
+        );
+    }
     let (lg, lb) = run_litmus(&a.litmus)?;
+    if lg + lb == 0 {
+        anyhow::bail!("no litmus test ran: {} holds none", a.litmus.display());
+    }
     good += lg;
     bad += lb;
     println!("\n{good} passed, {bad} failed");

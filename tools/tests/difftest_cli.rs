@@ -230,3 +230,39 @@ fn the_gpu_batch_script_records_environment_summary_and_mismatches() {
         "{names}"
     );
 }
+
+/// `--jobs 0` means every core, as elsewhere, and runs the kernels; a time limit that is not a
+/// positive finite number of seconds, or no kernels at all, is refused before anything runs.
+#[test]
+fn zero_jobs_means_all_cores_and_bad_limits_are_refused() {
+    let d = scratch("jobs0");
+    let o = ptxemu(&[
+        "difftest",
+        "--emu-only",
+        "--count",
+        "20",
+        "--jobs",
+        "0",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(summary(&d)["kernels"], 20);
+    for bad in [
+        ["--time-limit", "-1"],
+        ["--time-limit", "NaN"],
+        ["--time-limit", "inf"],
+        ["--time-limit", "0"],
+        ["--count", "0"],
+    ] {
+        let o = ptxemu(&[
+            "difftest",
+            "--emu-only",
+            bad[0],
+            bad[1],
+            "--out",
+            d.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{bad:?} was accepted");
+    }
+}

@@ -28,8 +28,8 @@ use serde_json::json;
 /// Arguments of `ptxemu difftest`.
 #[derive(Args, Debug)]
 pub struct DifftestArgs {
-    /// Kernels to generate and compare.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
+    /// Kernels to generate and compare (at least 1).
+    #[arg(long, default_value_t = 1000, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     count: u64,
     /// Seed of the run.
     #[arg(long, default_value_t = 1, value_name = "S")]
@@ -37,7 +37,7 @@ pub struct DifftestArgs {
     /// Kernels per module (one JIT per module).
     #[arg(long, default_value_t = 250, value_name = "K")]
     per_module: u64,
-    /// Worker threads (default: the machine's cores).
+    /// Worker threads (default, or 0: the machine's cores).
     #[arg(long, value_name = "J")]
     jobs: Option<usize>,
     /// Folder for modules, the host program, mismatches and the summary.
@@ -58,11 +58,19 @@ pub struct DifftestArgs {
     emu_only: bool,
     /// Stop starting new modules after this many seconds (the summary says how many kernels
     /// ran); shrinking and the summary follow.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     time_limit: Option<f64>,
     /// Mismatches to shrink and save (the rest are counted).
     #[arg(long, default_value_t = 20, value_name = "M")]
     max_shrink: usize,
+}
+
+/// A time limit: a finite number of seconds above zero.
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a finite number of seconds above 0")),
+    }
 }
 
 /// Arguments of the emulator-backed host (`ptxemu difftest-host`), for machines without a
@@ -330,6 +338,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     };
     let jobs = a
         .jobs
+        .filter(|&j| j > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let next = AtomicUsize::new(0);
     let compared = AtomicUsize::new(0);

@@ -32,7 +32,10 @@ fn nothing_reads_outside_the_repository() {
     let mut offenders = Vec::new();
     for f in files {
         let kind = f.extension().and_then(|e| e.to_str()).unwrap_or("");
-        let is_script = f.parent().is_some_and(|p| p.ends_with(".ci"));
+        let is_script = f
+            .parent()
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == ".ci");
         if !text_kinds.contains(&kind) && !is_script {
             continue;
         }

@@ -6,7 +6,7 @@
 //! and dumps; a fault stops the plan at that launch (exit status 1), naming the step, the
 //! round and the launch's index.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use emu::exec::symbols::ModuleVar;
@@ -111,7 +111,7 @@ pub(crate) fn check(plan: &Plan, loaded: &Loaded) -> Result<Program> {
             addr: 0,
         });
     }
-    let steps = check_steps(&plan.steps, loaded, &mut buffers)?;
+    let steps = check_steps(&plan.steps, &plan.dir, loaded, &mut buffers)?;
     Ok(Program { buffers, steps })
 }
 
@@ -121,6 +121,7 @@ fn named(buffers: &[Buffer], name: &str) -> Option<usize> {
 
 fn check_steps(
     steps: &[Step],
+    dir: &Path,
     loaded: &Loaded,
     buffers: &mut Vec<Buffer>,
 ) -> Result<Vec<CheckedStep>> {
@@ -145,7 +146,7 @@ fn check_steps(
         let action = match &s.kind {
             StepKind::Launch(l) => check_launch(l, &at, loaded, buffers)?,
             StepKind::Set(text) => Action::Set(
-                launch::var_write(loaded, text, None)
+                launch::var_write(loaded, text, Some(dir))
                     .map_err(|e| bad(&at, "set", format!("{e:#}")))?,
             ),
             StepKind::Write { buffer, spec } => {
@@ -177,7 +178,7 @@ fn check_steps(
                         None => return Err(unknown("repeat", buffer, buffers)),
                     },
                 };
-                let steps = check_steps(steps, loaded, buffers)?;
+                let steps = check_steps(steps, dir, loaded, buffers)?;
                 Action::Repeat { until, steps }
             }
             StepKind::Dump { buffer, path } => match named(buffers, buffer) {

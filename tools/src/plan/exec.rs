@@ -19,17 +19,19 @@ use crate::cmd_run::Checks;
 use crate::launch::{self, refuse, ArgShape, Loaded, VarWrite};
 
 /// A device buffer of the plan: named, or an inline argument of one launch step.
-pub(crate) struct Buffer {
+struct Buffer {
     /// Its name (`None` for an inline argument).
-    pub name: Option<String>,
+    name: Option<String>,
+    /// What fault reports call it.
+    label: String,
     /// Element type.
-    pub ty: ElemType,
+    ty: ElemType,
     /// Element count.
-    pub count: usize,
+    count: usize,
     /// Initial bytes (an inline argument gets them again at each launch).
-    pub init: Vec<u8>,
+    init: Vec<u8>,
     /// Its address once allocated.
-    pub addr: u64,
+    addr: u64,
 }
 
 /// A launch argument, resolved.
@@ -80,7 +82,7 @@ enum Rounds {
 /// A plan checked against its module, ready to run.
 pub(crate) struct Program {
     /// Buffers, named ones first in the order written.
-    pub buffers: Vec<Buffer>,
+    buffers: Vec<Buffer>,
     steps: Vec<CheckedStep>,
 }
 
@@ -105,6 +107,7 @@ pub(crate) fn check(plan: &Plan, loaded: &Loaded) -> Result<Program> {
             .map_err(|e| refuse("plan", format!("buffer `{name}`: {e}")))?;
         buffers.push(Buffer {
             name: Some(name.clone()),
+            label: format!("buffer `{name}`"),
             ty: *ty,
             count: *count,
             init,
@@ -231,6 +234,7 @@ fn check_launch(
                             .map_err(|e| bad(at, "launch", format!("argument {i}: {e}")))?;
                         buffers.push(Buffer {
                             name: None,
+                            label: format!("argument {i} of step {at}"),
                             ty: *ty,
                             count: *count,
                             init,
@@ -286,13 +290,9 @@ impl Runner<'_> {
     /// # Errors
     /// The first fault or step that could not be carried out.
     pub fn run(&mut self, prog: &mut Program) -> Result<(), Stop> {
-        for (i, b) in prog.buffers.iter_mut().enumerate() {
-            let label = match &b.name {
-                Some(n) => format!("buffer `{n}`"),
-                None => format!("inline buffer {i}"),
-            };
+        for b in &mut prog.buffers {
             let machine = &mut self.loaded.machine;
-            b.addr = machine.alloc(b.init.len() as u64, &label);
+            b.addr = machine.alloc(b.init.len() as u64, &b.label);
             machine.write(b.addr, &b.init);
         }
         let steps = std::mem::take(&mut prog.steps);

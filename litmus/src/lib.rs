@@ -3,16 +3,20 @@
 
 pub mod ast;
 pub mod barrier;
+mod cell;
 pub mod compare;
 pub mod cond;
 pub mod draw;
 pub mod explain;
+pub mod gpu_ptx;
 pub mod harness;
 pub mod html;
 pub mod lower;
 pub mod parse;
+pub mod print;
 pub mod report;
 pub mod run;
+mod scope_tree;
 
 pub use parse::{parse, ParseError};
 

@@ -457,7 +457,7 @@ fn bad_gpu_ptx_files_are_located_errors() {
         assert!(e.line > 1, "{to}: {e}");
     }
     // herd's own testsuite MP.litmus stores to global `y` with st.shared.
-    let bad = std::fs::read_to_string(dir("gpu_ptx_bad").join("herd-testsuite-MP.litmus")).unwrap();
+    let bad = std::fs::read_to_string(dir("gpu_ptx_bad").join("herd-testsuite-MP.txt")).unwrap();
     let (line, _, msg) = parse_err(&bad);
     assert_eq!(line, 19);
     assert!(

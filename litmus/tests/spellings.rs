@@ -508,3 +508,16 @@ fn the_harness_accepts_the_new_spellings() {
         HarnessError::SameWarp(0, 1)
     );
 }
+
+#[test]
+fn gpu_ptx_sections_come_in_any_order() {
+    // herd's logs print the condition first, the tree without its keyword, and `;` in the map.
+    let src = "GPU_PTX CoRR\n{\n0:.reg .s32 r0;\n0:.reg .b64 r1 = x;\n1:.reg .s32 r0;\n1:.reg .s32 r2;\n1:.reg .b64 r1 = x;\n}\n P0                | P1                ;\n mov.s32 r0,1      | ld.cg.s32 r0,[r1] ;\n st.cg.s32 [r1],r0 | ld.cg.s32 r2,[r1] ;\nexists\n(x=1 /\\ 1:r0=1 /\\ 1:r2=0)\n(device (kernel (cta (warp P0) (warp P1))))\nx:global; \n";
+    let t = litmus::parse(src).unwrap();
+    assert_eq!(
+        t.condition.to_string(),
+        "((x == 1 /\\ P1:r0 == 1) /\\ P1:r2 == 0)"
+    );
+    assert_eq!((t.threads[1].cta, t.threads[1].warp), (0, Some(1)));
+    assert!(holds(&t, Model::PtxV75), "weak coRR in one CTA is allowed");
+}

@@ -25,9 +25,12 @@
 //!    and stores are weak, `.volatile` is relaxed at system scope, `membar.{cta,gl,sys}` is
 //!    `fence.sc.{cta,gpu,sys}`, `atom` without `.sem`/scope is `.relaxed.gpu`.
 
-use crate::ast::{Expr, Inst, LocDecl, Quantifier, Test, ThreadDecl};
+mod tail;
+
+use crate::ast::{Inst, LocDecl, Test, ThreadDecl};
 use crate::cell::cell;
 use crate::parse::{err, line_col, parse_int, strip_comments, ParseError, RawError};
+use tail::Tail;
 
 /// Parses a GPU_PTX litmus test.
 ///
@@ -170,19 +173,10 @@ fn read(s: &str) -> Result<Test, RawError> {
 
 /// Whether `t` starts the part after the instruction rows.
 fn starts_tail(t: &str) -> bool {
-    [
-        "scopeTree",
-        "ScopeTree",
-        "exists",
-        "~exists",
-        "~ exists",
-        "not exists",
-        "forall",
-        "final",
-    ]
-    .iter()
-    .any(|k| t.starts_with(k))
-        || t.starts_with('(')
+    t.starts_with("scopeTree")
+        || t.starts_with("ScopeTree")
+        || tail::starts_tree(t)
+        || tail::quantifier(t).is_some()
 }
 
 /// The init block: register declarations and location values.
@@ -259,7 +253,7 @@ fn init(block: &str, at: usize) -> Result<(Vec<RegDecl>, Vec<(String, LocDecl)>)
     Ok((regs, locs))
 }
 
-pub(crate) fn is_ident(s: &str) -> bool {
+fn is_ident(s: &str) -> bool {
     s.chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
@@ -274,7 +268,7 @@ fn is_gpu_reg(s: &str) -> bool {
 }
 
 /// The memory-map entry of a location: `true` for shared.
-type Spaces = Vec<(String, bool)>;
+pub(super) type Spaces = Vec<(String, bool)>;
 
 /// Rewrites one GPU_PTX cell as a real-PTX litmus cell.
 fn translate(
@@ -449,182 +443,4 @@ fn check_shared(
         }
     }
     Ok(())
-}
-
-/// What follows the instruction rows: scope tree, memory map and condition.
-struct Tail {
-    tree: String,
-    tree_pos: usize,
-    spaces: Spaces,
-    quantifier: Quantifier,
-    condition: Expr,
-}
-
-impl Tail {
-    fn read(s: &str, from: usize) -> Result<Tail, RawError> {
-        let mut tree = None;
-        let mut spaces = Vec::new();
-        let mut cond = None;
-        let mut pos = from;
-        loop {
-            let rest = &s[pos..];
-            let t = rest.trim_start();
-            if t.is_empty() {
-                break;
-            }
-            pos += rest.len() - t.len();
-            if let Some(r) = t
-                .strip_prefix("scopeTree")
-                .or_else(|| t.strip_prefix("ScopeTree"))
-                .or_else(|| t.starts_with('(').then_some(t))
-            {
-                pos += t.len() - r.len();
-                let (text, used) = sexpr(&s[pos..], pos)?;
-                match &mut tree {
-                    // One tree per device: `(device …) (device …)`.
-                    Some((all, _)) => {
-                        let all: &mut String = all;
-                        all.push(' ');
-                        all.push_str(&text);
-                    }
-                    None => tree = Some((text, pos)),
-                }
-                pos += used;
-            } else if let Some((q, r)) = quantifier(t) {
-                pos += t.len() - r.len();
-                // The condition runs to the next section (a scope tree or a memory map line).
-                let end = section_end(&s[pos..]);
-                let body = s[pos..pos + end].trim().trim_end_matches(';').trim();
-                let e = if body == "true" {
-                    Expr::True
-                } else {
-                    crate::cond::expr(body, pos)?
-                };
-                cond = Some((q, e));
-                pos += end;
-            } else {
-                let end = section_end_map(t);
-                for entry in t[..end].split([',', ';']) {
-                    let e = entry.trim();
-                    if e.is_empty() {
-                        continue;
-                    }
-                    let (n, sp) = e.split_once(':').ok_or_else(|| {
-                        err(pos, format!("cannot read `{e}` (expected `x: global`)"))
-                    })?;
-                    let shared = match sp.trim() {
-                        "global" => false,
-                        "shared" | "local" => true,
-                        other => {
-                            return Err(err(
-                                pos,
-                                format!("`{other}`: a memory map names global, shared or local"),
-                            ))
-                        }
-                    };
-                    spaces.push((n.trim().to_string(), shared));
-                }
-                pos += end;
-            }
-        }
-        let (tree, tree_pos) =
-            tree.ok_or_else(|| err(from, "a GPU_PTX test needs a scope tree (`scopeTree (…)`)"))?;
-        let (quantifier, condition) = cond.ok_or_else(|| {
-            err(
-                from,
-                "expected the final condition (exists, ~exists or forall)",
-            )
-        })?;
-        Ok(Tail {
-            tree,
-            tree_pos,
-            spaces,
-            quantifier,
-            condition,
-        })
-    }
-}
-
-fn quantifier(t: &str) -> Option<(Quantifier, &str)> {
-    for (k, q) in [
-        ("~exists", Quantifier::NotExists),
-        ("~ exists", Quantifier::NotExists),
-        ("not exists", Quantifier::NotExists),
-        ("exists", Quantifier::Exists),
-        ("final", Quantifier::Exists),
-        ("forall", Quantifier::Forall),
-    ] {
-        if let Some(r) = t.strip_prefix(k) {
-            return Some((q, r));
-        }
-    }
-    None
-}
-
-/// Where a condition ends: at a line that starts a scope tree or a memory map.
-fn section_end(s: &str) -> usize {
-    let mut at = 0;
-    for line in s.split_inclusive('\n') {
-        let t = line.trim_start();
-        if at > 0 && (t.starts_with("scopeTree") || t.starts_with("ScopeTree") || is_map_line(t)) {
-            return at;
-        }
-        if at > 0
-            && t.starts_with('(')
-            && t[1..]
-                .trim_start()
-                .starts_with(|c: char| c.is_ascii_alphabetic())
-        {
-            return at;
-        }
-        at += line.len();
-    }
-    s.len()
-}
-
-/// Where a memory map ends: at the end of its lines, before a condition or scope tree.
-fn section_end_map(s: &str) -> usize {
-    let mut at = 0;
-    for line in s.split_inclusive('\n') {
-        let t = line.trim_start();
-        if at > 0 && !is_map_line(t) && !t.trim().is_empty() {
-            return at;
-        }
-        at += line.len();
-    }
-    s.len()
-}
-
-fn is_map_line(t: &str) -> bool {
-    t.split_once(':').is_some_and(|(n, rest)| {
-        is_ident(n.trim())
-            && ["global", "shared", "local"]
-                .iter()
-                .any(|k| rest.trim_start().starts_with(k))
-    })
-}
-
-/// A balanced parenthesised expression at the start of `s` (after spaces): its text and the
-/// bytes used.
-fn sexpr(s: &str, at: usize) -> Result<(String, usize), RawError> {
-    let lead = s.len() - s.trim_start().len();
-    let mut depth = 0usize;
-    for (i, c) in s[lead..].char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth = depth
-                    .checked_sub(1)
-                    .ok_or_else(|| err(at + lead + i, "unbalanced `)` in the scope tree"))?;
-                if depth == 0 {
-                    return Ok((s[lead..=lead + i].to_string(), lead + i + 1));
-                }
-            }
-            _ if depth == 0 && !c.is_whitespace() => {
-                return Err(err(at + lead + i, "a scope tree starts with `(`"))
-            }
-            _ => {}
-        }
-    }
-    Err(err(at, "unterminated scope tree"))
 }

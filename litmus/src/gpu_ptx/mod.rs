@@ -66,12 +66,11 @@ fn read(s: &str) -> Result<Test, RawError> {
         .ok_or_else(|| err(start, "missing the `{ … }` initial state"))?;
     let header = &body[..open];
     let name = header.split_whitespace().next().unwrap_or("").to_string();
-    let comments = header
-        .split('"')
-        .skip(1)
-        .step_by(2)
-        .map(|c| c.trim().to_string())
-        .collect();
+    // As in the dialect: one comment, from the first quote to the last.
+    let comments = match (header.find('"'), header.rfind('"')) {
+        (Some(a), Some(b)) if b > a => vec![header[a + 1..b].trim().to_string()],
+        _ => Vec::new(),
+    };
     let init_pos = start + "GPU_PTX".len() + open + 1;
     let close = s[init_pos..]
         .find('}')
@@ -179,8 +178,11 @@ fn starts_tail(t: &str) -> bool {
         || tail::quantifier(t).is_some()
 }
 
+/// Locations with their declarations, in order.
+type Locs = Vec<(String, LocDecl)>;
+
 /// The init block: register declarations and location values.
-fn init(block: &str, at: usize) -> Result<(Vec<RegDecl>, Vec<(String, LocDecl)>), RawError> {
+fn init(block: &str, at: usize) -> Result<(Vec<RegDecl>, Locs), RawError> {
     let mut regs = Vec::new();
     let mut locs = Vec::new();
     let mut off = at;

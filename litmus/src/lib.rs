@@ -1,5 +1,6 @@
-//! PTX litmus tests: the herd/Dat3M file format, conditions, and the orchestration that runs
-//! each thread through the `emu` interpreter in event mode and hands the events to `models`.
+//! PTX litmus tests: the herd/Dat3M file format (and herd's GPU_PTX format), conditions, and
+//! the orchestration that runs each thread through the `emu` interpreter in event mode and
+//! hands the events to `models`.
 
 pub mod ast;
 pub mod barrier;

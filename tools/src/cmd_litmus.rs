@@ -64,7 +64,14 @@ fn print_dialect(paths: &[PathBuf]) -> Result<ExitCode> {
         for f in files {
             let read = std::fs::read_to_string(&f)
                 .map_err(|e| format!("{}: {e}", f.display()))
-                .and_then(|src| litmus::parse(&src).map_err(|e| format!("{}:{e}", f.display())));
+                .and_then(|src| litmus::parse(&src).map_err(|e| format!("{}:{e}", f.display())))
+                // Real-PTX cells are read when lowered: an unknown spelling there is reported
+                // (with its line) before anything is printed.
+                .and_then(|t| {
+                    litmus::run::prepare(&t)
+                        .map(|_| t)
+                        .map_err(|e| format!("{}: {e}", f.display()))
+                });
             match read {
                 Ok(t) => print!("{}", litmus::print::dialect(&t)),
                 Err(e) => {

@@ -221,3 +221,19 @@ fn print_dialect_writes_gpu_ptx_back_in_the_dialect() {
         "{e}"
     );
 }
+
+#[test]
+fn print_dialect_reports_unknown_ptx_spellings_with_their_line() {
+    let bad = scratch(
+        "bad-ptx.litmus",
+        "PTX B\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n ld.bogus.u32 %r1, [x] ;\nexists (P0:r0 == 0)\n",
+    );
+    let o = ptxemu(&["litmus", "--print-dialect", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        o.stdout.is_empty(),
+        "nothing printed for an unreadable test"
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("line 5") && e.contains("ld.bogus.u32"), "{e}");
+}

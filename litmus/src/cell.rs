@@ -384,6 +384,7 @@ fn fence(q: &[&str], op: &str, line: usize) -> Result<Inst, RawError> {
             _ => return None,
         })
     };
+    let unknown = || err(line, format!("unknown fence `{op}`"));
     match q.get(1..) {
         Some(["proxy", "alias"]) => Ok(Inst::AliasFence),
         Some(["proxy", p]) => {
@@ -392,16 +393,20 @@ fn fence(q: &[&str], op: &str, line: usize) -> Result<Inst, RawError> {
             })?))
         }
         Some(["proxy"]) => Err(err(line, "fence.proxy needs a proxy")),
-        Some([s]) if Scope::from_name(s).is_some() => Ok(Inst::Fence {
-            sem: FenceSem::AcqRel,
-            scope: Scope::from_name(s).unwrap_or(Scope::Sys),
-        }),
-        Some([m]) if sem(m).is_some() => Err(err(line, format!("`{op}` needs a scope"))),
-        Some([m, s]) if sem(m).is_some() && Scope::from_name(s).is_some() => Ok(Inst::Fence {
-            sem: sem(m).unwrap_or(FenceSem::AcqRel),
-            scope: Scope::from_name(s).unwrap_or(Scope::Sys),
-        }),
-        _ => Err(err(line, format!("unknown fence `{op}`"))),
+        // `fence.S`: the ISA's default semantics, acq_rel.
+        Some([x]) => match (Scope::from_name(x), sem(x)) {
+            (Some(scope), _) => Ok(Inst::Fence {
+                sem: FenceSem::AcqRel,
+                scope,
+            }),
+            (None, Some(_)) => Err(err(line, format!("`{op}` needs a scope"))),
+            (None, None) => Err(unknown()),
+        },
+        Some([m, s]) => match (sem(m), Scope::from_name(s)) {
+            (Some(sem), Some(scope)) => Ok(Inst::Fence { sem, scope }),
+            _ => Err(unknown()),
+        },
+        _ => Err(unknown()),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Reading PTX litmus files (litmus-format spec §1): the herd/Dat3M dialect the conformance
 //! corpus uses, plus real PTX syntax in thread cells (`st.release.gpu.global.u32 [x], 1`).
-//! One cell is read by [`crate::cell`]; a file that starts with `GPU_PTX` is herd's format,
-//! read by [`crate::gpu_ptx`].
+//! One cell is read by `cell.rs`; a file that starts with `GPU_PTX` is herd's format, read by
+//! [`crate::gpu_ptx`].
 //!
 //! Layout: `PTX name`, quoted comments, `{ init }`, a thread header row
 //! (`P0@cta 0,gpu 0 | …;`), instruction rows (one cell per thread, `|`-separated, `;`-ended),

@@ -2,7 +2,7 @@
 //! values and aliases, initial registers, threads with their positions and code, and the final
 //! condition.
 
-use models::vocab::{Proxy, Scope};
+use models::vocab::{FenceSem, Proxy, Scope};
 
 /// A value operand: a constant or a register of the thread.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +40,9 @@ pub enum Mo {
     Release,
     /// `.acq_rel`
     AcqRel,
+    /// `.volatile` (loads and stores only): relaxed at system scope (PTX ISA "volatile
+    /// Operation"), without a scope qualifier of its own.
+    Volatile,
 }
 
 /// An operation of `atom`/`red`.
@@ -59,6 +62,10 @@ pub enum RmwOp {
     Exch,
     /// `.cas`
     Cas,
+    /// `.inc`: `old >= bound ? 0 : old + 1`, the bound in the operand.
+    Inc,
+    /// `.dec`: `old == 0 || old > bound ? bound : old - 1`, the bound in the operand.
+    Dec,
 }
 
 /// A comparison of a conditional branch.
@@ -139,10 +146,11 @@ pub enum Inst {
         /// New value of `cas`.
         val2: Option<Val>,
     },
-    /// `fence.sc.S` / `fence.acq_rel.S`.
+    /// `fence.sc.S`, `fence.acq_rel.S` (also written `fence.S`), `fence.acquire.S` or
+    /// `fence.release.S`.
     Fence {
-        /// `true` for `.sc`.
-        sc: bool,
+        /// The semantics.
+        sem: FenceSem,
         /// Scope.
         scope: Scope,
     },
@@ -207,6 +215,9 @@ pub struct ThreadDecl {
     pub cta: u32,
     /// GPU id.
     pub gpu: u32,
+    /// Warp within the CTA, when the test places it (`,warp N`; GPU_PTX scope trees).
+    /// The memory model has no warp scope; the placement matters on hardware only.
+    pub warp: Option<u32>,
 }
 
 /// A comparison operator of a condition.
@@ -333,6 +344,7 @@ impl Mo {
             Mo::Acquire => "acquire",
             Mo::Release => "release",
             Mo::AcqRel => "acq_rel",
+            Mo::Volatile => "volatile",
         }
     }
 }
@@ -409,12 +421,7 @@ impl std::fmt::Display for Inst {
                     None => write!(f, "{}{ms}.{o} {loc}, {val}", access_prefix("red", *proxy)),
                 }
             }
-            Inst::Fence { sc, scope } => write!(
-                f,
-                "fence.{}.{}",
-                if *sc { "sc" } else { "acq_rel" },
-                scope.name()
-            ),
+            Inst::Fence { sem, scope } => write!(f, "fence.{}.{}", sem.name(), scope.name()),
             Inst::ProxyFence(p) => write!(f, "fence.proxy.{}", p.name()),
             Inst::AliasFence => f.write_str("fence.proxy.alias"),
             Inst::Barrier {

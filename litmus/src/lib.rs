@@ -1,18 +1,23 @@
-//! PTX litmus tests: the herd/Dat3M file format, conditions, and the orchestration that runs
-//! each thread through the `emu` interpreter in event mode and hands the events to `models`.
+//! PTX litmus tests: the herd/Dat3M file format (and herd's GPU_PTX format), conditions, and
+//! the orchestration that runs each thread through the `emu` interpreter in event mode and
+//! hands the events to `models`.
 
 pub mod ast;
 pub mod barrier;
+mod cell;
 pub mod compare;
 pub mod cond;
 pub mod draw;
 pub mod explain;
+pub mod gpu_ptx;
 pub mod harness;
 pub mod html;
 pub mod lower;
 pub mod parse;
+pub mod print;
 pub mod report;
 pub mod run;
+mod scope_tree;
 
 pub use parse::{parse, ParseError};
 

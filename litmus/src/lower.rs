@@ -140,6 +140,7 @@ fn sem_scope(mo: Mo, scope: Option<Scope>) -> String {
         Mo::Acquire => "acquire",
         Mo::Release => "release",
         Mo::AcqRel => "acq_rel",
+        Mo::Volatile => "volatile",
     };
     match scope {
         Some(s) => format!(".{m}.{}", s.name()),
@@ -208,6 +209,9 @@ pub(crate) fn ptx_of(i: &Inst, tmp: &mut usize) -> (Vec<String>, Proxy) {
                     "cas.b64",
                     format!("{}, {}", v(val), val2.as_ref().map_or_else(String::new, v)),
                 ),
+                // PTX has `.inc`/`.dec` for `.u32` only; `val` is the bound.
+                RmwOp::Inc => ("inc.u32", v(val)),
+                RmwOp::Dec => ("dec.u32", v(val)),
             };
             let text = match reg {
                 Some(r) => format!("atom{ss}.{opname} {r}, [{loc}], {operand}"),
@@ -216,12 +220,8 @@ pub(crate) fn ptx_of(i: &Inst, tmp: &mut usize) -> (Vec<String>, Proxy) {
             pre.push(text);
             (pre, *proxy)
         }
-        Inst::Fence { sc, scope } => (
-            vec![format!(
-                "fence.{}.{}",
-                if *sc { "sc" } else { "acq_rel" },
-                scope.name()
-            )],
+        Inst::Fence { sem, scope } => (
+            vec![format!("fence.{}.{}", sem.name(), scope.name())],
             Proxy::Generic,
         ),
         Inst::ProxyFence(p) => (vec![format!("fence.proxy.{}", p.name())], *p),

@@ -1,15 +1,14 @@
 //! Reading PTX litmus files (litmus-format spec §1): the herd/Dat3M dialect the conformance
 //! corpus uses, plus real PTX syntax in thread cells (`st.release.gpu.global.u32 [x], 1`).
+//! One cell is read by `cell.rs`; a file that starts with `GPU_PTX` is herd's format, read by
+//! [`crate::gpu_ptx`].
 //!
 //! Layout: `PTX name`, quoted comments, `{ init }`, a thread header row
 //! (`P0@cta 0,gpu 0 | …;`), instruction rows (one cell per thread, `|`-separated, `;`-ended),
 //! then optional `locations [..]` and `filter`, and the final condition.
 
-use models::vocab::{Proxy, Scope};
-
-use crate::ast::{
-    ArithOp, BranchCmp, Expr, Inst, LocDecl, Mo, Quantifier, RmwOp, Test, ThreadDecl, Val,
-};
+use crate::ast::{Expr, Inst, LocDecl, Quantifier, Test, ThreadDecl};
+use crate::cell::{cell, proxy_of_name};
 
 /// A litmus parse error with its 1-based line and column.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -49,7 +48,7 @@ pub(crate) fn line_col(src: &str, pos: usize) -> (u32, u32) {
 
 /// Blanks out `(* … *)` comments and `<< … >>` blocks, keeping every byte offset (and so
 /// every line and column) where it was.
-fn strip_comments(src: &str) -> String {
+pub(crate) fn strip_comments(src: &str) -> String {
     let mut out = String::with_capacity(src.len());
     let mut depth = 0;
     let mut angle = false;
@@ -139,350 +138,15 @@ pub(crate) fn parse_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-fn is_reg(s: &str) -> bool {
-    s.len() > 1 && s.starts_with('r') && s[1..].chars().all(|c| c.is_ascii_digit())
-}
-
-fn val(s: &str, line: usize) -> Result<Val, RawError> {
-    let s = s.trim();
-    if let Some(v) = parse_int(s) {
-        return Ok(Val::Const(v));
-    }
-    if is_reg(s) {
-        return Ok(Val::Reg(s.to_string()));
-    }
-    Err(err(
-        line,
-        format!("`{s}` is neither a constant nor a register"),
-    ))
-}
-
-fn scope(s: &str) -> Option<Scope> {
-    Scope::from_name(s)
-}
-
-fn proxy_of_name(s: &str) -> Option<Proxy> {
-    Some(match s {
-        "generic" => Proxy::Generic,
-        "texture" => Proxy::Texture,
-        "surface" => Proxy::Surface,
-        "constant" => Proxy::Constant,
-        _ => return None,
-    })
-}
-
-fn mo(s: &str) -> Option<Mo> {
-    Some(match s {
-        "weak" => Mo::Weak,
-        "relaxed" => Mo::Relaxed,
-        "acquire" => Mo::Acquire,
-        "release" => Mo::Release,
-        "acq_rel" => Mo::AcqRel,
-        _ => return None,
-    })
-}
-
-fn operands(s: &str) -> Vec<String> {
-    if s.trim().is_empty() {
-        return Vec::new();
-    }
-    s.split(',').map(|x| x.trim().to_string()).collect()
-}
-
-/// Whether a cell is written in the dialect (as opposed to real PTX).
-fn is_dialect(op: &str, rest: &str) -> bool {
-    let base = op.split('.').next().unwrap_or("");
-    let dialect_op = matches!(
-        base,
-        "ld" | "st"
-            | "tld"
-            | "suld"
-            | "cold"
-            | "sust"
-            | "atom"
-            | "suatom"
-            | "red"
-            | "sured"
-            | "fence"
-            | "bar"
-            | "add"
-            | "sub"
-            | "mul"
-            | "div"
-            | "beq"
-            | "bne"
-            | "blt"
-            | "bgt"
-            | "ble"
-            | "bge"
-            | "goto"
-    );
-    let ptx_quals = [
-        ".global",
-        ".shared",
-        ".local",
-        ".volatile",
-        ".mmio",
-        ".nc",
-        ".u32",
-        ".s32",
-        ".b32",
-        ".u64",
-        ".s64",
-        ".b64",
-        ".param",
-    ];
-    dialect_op
-        && !rest.contains('[')
-        && !rest.contains('%')
-        && !ptx_quals.iter().any(|q| op.contains(q))
-}
-
-/// Parses one thread cell (possibly a label, possibly empty) into instructions.
-fn cell(text: &str, line: usize) -> Result<Vec<Inst>, RawError> {
-    let mut out = Vec::new();
-    let line = line + (text.len() - text.trim_start().len());
-    let mut t = text.trim();
-    // Leading labels `LC01:`.
-    while let Some(i) = t.find(':') {
-        let head = t[..i].trim();
-        if !head.is_empty()
-            && head.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !head.contains(' ')
-        {
-            out.push(Inst::Label(head.to_string()));
-            t = t[i + 1..].trim();
-        } else {
-            break;
-        }
-    }
-    if t.is_empty() {
-        return Ok(out);
-    }
-    let (op, rest) = match t.find(char::is_whitespace) {
-        Some(i) => (&t[..i], t[i..].trim()),
-        None => (t, ""),
-    };
-    if !is_dialect(op, rest) {
-        out.push(Inst::Ptx(t.to_string()));
-        return Ok(out);
-    }
-    let q: Vec<&str> = op.split('.').collect();
-    let args = operands(rest);
-    let arg = |k: usize| -> Result<&str, RawError> {
-        args.get(k)
-            .map(String::as_str)
-            .ok_or_else(|| err(line, format!("`{t}` needs more operands")))
-    };
-    let base = q[0];
-    let inst = match base {
-        "ld" | "tld" | "suld" | "cold" => {
-            let proxy = match base {
-                "tld" => Proxy::Texture,
-                "suld" => Proxy::Surface,
-                "cold" => Proxy::Constant,
-                _ => Proxy::Generic,
-            };
-            if q.len() == 1 {
-                // `ld r, v`: a local move.
-                Inst::Move {
-                    reg: arg(0)?.to_string(),
-                    val: val(arg(1)?, line)?,
-                }
-            } else {
-                let m =
-                    mo(q[1]).ok_or_else(|| err(line, format!("unknown load order `.{}`", q[1])))?;
-                let s = q.get(2).and_then(|s| scope(s));
-                match (m, s) {
-                    (Mo::Weak, None) | (Mo::Relaxed | Mo::Acquire, Some(_)) => {}
-                    _ => {
-                        return Err(err(
-                            line,
-                            format!("`{op}`: loads are .weak, .relaxed.S or .acquire.S"),
-                        ))
-                    }
-                }
-                Inst::Load {
-                    mo: m,
-                    scope: s,
-                    proxy,
-                    reg: arg(0)?.to_string(),
-                    loc: arg(1)?.to_string(),
-                }
-            }
-        }
-        "st" | "sust" => {
-            let proxy = if base == "sust" {
-                Proxy::Surface
-            } else {
-                Proxy::Generic
-            };
-            let m = q.get(1).and_then(|x| mo(x)).ok_or_else(|| {
-                err(
-                    line,
-                    format!("`{op}` needs .weak, .relaxed.S or .release.S"),
-                )
-            })?;
-            let s = q.get(2).and_then(|s| scope(s));
-            match (m, s) {
-                (Mo::Weak, None) | (Mo::Relaxed | Mo::Release, Some(_)) => {}
-                _ => {
-                    return Err(err(
-                        line,
-                        format!("`{op}`: stores are .weak, .relaxed.S or .release.S"),
-                    ))
-                }
-            }
-            Inst::Store {
-                mo: m,
-                scope: s,
-                proxy,
-                loc: arg(0)?.to_string(),
-                val: val(arg(1)?, line)?,
-            }
-        }
-        "atom" | "suatom" | "red" | "sured" => {
-            let proxy = if base.starts_with("su") {
-                Proxy::Surface
-            } else {
-                Proxy::Generic
-            };
-            if q.len() != 4 {
-                return Err(err(
-                    line,
-                    format!("`{op}` is written {base}.ORDER.SCOPE.OP"),
-                ));
-            }
-            let m = mo(q[1])
-                .filter(|m| *m != Mo::Weak)
-                .ok_or_else(|| err(line, format!("`{op}`: unknown order `.{}`", q[1])))?;
-            let s = scope(q[2])
-                .ok_or_else(|| err(line, format!("`{op}`: unknown scope `.{}`", q[2])))?;
-            let rop = match q[3] {
-                "add" => RmwOp::Add,
-                "sub" => RmwOp::Sub,
-                "and" => RmwOp::And,
-                "or" => RmwOp::Or,
-                "xor" => RmwOp::Xor,
-                "exch" => RmwOp::Exch,
-                "cas" => RmwOp::Cas,
-                other => {
-                    return Err(err(
-                        line,
-                        format!("`{op}`: operation `.{other}` is not supported"),
-                    ))
-                }
-            };
-            let is_red = base.ends_with("red");
-            if is_red {
-                Inst::Rmw {
-                    mo: m,
-                    scope: s,
-                    proxy,
-                    op: rop,
-                    reg: None,
-                    loc: arg(0)?.to_string(),
-                    val: val(arg(1)?, line)?,
-                    val2: None,
-                }
-            } else {
-                let val2 = if rop == RmwOp::Cas {
-                    Some(val(arg(3)?, line)?)
-                } else {
-                    None
-                };
-                Inst::Rmw {
-                    mo: m,
-                    scope: s,
-                    proxy,
-                    op: rop,
-                    reg: Some(arg(0)?.to_string()),
-                    loc: arg(1)?.to_string(),
-                    val: val(arg(2)?, line)?,
-                    val2,
-                }
-            }
-        }
-        "fence" => match q.get(1).copied() {
-            Some("sc") | Some("acq_rel") => {
-                let s = q
-                    .get(2)
-                    .and_then(|s| scope(s))
-                    .ok_or_else(|| err(line, format!("`{op}` needs a scope")))?;
-                Inst::Fence {
-                    sc: q[1] == "sc",
-                    scope: s,
-                }
-            }
-            Some("proxy") => match q.get(2).copied() {
-                Some("alias") => Inst::AliasFence,
-                Some(p) => Inst::ProxyFence(
-                    proxy_of_name(p).ok_or_else(|| err(line, format!("unknown proxy `{p}`")))?,
-                ),
-                None => return Err(err(line, "fence.proxy needs a proxy")),
-            },
-            _ => return Err(err(line, format!("unknown fence `{op}`"))),
-        },
-        "bar" => {
-            let arrive = match (q.get(1).copied(), q.get(2).copied()) {
-                (Some("cta"), Some("sync")) => false,
-                (Some("cta"), Some("arrive")) => true,
-                _ => {
-                    return Err(err(
-                        line,
-                        format!("`{op}`: barriers are bar.cta.sync or bar.cta.arrive"),
-                    ))
-                }
-            };
-            Inst::Barrier {
-                arrive,
-                instance: val(arg(0)?, line)?,
-                id: args.get(1).map(|a| val(a, line)).transpose()?,
-                quorum: args.get(2).map(|a| val(a, line)).transpose()?,
-            }
-        }
-        "add" | "sub" | "mul" | "div" => {
-            let aop = match base {
-                "add" => ArithOp::Add,
-                "sub" => ArithOp::Sub,
-                "mul" => ArithOp::Mul,
-                _ => ArithOp::Div,
-            };
-            Inst::Arith {
-                op: aop,
-                reg: arg(0)?.to_string(),
-                a: val(arg(1)?, line)?,
-                b: val(arg(2)?, line)?,
-            }
-        }
-        "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => {
-            let cmp = match base {
-                "beq" => BranchCmp::Eq,
-                "bne" => BranchCmp::Ne,
-                "blt" => BranchCmp::Lt,
-                "bgt" => BranchCmp::Gt,
-                "ble" => BranchCmp::Le,
-                _ => BranchCmp::Ge,
-            };
-            Inst::Branch {
-                cmp,
-                a: val(arg(0)?, line)?,
-                b: val(arg(1)?, line)?,
-                label: arg(2)?.to_string(),
-            }
-        }
-        "goto" => Inst::Goto(arg(0)?.to_string()),
-        _ => return Err(err(line, format!("unknown instruction `{op}`"))),
-    };
-    out.push(inst);
-    Ok(out)
-}
-
-/// Parses a litmus test.
+/// Parses a litmus test: the dialect, or herd's GPU_PTX format (see [`crate::gpu_ptx`]) when
+/// the file starts with `GPU_PTX`.
 ///
 /// # Errors
 /// The first problem found, with its line.
 pub fn parse(src: &str) -> Result<Test, ParseError> {
+    if src.trim_start().starts_with("GPU_PTX") {
+        return crate::gpu_ptx::parse(src);
+    }
     let clean = strip_comments(src);
     parse_clean(&clean).map_err(|e| {
         let (line, col) = line_col(&clean, e.pos);
@@ -617,11 +281,18 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
         }
         let mut cta = None;
         let mut gpu = None;
+        let mut warp = None;
         for part in pos.split(',') {
             let w: Vec<&str> = part.split_whitespace().collect();
             match w.as_slice() {
                 ["cta", n] => cta = n.parse().ok(),
                 ["gpu", n] => gpu = n.parse().ok(),
+                ["warp", n] => {
+                    warp = Some(
+                        n.parse()
+                            .map_err(|_| err(th_line, format!("cannot read the warp of `{d}`")))?,
+                    )
+                }
                 _ => return Err(err(th_line, format!("cannot read the position `{pos}`"))),
             }
         }
@@ -629,6 +300,7 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
             id,
             cta: cta.ok_or_else(|| err(th_line, format!("thread P{id} needs a cta")))?,
             gpu: gpu.ok_or_else(|| err(th_line, format!("thread P{id} needs a gpu")))?,
+            warp,
         });
     }
     let nthreads = threads.len();
@@ -764,6 +436,8 @@ fn filter_text(t: &mut Text<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ast::Mo;
+    use models::vocab::{Proxy, Scope};
 
     const MP: &str = r#"PTX MP-cta
 "Message passing"
@@ -790,7 +464,8 @@ exists
             ThreadDecl {
                 id: 1,
                 cta: 1,
-                gpu: 0
+                gpu: 0,
+                warp: None
             }
         );
         assert_eq!(t.code[0].len(), 2);
@@ -804,70 +479,6 @@ exists
             }
         ));
         assert_eq!(t.quantifier, Quantifier::Exists);
-    }
-
-    #[test]
-    fn cells_of_every_kind() {
-        let c = |s: &str| cell(s, 1).unwrap();
-        assert!(matches!(&c("LC00:")[..], [Inst::Label(l)] if l == "LC00"));
-        assert!(matches!(
-            &c("bne r0, 0, LC01")[..],
-            [Inst::Branch {
-                cmp: BranchCmp::Ne,
-                ..
-            }]
-        ));
-        assert!(matches!(
-            &c("atom.acq_rel.gpu.cas r0, x, 0, 1")[..],
-            [Inst::Rmw {
-                op: RmwOp::Cas,
-                val2: Some(_),
-                ..
-            }]
-        ));
-        assert!(matches!(
-            &c("red.acq_rel.sys.sub x, 1")[..],
-            [Inst::Rmw {
-                op: RmwOp::Sub,
-                reg: None,
-                ..
-            }]
-        ));
-        assert!(matches!(
-            &c("sust.weak s, 2")[..],
-            [Inst::Store {
-                proxy: Proxy::Surface,
-                ..
-            }]
-        ));
-        assert!(matches!(&c("fence.proxy.alias")[..], [Inst::AliasFence]));
-        assert!(matches!(
-            &c("bar.cta.sync 1, r2, 3")[..],
-            [Inst::Barrier {
-                id: Some(Val::Reg(_)),
-                quorum: Some(Val::Const(3)),
-                ..
-            }]
-        ));
-        assert!(matches!(&c("ld r0, 5")[..], [Inst::Move { .. }]));
-        assert!(matches!(
-            &c("st.release.gpu.global.u32 [x], 1")[..],
-            [Inst::Ptx(_)]
-        ));
-        assert!(matches!(
-            &c("ld.volatile.global.u32 %r1, [x]")[..],
-            [Inst::Ptx(_)]
-        ));
-        assert!(c("   ").is_empty());
-        assert!(
-            cell("ld.weak.gpu r0, x", 3).is_err(),
-            "a weak load takes no scope"
-        );
-        assert!(cell("st.acquire.gpu x, 1", 3).is_err());
-        assert!(cell("atom.relaxed.gpu.mul r0, x, 2", 3)
-            .unwrap_err()
-            .message
-            .contains("mul"));
     }
 
     #[test]

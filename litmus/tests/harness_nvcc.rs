@@ -139,6 +139,10 @@ fn compiled_harnesses_keep_every_test_instruction_as_written() {
     let cuobjdump = cuda_tool("CUOBJDUMP", "cuobjdump");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = litmus::litmus_files(&root.join("tests/library")).unwrap();
+    // The PTX manual's tests and the GPU_PTX tests (their spellings reach the harness too).
+    for extra in ["tests/manual", "tests/gpu_ptx"] {
+        files.extend(litmus::litmus_files(&root.join(extra)).unwrap());
+    }
     // Every 20th corpus file: each folder of the corpus is represented.
     let all = litmus::litmus_files(&root.join("corpus/dat3m-ptx/litmus")).unwrap();
     files.extend(all.into_iter().step_by(20));

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use litmus::ast::{Expr, Inst, LocDecl, Mo, Quantifier, RmwOp, Term, Test, ThreadDecl, Val};
 use litmus::run::{run, RunOptions};
 use models::ptx::Model;
-use models::vocab::{Proxy, Scope};
+use models::vocab::{FenceSem, Proxy, Scope};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 
 const LOCS: [&str; 2] = ["x", "y"];
@@ -79,7 +79,11 @@ impl Arbitrary for Prog {
                         }
                     }
                     _ => Inst::Fence {
-                        sc: bool::arbitrary(g),
+                        sem: if bool::arbitrary(g) {
+                            FenceSem::Sc
+                        } else {
+                            FenceSem::AcqRel
+                        },
                         scope,
                     },
                 });
@@ -117,6 +121,7 @@ impl Prog {
                     id: k as u32,
                     cta,
                     gpu: 0,
+                    warp: None,
                 })
                 .collect(),
             code: self
@@ -147,7 +152,7 @@ impl Prog {
                 p.code[t].insert(
                     k,
                     Inst::Fence {
-                        sc: true,
+                        sem: FenceSem::Sc,
                         scope: Scope::Sys,
                     },
                 );
@@ -231,15 +236,18 @@ fn stronger(i: &Inst) -> Vec<Inst> {
                 with(*mo, s);
             }
         }
-        Inst::Fence { sc, scope } => {
-            if !sc {
+        Inst::Fence { sem, scope } => {
+            if *sem != FenceSem::Sc {
                 out.push(Inst::Fence {
-                    sc: true,
+                    sem: FenceSem::Sc,
                     scope: *scope,
                 });
             }
             if let Some(s) = up(*scope) {
-                out.push(Inst::Fence { sc: *sc, scope: s });
+                out.push(Inst::Fence {
+                    sem: *sem,
+                    scope: s,
+                });
             }
         }
         _ => {}

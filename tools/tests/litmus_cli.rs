@@ -176,3 +176,64 @@ fn errors_name_file_line_and_column() {
     let o = ptxemu(&["litmus", "no/such/file.litmus"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn print_dialect_writes_gpu_ptx_back_in_the_dialect() {
+    let o = ptxemu(&[
+        "litmus",
+        "--print-dialect",
+        "litmus/tests/gpu_ptx/herd-mp+membar.gls.litmus",
+    ]);
+    assert!(o.status.success());
+    let t = text(&o);
+    assert!(t.starts_with("PTX MP+membar.gls\n"), "{t}");
+    assert!(
+        t.contains("P0@cta 0,gpu 0,warp 0") && t.contains("P1@cta 1,gpu 0,warp 0"),
+        "{t}"
+    );
+    assert!(
+        t.contains("st.global.cg.s32 [x],r0") && t.contains("membar.gl"),
+        "{t}"
+    );
+    // The printed test runs to the verdict of the original.
+    let p = scratch("printed.litmus", &t);
+    let a = text(&ptxemu(&["litmus", p.to_str().unwrap()]));
+    let b = text(&ptxemu(&[
+        "litmus",
+        "litmus/tests/gpu_ptx/herd-mp+membar.gls.litmus",
+    ]));
+    let obs = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("Observation"))
+            .map(str::to_string)
+    };
+    assert_eq!(obs(&a), obs(&b));
+    assert!(obs(&a).is_some_and(|l| l.contains("Never")));
+    let bad = scratch(
+        "bad.litmus",
+        "GPU_PTX B\n{}\n P0 ;\n fence.bogus.gpu ;\nscopeTree (device (cta P0))\nexists (0:r0=0)\n",
+    );
+    let o = ptxemu(&["litmus", "--print-dialect", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("bad.litmus:4:2: unknown fence `fence.bogus.gpu`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn print_dialect_reports_unknown_ptx_spellings_with_their_line() {
+    let bad = scratch(
+        "bad-ptx.litmus",
+        "PTX B\n{ x = 0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n ld.bogus.u32 %r1, [x] ;\nexists (P0:r0 == 0)\n",
+    );
+    let o = ptxemu(&["litmus", "--print-dialect", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        o.stdout.is_empty(),
+        "nothing printed for an unreadable test"
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("line 5") && e.contains("ld.bogus.u32"), "{e}");
+}

@@ -72,6 +72,11 @@ pub enum HarnessError {
     /// Its threads are placed on different GPUs.
     #[error("threads on different GPUs ({0}) cannot run in one CUDA launch; the harness runs single-GPU tests only")]
     DifferentGpus(String),
+    /// Two threads share a warp (a GPU_PTX scope tree can say so); every role fills a warp.
+    #[error(
+        "P{0} and P{1} share a warp; the harness runs each litmus thread in a warp of its own"
+    )]
+    SameWarp(u32, u32),
     /// It declares aliases.
     #[error("location `{0}` is a virtual alias; the harness cannot map one physical location at two addresses")]
     Alias(String),
@@ -158,6 +163,14 @@ pub fn generate(test: &Test, file: &str, o: &HarnessOptions) -> Result<Harness, 
             .map(|t| format!("P{}@gpu {}", t.id, t.gpu))
             .collect();
         return Err(HarnessError::DifferentGpus(list.join(", ")));
+    }
+    for (k, a) in test.threads.iter().enumerate() {
+        if let Some(b) = test.threads[k + 1..]
+            .iter()
+            .find(|b| a.warp.is_some() && (a.gpu, a.cta, a.warp) == (b.gpu, b.cta, b.warp))
+        {
+            return Err(HarnessError::SameWarp(a.id, b.id));
+        }
     }
     if let Some((name, _)) = test
         .locations

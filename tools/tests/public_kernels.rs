@@ -135,6 +135,21 @@ macro_rules! public_kernels {
 
 // One line per folder of tests/fixtures/public/, in alphabetical order.
 public_kernels!(
+    polybench_2dconv,
+    polybench_2mm,
+    polybench_3dconv,
+    polybench_3mm,
+    polybench_atax,
+    polybench_bicg,
+    polybench_correlation,
+    polybench_fdtd_2d,
+    polybench_gemm,
+    polybench_gesummv,
+    polybench_gramschmidt,
+    polybench_jacobi1d,
+    polybench_jacobi2d,
+    polybench_syr2k,
+    polybench_syrk,
     rodinia_backprop,
     rodinia_bfs,
     rodinia_hotspot,

@@ -139,11 +139,14 @@ public_kernels!(
     polybench_2mm,
     polybench_3dconv,
     polybench_3mm,
+    polybench_adi,
     polybench_atax,
     polybench_bicg,
     polybench_correlation,
+    polybench_doitgen,
     polybench_fdtd_2d,
     polybench_gemm,
+    polybench_gemver,
     polybench_gesummv,
     polybench_gramschmidt,
     polybench_jacobi1d,
@@ -152,8 +155,12 @@ public_kernels!(
     polybench_syrk,
     rodinia_backprop,
     rodinia_bfs,
+    rodinia_gaussian,
     rodinia_hotspot,
+    rodinia_lud,
+    rodinia_nn,
     rodinia_pathfinder,
+    rodinia_srad_v2,
 );
 
 #[test]

@@ -157,6 +157,7 @@ public_kernels!(
     rodinia_bfs,
     rodinia_gaussian,
     rodinia_hotspot,
+    rodinia_hotspot3d,
     rodinia_lud,
     rodinia_nn,
     rodinia_pathfinder,

@@ -162,6 +162,7 @@ public_kernels!(
     rodinia_nn,
     rodinia_pathfinder,
     rodinia_srad_v2,
+    rodinia_streamcluster,
 );
 
 #[test]

@@ -161,6 +161,7 @@ public_kernels!(
     rodinia_lud,
     rodinia_nn,
     rodinia_pathfinder,
+    rodinia_srad_v1,
     rodinia_srad_v2,
     rodinia_streamcluster,
 );

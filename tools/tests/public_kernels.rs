@@ -155,6 +155,7 @@ public_kernels!(
     polybench_syrk,
     rodinia_backprop,
     rodinia_bfs,
+    rodinia_btree,
     rodinia_gaussian,
     rodinia_hotspot,
     rodinia_hotspot3d,

@@ -38,7 +38,7 @@ struct Queue {
 /// What a host thread does next.
 enum Next {
     Start(u64),
-    Resume(Cta),
+    Resume(Box<Cta>),
     Wait,
     Done,
 }
@@ -88,7 +88,7 @@ impl Grid<'_, '_> {
             // A CTA after the lowest fault is left unfinished.
             if c.linear < limit {
                 q.in_flight += 1;
-                return Next::Resume(c);
+                return Next::Resume(Box::new(c));
             }
         }
         if q.in_flight == 0 {
@@ -172,7 +172,7 @@ impl Grid<'_, '_> {
                     continue;
                 }
                 Next::Start(linear) => Cta::new(self.env, cta_index(linear, self.cfg.grid), linear),
-                Next::Resume(c) => c,
+                Next::Resume(c) => *c,
             };
             let again = self.slice(cta, &mut local);
             if let Ok(mut q) = self.queue.lock() {

@@ -159,6 +159,7 @@ public_kernels!(
     rodinia_gaussian,
     rodinia_hotspot,
     rodinia_hotspot3d,
+    rodinia_lavamd,
     rodinia_lud,
     rodinia_nn,
     rodinia_pathfinder,

@@ -394,3 +394,79 @@ fn launch_shapes_follow_cudas_per_dimension_limits() {
         }
     }
 }
+
+/// CTA 0 counts to `%r5` before it stores out of bounds; every other CTA stores out of bounds
+/// at once. Or, with `%r5` = 0xffffffff and a flag, CTA 0 waits for a flag nobody sets.
+const SLOW_FIRST: &str = r#"
+.visible .entry k(.param .u64 out, .param .u32 spins)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r5, [spins];
+    mov.u32 %r2, %ctaid.x;
+    setp.ne.u32 %p1, %r2, 0;
+    mov.u32 %r6, 0;
+    @%p1 bra FAULT;
+SPIN:
+    add.u32 %r6, %r6, 1;
+    setp.lt.u32 %p2, %r6, %r5;
+    @%p2 bra SPIN;
+FAULT:
+    mad.lo.u32 %r3, %r2, 4096, 64;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    ret;
+}
+"#;
+
+#[test]
+fn the_fault_reported_is_the_lowest_ctas_whatever_the_host_threads() {
+    // CTA 0 faults only after several time slices; CTAs 1..15 fault at once on other host
+    // threads. The report must not depend on which host thread got there first.
+    let src = ptx(SLOW_FIRST);
+    for threads in [1, 2, 4, 8] {
+        let o = launch_with(
+            &src,
+            "k",
+            [16, 1, 1],
+            [32, 1, 1],
+            vec![zeros(16), val32(100_000)],
+            |c| c.threads = threads,
+        );
+        let f = o.fault();
+        assert!(
+            matches!(f.kind, FaultKind::OutOfBounds { .. }),
+            "{threads} threads: {f}"
+        );
+        assert_eq!(f.site.cta, [0, 0, 0], "{threads} threads: {f}");
+        assert_eq!(f.site.lane, Some(0), "{threads} threads: {f}");
+    }
+}
+
+#[test]
+fn ctas_before_a_fault_that_never_end_are_stopped() {
+    // CTA 0 would count to 2^32 - 1 (billions of instructions); CTA 1 faults at once. CTA 0
+    // runs on only for the bounded budget after the fault, and the report is CTA 1's.
+    let src = ptx(SLOW_FIRST);
+    let start = std::time::Instant::now();
+    let o = launch_with(
+        &src,
+        "k",
+        [2, 1, 1],
+        [32, 1, 1],
+        vec![zeros(16), val32(u32::MAX)],
+        |c| c.threads = 2,
+    );
+    let f = o.fault();
+    assert_eq!(f.site.cta, [1, 0, 0], "{f}");
+    // The budget, plus the slices before the fault and the one that crosses the budget.
+    let warp_instructions = o.report.counts.warp_instructions;
+    assert!(
+        warp_instructions <= emu::exec::grid::AFTER_FAULT_BUDGET + 3 * (1 << 16),
+        "{warp_instructions} warp instructions"
+    );
+    assert!(start.elapsed().as_secs() < 30);
+}

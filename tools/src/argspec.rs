@@ -5,7 +5,9 @@
 //! the parameter receives its 64-bit address. `INIT` is `zero`, `fill=V`, `file=PATH` (raw
 //! little-endian, exactly N elements) or an inline list `[v0,v1,…]` of exactly N values.
 //! Floats accept decimal, `inf`, `-inf`, `nan`, and raw bits written PTX-style (`0f3F800000`,
-//! `0d3FF0000000000000`).
+//! `0d3FF0000000000000`). A struct passed by value (a `.param .align A .b8 name[N]` parameter,
+//! as nvcc declares one) is `{SCALAR,SCALAR,…}`: each field at the next offset aligned to its
+//! size and the whole padded to its largest field, as C lays a struct out.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -263,6 +265,9 @@ impl fmt::Display for ArgSpec {
 /// # Errors
 /// A message naming what is wrong with the text.
 pub fn parse(spec: &str) -> Result<ArgSpec, String> {
+    if let Some(body) = spec.trim().strip_prefix('{') {
+        return parse_struct(spec, body);
+    }
     let (head, rest) = spec
         .split_once(':')
         .ok_or_else(|| format!("`{spec}`: expected TYPE:VALUE or TYPE[N]:INIT"))?;
@@ -315,6 +320,37 @@ pub fn parse(spec: &str) -> Result<ArgSpec, String> {
     let ty = ElemType::parse(head).ok_or_else(|| format!("`{spec}`: unknown type `{head}`"))?;
     let bytes = ty.encode(rest).map_err(|e| format!("`{spec}`: {e}"))?;
     Ok(ArgSpec::Scalar { ty, bytes })
+}
+
+/// A struct by value, `{SCALAR,…}` (`body` is what follows the `{`), laid out as C lays it
+/// out; its bytes are a scalar of type `b8` as long as the struct.
+fn parse_struct(spec: &str, body: &str) -> Result<ArgSpec, String> {
+    let body = body
+        .strip_suffix('}')
+        .ok_or_else(|| format!("`{spec}`: a struct is written {{SCALAR,SCALAR,...}}"))?;
+    let mut bytes = Vec::new();
+    let mut align = 1;
+    for field in body.split(',') {
+        let field = field.trim();
+        if field.starts_with('{') || field.contains('[') {
+            return Err(format!(
+                "`{spec}`: a struct's fields are scalars (TYPE:VALUE), not `{field}`"
+            ));
+        }
+        let ArgSpec::Scalar { ty, bytes: b } =
+            parse(field).map_err(|e| format!("`{spec}`: {e}"))?
+        else {
+            unreachable!("a field without `[` parses as a scalar or fails");
+        };
+        align = align.max(ty.size());
+        bytes.resize(bytes.len().div_ceil(ty.size()) * ty.size(), 0);
+        bytes.extend(b);
+    }
+    bytes.resize(bytes.len().div_ceil(align) * align, 0);
+    Ok(ArgSpec::Scalar {
+        ty: ElemType::B8,
+        bytes,
+    })
 }
 
 impl ArgSpec {
@@ -419,6 +455,36 @@ mod tests {
                 bytes: vec![0x80]
             }
         );
+    }
+
+    #[test]
+    fn structs_are_laid_out_as_c_lays_them_out() {
+        // Rodinia lavaMD's dim_str: four ints, then five longs.
+        let ArgSpec::Scalar { ty, bytes } =
+            parse("{s32:3,s32:0,s32:0,s32:2,s64:8,s64:5248,s64:800,s64:25600,s64:6400}").unwrap()
+        else {
+            panic!("a struct is passed by value");
+        };
+        assert_eq!(ty, ElemType::B8);
+        assert_eq!(bytes.len(), 56);
+        assert_eq!(bytes[12..16], 2i32.to_le_bytes());
+        assert_eq!(bytes[16..24], 8i64.to_le_bytes());
+        assert_eq!(bytes[48..56], 6400i64.to_le_bytes());
+        // A field is aligned to its size and the whole to its largest field:
+        // { char; double; short } is 1 + 7 + 8 + 2 + 6 = 24 bytes.
+        let ArgSpec::Scalar { bytes, .. } = parse("{u8:1, f64:0.5, s16:-1}").unwrap() else {
+            panic!("a struct is passed by value");
+        };
+        assert_eq!(bytes.len(), 24);
+        assert_eq!(bytes[8..16], 0.5f64.to_le_bytes());
+        assert_eq!(bytes[16..18], (-1i16).to_le_bytes());
+        assert!(parse("{s32:1").unwrap_err().contains("SCALAR,SCALAR"));
+        assert!(parse("{s32:1,f32[2]:zero}")
+            .unwrap_err()
+            .contains("scalars"));
+        assert!(parse("{s32:1,{s32:2}}").unwrap_err().contains("scalars"));
+        assert!(parse("{s32:x}").unwrap_err().contains("not an s32 value"));
+        assert!(parse("{}").unwrap_err().contains("expected"));
     }
 
     #[test]

@@ -157,14 +157,17 @@ pub(crate) fn check_args(loaded: &Loaded, kernel: &str, args: &[ArgShape]) -> Re
     for (i, (arg, psize)) in args.iter().zip(sizes).enumerate() {
         match *arg {
             ArgShape::Scalar(ty, len) if len as u64 != *psize => {
+                let what = if ty == ElemType::B8 && len != 1 {
+                    "a struct".to_string()
+                } else {
+                    format!("{} {}", crate::argspec::article(ty.name()), ty.name())
+                };
                 return Err(refuse(
                     "arguments",
                     format!(
-                        "argument {i}: {} {} is {len} byte(s) but parameter {i} of `{kernel}` takes {psize}",
-                        crate::argspec::article(ty.name()),
-                        ty.name()
+                        "argument {i}: {what} is {len} byte(s) but parameter {i} of `{kernel}` takes {psize}"
                     ),
-                ))
+                ));
             }
             ArgShape::Buffer if *psize != 8 => {
                 return Err(refuse(
@@ -205,6 +208,7 @@ pub(crate) fn launch(
             LaunchError::NoSuchKernel { .. } => "no_kernel",
             LaunchError::BadArguments(_) => "arguments",
             LaunchError::BadShape(_) => "launch_limits",
+            LaunchError::Refused { .. } => "unsupported",
         };
         refuse(kind, e.to_string())
     })

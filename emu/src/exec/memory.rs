@@ -306,33 +306,38 @@ impl GlobalMemory {
         &self.regions[i]
     }
 
-    /// Explains why `[addr, addr+size)` is not a valid global access.
+    /// Explains why `[addr, addr+size)` is not a valid global access, naming the nearer of
+    /// the allocations on either side (an index below an array's start lands in the guard gap
+    /// after the previous one, yet belongs to the array that follows).
     pub fn explain_miss(&self, addr: u64, size: u64) -> String {
         if addr == 0 {
             return "null address".into();
         }
         let idx = self.regions.partition_point(|r| r.base <= addr);
-        if let Some(r) = idx.checked_sub(1).map(|i| &self.regions[i]) {
-            if addr < r.base + r.len.max(1) + GUARD_GAP {
-                let past = (addr + size).saturating_sub(r.base + r.len);
-                return format!(
-                    "{} byte(s) past the end of {} (0x{:x}, {} bytes)",
-                    past, r.label, r.base, r.len
-                );
-            }
+        let before = idx.checked_sub(1).map(|i| &self.regions[i]).and_then(|r| {
+            let past = (addr + size).saturating_sub(r.base + r.len);
+            (addr < r.base + r.len.max(1) + GUARD_GAP).then_some((r, past))
+        });
+        let after = self
+            .regions
+            .get(idx)
+            .and_then(|r| (r.base - addr <= GUARD_GAP).then_some((r, r.base - addr)));
+        match (before, after) {
+            (Some((r, past)), Some((_, ahead))) if past <= ahead => Self::past_end(r, past),
+            (Some((r, past)), None) => Self::past_end(r, past),
+            (_, Some((r, ahead))) => format!(
+                "{} byte(s) before the start of {} (0x{:x}, {} bytes)",
+                ahead, r.label, r.base, r.len
+            ),
+            (None, None) => "the address maps to no allocation".into(),
         }
-        if let Some(r) = self.regions.get(idx) {
-            if r.base - addr <= GUARD_GAP {
-                return format!(
-                    "{} byte(s) before the start of {} (0x{:x}, {} bytes)",
-                    r.base - addr,
-                    r.label,
-                    r.base,
-                    r.len
-                );
-            }
-        }
-        "the address maps to no allocation".into()
+    }
+
+    fn past_end(r: &Region, past: u64) -> String {
+        format!(
+            "{} byte(s) past the end of {} (0x{:x}, {} bytes)",
+            past, r.label, r.base, r.len
+        )
     }
 }
 
@@ -419,6 +424,30 @@ mod tests {
             .explain_miss(b - 4, 4)
             .contains("before the start of argument 1"));
         assert_eq!(g.explain_miss(0, 4), "null address");
+    }
+
+    #[test]
+    fn a_miss_names_the_nearer_allocation() {
+        // Rodinia srad_v2 reads J[tx - cols] in its first row of CTAs: 256 bytes before J, which
+        // (J's predecessor filling whole 256-byte units) lies inside the predecessor's guard gap.
+        let mut g = GlobalMemory::new(GLOBAL_BASE);
+        let a = g.allocate(16384, 256, "argument 3");
+        let b = g.allocate(16384, 256, "argument 4");
+        assert_eq!(
+            b,
+            a + 16384 + GUARD_GAP,
+            "no alignment padding between them"
+        );
+        let msg = g.explain_miss(b - 256, 4);
+        assert!(
+            msg.starts_with("256 byte(s) before the start of argument 4"),
+            "{msg}"
+        );
+        let msg = g.explain_miss(a + 16384 + 8, 4);
+        assert!(
+            msg.starts_with("12 byte(s) past the end of argument 3"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod cta;
 pub mod decode;
 pub mod fault;
 pub mod frames;
+pub mod grid;
 pub mod l1;
 pub mod memory;
 pub mod nc_check;
@@ -29,13 +30,10 @@ pub mod step;
 pub mod symbols;
 pub mod warp;
 
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use builtins::Heap;
-use cta::{Counts, Cta, CtaStatus};
+use cta::Counts;
 pub use decode::DecodeError;
 pub use fault::{Fault, FaultKind, FaultSite};
 use memory::{Bytes, GlobalMemory, GLOBAL_BASE};
@@ -150,6 +148,15 @@ pub enum LaunchError {
     /// The launch shape is invalid.
     #[error("{0}")]
     BadShape(String),
+    /// The kernel, or a function it calls, holds a construct the interpreter cannot run (the
+    /// module's other kernels can still be launched).
+    #[error("kernel `{kernel}` cannot run: {error}")]
+    Refused {
+        /// The kernel.
+        kernel: String,
+        /// The construct, with its line.
+        error: DecodeError,
+    },
 }
 
 /// A loaded module and its device memory.
@@ -315,6 +322,12 @@ impl Machine {
                 available: String::new(),
             });
         }
+        if let Some(error) = &f.refused {
+            return Err(LaunchError::Refused {
+                kernel: cfg.kernel.clone(),
+                error: error.clone(),
+            });
+        }
         // Refused before the launch allocates anything.
         let local_bytes = self.prog.module_local_size.div_ceil(16) * 16 + f.frame.size;
         if local_bytes > frames::LOCAL_LIMIT {
@@ -324,15 +337,18 @@ impl Machine {
                 frames::LOCAL_LIMIT
             )));
         }
-        let shared_bytes = self.prog.shared_dynamic_offset + u64::from(cfg.dynamic_shared);
-        if shared_bytes > memory::MAX_SHARED_PER_CTA {
+        let smem = decode::shared::CtaShared::of(&f.shared, u64::from(cfg.dynamic_shared));
+        if smem.user_bytes > memory::MAX_SHARED_PER_CTA {
             return Err(LaunchError::BadShape(format!(
-                "a CTA would have {shared_bytes} bytes of shared memory ({} static, {} dynamic); the most a CTA can have is {}",
-                self.prog.shared_dynamic_offset,
+                "a CTA of `{}` would have {} bytes of shared memory ({} static, {} dynamic); the most a CTA can have is {}",
+                cfg.kernel,
+                smem.user_bytes,
+                f.shared.dynamic_offset - f.shared.base,
                 cfg.dynamic_shared,
                 memory::MAX_SHARED_PER_CTA
             )));
         }
+        let shared_bytes = smem.bytes;
         let global = &mut self.global;
         let (heap, workspace) = &*self.launch_memory.get_or_insert_with(|| {
             let heap_base = global.allocate(HEAP_SIZE, 256, "device heap");
@@ -366,14 +382,15 @@ impl Machine {
                 ctaid: [0; 3],
                 envreg,
                 dynamic_smem: cfg.dynamic_shared,
-                total_smem: shared_bytes as u32,
+                total_smem: u32::try_from(smem.user_bytes).unwrap_or(u32::MAX),
+                reserved: smem.reserved,
                 nwarpid: 0,
             },
             nc: nc_tracker.as_ref(),
             l1: l1s.as_ref(),
             tmem: cfg.tmem,
         };
-        let (counts, outputs, fault) = run_grid(&env, cfg, ctas);
+        let (counts, outputs, fault) = grid::run_grid(&env, cfg, ctas);
         let mut stdout = Vec::new();
         let mut tmem_trace = Vec::new();
         for o in outputs {
@@ -398,167 +415,4 @@ impl Machine {
             tmem_trace,
         })
     }
-}
-
-/// Shared state of the host threads running a grid.
-struct GridQueue {
-    paused: VecDeque<Cta>,
-    next: u64,
-    in_flight: usize,
-}
-
-fn cta_index(linear: u64, grid: [u32; 3]) -> [u32; 3] {
-    let gx = u64::from(grid[0]);
-    let gy = u64::from(grid[1]);
-    [
-        (linear % gx) as u32,
-        ((linear / gx) % gy) as u32,
-        (linear / (gx * gy)) as u32,
-    ]
-}
-
-/// Runs every CTA of the grid; returns the counts, the CTAs' outputs in CTA order and the
-/// first fault.
-fn run_grid(
-    env: &Env<'_>,
-    cfg: &LaunchConfig,
-    ctas: u64,
-) -> (Counts, Vec<step::CtaOutput>, Option<Fault>) {
-    let workers = if cfg.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        cfg.threads
-    };
-    let workers = workers
-        .min(usize::try_from(ctas).unwrap_or(usize::MAX))
-        .max(1);
-    let queue = Mutex::new(GridQueue {
-        paused: VecDeque::new(),
-        next: 0,
-        in_flight: 0,
-    });
-    let steps = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let fault: Mutex<Option<Fault>> = Mutex::new(None);
-    let outputs: Mutex<Vec<(u64, step::CtaOutput)>> = Mutex::new(Vec::new());
-    let totals = Mutex::new(Counts::default());
-    // Small enough that CTAs spinning on each other (grid sync) hand over quickly, large
-    // enough that requeueing costs nothing measurable.
-    const QUANTUM: u64 = 1 << 16;
-
-    let worker = || {
-        let mut local = Counts::default();
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-            let next = {
-                let Ok(mut q) = queue.lock() else { break };
-                if q.next < ctas {
-                    let linear = q.next;
-                    q.next += 1;
-                    q.in_flight += 1;
-                    Some(Err(linear))
-                } else if let Some(c) = q.paused.pop_front() {
-                    q.in_flight += 1;
-                    Some(Ok(c))
-                } else if q.in_flight == 0 {
-                    None
-                } else {
-                    Some(Err(u64::MAX))
-                }
-            };
-            let mut cta = match next {
-                None => break,
-                Some(Err(u64::MAX)) => {
-                    std::thread::yield_now();
-                    continue;
-                }
-                Some(Err(linear)) => Cta::new(env, cta_index(linear, cfg.grid), linear),
-                Some(Ok(c)) => c,
-            };
-            let before = cta.counts;
-            let result = cta.run(env, QUANTUM);
-            let used = cta.counts.warp_instructions - before.warp_instructions;
-            let total = steps.fetch_add(used, Ordering::Relaxed) + used;
-            let over_budget = total > cfg.max_steps;
-            if !matches!(result, Ok(CtaStatus::Done)) {
-                // Instructions of CTAs that fault or stop early still count (a finished CTA's
-                // are added below with its output).
-                let delta = cta.counts;
-                local.warp_instructions += delta.warp_instructions - before.warp_instructions;
-                local.thread_instructions += delta.thread_instructions - before.thread_instructions;
-            }
-            match result {
-                Err(f) => {
-                    if !cta.out.stdout.is_empty() || !cta.out.tmem_trace.is_empty() {
-                        if let Ok(mut o) = outputs.lock() {
-                            o.push((cta.linear, std::mem::take(&mut cta.out)));
-                        }
-                    }
-                    if let Ok(mut slot) = fault.lock() {
-                        if slot.is_none() {
-                            *slot = Some(*f);
-                        }
-                    }
-                    stop.store(true, Ordering::Relaxed);
-                }
-                Ok(CtaStatus::Done) => {
-                    local.warp_instructions +=
-                        cta.counts.warp_instructions - before.warp_instructions;
-                    local.thread_instructions +=
-                        cta.counts.thread_instructions - before.thread_instructions;
-                    if !cta.out.stdout.is_empty() || !cta.out.tmem_trace.is_empty() {
-                        if let Ok(mut o) = outputs.lock() {
-                            o.push((cta.linear, std::mem::take(&mut cta.out)));
-                        }
-                    }
-                }
-                Ok(CtaStatus::Paused) => {
-                    if over_budget {
-                        if let Ok(mut slot) = fault.lock() {
-                            if slot.is_none() {
-                                *slot = Some(Fault {
-                                    kind: FaultKind::StepBudgetExhausted {
-                                        budget: cfg.max_steps,
-                                    },
-                                    site: FaultSite {
-                                        kernel: cfg.kernel.clone(),
-                                        cta: cta.ctaid,
-                                        ..FaultSite::default()
-                                    },
-                                });
-                            }
-                        }
-                        stop.store(true, Ordering::Relaxed);
-                    } else if let Ok(mut q) = queue.lock() {
-                        q.paused.push_back(cta);
-                        q.in_flight -= 1;
-                        continue;
-                    }
-                }
-            }
-            if let Ok(mut q) = queue.lock() {
-                q.in_flight -= 1;
-            }
-        }
-        if let Ok(mut t) = totals.lock() {
-            t.warp_instructions += local.warp_instructions;
-            t.thread_instructions += local.thread_instructions;
-        }
-    };
-    if workers == 1 {
-        worker();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(worker);
-            }
-        });
-    }
-    let mut outs = outputs.into_inner().unwrap_or_default();
-    outs.sort_by_key(|(l, _)| *l);
-    let outs = outs.into_iter().map(|(_, o)| o).collect();
-    let counts = totals.into_inner().unwrap_or_default();
-    (counts, outs, fault.into_inner().unwrap_or(None))
 }

@@ -1,0 +1,239 @@
+//! Running the CTAs of one launch on host threads (PTX ISA §2.2, "Thread hierarchy": the CTAs
+//! of a grid execute independently, in no defined order).
+//!
+//! CTAs are handed out in linear order and run in time slices (a CTA that has used its slice
+//! goes to the back of a queue), so CTAs that wait for each other make progress while
+//! independent ones run in parallel.
+//!
+//! The fault reported is the fault of the lowest-numbered CTA that faults, whatever the
+//! number of host threads and their timing: once CTA `L` faults, no CTA after `L` starts or
+//! resumes, while the CTAs before `L` (all started already) go on until they end or fault.
+//! They go on for at most [`AFTER_FAULT_BUDGET`] warp instructions in all, so CTAs that wait
+//! for a CTA that will never run (a grid-wide barrier) do not spin until the step budget.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::cta::{Counts, Cta, CtaStatus};
+use super::fault::{Fault, FaultKind, FaultSite};
+use super::{step, Env, LaunchConfig};
+
+/// Warp instructions a CTA runs before it yields its host thread. Small enough that CTAs
+/// spinning on each other (grid sync) hand over quickly, large enough that requeueing costs
+/// nothing measurable.
+const QUANTUM: u64 = 1 << 16;
+
+/// Warp instructions the CTAs before a faulting CTA may still run, in all, to reach a fault of
+/// their own.
+pub const AFTER_FAULT_BUDGET: u64 = 64 * QUANTUM;
+
+/// CTAs not yet started and CTAs waiting for another slice.
+struct Queue {
+    paused: VecDeque<Cta>,
+    next: u64,
+    in_flight: usize,
+}
+
+/// What a host thread does next.
+enum Next {
+    Start(u64),
+    Resume(Box<Cta>),
+    Wait,
+    Done,
+}
+
+/// The state the host threads running a grid share.
+struct Grid<'e, 'a> {
+    env: &'e Env<'a>,
+    cfg: &'e LaunchConfig,
+    ctas: u64,
+    queue: Mutex<Queue>,
+    steps: AtomicU64,
+    /// Everything stops (the step budget ran out, or the CTAs before a fault used theirs).
+    stop: AtomicBool,
+    /// The lowest linear index of a CTA that faulted (`u64::MAX`: none yet).
+    limit: AtomicU64,
+    /// Warp instructions run since the first fault.
+    after_fault: AtomicU64,
+    fault: Mutex<Option<(u64, Fault)>>,
+    outputs: Mutex<Vec<(u64, step::CtaOutput)>>,
+    totals: Mutex<Counts>,
+}
+
+/// The linear CTA index as `%ctaid` (x fastest).
+fn cta_index(linear: u64, grid: [u32; 3]) -> [u32; 3] {
+    let gx = u64::from(grid[0]);
+    let gy = u64::from(grid[1]);
+    [
+        (linear % gx) as u32,
+        ((linear / gx) % gy) as u32,
+        (linear / (gx * gy)) as u32,
+    ]
+}
+
+impl Grid<'_, '_> {
+    fn next(&self) -> Next {
+        let Ok(mut q) = self.queue.lock() else {
+            return Next::Done;
+        };
+        let limit = self.limit.load(Ordering::Acquire);
+        if q.next < self.ctas && q.next < limit {
+            let linear = q.next;
+            q.next += 1;
+            q.in_flight += 1;
+            return Next::Start(linear);
+        }
+        while let Some(c) = q.paused.pop_front() {
+            // A CTA after the lowest fault is left unfinished.
+            if c.linear < limit {
+                q.in_flight += 1;
+                return Next::Resume(Box::new(c));
+            }
+        }
+        if q.in_flight == 0 {
+            Next::Done
+        } else {
+            Next::Wait
+        }
+    }
+
+    fn keep_output(&self, cta: &mut Cta) {
+        if !cta.out.stdout.is_empty() || !cta.out.tmem_trace.is_empty() {
+            if let Ok(mut o) = self.outputs.lock() {
+                o.push((cta.linear, std::mem::take(&mut cta.out)));
+            }
+        }
+    }
+
+    /// Records a fault of CTA `linear`, keeping the lowest-numbered CTA's.
+    fn record_fault(&self, linear: u64, f: Fault) {
+        if let Ok(mut slot) = self.fault.lock() {
+            if slot.as_ref().is_none_or(|(l, _)| linear < *l) {
+                *slot = Some((linear, f));
+            }
+        }
+        self.limit.fetch_min(linear, Ordering::AcqRel);
+    }
+
+    /// Runs one slice of `cta`; returns it if it must run again.
+    fn slice(&self, mut cta: Cta, local: &mut Counts) -> Option<Cta> {
+        let before = cta.counts;
+        let result = cta.run(self.env, QUANTUM);
+        let used = cta.counts.warp_instructions - before.warp_instructions;
+        let total = self.steps.fetch_add(used, Ordering::Relaxed) + used;
+        if self.limit.load(Ordering::Acquire) != u64::MAX
+            && self.after_fault.fetch_add(used, Ordering::Relaxed) + used > AFTER_FAULT_BUDGET
+        {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        // Instructions of CTAs that fault or stop early count too.
+        local.warp_instructions += used;
+        local.thread_instructions += cta.counts.thread_instructions - before.thread_instructions;
+        match result {
+            Err(f) => {
+                self.keep_output(&mut cta);
+                self.record_fault(cta.linear, *f);
+                None
+            }
+            Ok(CtaStatus::Done) => {
+                self.keep_output(&mut cta);
+                None
+            }
+            Ok(CtaStatus::Paused) if total > self.cfg.max_steps => {
+                let budget = Fault {
+                    kind: FaultKind::StepBudgetExhausted {
+                        budget: self.cfg.max_steps,
+                    },
+                    site: FaultSite {
+                        kernel: self.cfg.kernel.clone(),
+                        cta: cta.ctaid,
+                        ..FaultSite::default()
+                    },
+                };
+                if let Ok(mut slot) = self.fault.lock() {
+                    slot.get_or_insert((cta.linear, budget));
+                }
+                self.stop.store(true, Ordering::Relaxed);
+                None
+            }
+            Ok(CtaStatus::Paused) => Some(cta),
+        }
+    }
+
+    /// One host thread: takes CTAs until none is left.
+    fn work(&self) {
+        let mut local = Counts::default();
+        while !self.stop.load(Ordering::Relaxed) {
+            let cta = match self.next() {
+                Next::Done => break,
+                Next::Wait => {
+                    std::thread::yield_now();
+                    continue;
+                }
+                Next::Start(linear) => Cta::new(self.env, cta_index(linear, self.cfg.grid), linear),
+                Next::Resume(c) => *c,
+            };
+            let again = self.slice(cta, &mut local);
+            if let Ok(mut q) = self.queue.lock() {
+                q.in_flight -= 1;
+                if let Some(c) = again {
+                    q.paused.push_back(c);
+                }
+            }
+        }
+        if let Ok(mut t) = self.totals.lock() {
+            t.warp_instructions += local.warp_instructions;
+            t.thread_instructions += local.thread_instructions;
+        }
+    }
+}
+
+/// Runs every CTA of the grid; returns the counts, the CTAs' outputs in CTA order and the
+/// fault of the lowest-numbered CTA that faulted.
+pub(super) fn run_grid(
+    env: &Env<'_>,
+    cfg: &LaunchConfig,
+    ctas: u64,
+) -> (Counts, Vec<step::CtaOutput>, Option<Fault>) {
+    let workers = if cfg.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        cfg.threads
+    };
+    let workers = workers
+        .min(usize::try_from(ctas).unwrap_or(usize::MAX))
+        .max(1);
+    let grid = Grid {
+        env,
+        cfg,
+        ctas,
+        queue: Mutex::new(Queue {
+            paused: VecDeque::new(),
+            next: 0,
+            in_flight: 0,
+        }),
+        steps: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        limit: AtomicU64::new(u64::MAX),
+        after_fault: AtomicU64::new(0),
+        fault: Mutex::new(None),
+        outputs: Mutex::new(Vec::new()),
+        totals: Mutex::new(Counts::default()),
+    };
+    if workers == 1 {
+        grid.work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|| grid.work());
+            }
+        });
+    }
+    let mut outs = grid.outputs.into_inner().unwrap_or_default();
+    outs.sort_by_key(|(l, _)| *l);
+    let outs = outs.into_iter().map(|(_, o)| o).collect();
+    let counts = grid.totals.into_inner().unwrap_or_default();
+    let fault = grid.fault.into_inner().unwrap_or(None).map(|(_, f)| f);
+    (counts, outs, fault)
+}

@@ -134,7 +134,7 @@ macro_rules! public_kernels {
 }
 
 // One line per folder of tests/fixtures/public/, in alphabetical order.
-public_kernels!();
+public_kernels!(cuda_samples_reduction, cuda_samples_shfl_scan, rodinia_nw);
 
 #[test]
 fn every_folder_is_listed_here_and_in_the_readme_and_complete() {

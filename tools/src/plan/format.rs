@@ -14,6 +14,8 @@ use crate::launch::refuse;
 /// A parsed plan.
 #[derive(Debug)]
 pub(crate) struct Plan {
+    /// The plan's folder (relative `module` and `file=` paths start there).
+    pub dir: PathBuf,
     /// The module, relative to the current folder (the plan's `module` joined to its folder).
     pub module: Option<PathBuf>,
     /// Named buffers, in allocation order, with their specs (`file=` made relative to the
@@ -223,6 +225,7 @@ pub(crate) fn read(path: &Path) -> Result<Plan> {
         None => return Err(bad(at, "`steps` is missing".into())),
     };
     Ok(Plan {
+        dir,
         module,
         buffers,
         steps,

@@ -135,6 +135,8 @@ macro_rules! public_kernels {
 
 // One line per folder of tests/fixtures/public/, in alphabetical order.
 public_kernels!(
+    cuda_samples_reduction,
+    cuda_samples_shfl_scan,
     polybench_2dconv,
     polybench_2mm,
     polybench_3dconv,
@@ -162,6 +164,7 @@ public_kernels!(
     rodinia_lavamd,
     rodinia_lud,
     rodinia_nn,
+    rodinia_nw,
     rodinia_pathfinder,
     rodinia_srad_v1,
     rodinia_srad_v2,

@@ -27,7 +27,10 @@
 //!    groups' multi-warp tiles need there (their headers assume at least 288 bytes).
 //! 2. Before sm_90 the region starts at the end of the CTA's static and dynamic shared memory
 //!    (`begin` = `_0`), rounded up to 16.
-//! 3. A device function that refers to a shared variable which two of its calling kernels
+//! 3. `%total_smem_size` reads the kernel's static and dynamic bytes, not rounded to an
+//!    allocation unit, and `%aggr_smem_size` that plus the reserved KiB (ptxas reads both from
+//!    `SR_SMEMSZ` and the driver's constant bank).
+//! 4. A device function that refers to a shared variable which two of its calling kernels
 //!    place at different offsets is refused (in those kernels only): ptxemu decodes one copy of
 //!    each function.
 

@@ -8,7 +8,7 @@
 //! `0d3FF0000000000000`).
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// An element or scalar type of an argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +105,14 @@ impl ElemType {
         matches!(self, ElemType::F32 | ElemType::F64)
     }
 
+    fn not_a_value(self, text: &str) -> String {
+        format!(
+            "`{text}` is not {} {} value",
+            article(self.name()),
+            self.name()
+        )
+    }
+
     /// Encodes one value written as text.
     ///
     /// # Errors
@@ -124,9 +132,7 @@ impl ElemType {
                     "inf" | "+inf" | "infinity" => f64::INFINITY,
                     "-inf" | "-infinity" => f64::NEG_INFINITY,
                     "nan" => f64::NAN,
-                    _ => t
-                        .parse()
-                        .map_err(|_| format!("`{t}` is not a {} value", self.name()))?,
+                    _ => t.parse().map_err(|_| self.not_a_value(t))?,
                 };
                 if self == ElemType::F32 {
                     u64::from((v as f32).to_bits())
@@ -150,7 +156,7 @@ impl ElemType {
         } else {
             digits.parse()
         }
-        .map_err(|_| format!("`{t}` is not a {} value", self.name()))?;
+        .map_err(|_| self.not_a_value(t))?;
         let bits = (n * 8) as u32;
         let value: i128 = if neg { -(mag as i128) } else { mag as i128 };
         let (min, max): (i128, i128) = if self.is_signed() {
@@ -186,6 +192,15 @@ impl ElemType {
             ElemType::F32 => Value::F(f64::from(f32::from_bits(u as u32))),
             ElemType::F64 => Value::F(f64::from_bits(u)),
         }
+    }
+}
+
+/// The indefinite article for a type name as it is read aloud, letter by letter: "an s32",
+/// "an f64", "an 8-bit", but "a u32", "a b16".
+pub fn article(name: &str) -> &'static str {
+    match name.trim_start_matches('.').chars().next() {
+        Some('a' | 'e' | 'f' | 'h' | 'i' | 'l' | 'm' | 'n' | 'o' | 'r' | 's' | 'x' | '8') => "an",
+        _ => "a",
     }
 }
 
@@ -303,6 +318,22 @@ pub fn parse(spec: &str) -> Result<ArgSpec, String> {
 }
 
 impl ArgSpec {
+    /// The same spec with a relative `file=` path taken from `dir`.
+    pub fn relative_to(self, dir: &Path) -> ArgSpec {
+        match self {
+            ArgSpec::Buffer {
+                ty,
+                count,
+                init: Init::File(p),
+            } if p.is_relative() => ArgSpec::Buffer {
+                ty,
+                count,
+                init: Init::File(dir.join(p)),
+            },
+            other => other,
+        }
+    }
+
     /// The initial bytes of a buffer (reading its file if needed).
     ///
     /// # Errors
@@ -397,7 +428,9 @@ mod tests {
         assert!(parse("s8:128").unwrap_err().contains("does not fit"));
         assert!(parse("q32:1").unwrap_err().contains("unknown type"));
         assert!(parse("u32").unwrap_err().contains("expected"));
-        assert!(parse("f32:abc").unwrap_err().contains("not a f32"));
+        assert!(parse("f32:abc").unwrap_err().contains("not an f32 value"));
+        assert!(parse("s32:x").unwrap_err().contains("not an s32 value"));
+        assert!(parse("u32:x").unwrap_err().contains("not a u32 value"));
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub fn run(a: &CheckArgs) -> Result<ExitCode> {
         let diags = check_file(f, sass);
         if diags.is_empty() {
             if !a.quiet {
-                println!("{}: ok", f.display());
+                outln!("{}: ok", f.display());
             }
         } else {
             bad += 1;

@@ -170,7 +170,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
             } else {
                 format!("{} observed outcome(s) FORBIDDEN", c.forbidden.len())
             };
-            println!(
+            outln!(
                 "== {} ({}, {}): {} instances{}{}: {verdict}",
                 obs.name,
                 file.display(),
@@ -186,27 +186,27 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
                     .map_or(String::new(), |d| format!(" on {d}"))
             );
             for f in &c.forbidden {
-                println!(
+                outln!(
                     "  FORBIDDEN, observed {}: {}",
                     f.count,
                     state_text(&f.state)
                 );
                 for w in &f.why {
-                    println!("      {w}");
+                    outln!("      {w}");
                 }
             }
             for (s, n, why) in &c.unjudged {
-                println!("  not judged, observed {n}: {}: {why}", state_text(s));
+                outln!("  not judged, observed {n}: {}: {why}", state_text(s));
             }
             for (s, n) in &c.allowed {
-                println!(
+                outln!(
                     "  allowed, observed {n}: {} (a rerun sees it with chance {:.3})",
                     state_text(s),
                     rerun_chance(*n)
                 );
             }
             for s in &c.unobserved {
-                println!(
+                outln!(
                     "  allowed, never observed in {} instances: {}",
                     c.instances,
                     state_text(s)
@@ -214,7 +214,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
             }
         }
     }
-    println!(
+    outln!(
         "{tests} test(s) compared with {}: {bad_tests} with forbidden outcomes observed, {unobserved_tests} with allowed outcomes never observed{}",
         ro.model.name(),
         if errors > 0 {

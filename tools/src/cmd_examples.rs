@@ -40,7 +40,7 @@ fn run_litmus(dir: &Path) -> Result<(usize, usize)> {
         .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
         .collect();
     files.sort();
-    println!(
+    outln!(
         "\nRunning {} litmus tests from {} under the PTX v7.5 memory model:\n",
         files.len(),
         dir.display()
@@ -72,7 +72,7 @@ fn run_litmus(dir: &Path) -> Result<(usize, usize)> {
                     t.quantifier.name(),
                     if r.holds { "holds" } else { "fails" }
                 );
-                println!(
+                outln!(
                     "{:<7} {:<26} {:<16} {:>3} states  {}",
                     if ok { "ok" } else { "MISMATCH" },
                     t.name,
@@ -87,7 +87,7 @@ fn run_litmus(dir: &Path) -> Result<(usize, usize)> {
                 }
             }
             Err(e) => {
-                println!("ERROR   {e:#}");
+                outln!("ERROR   {e:#}");
                 bad += 1;
             }
         }
@@ -233,12 +233,12 @@ pub fn run(a: &ExamplesArgs) -> Result<ExitCode> {
     } else {
         vec![a.variant.as_str()]
     };
-    println!(
+    outln!(
         "Running {} example kernels from {} through the PTX interpreter,",
         dirs.len(),
         a.dir.display()
     );
-    println!("each compiled by nvcc 13 and clang-16, and comparing with independent references:\n");
+    outln!("each compiled by nvcc 13 and clang-16, and comparing with independent references:\n");
     let (mut good, mut bad) = (0, 0);
     for d in &dirs {
         let m: Value = serde_json::from_str(&std::fs::read_to_string(d.join("manifest.json"))?)?;
@@ -248,7 +248,7 @@ pub fn run(a: &ExamplesArgs) -> Result<ExitCode> {
             }
             match run_one(d, v, &m) {
                 Ok((line, ok)) => {
-                    println!("{line}");
+                    outln!("{line}");
                     if ok {
                         good += 1;
                     } else {
@@ -256,7 +256,7 @@ pub fn run(a: &ExamplesArgs) -> Result<ExitCode> {
                     }
                 }
                 Err(e) => {
-                    println!("ERROR   {} {v}: {e:#}", d.display());
+                    outln!("ERROR   {} {v}: {e:#}", d.display());
                     bad += 1;
                 }
             }
@@ -265,7 +265,7 @@ pub fn run(a: &ExamplesArgs) -> Result<ExitCode> {
     let (lg, lb) = run_litmus(&a.litmus)?;
     good += lg;
     bad += lb;
-    println!("\n{good} passed, {bad} failed");
+    outln!("\n{good} passed, {bad} failed");
     Ok(if bad == 0 {
         ExitCode::SUCCESS
     } else {

@@ -68,7 +68,7 @@ fn emit(out: &Option<PathBuf>, text: &str) -> Result<()> {
     match out {
         Some(p) => std::fs::write(p, text).with_context(|| format!("{}", p.display())),
         None => {
-            print!("{text}");
+            out!("{text}");
             Ok(())
         }
     }
@@ -104,7 +104,7 @@ pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
                     entries.push((x.prepared.test.name.clone(), name, format!("{} {}: {}", r.quantifier.name(), r.condition, if r.holds { "holds" } else { "does not hold" })));
                 }
                 std::fs::write(out.join("index.html"), index(&entries))?;
-                println!("wrote {} pages and {}", files.len(), out.join("index.html").display());
+                outln!("wrote {} pages and {}", files.len(), out.join("index.html").display());
             }
             Format::Md => {
                 let img = out.join("img");
@@ -140,7 +140,7 @@ pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
                     md.push_str(&tutorial_section(&x, &src, rel.as_deref()));
                 }
                 std::fs::write(out.join("README.md"), md)?;
-                println!("wrote {}", out.join("README.md").display());
+                outln!("wrote {}", out.join("README.md").display());
             }
             _ => bail!("a folder of tests can be explained as html or md; name one test for text, dot or svg"),
         }

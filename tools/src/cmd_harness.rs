@@ -142,7 +142,7 @@ pub fn run(a: &HarnessArgs) -> Result<ExitCode> {
                 std::fs::write(&cu, &h.source).with_context(|| format!("{}", cu.display()))?;
                 let copy = a.out.join(format!("{name}.litmus"));
                 std::fs::write(&copy, &src).with_context(|| format!("{}", copy.display()))?;
-                println!("{}: {}", cu.display(), h.build_line);
+                outln!("{}: {}", cu.display(), h.build_line);
                 written.insert(name);
             }
             Err(e @ HarnessError::Options(_)) => bail!("{e}"),
@@ -153,7 +153,7 @@ pub fn run(a: &HarnessArgs) -> Result<ExitCode> {
         }
     }
     write_scripts(a, &written)?;
-    println!(
+    outln!(
         "{} harness(es) in {}, {refused} test(s) refused; build with {}/build.sh, run with {}/run.sh",
         written.len(),
         a.out.display(),

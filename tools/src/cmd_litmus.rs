@@ -108,10 +108,10 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
         match &r {
             Ok(rep) => {
                 if a.json {
-                    println!("{}", json(rep, &shown));
+                    outln!("{}", json(rep, &shown));
                 } else {
-                    print!("{}", herd_text(rep));
-                    println!();
+                    out!("{}", herd_text(rep));
+                    outln!();
                 }
             }
             Err(e) => {
@@ -151,9 +151,9 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
             }
         }
         for f in &failed {
-            println!("FAILED {f}");
+            outln!("FAILED {f}");
         }
-        println!("{passed} passed, {} failed", failed.len());
+        outln!("{passed} passed, {} failed", failed.len());
         if !failed.is_empty() {
             return Ok(ExitCode::from(1));
         }

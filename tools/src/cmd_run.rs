@@ -4,9 +4,13 @@
 //! Contract (other tools depend on it):
 //! `ptxemu run FILE.ptx --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]...
 //! [--dump N=PATH]... [--shared-bytes N] [--max-steps N] [--json]`, extended with
-//! `--check-nc` (report writes to bytes an `ld.global.nc` of the launch reads).
+//! `--check-nc` (report writes to bytes an `ld.global.nc` of the launch reads),
+//! `--set NAME=SPEC` / `--dump-var NAME=PATH` (module `.const`/`.global` variables written
+//! before and read after the launch, as `cudaMemcpyToSymbol` and `cudaMemcpyFromSymbol` do)
+//! and `--plan FILE` (several launches in one process: `crate::plan`, docs/plan-format.md).
 //! Exit status: 0 on success, 1 when the program faults, 2 for bad input (arguments, parse or
-//! validation errors).
+//! validation errors). With `--json`, a refused run still prints one JSON object, with
+//! `error` (`kind`, `message`). Flags of the other instruction set are refused, not ignored.
 //!
 //! `--isa sass` runs a SPA 5.0 SASS program instead (see `cmd_run_sass`): same arguments and
 //! dumps, parameters in constant bank 0 from 0x140, no `--kernel` needed.
@@ -18,41 +22,56 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
 
-use crate::argspec::{self, ArgSpec, Value};
-use emu::exec::{LaunchConfig, Machine};
+use crate::argspec::{self, ArgSpec};
+use crate::launch::{self, ArgShape};
+use emu::exec::LaunchConfig;
 
 /// Arguments of `ptxemu run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The PTX file (or SASS file with `--isa sass`).
-    pub file: PathBuf,
+    /// The PTX file (or SASS file with `--isa sass`); with `--plan`, it replaces the plan's
+    /// module.
+    #[arg(required_unless_present = "plan")]
+    pub file: Option<PathBuf>,
     /// The kernel (`.entry`) to launch (PTX only).
     #[arg(long)]
     pub kernel: Option<String>,
     /// The instruction set of FILE: ptx (default) or sass (SPA 5.0).
     #[arg(long, default_value = "ptx")]
     pub isa: String,
-    /// Grid shape in CTAs: X[,Y[,Z]].
-    #[arg(long, default_value = "1")]
-    pub grid: String,
-    /// CTA shape in threads: X[,Y[,Z]].
-    #[arg(long, default_value = "1")]
-    pub block: String,
+    /// Grid shape in CTAs: X[,Y[,Z]] (default 1).
+    #[arg(long)]
+    pub grid: Option<String>,
+    /// CTA shape in threads: X[,Y[,Z]] (default 1).
+    #[arg(long)]
+    pub block: Option<String>,
     /// Kernel arguments in parameter order (scalars `u32:7`, buffers `f32[N]:zero`).
     #[arg(long = "arg")]
     pub args: Vec<String>,
     /// Write buffer argument N's final bytes to PATH: N=PATH.
     #[arg(long = "dump")]
     pub dumps: Vec<String>,
-    /// Bytes of dynamic shared memory.
-    #[arg(long, default_value_t = 0)]
-    pub shared_bytes: u32,
+    /// Initialise a module `.const` or `.global` variable before the launch, as
+    /// `cudaMemcpyToSymbol` does: NAME=SPEC with an `--arg` spec (a shorter one writes a
+    /// prefix). PTX only.
+    #[arg(long = "set", value_name = "NAME=SPEC")]
+    pub sets: Vec<String>,
+    /// Write a module `.const` or `.global` variable's bytes to PATH after the launch:
+    /// NAME=PATH. PTX only.
+    #[arg(long = "dump-var", value_name = "NAME=PATH")]
+    pub dump_vars: Vec<String>,
+    /// Run a launch plan (several launches over persistent buffers; docs/plan-format.md).
+    #[arg(long, value_name = "PLAN.json")]
+    pub plan: Option<PathBuf>,
+    /// Bytes of dynamic shared memory (default 0; PTX only).
+    #[arg(long)]
+    pub shared_bytes: Option<u32>,
     /// Stop after this many warp instructions.
     #[arg(long, default_value_t = 1_000_000_000)]
     pub max_steps: u64,
-    /// Host threads to run CTAs on (0: all cores).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
+    /// Host threads to run CTAs on (default 0: all cores; PTX only).
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Print one JSON object describing the launch.
     #[arg(long)]
     pub json: bool,
@@ -62,22 +81,22 @@ pub struct RunArgs {
     pub check_nc: bool,
     /// coherent (default) or l1: per-SM non-coherent L1 caches for global data, where weak
     /// `ld.ca` may read lines other SMs' stores made stale (counts in `--json`).
-    #[arg(long, default_value = "coherent", value_name = "MODEL")]
-    pub cache_model: String,
-    /// SMs of the L1 model (CTA k runs on SM k % N).
-    #[arg(long, default_value_t = 4, value_name = "N")]
-    pub sms: u32,
-    /// 128-byte lines per SM in the L1 model.
-    #[arg(long, default_value_t = 256, value_name = "N")]
-    pub l1_lines: usize,
+    #[arg(long, value_name = "MODEL")]
+    pub cache_model: Option<String>,
+    /// SMs of the L1 model (CTA k runs on SM k % N; default 4).
+    #[arg(long, value_name = "N")]
+    pub sms: Option<u32>,
+    /// 128-byte lines per SM in the L1 model (default 256).
+    #[arg(long, value_name = "N")]
+    pub l1_lines: Option<usize>,
     /// Print, for each tcgen05 instruction, which Tensor Memory lane and column each register
     /// of each thread came from or went to (in `--json`: `tmem_trace`).
     #[arg(long)]
     pub trace_tmem: bool,
     /// on (default): fault on Tensor Memory accesses the PTX ISA leaves undefined (lanes
     /// outside the warp's quarter, unallocated columns, missing tcgen05.wait, leaks); off.
-    #[arg(long, default_value = "on", value_name = "on|off")]
-    pub tmem_check: String,
+    #[arg(long, value_name = "on|off")]
+    pub tmem_check: Option<String>,
     /// SASS options (with `--isa sass`).
     #[command(flatten)]
     pub sass: crate::cmd_run_sass::SassOptions,
@@ -100,20 +119,6 @@ pub(crate) fn shape(s: &str, what: &str) -> Result<[u32; 3]> {
         }
     }
     Ok(out)
-}
-
-fn json_value(v: Value) -> Json {
-    match v {
-        Value::U(u) => json!(u),
-        Value::I(i) => json!(i),
-        Value::F(f) => {
-            if f.is_finite() {
-                json!(f)
-            } else {
-                json!(f.to_string())
-            }
-        }
-    }
 }
 
 /// Buffer arguments placed in device memory: for each argument, its parameter bytes and, for
@@ -209,193 +214,275 @@ pub(crate) fn buffers_json(
         let (ArgSpec::Buffer { ty, count, .. }, Some((addr, len))) = (spec, b) else {
             continue;
         };
-        let mut o = Map::new();
-        o.insert("arg".into(), json!(i));
-        o.insert("type".into(), json!(ty.name()));
-        o.insert("count".into(), json!(count));
-        o.insert("address".into(), json!(format!("0x{addr:x}")));
-        if *count <= 4096 {
-            let bytes = read(*addr, *len as u64).unwrap_or_default();
-            let vals: Vec<Json> = bytes
-                .chunks(ty.size())
-                .map(|c| json_value(ty.decode(c)))
-                .collect();
-            o.insert("values".into(), Json::Array(vals));
-        }
+        let o = launch::buffer_json(i, *ty, *count, *addr, || {
+            read(*addr, *len as u64).unwrap_or_default()
+        });
         bufs.push(Json::Object(o));
     }
     bufs
 }
 
-/// The L1 model's counts as JSON: per operator hits, misses, evictions.
-fn cache_json(c: &emu::exec::l1::CacheStats) -> Json {
-    let ops = |v: &[(&str, emu::exec::l1::OpCounts)]| {
-        let mut o = Map::new();
-        for (name, k) in v {
-            o.insert(
-                (*name).to_string(),
-                json!({"hits": k.hits, "misses": k.misses, "evictions": k.evictions}),
-            );
-        }
-        Json::Object(o)
+/// The flags only the other instruction set, or only a single launch, takes: given here,
+/// they are refused rather than ignored.
+fn foreign_flags(a: &RunArgs) -> Result<()> {
+    let o = &a.sass;
+    let sass_only = [
+        ("--strict", o.strict),
+        ("--strict-align", o.strict_align),
+        ("--check-uniform", o.check_uniform),
+        ("--shared-window", o.shared_window.is_some()),
+        ("--local-window", o.local_window.is_some()),
+        ("--registers", o.registers.is_some()),
+    ];
+    let ptx_only = [
+        ("--kernel", a.kernel.is_some()),
+        ("--set", !a.sets.is_empty()),
+        ("--dump-var", !a.dump_vars.is_empty()),
+        ("--plan", a.plan.is_some()),
+        ("--shared-bytes", a.shared_bytes.is_some()),
+        ("--threads", a.threads.is_some()),
+        ("--check-nc", a.check_nc),
+        ("--cache-model", a.cache_model.is_some()),
+        ("--sms", a.sms.is_some()),
+        ("--l1-lines", a.l1_lines.is_some()),
+        ("--trace-tmem", a.trace_tmem),
+        ("--tmem-check", a.tmem_check.is_some()),
+    ];
+    let single_only = [
+        ("--kernel", a.kernel.is_some()),
+        ("--grid", a.grid.is_some()),
+        ("--block", a.block.is_some()),
+        ("--arg", !a.args.is_empty()),
+        ("--dump", !a.dumps.is_empty()),
+        ("--set", !a.sets.is_empty()),
+        ("--dump-var", !a.dump_vars.is_empty()),
+        ("--shared-bytes", a.shared_bytes.is_some()),
+    ];
+    let given = |flags: &[(&'static str, bool)]| -> Vec<&'static str> {
+        flags.iter().filter(|(_, g)| *g).map(|(f, _)| *f).collect()
     };
-    json!({
-        "model": "l1",
-        "sms": c.sms,
-        "lines_per_sm": c.lines,
-        "line_bytes": emu::exec::l1::LINE,
-        "loads": ops(&c.loads),
-        "stores": ops(&c.stores),
-        "invalidations": c.invalidations,
-    })
+    let (foreign, why) = match a.isa.as_str() {
+        "ptx" if a.plan.is_some() => (
+            given(&sass_only)
+                .into_iter()
+                .chain(given(&single_only))
+                .collect(),
+            "a plan gives its launches' settings, and SASS options need --isa sass",
+        ),
+        "ptx" => (given(&sass_only), "SASS options need --isa sass"),
+        "sass" => (given(&ptx_only), "they are options of PTX runs"),
+        other => {
+            return Err(launch::refuse(
+                "options",
+                format!("--isa `{other}`: expected ptx or sass"),
+            ))
+        }
+    };
+    if !foreign.is_empty() {
+        return Err(launch::refuse(
+            "options",
+            format!(
+                "a {} run does not take {}: {why}",
+                if a.plan.is_some() {
+                    "--plan".to_string()
+                } else {
+                    a.isa.to_uppercase()
+                },
+                foreign.join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
-/// Runs `ptxemu run`; returns the process exit code.
+/// The run options every launch of a run shares (limits, checks, models).
+pub(crate) struct Checks {
+    max_steps: u64,
+    threads: usize,
+    check_nc: bool,
+    l1: Option<(u32, usize)>,
+    tmem: emu::exec::step::tcgen05::TmemOptions,
+    /// `--trace-tmem`.
+    pub trace_tmem: bool,
+}
+
+impl Checks {
+    /// The options `a` gives.
+    ///
+    /// # Errors
+    /// An unknown cache model or Tensor Memory check setting.
+    pub fn of(a: &RunArgs) -> Result<Checks> {
+        let l1 = match a.cache_model.as_deref().unwrap_or("coherent") {
+            "coherent" => None,
+            "l1" => Some((a.sms.unwrap_or(4).max(1), a.l1_lines.unwrap_or(256).max(1))),
+            other => {
+                return Err(launch::refuse(
+                    "options",
+                    format!("--cache-model `{other}`: expected coherent or l1"),
+                ))
+            }
+        };
+        let checked = match a.tmem_check.as_deref().unwrap_or("on") {
+            "on" => true,
+            "off" => false,
+            other => {
+                return Err(launch::refuse(
+                    "options",
+                    format!("--tmem-check `{other}`: expected on or off"),
+                ))
+            }
+        };
+        let tmem = emu::exec::step::tcgen05::TmemOptions {
+            checked,
+            trace: a.trace_tmem,
+        };
+        Ok(Checks {
+            max_steps: a.max_steps,
+            threads: a.threads.unwrap_or(0),
+            check_nc: a.check_nc,
+            l1,
+            tmem,
+            trace_tmem: a.trace_tmem,
+        })
+    }
+
+    /// The configuration of one launch.
+    pub fn config(
+        &self,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+    ) -> LaunchConfig {
+        let mut cfg = LaunchConfig::new(kernel, grid, block);
+        cfg.dynamic_shared = shared;
+        cfg.max_steps = self.max_steps;
+        cfg.threads = self.threads;
+        cfg.check_nc = self.check_nc;
+        cfg.l1 = self.l1;
+        cfg.tmem = self.tmem;
+        cfg
+    }
+}
+
+/// Reports a launch's `--check-nc` conflicts and fault on standard error; returns the exit
+/// status they call for (0 or 1).
+pub(crate) fn report_problems(report: &emu::exec::LaunchReport, context: &str) -> u8 {
+    for c in &report.nc_conflicts {
+        eprintln!("ptxemu: {context}--check-nc: {c}");
+    }
+    if let Some(f) = &report.fault {
+        eprintln!("ptxemu: {context}{f}");
+        return 1;
+    }
+    u8::from(!report.nc_conflicts.is_empty())
+}
+
+/// Runs `ptxemu run`; returns the process exit code. With `--json`, a refusal is also one
+/// JSON object (`error`: `kind`, `message`) on standard output.
 ///
 /// # Errors
-/// Bad input: unreadable files, malformed arguments, parse or validation errors.
+/// None: refusals are reported here (exit status 2).
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
-    match a.isa.as_str() {
-        "ptx" => {}
-        "sass" => return crate::cmd_run_sass::run(a),
-        other => bail!("--isa `{other}`: expected ptx or sass"),
-    }
-    let Some(kernel) = a.kernel.as_deref() else {
-        bail!("--kernel NAME is required for a PTX module");
-    };
-    let src = crate::source::read_source(&a.file)
-        .with_context(|| format!("cannot read {}", a.file.display()))?;
-    let name = a.file.display().to_string();
-    let module = match emu::front::parse_module(&src, &name) {
-        Ok(m) => m,
+    let result = foreign_flags(a).and_then(|()| match (a.isa.as_str(), &a.plan) {
+        ("sass", _) => crate::cmd_run_sass::run(a),
+        (_, Some(plan)) => crate::plan::run(a, plan),
+        _ => run_ptx(a),
+    });
+    match result {
+        Ok(code) => Ok(code),
         Err(e) => {
-            eprintln!("{}", e.render(&src));
-            return Ok(ExitCode::from(2));
+            if !launch::was_shown(&e) {
+                eprintln!("ptxemu: {e:#}");
+            }
+            if a.json {
+                let mut o = Map::new();
+                if let Some(p) = &a.plan {
+                    o.insert("plan".into(), json!(p.display().to_string()));
+                    o.insert("launches".into(), json!([]));
+                }
+                if let Some(f) = &a.file {
+                    o.insert("file".into(), json!(f.display().to_string()));
+                }
+                if let Some(k) = &a.kernel {
+                    o.insert("kernel".into(), json!(k));
+                }
+                o.insert(
+                    "error".into(),
+                    json!({"kind": launch::kind_of(&e), "message": format!("{e:#}")}),
+                );
+                if a.plan.is_none() {
+                    o.insert("faults".into(), json!([]));
+                }
+                outln!("{}", Json::Object(o));
+            }
+            Ok(ExitCode::from(2))
         }
+    }
+}
+
+/// The single-launch PTX path.
+fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
+    let Some(kernel) = a.kernel.as_deref() else {
+        return Err(launch::refuse(
+            "arguments",
+            "--kernel NAME is required for a PTX module",
+        ));
     };
-    let diags = emu::validate::validate_module(&module);
-    if !diags.is_empty() {
-        for d in &diags {
-            eprintln!("{}", d.render(&src, &name));
-        }
-        return Ok(ExitCode::from(2));
-    }
-    let grid = shape(&a.grid, "grid")?;
-    let block = shape(&a.block, "block")?;
-    let specs = specs_of(&a.args)?;
-    let mut machine =
-        Machine::load_with_source(&module, &name, &src).map_err(|e| anyhow!("{name}: {e}"))?;
-    let Some(param_sizes) = machine.kernel_params(kernel).map(<[u64]>::to_vec) else {
-        let kernels: Vec<String> = module.kernels().map(|(_, f)| f.name.clone()).collect();
-        bail!(
-            "no kernel named `{kernel}` in {name} (kernels: {})",
-            kernels.join(", ")
-        );
-    };
-    if param_sizes.len() != specs.len() {
-        bail!(
-            "kernel `{kernel}` takes {} parameter(s) but {} --arg were given",
-            param_sizes.len(),
-            specs.len()
-        );
-    }
-    for (i, (spec, psize)) in specs.iter().zip(&param_sizes).enumerate() {
-        match spec {
-            ArgSpec::Scalar { bytes, ty } if bytes.len() as u64 != *psize => bail!(
-                "--arg {i}: a {} is {} byte(s) but parameter {i} of `{kernel}` takes {psize}",
-                ty.name(),
-                bytes.len()
-            ),
-            ArgSpec::Buffer { .. } if *psize != 8 => bail!(
-                "--arg {i}: a buffer passes a 64-bit address but parameter {i} of `{kernel}` takes {psize} byte(s)"
-            ),
-            _ => {}
-        }
-    }
+    let file = a
+        .file
+        .as_deref()
+        .ok_or_else(|| launch::refuse("arguments", "a PTX file is required"))?;
+    let checks = Checks::of(a)?;
+    let mut loaded = launch::load(file)?;
+    let grid = shape(a.grid.as_deref().unwrap_or("1"), "grid")
+        .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    let block = shape(a.block.as_deref().unwrap_or("1"), "block")
+        .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    let specs = specs_of(&a.args).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    let shapes: Vec<ArgShape> = specs.iter().map(ArgShape::of).collect();
+    launch::check_args(&loaded, kernel, &shapes)?;
+    let sets = a
+        .sets
+        .iter()
+        .map(|s| launch::var_write(&loaded, s, None))
+        .collect::<Result<Vec<_>>>()?;
+    let var_dumps = a
+        .dump_vars
+        .iter()
+        .map(|d| launch::var_dump(&loaded, d))
+        .collect::<Result<Vec<_>>>()?;
+    let machine = &mut loaded.machine;
     let laid = lay_out(&specs, |bytes, i| {
         let addr = machine.alloc(bytes.len() as u64, &format!("argument {i}"));
         machine.write(addr, bytes);
         addr
-    })?;
+    })
+    .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     let (values, buffers) = (laid.values, laid.buffers);
-    let dumps = dumps_of(&a.dumps, &buffers)?;
-    let mut cfg = LaunchConfig::new(kernel, grid, block);
-    cfg.dynamic_shared = a.shared_bytes;
-    cfg.max_steps = a.max_steps;
-    cfg.threads = a.threads;
-    cfg.check_nc = a.check_nc;
-    cfg.l1 = match a.cache_model.as_str() {
-        "coherent" => None,
-        "l1" => Some((a.sms.max(1), a.l1_lines.max(1))),
-        other => bail!("--cache-model `{other}`: expected coherent or l1"),
-    };
-    cfg.tmem.trace = a.trace_tmem;
-    cfg.tmem.checked = match a.tmem_check.as_str() {
-        "on" => true,
-        "off" => false,
-        other => bail!("--tmem-check `{other}`: expected on or off"),
-    };
-    let report = machine.launch(&cfg, &values).map_err(|e| anyhow!("{e}"))?;
+    let dumps =
+        dumps_of(&a.dumps, &buffers).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    let mut set_json = Vec::new();
+    for w in &sets {
+        set_json.push(launch::apply_var_write(machine, w)?);
+    }
+    let cfg = checks.config(kernel, grid, block, a.shared_bytes.unwrap_or(0));
+    let report = launch::launch(machine, &cfg, &values)?;
     write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len))?;
+    for (var, path) in &var_dumps {
+        launch::write_var_dump(machine, var, path)?;
+    }
     if a.json {
         let bufs = buffers_json(&specs, &buffers, |addr, len| machine.read(addr, len));
-        let faults: Vec<Json> = report
-            .fault
-            .iter()
-            .map(|f| {
-                json!({
-                    "kind": f.kind.to_string(),
-                    "kernel": f.site.kernel,
-                    "cta": f.site.cta,
-                    "warp": f.site.warp,
-                    "lane": f.site.lane,
-                    "thread": f.site.tid,
-                    "file": f.site.file,
-                    "line": f.site.line,
-                    "instruction": f.site.instr,
-                    "address": f.site.address.map(|a| format!("0x{a:x}")),
-                    "message": f.to_string(),
-                })
-            })
-            .collect();
-        let out = json!({
-            "kernel": kernel,
-            "grid": grid,
-            "block": block,
-            "shared_bytes": a.shared_bytes,
-            "warp_instructions": report.counts.warp_instructions,
-            "thread_instructions": report.counts.thread_instructions,
-            "wall_s": report.wall.as_secs_f64(),
-            "stdout": String::from_utf8_lossy(&report.stdout),
-            "faults": faults,
-            "nc_conflicts": report.nc_conflicts.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "cache": report.cache.as_ref().map(cache_json),
-            "buffers": bufs,
-        });
-        let mut out = out;
-        if a.trace_tmem {
-            out["tmem_trace"] = crate::tmem_trace::json(machine.program(), &report.tmem_trace);
+        let mut out = launch::launch_json(&cfg, &report, bufs, machine, checks.trace_tmem);
+        if !a.sets.is_empty() {
+            out.insert("sets".into(), Json::Array(set_json));
         }
-        println!("{out}");
+        outln!("{}", Json::Object(out));
     } else {
-        use std::io::Write;
-        std::io::stdout().write_all(&report.stdout).ok();
-        if a.trace_tmem {
-            let t = crate::tmem_trace::text(machine.program(), &report.tmem_trace);
-            std::io::stdout().write_all(t.as_bytes()).ok();
-        }
+        launch::print_text(&report, machine, checks.trace_tmem);
     }
-    for c in &report.nc_conflicts {
-        eprintln!("ptxemu: --check-nc: {c}");
-    }
-    if let Some(f) = &report.fault {
-        eprintln!("ptxemu: {f}");
-        return Ok(ExitCode::from(1));
-    }
-    if !report.nc_conflicts.is_empty() {
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitCode::from(report_problems(&report, "")))
 }
 
 #[cfg(test)]

@@ -35,8 +35,8 @@ pub struct SassOptions {
     #[arg(long, value_name = "BASE:SIZE")]
     pub local_window: Option<String>,
     /// Registers the shader has: a base register at or beyond it reads as absent (default 255).
-    #[arg(long, default_value_t = 255, value_name = "N")]
-    pub registers: u32,
+    #[arg(long, value_name = "N")]
+    pub registers: Option<u32>,
 }
 
 fn window(s: &str, what: &str) -> Result<(u64, u64)> {
@@ -58,12 +58,15 @@ fn window(s: &str, what: &str) -> Result<(u64, u64)> {
 
 /// The configuration the options describe.
 pub fn config(a: &RunArgs) -> Result<SassConfig> {
-    let mut cfg = SassConfig::new(shape(&a.grid, "grid")?, shape(&a.block, "block")?);
+    let mut cfg = SassConfig::new(
+        shape(a.grid.as_deref().unwrap_or("1"), "grid")?,
+        shape(a.block.as_deref().unwrap_or("1"), "block")?,
+    );
     let o = &a.sass;
     cfg.strict = o.strict;
     cfg.strict_align = o.strict_align;
     cfg.check_uniform = o.check_uniform;
-    cfg.registers = o.registers.min(255);
+    cfg.registers = o.registers.unwrap_or(255).min(255);
     cfg.max_steps = a.max_steps;
     let mut w = Windows::default();
     if let Some(s) = &o.shared_window {
@@ -83,15 +86,16 @@ pub fn config(a: &RunArgs) -> Result<SassConfig> {
 
 /// Runs the program.
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
-    let src = crate::source::read_source(&a.file)
-        .with_context(|| format!("cannot read {}", a.file.display()))?;
-    let name = a.file.display().to_string();
+    let file = a
+        .file
+        .as_deref()
+        .ok_or_else(|| anyhow!("a SASS file is required"))?;
+    let src = crate::source::read_source(file)
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    let name = file.display().to_string();
     let prog = match parse_program(&src) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("{}", e.render(&src, &name));
-            return Ok(ExitCode::from(2));
-        }
+        Err(e) => return Err(crate::launch::shown("parse", e.render(&src, &name))),
     };
     let cfg = config(a)?;
     let specs = specs_of(&a.args)?;
@@ -137,7 +141,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             "buffers": buffers_json(&specs, &laid.buffers, |addr, len| machine.read(addr, len)),
             "threads": threads,
         });
-        println!("{out}");
+        outln!("{out}");
     }
     for e in &errors {
         eprintln!("ptxemu: {name}: {e}");

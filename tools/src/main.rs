@@ -4,6 +4,9 @@
 //! command line and dispatches. The command-line interfaces are contracts other tools rely on:
 //! extend them, never rename.
 
+#[macro_use]
+mod out;
+
 mod argspec;
 mod cmd_check;
 mod cmd_compare;
@@ -14,7 +17,9 @@ mod cmd_litmus;
 mod cmd_run;
 mod cmd_run_sass;
 mod difftest;
+mod launch;
 mod model_arg;
+mod plan;
 mod source;
 mod tmem_trace;
 
@@ -33,7 +38,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run a kernel of a PTX module on buffers and scalars given on the command line.
-    Run(cmd_run::RunArgs),
+    Run(Box<cmd_run::RunArgs>),
     /// Parse and validate PTX modules (exit 0: all valid; 1: diagnostics).
     Check(cmd_check::CheckArgs),
     /// Run the bundled example kernels and check them against their references.
@@ -66,11 +71,13 @@ fn main() -> ExitCode {
         Command::Difftest(a) => difftest::run(a),
         Command::DifftestHost(a) => difftest::run_host(a),
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("ptxemu: {e:#}");
             ExitCode::from(2)
         }
-    }
+    };
+    out::flush();
+    code
 }

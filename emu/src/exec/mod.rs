@@ -26,6 +26,7 @@ pub mod nc_check;
 pub mod program;
 pub mod shape;
 pub mod step;
+pub mod symbols;
 pub mod warp;
 
 use std::collections::VecDeque;

@@ -294,7 +294,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         let ks: Vec<Kernel> = kernels_of(0).into_iter().map(|x| x.1).collect();
         std::fs::write(a.out.join("module0.ptx"), gen::module(&ks))?;
         std::fs::write(a.out.join("module0.in.bin"), input_of(0))?;
-        println!(
+        outln!(
             "wrote {} and module0.ptx ({} kernels); build: {} -O2 -o {} {} -lcuda",
             src_path.display(),
             ks.len(),
@@ -460,7 +460,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         serde_json::to_string_pretty(&summary)?,
     )?;
     let _ = std::fs::remove_dir_all(&work);
-    println!(
+    outln!(
         "{} kernel(s) compared{} in {elapsed:.1} s: {} mismatch(es), {} error(s); summary in {}",
         compared.load(Ordering::Relaxed),
         if a.emu_only {
@@ -473,10 +473,10 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         a.out.join("summary.json").display()
     );
     for m in found.iter().take(5) {
-        println!("  seed {}: {}", m.seed, m.what.lines().next().unwrap_or(""));
+        outln!("  seed {}: {}", m.seed, m.what.lines().next().unwrap_or(""));
     }
     for e in errors.iter().take(5) {
-        println!("  error: {e}");
+        outln!("  error: {e}");
     }
     Ok(if !errors.is_empty() {
         ExitCode::from(2)

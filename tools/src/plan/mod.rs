@@ -1,0 +1,77 @@
+//! `ptxemu run --plan FILE`: a program of several kernel launches over device memory that
+//! persists between them, run in one process (docs/plan-format.md is the contract).
+//!
+//! [`format`] reads the JSON into a typed plan; [`exec`] checks it against the module (so a
+//! bad plan is refused before anything runs) and runs it, each launch exactly as a single
+//! `ptxemu run` launches and reports it (`crate::launch`).
+
+pub(crate) mod exec;
+pub(crate) mod format;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use serde_json::{json, Map, Value as Json};
+
+use crate::cmd_run::{Checks, RunArgs};
+use crate::launch::{self, refuse};
+use exec::{Runner, Stop};
+
+/// Runs a plan; `a.file`, when given, replaces the plan's module.
+///
+/// # Errors
+/// A refusal before anything ran (unreadable or bad plan, bad module): the caller reports
+/// it. Once steps run, problems are reported here, in the exit status and `--json`.
+pub(crate) fn run(a: &RunArgs, plan_path: &Path) -> Result<ExitCode> {
+    let checks = Checks::of(a)?;
+    let in_plan = |e: anyhow::Error| match launch::kind_of(&e) {
+        "io" => e,
+        kind => refuse(kind, format!("{}: {e:#}", plan_path.display())),
+    };
+    let plan = format::read(plan_path).map_err(in_plan)?;
+    let module = match (&a.file, &plan.module) {
+        (Some(f), _) => f.clone(),
+        (None, Some(m)) => m.clone(),
+        (None, None) => {
+            return Err(refuse(
+                "plan",
+                format!(
+                    "{}: the plan names no `module` and no PTX file was given",
+                    plan_path.display()
+                ),
+            ))
+        }
+    };
+    let mut loaded = launch::load(&module)?;
+    let mut prog = exec::check(&plan, &loaded).map_err(in_plan)?;
+    let mut runner = Runner {
+        loaded: &mut loaded,
+        checks: &checks,
+        json: a.json,
+        launches: Vec::new(),
+        sets: Vec::new(),
+        nc_conflicts: false,
+    };
+    let result = runner.run(&mut prog);
+    let (code, error) = match result {
+        Ok(()) => (u8::from(runner.nc_conflicts), None),
+        Err(Stop::Fault(e) | Stop::NoConvergence(e)) => (1, Some(e)),
+        Err(Stop::Refused(err, e)) => {
+            eprintln!("ptxemu: {err:#}");
+            (2, Some(e))
+        }
+    };
+    if a.json {
+        let mut o = Map::new();
+        o.insert("plan".into(), json!(plan_path.display().to_string()));
+        o.insert("module".into(), json!(module.display().to_string()));
+        o.insert("launches".into(), Json::Array(runner.launches));
+        o.insert("sets".into(), Json::Array(runner.sets));
+        if let Some(e) = error {
+            o.insert("error".into(), e);
+        }
+        outln!("{}", Json::Object(o));
+    }
+    Ok(ExitCode::from(code))
+}

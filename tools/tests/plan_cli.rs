@@ -285,6 +285,26 @@ fn buffers_and_variables_persist_across_launches() {
 }
 
 #[test]
+fn a_set_reads_its_file_from_the_plans_folder() {
+    // As buffers and writes do: the plan is run from another folder (the test's), and
+    // g_acc's initial value comes from g_in.bin beside the plan.
+    let d = scratch("set-file");
+    std::fs::write(d.join("g_in.bin"), 10u32.to_le_bytes()).unwrap();
+    let text = r#"{ "version": 1, "module": "$PTX", "buffers": {}, "steps": [
+        { "set": "g_acc=u32[1]:file=g_in.bin" },
+        { "launch": { "kernel": "add_acc", "grid": "1", "block": "1", "args": ["u32:5"] } },
+        { "dump_var": "g_acc=$OUT/g.bin" } ] }"#;
+    let p = write_plan(
+        &d,
+        "p.json",
+        &text.replace("$OUT", &d.display().to_string()),
+    );
+    let o = ptxemu(&["run", "--plan", path(&p)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(u32s(&d.join("g.bin")), [15]);
+}
+
+#[test]
 fn while_nonzero_stops_at_max_naming_round_and_buffer() {
     let d = scratch("max");
     let p = write_plan(&d, "p.json", &plan_text(&d, 2));

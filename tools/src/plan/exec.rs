@@ -144,8 +144,8 @@ fn check_steps(
         };
         let action = match &s.kind {
             StepKind::Launch(l) => check_launch(l, &at, loaded, buffers)?,
-            StepKind::Set(text) => Action::Set(
-                launch::var_write(loaded, text, None)
+            StepKind::Set(text, dir) => Action::Set(
+                launch::var_write(loaded, text, Some(dir))
                     .map_err(|e| bad(&at, "set", format!("{e:#}")))?,
             ),
             StepKind::Write { buffer, spec } => {

@@ -48,8 +48,9 @@ pub(crate) struct Step {
 pub(crate) enum StepKind {
     /// A kernel launch.
     Launch(LaunchStep),
-    /// `NAME=SPEC` written to a module variable (the text as `--set` takes it).
-    Set(String),
+    /// `NAME=SPEC` written to a module variable (the text as `--set` takes it), and the plan's
+    /// folder, which a relative `file=` path is read from, as for buffers and writes.
+    Set(String, PathBuf),
     /// A named buffer overwritten with a buffer spec of its size.
     Write {
         /// The buffer.
@@ -262,7 +263,7 @@ fn step(v: &Json, path: &[usize], dir: &Path) -> Result<StepKind> {
         "launch" => StepKind::Launch(launch(body, &at, dir)?),
         "set" => {
             name_eq(body, &at, "set", "NAME=SPEC")?;
-            StepKind::Set(string(body, &at, "set")?.to_string())
+            StepKind::Set(string(body, &at, "set")?.to_string(), dir.to_path_buf())
         }
         "write" => {
             let (name, s) = name_eq(body, &at, "write", "NAME=SPEC")?;

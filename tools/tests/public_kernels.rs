@@ -134,7 +134,17 @@ macro_rules! public_kernels {
 }
 
 // One line per folder of tests/fixtures/public/, in alphabetical order.
-public_kernels!();
+public_kernels!(
+    cuda_samples_bitonic_sort,
+    cuda_samples_convolution_separable,
+    cuda_samples_histogram256,
+    cuda_samples_histogram64,
+    cuda_samples_matrix_mul,
+    cuda_samples_scan,
+    cuda_samples_thread_fence_reduction,
+    cuda_samples_transpose,
+    cuda_samples_vector_add,
+);
 
 #[test]
 fn every_folder_is_listed_here_and_in_the_readme_and_complete() {

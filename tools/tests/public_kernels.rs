@@ -135,15 +135,24 @@ macro_rules! public_kernels {
 
 // One line per folder of tests/fixtures/public/, in alphabetical order.
 public_kernels!(
+    cuda_samples_binomial_options,
     cuda_samples_bitonic_sort,
+    cuda_samples_black_scholes,
     cuda_samples_convolution_separable,
+    cuda_samples_fast_walsh_transform,
     cuda_samples_histogram256,
     cuda_samples_histogram64,
     cuda_samples_matrix_mul,
+    cuda_samples_odd_even_merge_sort,
+    cuda_samples_quasirandom_generator,
+    cuda_samples_scalar_prod,
     cuda_samples_scan,
+    cuda_samples_simple_vote_intrinsics,
+    cuda_samples_sobol_qrng,
     cuda_samples_thread_fence_reduction,
     cuda_samples_transpose,
     cuda_samples_vector_add,
+    cuda_samples_warp_aggregated_atomics_cg,
 );
 
 #[test]

@@ -128,8 +128,13 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
         };
         for obs in observed {
             let Some(file) = finder.find(log, &obs.name) else {
+                let hint = if a.tests.is_empty() {
+                    " (no --tests folder was given: name the folder of the litmus files, e.g. --tests litmus/tests/library)"
+                } else {
+                    ""
+                };
                 eprintln!(
-                    "ptxemu compare: {}: test `{}` not found beside the log or under --tests",
+                    "ptxemu compare: {}: test `{}` not found beside the log or under --tests{hint}",
                     log.display(),
                     obs.name
                 );

@@ -150,6 +150,15 @@ pub enum LaunchError {
     /// The launch shape is invalid.
     #[error("{0}")]
     BadShape(String),
+    /// The kernel, or a function it calls, holds a construct the interpreter cannot run (the
+    /// module's other kernels can still be launched).
+    #[error("kernel `{kernel}` cannot run: {error}")]
+    Refused {
+        /// The kernel.
+        kernel: String,
+        /// The construct, with its line.
+        error: DecodeError,
+    },
 }
 
 /// A loaded module and its device memory.
@@ -315,6 +324,12 @@ impl Machine {
                 available: String::new(),
             });
         }
+        if let Some(error) = &f.refused {
+            return Err(LaunchError::Refused {
+                kernel: cfg.kernel.clone(),
+                error: error.clone(),
+            });
+        }
         // Refused before the launch allocates anything.
         let local_bytes = self.prog.module_local_size.div_ceil(16) * 16 + f.frame.size;
         if local_bytes > frames::LOCAL_LIMIT {
@@ -324,15 +339,18 @@ impl Machine {
                 frames::LOCAL_LIMIT
             )));
         }
-        let shared_bytes = self.prog.shared_dynamic_offset + u64::from(cfg.dynamic_shared);
-        if shared_bytes > memory::MAX_SHARED_PER_CTA {
+        let smem = decode::shared::CtaShared::of(&f.shared, u64::from(cfg.dynamic_shared));
+        if smem.user_bytes > memory::MAX_SHARED_PER_CTA {
             return Err(LaunchError::BadShape(format!(
-                "a CTA would have {shared_bytes} bytes of shared memory ({} static, {} dynamic); the most a CTA can have is {}",
-                self.prog.shared_dynamic_offset,
+                "a CTA of `{}` would have {} bytes of shared memory ({} static, {} dynamic); the most a CTA can have is {}",
+                cfg.kernel,
+                smem.user_bytes,
+                f.shared.dynamic_offset - f.shared.base,
                 cfg.dynamic_shared,
                 memory::MAX_SHARED_PER_CTA
             )));
         }
+        let shared_bytes = smem.bytes;
         let global = &mut self.global;
         let (heap, workspace) = &*self.launch_memory.get_or_insert_with(|| {
             let heap_base = global.allocate(HEAP_SIZE, 256, "device heap");
@@ -366,7 +384,8 @@ impl Machine {
                 ctaid: [0; 3],
                 envreg,
                 dynamic_smem: cfg.dynamic_shared,
-                total_smem: shared_bytes as u32,
+                total_smem: u32::try_from(smem.user_bytes).unwrap_or(u32::MAX),
+                reserved: smem.reserved,
                 nwarpid: 0,
             },
             nc: nc_tracker.as_ref(),

@@ -336,6 +336,22 @@ pub struct DFunc {
     pub reg_params: Vec<Option<u32>>,
     /// Value slots of `.reg` return values.
     pub reg_returns: Vec<Option<u32>>,
+    /// For a kernel: its CTA's shared memory layout.
+    pub shared: KernelSharedInfo,
+    /// Why the function cannot run (a construct in it or in a function it calls that the
+    /// interpreter does not implement); a kernel with a reason is refused at launch.
+    pub refused: Option<crate::exec::DecodeError>,
+}
+
+/// The shared memory of a kernel's CTA (see `decode::shared`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelSharedInfo {
+    /// Bytes before the kernel's variables: the reserved region on sm_90 and later.
+    pub base: u64,
+    /// Where its static `.shared` variables end.
+    pub static_end: u64,
+    /// Where its dynamic shared memory starts.
+    pub dynamic_offset: u64,
 }
 
 /// A whole decoded module.
@@ -349,10 +365,6 @@ pub struct Program {
     pub funcs: Vec<DFunc>,
     /// Which function each pc belongs to.
     pub func_of_pc: Vec<u32>,
-    /// Bytes of static shared memory (module and function-scope `.shared` variables).
-    pub shared_static: u64,
-    /// Where dynamic (`.extern .shared`) shared memory starts.
-    pub shared_dynamic_offset: u64,
     /// Initial contents of the constant bank.
     pub const_bank: Vec<u8>,
     /// Module-scope `.global` variables: bytes of the globals region and its base address.

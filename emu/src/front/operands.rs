@@ -204,6 +204,11 @@ pub fn operand(
             return Ok(Operand::Special(s));
         }
     }
+    // A predefined identifier (PTX ISA "Predefined Identifiers"), unless the module declares
+    // a variable of that name.
+    if name == "WARP_SZ" && r.variable(name).is_none() {
+        return Ok(Operand::Special(SpecialReg::WarpSz));
+    }
     if !label_ctx {
         if let Some(v) = r.variable(name) {
             let off = offset(c)?;

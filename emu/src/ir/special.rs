@@ -1,5 +1,8 @@
 //! PTX special registers (PTX ISA "Special Registers"): read-only values the hardware provides
-//! to each thread, such as `%tid.x` or `%laneid`.
+//! to each thread, such as `%tid.x` or `%laneid`; and the one predefined identifier of PTX ISA
+//! "Predefined Identifiers" that is not a `%` register, `WARP_SZ` (nvcc writes it for every
+//! CUDA `warpSize`). The other identifiers that section lists (`%tid`, `%clock`, `%pm0`…,
+//! `%envreg<32>`, …) are special registers below.
 
 use super::types::{Dim, Type};
 
@@ -78,6 +81,8 @@ pub enum SpecialReg {
     ReservedSmemOffset(ReservedSmem),
     /// `%current_graph_exec`
     CurrentGraphExec,
+    /// `WARP_SZ`: the warp size of the target, a run-time constant (32).
+    WarpSz,
 }
 
 /// Which reserved shared-memory bound a `%reserved_smem_offset_*` register names.
@@ -89,8 +94,9 @@ pub enum ReservedSmem {
     End,
     /// `%reserved_smem_offset_cap`
     Cap,
-    /// `%reserved_smem_offset_<2>`
-    Two,
+    /// `%reserved_smem_offset_0` and `%reserved_smem_offset_1` (the ISA's
+    /// `%reserved_smem_offset_<2>`): offsets inside the reserved region.
+    Offset(u8),
 }
 
 impl SpecialReg {
@@ -136,8 +142,11 @@ impl SpecialReg {
             }
             SpecialReg::ReservedSmemOffset(ReservedSmem::End) => "%reserved_smem_offset_end".into(),
             SpecialReg::ReservedSmemOffset(ReservedSmem::Cap) => "%reserved_smem_offset_cap".into(),
-            SpecialReg::ReservedSmemOffset(ReservedSmem::Two) => "%reserved_smem_offset_2".into(),
+            SpecialReg::ReservedSmemOffset(ReservedSmem::Offset(n)) => {
+                format!("%reserved_smem_offset_{n}")
+            }
             SpecialReg::CurrentGraphExec => "%current_graph_exec".into(),
+            SpecialReg::WarpSz => "WARP_SZ".into(),
         }
     }
 
@@ -189,8 +198,10 @@ impl SpecialReg {
             "%reserved_smem_offset_begin" => SpecialReg::ReservedSmemOffset(ReservedSmem::Begin),
             "%reserved_smem_offset_end" => SpecialReg::ReservedSmemOffset(ReservedSmem::End),
             "%reserved_smem_offset_cap" => SpecialReg::ReservedSmemOffset(ReservedSmem::Cap),
-            "%reserved_smem_offset_2" => SpecialReg::ReservedSmemOffset(ReservedSmem::Two),
+            "%reserved_smem_offset_0" => SpecialReg::ReservedSmemOffset(ReservedSmem::Offset(0)),
+            "%reserved_smem_offset_1" => SpecialReg::ReservedSmemOffset(ReservedSmem::Offset(1)),
             "%current_graph_exec" => SpecialReg::CurrentGraphExec,
+            "WARP_SZ" => SpecialReg::WarpSz,
             _ => {
                 if let Some(n) = s.strip_prefix("%envreg") {
                     let n: u8 = n.parse().ok()?;
@@ -247,7 +258,8 @@ impl SpecialReg {
             | SpecialReg::ClusterCtarank
             | SpecialReg::ClusterNctarank
             | SpecialReg::Pm(_)
-            | SpecialReg::ReservedSmemOffset(_) => Type::U32,
+            | SpecialReg::ReservedSmemOffset(_)
+            | SpecialReg::WarpSz => Type::U32,
             SpecialReg::Gridid => Type::U64,
         }
     }
@@ -269,6 +281,10 @@ mod tests {
             SpecialReg::Pm(7),
             SpecialReg::ClusterCtaid(Dim::X),
             SpecialReg::Clock64,
+            SpecialReg::WarpSz,
+            SpecialReg::ReservedSmemOffset(ReservedSmem::Offset(0)),
+            SpecialReg::ReservedSmemOffset(ReservedSmem::Offset(1)),
+            SpecialReg::ReservedSmemOffset(ReservedSmem::Cap),
         ];
         for r in regs {
             assert_eq!(SpecialReg::from_name(&r.name()), Some(r), "{}", r.name());
@@ -276,5 +292,7 @@ mod tests {
         assert_eq!(SpecialReg::from_name("%envreg32"), None);
         assert_eq!(SpecialReg::from_name("%tid.w"), None);
         assert_eq!(SpecialReg::from_name("%r1"), None);
+        // `<2>` in the ISA's syntax means two registers, numbered 0 and 1.
+        assert_eq!(SpecialReg::from_name("%reserved_smem_offset_2"), None);
     }
 }

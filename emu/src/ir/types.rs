@@ -148,6 +148,24 @@ impl Type {
         matches!(self.class(), TypeClass::Float | TypeClass::PackedFloat)
     }
 
+    /// The indefinite article for the type's name read aloud letter by letter, for messages:
+    /// "an .s32 register", "an .f64 operand", but "a .u32 register", "a .b16 register".
+    pub fn article(self) -> &'static str {
+        match self.name().as_bytes().first() {
+            Some(b'e' | b'f' | b's' | b'x') => "an",
+            _ => "a",
+        }
+    }
+
+    /// The bits' article: "an 8-bit register", "a 16-bit register".
+    pub fn bits_article(bits: u32) -> &'static str {
+        if matches!(bits, 8 | 11 | 18 | 80) || (800..900).contains(&bits) {
+            "an"
+        } else {
+            "a"
+        }
+    }
+
     /// The qualifier as written, without the leading dot.
     pub fn name(self) -> &'static str {
         match self {

@@ -361,7 +361,8 @@ fn data_operand(f: &Function, a: &Access<'_>, op: &str, err: &mut dyn FnMut(&'st
             err(
                 "register-type",
                 format!(
-                    "a .{} register cannot hold the data of `{op}.{}`",
+                    "{} .{} register cannot hold the data of `{op}.{}`",
+                    rt.article(),
                     rt.name(),
                     a.ty.name()
                 ),

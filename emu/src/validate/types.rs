@@ -131,8 +131,9 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 push(
                     "operand-type",
                     format!(
-                        "`!` negates a predicate, but `{}` is a .{} register",
+                        "`!` negates a predicate, but `{}` is {} .{} register",
                         reg.name,
+                        reg.ty.article(),
                         reg.ty.name()
                     ),
                 );
@@ -198,10 +199,12 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                     push(
                         "operand-type",
                         format!(
-                            "operand {} of `{mnemonic}` is `{}`, a .{} register; it takes a {}-bit register of type .b{}{}",
+                            "operand {} of `{mnemonic}` is `{}`, {} .{} register; it takes {} {}-bit register of type .b{}{}",
                             k + 1,
                             reg.name,
+                            reg.ty.article(),
                             reg.ty.name(),
+                            Type::bits_article(want.bits()),
                             want.bits(),
                             want.bits(),
                             match want.class() {
@@ -217,8 +220,9 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             Operand::Imm(Imm::Int(_)) if matches!(want, Type::F32 | Type::F64) => push(
                 "operand-type",
                 format!(
-                    "operand {} of `{mnemonic}` is an integer literal; a .{} operand is written as a float (1.0, 0f3F800000)",
+                    "operand {} of `{mnemonic}` is an integer literal; {} .{} operand is written as a float (1.0, 0f3F800000)",
                     k + 1,
+                    want.article(),
                     want.name()
                 ),
             ),
@@ -228,8 +232,9 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 push(
                     "operand-type",
                     format!(
-                        "operand {} of `{mnemonic}` is a float literal; a .{} operand takes an integer",
+                        "operand {} of `{mnemonic}` is a float literal; {} .{} operand takes an integer",
                         k + 1,
+                        want.article(),
                         want.name()
                     ),
                 )

@@ -1,9 +1,9 @@
 //! Where every variable lives: module globals in one global region, `.const` variables in the
-//! constant bank, `.shared` variables (module and function scope) in the CTA's static shared
-//! memory followed by dynamic shared memory, module `.local` variables at the start of each
-//! thread's local memory, and each function's parameters and function-scope `.local`/`.param`
-//! variables in its activation frame. Initialisers are written into the images here, with
-//! symbol addresses resolved.
+//! constant bank, `.shared` variables (module and function scope) in each kernel's own shared
+//! memory layout ([`super::shared`]), module `.local` variables at the start of each thread's
+//! local memory, and each function's parameters and function-scope `.local`/`.param` variables
+//! in its activation frame. Initialisers are written into the images here, with symbol
+//! addresses resolved.
 
 use super::DecodeError;
 use crate::exec::memory::FUNCTION_BASE;
@@ -18,8 +18,8 @@ use crate::ir::{
 pub enum Place {
     /// A global address.
     Global(u64),
-    /// An offset in shared memory.
-    Shared(u64),
+    /// A sized `.shared` variable: its offset depends on the kernel ([`super::shared`]).
+    Shared,
     /// An offset in the constant bank.
     Const(u64),
     /// An offset in each thread's local memory.
@@ -39,16 +39,12 @@ pub struct Layout {
     pub globals_base: u64,
     /// Constant bank contents.
     pub const_bank: Vec<u8>,
-    /// Static shared bytes so far.
-    pub shared_size: u64,
     /// Module `.local` bytes.
     pub module_local: u64,
-    /// Shared offset of each function's function-scope `.shared` variables (by local index).
-    pub func_shared: Vec<Vec<Option<u64>>>,
     /// Frame layout of each function, and the frame offset of each function-scope variable.
     pub frames: Vec<(FrameLayout, Vec<Option<u64>>)>,
-    /// Largest alignment any shared variable asked for (dynamic shared memory starts there).
-    pub shared_align: u64,
+    /// Each kernel's shared memory, and the shared offsets each function's code uses.
+    pub shared: super::shared::SharedPlan,
 }
 
 fn align_to(x: u64, a: u64) -> u64 {
@@ -63,7 +59,7 @@ fn align_to(x: u64, a: u64) -> u64 {
 pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError> {
     let mut l = Layout {
         globals_base,
-        shared_align: 16,
+        shared: super::shared::plan(module),
         ..Layout::default()
     };
     let mut global_off = 0u64;
@@ -86,14 +82,9 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
             }
             StateSpace::Shared(_) => {
                 if v.size_bytes().is_none() && v.init.is_none() {
-                    l.shared_align = l.shared_align.max(align);
                     Some(Place::DynamicShared)
                 } else {
-                    l.shared_size = align_to(l.shared_size, align);
-                    l.shared_align = l.shared_align.max(align);
-                    let p = Place::Shared(l.shared_size);
-                    l.shared_size += size;
-                    Some(p)
+                    Some(Place::Shared)
                 }
             }
             StateSpace::Local => {
@@ -130,19 +121,6 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
     l.globals_image = vec![0; global_off as usize];
     l.const_bank = vec![0; const_off as usize];
     for f in &module.functions {
-        let mut shared = Vec::with_capacity(f.locals.len());
-        for v in &f.locals {
-            if let StateSpace::Shared(_) = v.space {
-                let align = u64::from(v.alignment());
-                l.shared_size = align_to(l.shared_size, align);
-                l.shared_align = l.shared_align.max(align);
-                shared.push(Some(l.shared_size));
-                l.shared_size += v.allocated_bytes();
-            } else {
-                shared.push(None);
-            }
-        }
-        l.func_shared.push(shared);
         l.frames.push(frame_layout(f));
     }
     // Initialisers.
@@ -151,7 +129,7 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
         let (image, off) = match l.globals[i] {
             Some(Place::Global(a)) => (&mut l.globals_image, a - globals_base),
             Some(Place::Const(o)) => (&mut l.const_bank, o),
-            Some(Place::Shared(_) | Place::Local(_) | Place::DynamicShared) | None => continue,
+            Some(Place::Shared | Place::Local(_) | Place::DynamicShared) | None => continue,
         };
         if let Some(what) = crate::validate::init::shape_error(v) {
             return Err(DecodeError::Invalid { what, span: v.span });
@@ -313,16 +291,9 @@ fn encode_init(
                                     o
                                 }
                             }
-                            Some(Place::Shared(o)) => {
-                                if *generic {
-                                    crate::exec::memory::SHARED_WINDOW + o
-                                } else {
-                                    o
-                                }
-                            }
-                            Some(Place::Local(_) | Place::DynamicShared) | None => {
+                            Some(Place::Shared | Place::Local(_) | Place::DynamicShared) | None => {
                                 return Err(DecodeError::Unsupported {
-                                    what: "an initialiser holding the address of a local or dynamic shared variable".into(),
+                                    what: "an initialiser holding the address of a local or shared variable (each kernel places its shared variables itself)".into(),
                                     span,
                                 })
                             }

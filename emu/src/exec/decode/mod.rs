@@ -2,15 +2,24 @@
 //!
 //! Each function's body is flattened (nested blocks disappear: names were resolved by the
 //! parser), labels become program counters, registers become slots, variables become fixed
-//! addresses or frame offsets ([`layout`]), and each instruction gets the execution function
-//! for its opcode and types ([`ops`]).
+//! addresses or frame offsets ([`layout`], [`shared`]), and each instruction gets the execution
+//! function for its opcode and types ([`ops`]).
+//!
+//! A construct the interpreter cannot lower refuses only the kernels that reach it: the
+//! function that holds it is kept with the first such error, and every kernel calling it
+//! directly or indirectly is refused at launch with that error ([`DFunc::refused`]). The
+//! other kernels of the module run.
 
 pub mod layout;
 pub mod operands;
 pub mod ops;
+pub mod shared;
 pub mod tcgen05;
 
-use crate::exec::program::{Builtin, DFunc, DFuncKind, DInstr, FrameLayout, InstrInfo, Program};
+use crate::exec::program::{
+    Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, KernelSharedInfo,
+    Program, Src, NO_GUARD,
+};
 use crate::ir::{Block, Function, Instr, LabelId, Module, Op, ParamKind, RegId, Span, Stmt, Type};
 use smallvec::SmallVec;
 
@@ -148,10 +157,58 @@ fn assign_slots(f: &Function) -> (Vec<SlotInfo>, u32, u32) {
     (slots, vals, preds)
 }
 
+/// Stands in for an instruction that could not be lowered; its function is refused, so it
+/// never runs.
+fn placeholder() -> DInstr {
+    DInstr {
+        exec: crate::exec::step::mem::nop,
+        guard: NO_GUARD,
+        d: [Dst::Sink; 2],
+        s: [Src::None; 4],
+        extra: Extra::None,
+        control: false,
+    }
+}
+
+/// Gives every function that reaches a refused function (through calls) that function's
+/// error, naming the callee, so a kernel is refused exactly when it could run into it.
+fn refuse_callers(funcs: &mut [DFunc], callees: &[Vec<u32>]) {
+    loop {
+        let mut changed = false;
+        for f in 0..funcs.len() {
+            if funcs[f].refused.is_some() {
+                continue;
+            }
+            let culprit = callees[f]
+                .iter()
+                .find_map(|&c| funcs[c as usize].refused.clone().map(|e| (c, e)));
+            if let Some((c, e)) = culprit {
+                let via = funcs[c as usize].name.clone();
+                funcs[f].refused = Some(match e {
+                    DecodeError::Unsupported { what, span } => DecodeError::Unsupported {
+                        what: format!("{what} (in `{via}`, which it calls)"),
+                        span,
+                    },
+                    DecodeError::Invalid { what, span } => DecodeError::Invalid {
+                        what: format!("{what} (in `{via}`, which it calls)"),
+                        span,
+                    },
+                });
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
 /// Decodes a module, with its global variables placed from `globals_base`.
 ///
 /// # Errors
-/// A construct the interpreter cannot run, or a malformed instruction.
+/// A module-wide problem (its `.global` or `.const` variables do not fit, an initialiser
+/// cannot be encoded). A function the interpreter cannot lower is not an error here: it is
+/// recorded in [`DFunc::refused`] and refuses the kernels that reach it.
 pub fn decode(
     module: &Module,
     file_name: &str,
@@ -197,8 +254,15 @@ pub fn decode(
             labels: labels.clone(),
             cc_slot,
         };
+        let mut refused: Option<DecodeError> = None;
         for ins in instrs {
-            let d = ops::lower(&fx, ins)?;
+            let d = match ops::lower(&fx, ins) {
+                Ok(d) => d,
+                Err(e) => {
+                    refused.get_or_insert(e);
+                    placeholder()
+                }
+            };
             code.push(d);
             info.push(InstrInfo {
                 span: ins.span,
@@ -217,7 +281,10 @@ pub fn decode(
                 args: SmallVec::new(),
                 span: body.close,
             };
-            code.push(ops::lower(&fx, &implicit)?);
+            code.push(ops::lower(&fx, &implicit).unwrap_or_else(|e| {
+                refused.get_or_insert(e);
+                placeholder()
+            }));
             info.push(InstrInfo {
                 span: body.close,
                 text: format!("ret (implicit, at the closing brace of `{}`)", f.name),
@@ -244,6 +311,19 @@ pub fn decode(
         let reg_params = f.params.iter().map(|p| reg_slot(&p.kind)).collect();
         let reg_returns = f.returns.iter().map(|p| reg_slot(&p.kind)).collect();
         value_slots = value_slots.max(1);
+        if refused.is_none() {
+            if let Err(e) = &lay.shared.per_func[fid] {
+                refused = Some(e.clone());
+            }
+        }
+        let shared = lay.shared.kernels[fid]
+            .as_ref()
+            .map(|k| KernelSharedInfo {
+                base: k.base,
+                static_end: k.static_end,
+                dynamic_offset: k.dynamic_offset,
+            })
+            .unwrap_or_default();
         funcs.push(DFunc {
             name: f.name.clone(),
             kind,
@@ -252,17 +332,16 @@ pub fn decode(
             frame: FrameLayout { ..frame },
             reg_params,
             reg_returns,
+            shared,
+            refused,
         });
     }
-    let shared_static = lay.shared_size;
-    let shared_dynamic_offset = shared_static.div_ceil(lay.shared_align) * lay.shared_align;
+    refuse_callers(&mut funcs, &lay.shared.callees);
     Ok(Program {
         code,
         info,
         funcs,
         func_of_pc,
-        shared_static,
-        shared_dynamic_offset,
         const_bank: lay.const_bank,
         globals_image: lay.globals_image,
         globals_base,

@@ -3,6 +3,7 @@
 //! an offset and a state space.
 
 use super::layout::Place;
+use super::shared::SharedKey;
 use super::{DecodeError, FnCtx, SlotInfo};
 use crate::exec::memory::{CONST_WINDOW, FUNCTION_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
 use crate::exec::program::{AddrBase as DBase, AddrSpace, DAddr, Dst, Src};
@@ -30,25 +31,34 @@ impl FnCtx<'_> {
         }
     }
 
+    /// The offset this function's code uses for a shared variable.
+    fn shared_at(&self, key: SharedKey, span: crate::ir::Span) -> Result<SymPlace, DecodeError> {
+        let offsets = self.layout.shared.per_func[self.fid as usize]
+            .as_ref()
+            .map_err(Clone::clone)?;
+        match offsets.get(&key) {
+            Some(&o) => Ok(SymPlace::Fixed(o, AddrSpace::Shared)),
+            None => Err(self.invalid(span, "a shared variable the layout did not place")),
+        }
+    }
+
     /// Places a symbol.
     pub fn sym_place(&self, v: VarRef, span: crate::ir::Span) -> Result<SymPlace, DecodeError> {
         let lay = self.layout;
         Ok(match v {
             VarRef::Global(g) => match lay.globals.get(g.index()).copied().flatten() {
                 Some(Place::Global(a)) => SymPlace::Fixed(a, AddrSpace::Global),
-                Some(Place::Shared(o)) => SymPlace::Fixed(o, AddrSpace::Shared),
-                Some(Place::DynamicShared) => {
-                    let off = lay.shared_size.div_ceil(lay.shared_align) * lay.shared_align;
-                    SymPlace::Fixed(off, AddrSpace::Shared)
-                }
+                Some(Place::Shared) => self.shared_at(SharedKey::Global(g.index() as u32), span)?,
+                Some(Place::DynamicShared) => self.shared_at(SharedKey::Dynamic, span)?,
                 Some(Place::Const(o)) => SymPlace::Fixed(o, AddrSpace::Const),
                 Some(Place::Local(o)) => SymPlace::Fixed(o, AddrSpace::Local),
                 None => return Err(self.invalid(span, "a symbol with no storage")),
             },
             VarRef::Local(id) => {
                 let fid = self.fid as usize;
-                if let Some(Some(off)) = lay.func_shared[fid].get(id.index()) {
-                    SymPlace::Fixed(*off, AddrSpace::Shared)
+                let local = self.func.locals.get(id.index());
+                if local.is_some_and(|v| matches!(v.space, StateSpace::Shared(_))) {
+                    self.shared_at(SharedKey::Local(self.fid, id.index() as u32), span)?
                 } else if let Some(Some(off)) = lay.frames[fid].1.get(id.index()) {
                     SymPlace::Frame(*off)
                 } else {

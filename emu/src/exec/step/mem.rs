@@ -5,6 +5,10 @@
 //! and lie inside an allocation or window; otherwise the lane faults with the address.
 //! Loads of signed types sign-extend into wider registers, others zero-extend; stores write
 //! the low bytes of wider registers (PTX ISA "ld", "st", relaxed type-checking rules).
+//!
+//! A `.shared` state-space address is 32 bits wide: `base + offset` is taken modulo 2³², as
+//! the hardware computes it (nvcc emits `[%r+68]` with `%r` briefly negative, e.g. in
+//! Rodinia's needleman-wunsch). Generic addresses are 64-bit and do not wrap.
 
 use super::{for_lanes, Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
@@ -70,6 +74,14 @@ fn resolve<'g>(
     lane: usize,
     write: bool,
 ) -> Result<Loc<'g>, LaneFault> {
+    let addr = match space {
+        AddrSpace::Shared => shared_wrap(addr),
+        AddrSpace::Generic
+        | AddrSpace::Global
+        | AddrSpace::Local
+        | AddrSpace::KernelParam
+        | AddrSpace::Const => addr,
+    };
     if align > 1 && !addr.is_multiple_of(u64::from(align)) {
         return Err(LaneFault {
             kind: FaultKind::Misaligned { align },
@@ -607,6 +619,12 @@ pub fn space_label(s: AddrSpace) -> &'static str {
     space_name(s)
 }
 
+/// A `.shared` state-space address taken modulo 2³² (shared addresses are 32-bit).
+#[inline(always)]
+pub(crate) fn shared_wrap(addr: u64) -> u64 {
+    addr & 0xffff_ffff
+}
+
 /// The addresses of every enabled lane for an access whose base is a register or fixed.
 #[inline(always)]
 fn lane_addrs(c: &Ctx<'_>, a: &DAddr) -> [u64; 32] {
@@ -629,7 +647,7 @@ fn lane_addrs(c: &Ctx<'_>, a: &DAddr) -> [u64; 32] {
 /// lanes first; any problem falls back to [`ld`], which reports the precise fault.
 pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mem_of(i)?;
-    let addrs = lane_addrs(c, &m.addr);
+    let addrs = lane_addrs(c, &m.addr).map(shared_wrap);
     let mask = c.mask;
     let limit = (c.shared.data.len() as u64).wrapping_sub(u64::from(SIZE));
     let mut bad = false;
@@ -662,7 +680,7 @@ pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// A scalar shared-memory store of `SIZE` bytes (fast path of [`st`]).
 pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mem_of(i)?;
-    let addrs = lane_addrs(c, &m.addr);
+    let addrs = lane_addrs(c, &m.addr).map(shared_wrap);
     let mask = c.mask;
     let limit = (c.shared.data.len() as u64).wrapping_sub(u64::from(SIZE));
     let mut bad = false;

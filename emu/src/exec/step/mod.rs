@@ -50,8 +50,10 @@ pub struct LaunchInfo {
     pub envreg: [u32; 32],
     /// Bytes of dynamic shared memory.
     pub dynamic_smem: u32,
-    /// Bytes of shared memory of the CTA.
+    /// Bytes of shared memory of the CTA: static and dynamic, the reserved region excluded.
     pub total_smem: u32,
+    /// The CTA's reserved shared-memory region.
+    pub reserved: crate::exec::decode::shared::Reserved,
     /// `%nwarpid`
     pub nwarpid: u32,
 }
@@ -317,7 +319,10 @@ impl Ctx<'_> {
             SpecialReg::GlobaltimerHi => (self.clock * 1000) >> 32,
             SpecialReg::Envreg(n) => u64::from(l.envreg[usize::from(n)]),
             SpecialReg::DynamicSmemSize => u64::from(l.dynamic_smem),
-            SpecialReg::TotalSmemSize | SpecialReg::AggrSmemSize => u64::from(l.total_smem),
+            SpecialReg::TotalSmemSize => u64::from(l.total_smem),
+            SpecialReg::AggrSmemSize => {
+                u64::from(l.total_smem) + crate::exec::decode::shared::RESERVED_BYTES
+            }
             SpecialReg::Clusterid(d) => u64::from(l.ctaid[dim(d)]),
             SpecialReg::Nclusterid(d) => u64::from(l.nctaid[dim(d)]),
             SpecialReg::ClusterCtaid(_) => 0,
@@ -326,8 +331,9 @@ impl Ctx<'_> {
             SpecialReg::ClusterNctarank => 1,
             SpecialReg::IsExplicitCluster => 0,
             SpecialReg::Pm(_) | SpecialReg::Pm64(_) => 0,
-            SpecialReg::ReservedSmemOffset(_) => 0,
+            SpecialReg::ReservedSmemOffset(r) => u64::from(l.reserved.value(r)),
             SpecialReg::CurrentGraphExec => 0,
+            SpecialReg::WarpSz => 32,
         };
         v
     }

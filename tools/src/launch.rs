@@ -205,6 +205,7 @@ pub(crate) fn launch(
             LaunchError::NoSuchKernel { .. } => "no_kernel",
             LaunchError::BadArguments(_) => "arguments",
             LaunchError::BadShape(_) => "launch_limits",
+            LaunchError::Refused { .. } => "unsupported",
         };
         refuse(kind, e.to_string())
     })

@@ -173,7 +173,7 @@ impl Machine {
                     .ok_or_else(wrong_space)?;
                 dst.copy_from_slice(bytes);
             }
-            Some(Place::Shared(_) | Place::Local(_) | Place::DynamicShared) | None => {
+            Some(Place::Shared | Place::Local(_) | Place::DynamicShared) | None => {
                 return Err(wrong_space())
             }
         }
@@ -206,7 +206,7 @@ impl Machine {
                     .map(<[u8]>::to_vec)
                     .ok_or_else(wrong_space)
             }
-            Some(Place::Shared(_) | Place::Local(_) | Place::DynamicShared) | None => {
+            Some(Place::Shared | Place::Local(_) | Place::DynamicShared) | None => {
                 Err(wrong_space())
             }
         }

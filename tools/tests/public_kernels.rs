@@ -135,6 +135,7 @@ macro_rules! public_kernels {
 
 // One line per folder of tests/fixtures/public/, in alphabetical order.
 public_kernels!(
+    cuda_samples_aligned_types,
     cuda_samples_binomial_options,
     cuda_samples_bitonic_sort,
     cuda_samples_black_scholes,
@@ -143,9 +144,11 @@ public_kernels!(
     cuda_samples_histogram256,
     cuda_samples_histogram64,
     cuda_samples_matrix_mul,
+    cuda_samples_merge_sort,
     cuda_samples_odd_even_merge_sort,
     cuda_samples_quasirandom_generator,
     cuda_samples_reduction,
+    cuda_samples_reduction_multi_block_cg,
     cuda_samples_scalar_prod,
     cuda_samples_scan,
     cuda_samples_shfl_scan,

@@ -136,15 +136,18 @@ macro_rules! public_kernels {
 // One line per folder of tests/fixtures/public/, in alphabetical order.
 public_kernels!(
     cuda_samples_aligned_types,
+    cuda_samples_binary_partition_cg,
     cuda_samples_binomial_options,
     cuda_samples_bitonic_sort,
     cuda_samples_black_scholes,
     cuda_samples_convolution_separable,
     cuda_samples_fast_walsh_transform,
+    cuda_samples_fdtd3d,
     cuda_samples_histogram256,
     cuda_samples_histogram64,
     cuda_samples_matrix_mul,
     cuda_samples_merge_sort,
+    cuda_samples_nbody,
     cuda_samples_odd_even_merge_sort,
     cuda_samples_quasirandom_generator,
     cuda_samples_reduction,

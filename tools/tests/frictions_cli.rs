@@ -134,7 +134,10 @@ fn compare_without_tests_is_an_error_that_says_what_to_give() {
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     let e = stderr(&o);
     assert!(e.contains("test `MP+rlx` not found"), "{e}");
-    assert!(e.contains("--tests"), "{e}");
+    assert!(
+        e.contains("no --tests folder was given: name the folder of the litmus files"),
+        "{e}"
+    );
     assert!(
         stdout(&o).contains("1 could not be compared"),
         "{}",

@@ -285,26 +285,6 @@ fn buffers_and_variables_persist_across_launches() {
 }
 
 #[test]
-fn a_set_reads_its_file_from_the_plans_folder() {
-    // As buffers and writes do: the plan is run from another folder (the test's), and
-    // g_acc's initial value comes from g_in.bin beside the plan.
-    let d = scratch("set-file");
-    std::fs::write(d.join("g_in.bin"), 10u32.to_le_bytes()).unwrap();
-    let text = r#"{ "version": 1, "module": "$PTX", "buffers": {}, "steps": [
-        { "set": "g_acc=u32[1]:file=g_in.bin" },
-        { "launch": { "kernel": "add_acc", "grid": "1", "block": "1", "args": ["u32:5"] } },
-        { "dump_var": "g_acc=$OUT/g.bin" } ] }"#;
-    let p = write_plan(
-        &d,
-        "p.json",
-        &text.replace("$OUT", &d.display().to_string()),
-    );
-    let o = ptxemu(&["run", "--plan", path(&p)]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(u32s(&d.join("g.bin")), [15]);
-}
-
-#[test]
 fn while_nonzero_stops_at_max_naming_round_and_buffer() {
     let d = scratch("max");
     let p = write_plan(&d, "p.json", &plan_text(&d, 2));
@@ -452,4 +432,34 @@ fn plan_flags_of_single_launches_are_refused() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--kernel"), "{}", stderr(&o));
     assert!(!d.join("acc.bin").exists());
+}
+
+#[test]
+fn an_inline_buffer_lives_for_one_launch() {
+    // inc adds 1 to each of 4 words; an inline buffer starts again from [1,1,1,1] at every
+    // launch, so every round reports [2,2,2,2] (a named buffer would count up).
+    let d = scratch("inline");
+    let p = write_plan(
+        &d,
+        "p.json",
+        r#"{ "version": 1, "module": "$PTX",
+          "steps": [ { "repeat": { "times": 3, "steps": [
+            { "launch": { "kernel": "inc", "grid": "1", "block": "4", "args": ["u32[4]:[1,1,1,1]"] } } ] } },
+            { "launch": { "kernel": "oob", "grid": "1", "block": "1", "args": ["u32[4]:zero"] } } ] }"#,
+    );
+    let o = ptxemu(&["run", "--plan", path(&p), "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let j = json(&o);
+    for r in 0..3 {
+        assert_eq!(j["launches"][r]["round"], r as u64);
+        assert_eq!(
+            j["launches"][r]["buffers"][0]["values"],
+            serde_json::json!([2, 2, 2, 2])
+        );
+        assert!(j["launches"][r]["buffers"][0].get("name").is_none());
+    }
+    // The fault names the inline buffer by its step and argument.
+    let e = stderr(&o);
+    assert!(e.contains("plan step 1, launch 3: out-of-bounds"), "{e}");
+    assert!(e.contains("past the end of argument 0 of step 1"), "{e}");
 }

@@ -6,7 +6,7 @@
 //! and dumps; a fault stops the plan at that launch (exit status 1), naming the step, the
 //! round and the launch's index.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use emu::exec::symbols::ModuleVar;
@@ -19,17 +19,19 @@ use crate::cmd_run::Checks;
 use crate::launch::{self, refuse, ArgShape, Loaded, VarWrite};
 
 /// A device buffer of the plan: named, or an inline argument of one launch step.
-pub(crate) struct Buffer {
+struct Buffer {
     /// Its name (`None` for an inline argument).
-    pub name: Option<String>,
+    name: Option<String>,
+    /// What fault reports call it.
+    label: String,
     /// Element type.
-    pub ty: ElemType,
+    ty: ElemType,
     /// Element count.
-    pub count: usize,
+    count: usize,
     /// Initial bytes (an inline argument gets them again at each launch).
-    pub init: Vec<u8>,
+    init: Vec<u8>,
     /// Its address once allocated.
-    pub addr: u64,
+    addr: u64,
 }
 
 /// A launch argument, resolved.
@@ -80,7 +82,7 @@ enum Rounds {
 /// A plan checked against its module, ready to run.
 pub(crate) struct Program {
     /// Buffers, named ones first in the order written.
-    pub buffers: Vec<Buffer>,
+    buffers: Vec<Buffer>,
     steps: Vec<CheckedStep>,
 }
 
@@ -105,13 +107,14 @@ pub(crate) fn check(plan: &Plan, loaded: &Loaded) -> Result<Program> {
             .map_err(|e| refuse("plan", format!("buffer `{name}`: {e}")))?;
         buffers.push(Buffer {
             name: Some(name.clone()),
+            label: format!("buffer `{name}`"),
             ty: *ty,
             count: *count,
             init,
             addr: 0,
         });
     }
-    let steps = check_steps(&plan.steps, loaded, &mut buffers)?;
+    let steps = check_steps(&plan.steps, &plan.dir, loaded, &mut buffers)?;
     Ok(Program { buffers, steps })
 }
 
@@ -121,6 +124,7 @@ fn named(buffers: &[Buffer], name: &str) -> Option<usize> {
 
 fn check_steps(
     steps: &[Step],
+    dir: &Path,
     loaded: &Loaded,
     buffers: &mut Vec<Buffer>,
 ) -> Result<Vec<CheckedStep>> {
@@ -144,7 +148,7 @@ fn check_steps(
         };
         let action = match &s.kind {
             StepKind::Launch(l) => check_launch(l, &at, loaded, buffers)?,
-            StepKind::Set(text, dir) => Action::Set(
+            StepKind::Set(text) => Action::Set(
                 launch::var_write(loaded, text, Some(dir))
                     .map_err(|e| bad(&at, "set", format!("{e:#}")))?,
             ),
@@ -177,7 +181,7 @@ fn check_steps(
                         None => return Err(unknown("repeat", buffer, buffers)),
                     },
                 };
-                let steps = check_steps(steps, loaded, buffers)?;
+                let steps = check_steps(steps, dir, loaded, buffers)?;
                 Action::Repeat { until, steps }
             }
             StepKind::Dump { buffer, path } => match named(buffers, buffer) {
@@ -230,6 +234,7 @@ fn check_launch(
                             .map_err(|e| bad(at, "launch", format!("argument {i}: {e}")))?;
                         buffers.push(Buffer {
                             name: None,
+                            label: format!("argument {i} of step {at}"),
                             ty: *ty,
                             count: *count,
                             init,
@@ -285,13 +290,9 @@ impl Runner<'_> {
     /// # Errors
     /// The first fault or step that could not be carried out.
     pub fn run(&mut self, prog: &mut Program) -> Result<(), Stop> {
-        for (i, b) in prog.buffers.iter_mut().enumerate() {
-            let label = match &b.name {
-                Some(n) => format!("buffer `{n}`"),
-                None => format!("inline buffer {i}"),
-            };
+        for b in &mut prog.buffers {
             let machine = &mut self.loaded.machine;
-            b.addr = machine.alloc(b.init.len() as u64, &label);
+            b.addr = machine.alloc(b.init.len() as u64, &b.label);
             machine.write(b.addr, &b.init);
         }
         let steps = std::mem::take(&mut prog.steps);

@@ -14,6 +14,8 @@ use crate::launch::refuse;
 /// A parsed plan.
 #[derive(Debug)]
 pub(crate) struct Plan {
+    /// The plan's folder (relative `module` and `file=` paths start there).
+    pub dir: PathBuf,
     /// The module, relative to the current folder (the plan's `module` joined to its folder).
     pub module: Option<PathBuf>,
     /// Named buffers, in allocation order, with their specs (`file=` made relative to the
@@ -48,9 +50,8 @@ pub(crate) struct Step {
 pub(crate) enum StepKind {
     /// A kernel launch.
     Launch(LaunchStep),
-    /// `NAME=SPEC` written to a module variable (the text as `--set` takes it), and the plan's
-    /// folder, which a relative `file=` path is read from, as for buffers and writes.
-    Set(String, PathBuf),
+    /// `NAME=SPEC` written to a module variable (the text as `--set` takes it).
+    Set(String),
     /// A named buffer overwritten with a buffer spec of its size.
     Write {
         /// The buffer.
@@ -224,6 +225,7 @@ pub(crate) fn read(path: &Path) -> Result<Plan> {
         None => return Err(bad(at, "`steps` is missing".into())),
     };
     Ok(Plan {
+        dir,
         module,
         buffers,
         steps,
@@ -263,7 +265,7 @@ fn step(v: &Json, path: &[usize], dir: &Path) -> Result<StepKind> {
         "launch" => StepKind::Launch(launch(body, &at, dir)?),
         "set" => {
             name_eq(body, &at, "set", "NAME=SPEC")?;
-            StepKind::Set(string(body, &at, "set")?.to_string(), dir.to_path_buf())
+            StepKind::Set(string(body, &at, "set")?.to_string())
         }
         "write" => {
             let (name, s) = name_eq(body, &at, "write", "NAME=SPEC")?;

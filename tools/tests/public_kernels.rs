@@ -161,6 +161,7 @@ public_kernels!(
     cuda_samples_transpose,
     cuda_samples_vector_add,
     cuda_samples_warp_aggregated_atomics_cg,
+    rodinia_nw,
 );
 
 #[test]

@@ -48,6 +48,7 @@ struct FnScope<'g> {
     label_defined: Vec<Option<Span>>,
     label_first_use: Vec<Span>,
     protos: Vec<Prototype>,
+    unsupported: Vec<(String, Span)>,
 }
 
 impl NameResolver for FnScope<'_> {
@@ -299,6 +300,7 @@ fn prescan_functions(toks: &[super::lexer::Token], module: &mut Module, g: &mut 
                             labels: Vec::new(),
                             prototypes: Vec::new(),
                             body: None,
+                            unsupported: Vec::new(),
                             span: toks[j].span,
                         });
                     }
@@ -695,6 +697,7 @@ fn function(
         label_defined: Vec::new(),
         label_first_use: Vec::new(),
         protos: Vec::new(),
+        unsupported: Vec::new(),
     };
     let returns = if kind == FunctionKind::Func && c.is('(') {
         params(c, &mut scope, true, true)?
@@ -803,6 +806,7 @@ fn function(
     f.locals = scope.locals;
     f.labels = scope.labels;
     f.prototypes = scope.protos;
+    f.unsupported = scope.unsupported;
     f.body = Some(body);
     Ok((fid, true))
 }
@@ -928,10 +932,42 @@ fn block(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Block, Error> {
             }
             continue;
         }
-        let ins = instruction(c, s)?;
-        b.stmts.push(Stmt::Instr(ins));
+        match instruction(c, s) {
+            Ok(ins) => b.stmts.push(Stmt::Instr(ins)),
+            // An instruction ptxemu does not implement is left out and recorded, so that
+            // the module's other kernels can still run (the validator reports it).
+            Err(Error {
+                kind: ErrorKind::Unsupported(what),
+                span,
+                ..
+            }) => {
+                s.unsupported.push((what, span));
+                skip_statement(c);
+            }
+            Err(e) => return Err(e),
+        }
     }
     Ok(b)
+}
+
+/// Skips the rest of an instruction: up to and including its `;` (braced operand vectors
+/// skipped whole), or up to the `}` that closes the enclosing block.
+fn skip_statement(c: &mut Cursor<'_>) {
+    let mut depth = 0u32;
+    while !c.at_eof() {
+        if c.is('{') {
+            depth += 1;
+        } else if c.is('}') {
+            if depth == 0 {
+                return;
+            }
+            depth -= 1;
+        } else if depth == 0 && c.is(';') {
+            c.bump();
+            return;
+        }
+        c.bump();
+    }
 }
 
 fn prototype(c: &mut Cursor<'_>, s: &mut FnScope<'_>, name: &str) -> Result<Prototype, Error> {

@@ -378,6 +378,10 @@ pub struct Function {
     pub prototypes: Vec<Prototype>,
     /// The body, or `None` for a declaration.
     pub body: Option<Block>,
+    /// Instructions of the body that are PTX but that ptxemu does not implement (`mma`,
+    /// `cp.async`, …), left out of the body: what each is and where. The validator reports
+    /// them; the interpreter refuses the kernels that reach this function.
+    pub unsupported: Vec<(String, Span)>,
     /// Where the function was declared.
     pub span: Span,
 }

@@ -38,6 +38,10 @@ impl Diagnostic {
     }
 }
 
+/// The rule of a diagnostic for an instruction ptxemu does not implement. Such an instruction
+/// does not make the module invalid to run: only the kernels that reach it are refused.
+pub const UNSUPPORTED: &str = "unsupported";
+
 /// Checks a module; returns every diagnostic, in source order.
 pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -45,6 +49,13 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
     init::check_module(m, &mut out);
     limits::check_module(m, &mut out);
     for f in &m.functions {
+        for (what, span) in &f.unsupported {
+            out.push(Diagnostic {
+                rule: UNSUPPORTED,
+                message: format!("not supported by ptxemu: {what}"),
+                span: *span,
+            });
+        }
         let Some(body) = &f.body else { continue };
         let mut stack = vec![body];
         while let Some(b) = stack.pop() {

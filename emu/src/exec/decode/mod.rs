@@ -254,7 +254,13 @@ pub fn decode(
             labels: labels.clone(),
             cc_slot,
         };
-        let mut refused: Option<DecodeError> = None;
+        let mut refused: Option<DecodeError> =
+            f.unsupported
+                .first()
+                .map(|(what, span)| DecodeError::Unsupported {
+                    what: what.clone(),
+                    span: *span,
+                });
         for ins in instrs {
             let d = match ops::lower(&fx, ins) {
                 Ok(d) => d,

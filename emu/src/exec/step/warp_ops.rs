@@ -31,11 +31,14 @@ fn members(c: &Ctx<'_>, s: &Src) -> [u32; 32] {
 }
 
 /// Whether the executing lanes must wait for other members: some executing lane names a lane
-/// that is not executing.
+/// that is not executing. Members that do not exist are not waited for: a full mask in the
+/// partial last warp of a CTA of 120 threads, as cooperative groups' `tiled_partition<32>`
+/// writes it, names lanes 24-31, which never run (the hardware runs it). Members that exited
+/// are still waited for, so naming them is reported as a divergent collective.
 fn must_wait(c: &Ctx<'_>, m: &[u32; 32]) -> bool {
     let mut named = 0u32;
     for_lanes(c.mask, |l| named |= m[l]);
-    named & !c.mask != 0
+    named & c.valid & !c.mask != 0
 }
 
 fn shfl_mode(i: &DInstr) -> ShflMode {

@@ -40,7 +40,7 @@ pub const FUNCTION_BASE: u64 = 0x0000_7b00_0000_0000;
 /// limit named instead of exhausting the host.
 pub const MAX_ALLOCATION: u64 = 1 << 34;
 /// The most shared memory one CTA may have, static and dynamic together (227 KiB, the
-/// opt-in maximum of sm_90 and sm_100).
+/// opt-in maximum of sm_90 and sm_100), the 1 KiB reserved region not counted.
 pub const MAX_SHARED_PER_CTA: u64 = 227 * 1024;
 /// The size of a constant bank: the most `.const` data a module may declare.
 pub const CONST_BANK_SIZE: u64 = 64 * 1024;

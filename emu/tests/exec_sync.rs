@@ -224,6 +224,66 @@ fn shuffles_votes_match_and_redux() {
 }
 
 #[test]
+fn collectives_of_disjoint_groups_in_one_instruction() {
+    // cooperative groups' labeled_partition: match.any gives each lane the mask of the lanes
+    // with its label (tid % 4), and the whole converged warp then runs each collective once
+    // with four different member masks. Each lane must see only its own group (regression:
+    // the first lane's mask was used for all, so warpAggregatedAtomicsCG's per-bucket
+    // redux.sync.max returned one group's maximum to every lane).
+    let src = ptx(r#"
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<6>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    and.b32 %r2, %r1, 3;
+    match.any.sync.b32 %r3, %r2, -1;
+    redux.sync.max.u32 %r4, %r1, %r3;
+    redux.sync.add.u32 %r5, %r1, %r3;
+    setp.lt.u32 %p1, %r1, 16;
+    vote.sync.ballot.b32 %r6, %p1, %r3;
+    setp.eq.u32 %p2, %r1, 5;
+    vote.sync.any.pred %p3, %p2, %r3;
+    selp.u32 %r7, 1, 0, %p3;
+    shr.u32 %r8, %r1, 4;
+    match.any.sync.b32 %r9, %r8, %r3;
+    elect.sync %r10|%p4, %r3;
+    selp.u32 %r11, 1, 0, %p4;
+    mul.wide.u32 %rd2, %r1, 32;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.v4.u32 [%rd3], {%r3, %r4, %r5, %r6};
+    st.global.v4.u32 [%rd3+16], {%r7, %r9, %r10, %r11};
+    ret;
+}
+"#);
+    let o = launch(&src, "k", [1, 1, 1], [32, 1, 1], vec![zeros(32 * 8)]);
+    o.ok();
+    let v = o.u32s(0);
+    for t in 0..32u32 {
+        let key = t % 4;
+        let group = 0x1111_1111u32 << key;
+        let half = 0xffffu32 << (16 * (t / 16));
+        let want = [
+            group,
+            28 + key,
+            112 + 8 * key,
+            group & 0xffff,
+            u32::from(key == 1),
+            group & half,
+            key,
+            u32::from(t < 4),
+        ];
+        assert_eq!(
+            &v[(t * 8) as usize..(t * 8 + 8) as usize],
+            &want,
+            "lane {t}"
+        );
+    }
+}
+
+#[test]
 fn activemask_reports_the_lanes_executing_together() {
     let src = ptx(r#"
 .visible .entry k(.param .u64 out)

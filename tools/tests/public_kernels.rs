@@ -135,8 +135,33 @@ macro_rules! public_kernels {
 
 // One line per folder of tests/fixtures/public/, in alphabetical order.
 public_kernels!(
+public_kernels!(
+    cuda_samples_aligned_types,
+    cuda_samples_binary_partition_cg,
+    cuda_samples_binomial_options,
+    cuda_samples_bitonic_sort,
+    cuda_samples_black_scholes,
+    cuda_samples_convolution_separable,
+    cuda_samples_fast_walsh_transform,
+    cuda_samples_fdtd3d,
+    cuda_samples_histogram256,
+    cuda_samples_histogram64,
+    cuda_samples_matrix_mul,
+    cuda_samples_merge_sort,
+    cuda_samples_nbody,
+    cuda_samples_odd_even_merge_sort,
+    cuda_samples_quasirandom_generator,
     cuda_samples_reduction,
+    cuda_samples_reduction_multi_block_cg,
+    cuda_samples_scalar_prod,
+    cuda_samples_scan,
     cuda_samples_shfl_scan,
+    cuda_samples_simple_vote_intrinsics,
+    cuda_samples_sobol_qrng,
+    cuda_samples_thread_fence_reduction,
+    cuda_samples_transpose,
+    cuda_samples_vector_add,
+    cuda_samples_warp_aggregated_atomics_cg,
     polybench_2dconv,
     polybench_2mm,
     polybench_3dconv,
@@ -169,6 +194,7 @@ public_kernels!(
     rodinia_srad_v1,
     rodinia_srad_v2,
     rodinia_streamcluster,
+);
 );
 
 #[test]

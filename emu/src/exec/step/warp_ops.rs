@@ -17,21 +17,28 @@ use crate::ir::{ReduxOp, ShflMode, VoteMode};
 
 type R = Result<Flow, LaneFault>;
 
-/// The member mask of a collective (`Src::None`: the lanes executing, as for legacy forms).
-fn members(c: &Ctx<'_>, s: &Src) -> u32 {
+/// Each lane's member mask (`Src::None`: the lanes executing, as for legacy forms). The lanes
+/// of one warp may name different, disjoint groups in the same instruction (cooperative groups'
+/// labeled and tiled partitions do): each group is then a collective of its own.
+fn members(c: &Ctx<'_>, s: &Src) -> [u32; 32] {
     match s {
-        Src::None => c.mask,
-        s => c.fetch_lane(s, c.mask.trailing_zeros() as usize) as u32,
+        Src::None => [c.mask; 32],
+        s => {
+            let v = c.fetch(s);
+            std::array::from_fn(|l| v[l] as u32)
+        }
     }
 }
 
-/// Whether the executing lanes must wait for other members. Members that do not exist are
-/// not waited for: a full mask in the partial last warp of a CTA of 120 threads, as
-/// cooperative groups' `tiled_partition<32>` writes it, names lanes 24-31, which never run
-/// (the hardware runs it). Members that exited are still waited for, so naming them is
-/// reported as a divergent collective.
-fn must_wait(c: &Ctx<'_>, m: u32) -> bool {
-    m & c.valid & !c.mask != 0
+/// Whether the executing lanes must wait for other members: some executing lane names a lane
+/// that is not executing. Members that do not exist are not waited for: a full mask in the
+/// partial last warp of a CTA of 120 threads, as cooperative groups' `tiled_partition<32>`
+/// writes it, names lanes 24-31, which never run (the hardware runs it). Members that exited
+/// are still waited for, so naming them is reported as a divergent collective.
+fn must_wait(c: &Ctx<'_>, m: &[u32; 32]) -> bool {
+    let mut named = 0u32;
+    for_lanes(c.mask, |l| named |= m[l]);
+    named & c.valid & !c.mask != 0
 }
 
 fn shfl_mode(i: &DInstr) -> ShflMode {
@@ -57,7 +64,7 @@ pub fn shfl_code(m: ShflMode) -> u64 {
 /// `d = [d, p]`.
 pub fn shfl(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = members(c, &i.s[3]);
-    if must_wait(c, m) {
+    if must_wait(c, &m) {
         return Ok(Flow::WaitCollective);
     }
     let mode = shfl_mode(i);
@@ -112,26 +119,32 @@ pub fn vote_code(m: VoteMode) -> u64 {
     }
 }
 
-/// `vote{.sync}.mode d, {!}a{, membermask}`: `s = [a, membermask]`.
+/// `vote{.sync}.mode d, {!}a{, membermask}`: `s = [a, membermask]`. Each lane votes with the
+/// lanes of its own member mask.
 pub fn vote(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = members(c, &i.s[1]);
-    if must_wait(c, m) {
+    if must_wait(c, &m) {
         return Ok(Flow::WaitCollective);
     }
-    let part = m & c.mask;
-    let p = c.fetch_mask(&i.s[0]) & part;
+    let p = c.fetch_mask(&i.s[0]) & c.mask;
     match i.extra {
         Extra::Param(3) => {
-            let out = [u64::from(p); 32];
+            let out: [u64; 32] = std::array::from_fn(|l| u64::from(p & m[l] & c.mask));
             c.write(&i.d[0], &out);
         }
         Extra::Param(code) => {
-            let r = match code {
-                0 => p == part,
-                1 => p != 0,
-                _ => p == part || p == 0,
-            };
-            c.write_mask(&i.d[0], if r { u32::MAX } else { 0 });
+            let mut r = 0u32;
+            for_lanes(c.mask, |l| {
+                let part = m[l] & c.mask;
+                let q = p & part;
+                let yes = match code {
+                    0 => q == part,
+                    1 => q != 0,
+                    _ => q == part || q == 0,
+                };
+                r |= u32::from(yes) << l;
+            });
+            c.write_mask(&i.d[0], r);
         }
         _ => {}
     }
@@ -146,33 +159,29 @@ pub fn activemask(c: &mut Ctx<'_>, i: &DInstr) -> R {
 }
 
 /// `match.any.sync` (`Param(0)`) / `match.all.sync` (`Param(1)`): `s = [a, membermask]`,
-/// `d = [d, p]`.
+/// `d = [d, p]`. Each lane compares with the lanes of its own member mask.
 pub fn match_sync(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = members(c, &i.s[1]);
-    if must_wait(c, m) {
+    if must_wait(c, &m) {
         return Ok(Flow::WaitCollective);
     }
-    let part = m & c.mask;
     let a = c.fetch(&i.s[0]);
     let all = matches!(i.extra, Extra::Param(1));
     let mut out = [0u64; 32];
     let mut pmask = 0u32;
-    let first = part.trailing_zeros() as usize;
-    let uniform = (0..32).all(|l| part & (1 << l) == 0 || a[l] == a[first.min(31)]);
     for_lanes(c.mask, |l| {
-        if all {
-            if uniform {
-                out[l] = u64::from(part);
-                pmask |= 1 << l;
+        let part = m[l] & c.mask;
+        let mut same = 0u32;
+        for_lanes(part, |k| {
+            if a[k] == a[l] {
+                same |= 1 << k;
             }
-        } else {
-            let mut same = 0u32;
-            for k in 0..32 {
-                if part & (1 << k) != 0 && a[k] == a[l] {
-                    same |= 1 << k;
-                }
-            }
+        });
+        if !all {
             out[l] = u64::from(same);
+        } else if same == part {
+            out[l] = u64::from(part);
+            pmask |= 1 << l;
         }
     });
     c.write(&i.d[0], &out);
@@ -193,68 +202,81 @@ pub fn redux_code(op: ReduxOp, signed: bool) -> u64 {
     base | if signed { 8 } else { 0 }
 }
 
-/// `redux.sync.op.type d, a, membermask`: `s = [a, membermask]`.
+/// `op` (a `redux_code`) applied to `x` and `v`.
+fn redux_step(code: u64, x: u32, v: u32) -> u32 {
+    let signed = code & 8 != 0;
+    match code & 7 {
+        0 => x.wrapping_add(v),
+        1 if signed => (x as i32).min(v as i32) as u32,
+        1 => x.min(v),
+        2 if signed => (x as i32).max(v as i32) as u32,
+        2 => x.max(v),
+        3 => x & v,
+        4 => x | v,
+        _ => x ^ v,
+    }
+}
+
+/// `redux.sync.op.type d, a, membermask`: `s = [a, membermask]`. Each lane gets the reduction
+/// over the lanes of its own member mask.
 pub fn redux(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = members(c, &i.s[1]);
-    if must_wait(c, m) {
+    if must_wait(c, &m) {
         return Ok(Flow::WaitCollective);
     }
-    let part = m & c.mask;
     let a = c.fetch(&i.s[0]);
     let Extra::Param(code) = i.extra else {
         return Ok(Flow::Next);
     };
-    let signed = code & 8 != 0;
-    let mut acc: Option<u32> = None;
-    for (l, v) in a.iter().enumerate() {
-        if part & (1 << l) == 0 {
-            continue;
-        }
-        let v = *v as u32;
-        acc = Some(match acc {
-            None => v,
-            Some(x) => match code & 7 {
-                0 => x.wrapping_add(v),
-                1 => {
-                    if signed {
-                        (x as i32).min(v as i32) as u32
-                    } else {
-                        x.min(v)
-                    }
-                }
-                2 => {
-                    if signed {
-                        (x as i32).max(v as i32) as u32
-                    } else {
-                        x.max(v)
-                    }
-                }
-                3 => x & v,
-                4 => x | v,
-                _ => x ^ v,
-            },
-        });
-    }
-    let out = [u64::from(acc.unwrap_or(0)); 32];
+    // One reduction per distinct group: (member lanes, result).
+    let mut groups: Vec<(u32, u32)> = Vec::new();
+    let mut out = [0u64; 32];
+    for_lanes(c.mask, |l| {
+        let part = m[l] & c.mask;
+        let r = match groups.iter().find(|g| g.0 == part) {
+            Some(g) => g.1,
+            None => {
+                let mut acc: Option<u32> = None;
+                for_lanes(part, |k| {
+                    let v = a[k] as u32;
+                    acc = Some(acc.map_or(v, |x| redux_step(code, x, v)));
+                });
+                let r = acc.unwrap_or(0);
+                groups.push((part, r));
+                r
+            }
+        };
+        out[l] = u64::from(r);
+    });
     c.write(&i.d[0], &out);
     Ok(Flow::Next)
 }
 
-/// `elect.sync d|p, membermask`: `s = [membermask]`, `d = [d, p]`.
+/// `elect.sync d|p, membermask`: `s = [membermask]`, `d = [d, p]`. Each group of lanes with
+/// the same member mask elects its lowest member.
 pub fn elect(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = members(c, &i.s[0]);
-    if must_wait(c, m) {
+    if must_wait(c, &m) {
         return Ok(Flow::WaitCollective);
     }
-    let part = m & c.mask;
-    if part == 0 {
+    let mut out = [0u64; 32];
+    let mut leaders = 0u32;
+    let mut empty = false;
+    for_lanes(c.mask, |l| {
+        let part = m[l] & c.mask;
+        empty |= part == 0;
+        let leader = part.trailing_zeros();
+        out[l] = u64::from(leader);
+        if leader as usize == l {
+            leaders |= 1 << l;
+        }
+    });
+    if empty {
         return Err(LaneFault::new(FaultKind::Undefined {
             detail: "elect.sync with an empty member mask".into(),
         }));
     }
-    let leader = part.trailing_zeros();
-    let out = [u64::from(leader); 32];
     c.write(&i.d[0], &out);
-    c.write_mask(&i.d[1], 1 << leader);
+    c.write_mask(&i.d[1], leaders);
     Ok(Flow::Next)
 }

@@ -135,7 +135,6 @@ macro_rules! public_kernels {
 
 // One line per folder of tests/fixtures/public/, in alphabetical order.
 public_kernels!(
-public_kernels!(
     cuda_samples_aligned_types,
     cuda_samples_binary_partition_cg,
     cuda_samples_binomial_options,
@@ -194,7 +193,6 @@ public_kernels!(
     rodinia_srad_v1,
     rodinia_srad_v2,
     rodinia_streamcluster,
-);
 );
 
 #[test]

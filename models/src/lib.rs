@@ -8,6 +8,7 @@
 pub mod enumerate;
 pub mod event;
 pub mod explain;
+pub mod explore;
 pub mod ptx;
 pub mod rel;
 pub mod vocab;

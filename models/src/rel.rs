@@ -42,6 +42,11 @@ impl Set {
         self.bits[i / 64] |= 1 << (i % 64);
     }
 
+    /// Removes event `i`.
+    pub fn remove(&mut self, i: usize) {
+        self.bits[i / 64] &= !(1 << (i % 64));
+    }
+
     /// Whether event `i` is in the set.
     pub fn contains(&self, i: usize) -> bool {
         (self.bits[i / 64] >> (i % 64)) & 1 == 1
@@ -152,6 +157,17 @@ impl Rel {
     #[inline]
     pub fn has(&self, a: usize, b: usize) -> bool {
         (self.rows[a * self.words + b / 64] >> (b % 64)) & 1 == 1
+    }
+
+    /// Removes every pair that has `k` on either side (event `k` leaves the execution).
+    pub fn clear_row_col(&mut self, k: usize) {
+        for w in &mut self.rows[k * self.words..(k + 1) * self.words] {
+            *w = 0;
+        }
+        let (word, bit) = (k / 64, 1u64 << (k % 64));
+        for a in 0..self.n {
+            self.rows[a * self.words + word] &= !bit;
+        }
     }
 
     fn row(&self, a: usize) -> &[u64] {

@@ -283,6 +283,7 @@ pub fn run(test: &Test, ro: &RunOptions, progress: Option<&Progress>) -> Result<
         positive,
         negative,
         candidates: out.stats.executions,
+        explored: out.stats.explored,
         allowed: out.stats.allowed,
         hang,
         liveness: ro.liveness,

@@ -48,8 +48,11 @@ pub struct Report {
     pub positive: u64,
     /// Those not satisfying it.
     pub negative: u64,
-    /// Candidate executions judged.
+    /// Complete executions judged: by the explorer, those it built (after abandoning partial
+    /// executions that broke an axiom); by the reference enumeration, every candidate.
     pub candidates: u64,
+    /// Partial executions the explorer built (each step of its search; 0 for the reference).
+    pub explored: u64,
     /// Of which allowed.
     pub allowed: u64,
     /// Whether the condition as written holds (liveness mode: whether no hang exists).
@@ -232,6 +235,7 @@ fn enumerate_run(test: &Test, ro: &RunOptions) -> Result<Report, RunError> {
         positive,
         negative,
         candidates: counts.candidates,
+        explored: 0,
         allowed: counts.allowed,
         holds,
         hang,

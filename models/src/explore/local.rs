@@ -40,7 +40,7 @@ pub(super) fn blank(model: Model, opts: Options, n: usize) -> Statics {
 fn gather_rel(l: &mut Rel, u: &Rel, ids: &[usize]) {
     let k = ids.len() - 1;
     let g = ids[k];
-    l.clear_row_col(k);
+    // Slot k is clear: never used, or cleared by `forget` when its last event was taken back.
     for (j, &h) in ids.iter().enumerate() {
         if u.has(g, h) {
             l.add(k, j);

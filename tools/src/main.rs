@@ -15,6 +15,7 @@ mod cmd_run;
 mod cmd_run_sass;
 mod difftest;
 mod model_arg;
+mod progress;
 mod source;
 mod tmem_trace;
 

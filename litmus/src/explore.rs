@@ -222,6 +222,10 @@ pub fn run(test: &Test, ro: &RunOptions, progress: Option<&Progress>) -> Result<
                 .collect()
         })
         .collect();
+    // A liveness run looks only at executions where some thread does not finish: with no such
+    // path there is nothing to explore.
+    let nothing = ro.liveness && per.iter().flatten().all(|t| t.ending == Ending::Done);
+    let per = if nothing { Vec::new() } else { per };
     let u = universe(&p, &per);
     let max = ro.max_executions.unwrap_or(u64::MAX).min(ro.max_candidates);
     let brakes = Brakes {

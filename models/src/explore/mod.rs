@@ -37,6 +37,11 @@
 //! 3. every axiom of [`Statics::check`] on the partial execution: no-thin-air, atomicity,
 //!    sc-per-location (v6.0), causality, or the SC model's acyclicity.
 //!
+//! Checks 2 and 3 are skipped after a step that adds no edge leaving the new event: a thread's
+//! end, a fence or barrier, or a read whose source is deferred. The new event is last in its
+//! thread, has no reads-from or coherence edge, and no release pattern can start at it yet,
+//! so no relation gains a path through it and every pair the axioms look at is unchanged.
+//!
 //! At a complete execution (every thread at the end of a path, no deferred read left), the
 //! Fence-SC orders and barrier matchings are enumerated as [`crate::enumerate`] does, the
 //! coherence order is closed with the lower bound that causality then gives, and every axiom

@@ -118,6 +118,7 @@ pub fn json(r: &Report, file: &str) -> Value {
         "negative": r.negative,
         "states": states,
         "candidates": r.candidates,
+        "explored": r.explored,
         "allowed": r.allowed,
         "time_s": r.time.as_secs_f64(),
     });

@@ -10,17 +10,17 @@
 //! hangs: a thread waits at a barrier forever, or spins in a loop whose reads all read
 //! co-maximal writes (fairness, litmus-format spec §2.4).
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
+use std::collections::BTreeSet;
+use std::time::Duration;
 
 use emu::event::{traces, Ending, EvKind, Limits, Trace, TraceEvent};
 use emu::ir::{Op, Operand};
 use models::event::{Event, EventKind, ThreadPos};
 use models::ptx::{Choice, Model, Options, Skeleton, Violation};
 use models::rel::Rel;
-use models::{co_maximal, enumerate_towards, Counts, Next};
+use models::{enumerate_towards, Counts, Next};
 
-use crate::ast::{Expr, LocDecl, Quantifier, Term, Test};
+use crate::ast::{Expr, LocDecl, Term, Test};
 use crate::barrier::{syncbar_options, Place, Reached, StaticBarrier};
 use crate::lower::{lower_thread, Locations, Lowered};
 
@@ -37,6 +37,24 @@ pub struct RunOptions {
     pub limits: Limits,
     /// The most candidate executions one test may judge.
     pub max_candidates: u64,
+    /// Which exploration builds the executions.
+    pub engine: Engine,
+    /// Threads one test's exploration spreads over (the explorer only).
+    pub jobs: usize,
+    /// Stop, without a verdict, before judging more complete executions than this.
+    pub max_executions: Option<u64>,
+    /// Stop, without a verdict, when the exploration has run this long.
+    pub timeout: Option<Duration>,
+}
+
+/// Which exploration builds a test's executions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Incremental exploration ([`models::explore`]): the default.
+    Explore,
+    /// The enumeration of every candidate ([`models::enumerate`]): the reference the tests
+    /// compare the explorer with.
+    Enumerate,
 }
 
 impl Default for RunOptions {
@@ -47,6 +65,10 @@ impl Default for RunOptions {
             liveness: false,
             limits: Limits::default(),
             max_candidates: 50_000_000,
+            engine: Engine::Explore,
+            jobs: 1,
+            max_executions: None,
+            timeout: None,
         }
     }
 }
@@ -78,6 +100,20 @@ pub enum RunError {
     /// Too many coherence orders to enumerate.
     #[error("more than 2^20 coherence orders for one reads-from choice; giving up")]
     CoherenceChoices,
+    /// A brake (`max_executions`, `timeout`) stopped the exploration: there is no verdict.
+    #[error("stopped by {brake} after {executions} complete execution(s) ({allowed} allowed; {explored} partial executions built) in {millis} ms; no verdict")]
+    Halted {
+        /// Which brake, as the command line names it.
+        brake: String,
+        /// Partial executions built.
+        explored: u64,
+        /// Complete executions judged.
+        executions: u64,
+        /// Of which allowed.
+        allowed: u64,
+        /// Time spent.
+        millis: u64,
+    },
     /// The condition names a thread the test does not have.
     #[error("the condition mentions P{0}, but the test has {1} thread(s)")]
     UnknownThread(u32, usize),
@@ -278,7 +314,7 @@ pub fn thread_paths(
     Ok(all)
 }
 
-fn to_event(p: &Prepared, t: usize, e: &TraceEvent) -> Event {
+pub(crate) fn to_event(p: &Prepared, t: usize, e: &TraceEvent) -> Event {
     let (gpu, cta) = p.places[t];
     let mut ev = Event::init(0, 0, 0, String::new());
     ev.thread = Some(t as u32);
@@ -375,6 +411,11 @@ pub fn skeleton(p: &Prepared, paths: &[&Trace]) -> (Skeleton, Vec<usize>) {
 
 /// The barriers a combination of paths reaches.
 fn reached(paths: &[&Trace], offsets: &[usize]) -> Vec<Reached> {
+    reached_at(paths, &|t, i| offsets[t] + i)
+}
+
+/// The barriers a combination of paths reaches; event `i` of thread `t` is `index(t, i)`.
+pub(crate) fn reached_at(paths: &[&Trace], index: &dyn Fn(usize, usize) -> usize) -> Vec<Reached> {
     let mut out = Vec::new();
     for (t, tr) in paths.iter().enumerate() {
         for (i, e) in tr.events.iter().enumerate() {
@@ -383,7 +424,7 @@ fn reached(paths: &[&Trace], offsets: &[usize]) -> Vec<Reached> {
                     thread: t,
                     instr: e.instr,
                     tag,
-                    event: Some(offsets[t] + i),
+                    event: Some(index(t, i)),
                 });
             }
         }
@@ -524,208 +565,5 @@ pub fn executions(
     Ok(total)
 }
 
-/// What one state (an assignment of values to the shown terms) looks like in the results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StateInfo {
-    /// How many allowed executions end in it.
-    pub count: u64,
-    /// Whether it satisfies the condition.
-    pub satisfies: bool,
-}
-
-/// A hang found in liveness mode.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Hang {
-    /// For each thread: `done`, `spins` or `waits at a barrier`.
-    pub threads: Vec<String>,
-}
-
-/// The result of running a test.
-#[derive(Clone, Debug)]
-pub struct Report {
-    /// The test's name.
-    pub name: String,
-    /// The model.
-    pub model: Model,
-    /// The quantifier.
-    pub quantifier: Quantifier,
-    /// The condition.
-    pub condition: Expr,
-    /// The terms shown in each state.
-    pub terms: Vec<Term>,
-    /// Every state of the allowed complete executions.
-    pub states: BTreeMap<Vec<i64>, StateInfo>,
-    /// Allowed executions (with a choice of final values) satisfying the condition.
-    pub positive: u64,
-    /// Those not satisfying it.
-    pub negative: u64,
-    /// Candidate executions judged.
-    pub candidates: u64,
-    /// Of which allowed.
-    pub allowed: u64,
-    /// Whether the condition as written holds (liveness mode: whether no hang exists).
-    pub holds: bool,
-    /// Liveness mode: the hang found, if any.
-    pub hang: Option<Hang>,
-    /// Whether this was a liveness run.
-    pub liveness: bool,
-    /// Wall time.
-    pub time: Duration,
-}
-
-/// Final values of the shown terms for one execution: one vector per choice of co-maximal
-/// final write of each location.
-pub fn states_of(p: &Prepared, j: &Judged<'_>) -> Vec<Vec<i64>> {
-    let cm = co_maximal(j.skeleton, &j.choice.co);
-    let mut out = vec![Vec::new()];
-    for t in &p.terms {
-        let vals: Vec<i64> = match t {
-            Term::Const(c) => vec![*c],
-            Term::Reg(th, r) => {
-                let th = *th as usize;
-                let l = &p.threads[th];
-                let v = match l.regs.get(r) {
-                    Some(id) => j.paths[th].regs.get(id.index()).copied().unwrap_or(0),
-                    None => 0,
-                };
-                vec![v]
-            }
-            Term::Loc(name) => {
-                let ph = p.locs.get(name).map_or(u32::MAX, |k| p.phys[k as usize]);
-                if let Some(&(_, v)) = p.focus.finals.iter().find(|&&(l, _)| l == ph) {
-                    // Built to end with this value (even where that order breaks coherence).
-                    out.iter_mut().for_each(|s| s.push(v));
-                    continue;
-                }
-                let set: BTreeSet<i64> = cm
-                    .iter()
-                    .filter(|&&w| j.skeleton.events[w].loc == Some(ph))
-                    .map(|&w| j.skeleton.events[w].value)
-                    .collect();
-                set.into_iter().collect()
-            }
-        };
-        out = out
-            .into_iter()
-            .flat_map(|s| {
-                vals.iter().map(move |v| {
-                    let mut s2 = s.clone();
-                    s2.push(*v);
-                    s2
-                })
-            })
-            .collect();
-    }
-    out
-}
-
-/// Whether `e` holds in `state` (values of the prepared test's terms).
-pub(crate) fn eval(p: &Prepared, e: &Expr, state: &[i64]) -> bool {
-    e.eval(&|t: &Term| match t {
-        Term::Const(c) => *c,
-        _ => p.terms.iter().position(|x| x == t).map_or(0, |k| state[k]),
-    })
-}
-
-/// Whether, in a candidate where some thread does not finish, every spinning read reads a
-/// co-maximal write (fairness).
-pub(crate) fn fair(j: &Judged<'_>) -> bool {
-    let ev = &j.skeleton.events;
-    for (t, tr) in j.paths.iter().enumerate() {
-        if tr.ending != Ending::Spin {
-            continue;
-        }
-        for i in tr.spin_start..tr.events.len() {
-            let r = j.offsets[t] + i;
-            if ev[r].kind != EventKind::Read {
-                continue;
-            }
-            for w in 0..ev.len() {
-                if j.choice.rf.has(w, r) && (0..ev.len()).any(|x| j.choice.co.has(w, x)) {
-                    return false;
-                }
-            }
-        }
-    }
-    true
-}
-
-/// Runs a test to completion.
-///
-/// # Errors
-/// See [`RunError`].
-pub fn run(test: &Test, ro: &RunOptions) -> Result<Report, RunError> {
-    let start = Instant::now();
-    let p = prepare(test)?;
-    let mut states: BTreeMap<Vec<i64>, StateInfo> = BTreeMap::new();
-    let (mut positive, mut negative) = (0u64, 0u64);
-    let mut hang = None;
-    let counts = executions(&p, ro, &mut |j| {
-        if j.verdict.is_err() {
-            return Next::Continue;
-        }
-        if ro.liveness {
-            if fair(j) {
-                hang = Some(Hang {
-                    threads: j
-                        .paths
-                        .iter()
-                        .map(|t| match t.ending {
-                            Ending::Done => "done".to_string(),
-                            Ending::Spin => "spins forever".to_string(),
-                            Ending::Blocked => "waits at a barrier forever".to_string(),
-                        })
-                        .collect(),
-                });
-                return Next::Stop;
-            }
-            return Next::Continue;
-        }
-        for s in states_of(&p, j) {
-            if let Some(f) = &test.filter {
-                if !eval(&p, f, &s) {
-                    continue;
-                }
-            }
-            let sat = eval(&p, &test.condition, &s);
-            if sat {
-                positive += 1;
-            } else {
-                negative += 1;
-            }
-            states
-                .entry(s)
-                .or_insert(StateInfo {
-                    count: 0,
-                    satisfies: sat,
-                })
-                .count += 1;
-        }
-        Next::Continue
-    })?;
-    let holds = if ro.liveness {
-        hang.is_none()
-    } else {
-        match test.quantifier {
-            Quantifier::Exists => positive > 0,
-            Quantifier::NotExists => positive == 0,
-            Quantifier::Forall => negative == 0,
-        }
-    };
-    Ok(Report {
-        name: test.name.clone(),
-        model: ro.model,
-        quantifier: test.quantifier,
-        condition: test.condition.clone(),
-        terms: p.terms.clone(),
-        states,
-        positive,
-        negative,
-        candidates: counts.candidates,
-        allowed: counts.allowed,
-        holds,
-        hang,
-        liveness: ro.liveness,
-        time: start.elapsed(),
-    })
-}
+pub(crate) use crate::outcome::{eval, fair, holds, states_from};
+pub use crate::outcome::{run, run_with, states_of, Hang, Report, StateInfo};

@@ -121,7 +121,7 @@ pub fn sc_orders(sk: &Skeleton, st: &Statics) -> Vec<Rel> {
     out
 }
 
-fn permute(v: &mut Vec<usize>, k: usize, f: &mut dyn FnMut(&[usize])) {
+pub(crate) fn permute(v: &mut Vec<usize>, k: usize, f: &mut dyn FnMut(&[usize])) {
     if k >= v.len() {
         f(v);
         return;

@@ -1,6 +1,7 @@
 //! Axiomatic memory models for PTX: the shared vocabulary (scopes, state spaces, semantics,
 //! proxies), events and their relations, candidate executions, the PTX v6.0 and v7.5 models
-//! and a sequentially consistent reference model, and the enumeration of candidate executions.
+//! and a sequentially consistent reference model, the enumeration of candidate executions (the
+//! reference) and the incremental exploration of consistent executions ([`explore`]).
 //!
 //! This crate knows nothing of PTX syntax; the `emu` crate maps instructions onto its
 //! vocabulary and events.
@@ -8,6 +9,7 @@
 pub mod enumerate;
 pub mod event;
 pub mod explain;
+pub mod explore;
 pub mod ptx;
 pub mod rel;
 pub mod vocab;

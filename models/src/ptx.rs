@@ -164,7 +164,8 @@ pub struct Statics {
     pub model: Model,
     /// Options.
     pub opts: Options,
-    n: usize,
+    /// The number of events.
+    pub(crate) n: usize,
     /// Reads.
     pub r: Set,
     /// Writes.
@@ -349,6 +350,10 @@ impl Statics {
     /// Release/acquire synchronisation (`sync`): from a release pattern's first event to an
     /// acquire pattern's last, through an observation, the two ends morally strong.
     pub fn sync(&self, rf: &Rel) -> Rel {
+        if self.rel_pat.is_empty() || self.acq_pat.is_empty() {
+            // No release or no acquire pattern: nothing to synchronise (most relaxed tests).
+            return Rel::empty(self.n);
+        }
         let obs = self.observation(rf);
         let obs_chain = match self.model {
             Model::PtxV75 => obs.plus(),
@@ -362,6 +367,12 @@ impl Statics {
     pub fn cause_base(&self, rf: &Rel, sc: &Rel, syncbar: &Rel) -> Rel {
         let sync = self.sync(rf);
         let sb = sync.union(sc).union(&syncbar.inter(&self.scta));
+        if sb.is_empty() {
+            return match self.model {
+                Model::PtxV75 => self.po.clone(),
+                Model::PtxV60 | Model::Sc => sb,
+            };
+        }
         let po_opt = self.po.opt();
         let cb = po_opt.seq(&sb.seq(&po_opt).plus());
         match self.model {
@@ -398,22 +409,28 @@ impl Statics {
             .inter(vloc)
             .inter(cb)
             .restrict(m, m);
-        let c3 = vloc.inter(&before.seq(cb).to_set(gen));
-        let c4 = vloc.inter(&cb.from_set(gen).seq(&after));
-        let c5 = vloc.inter(&before.seq(cb).seq(&after));
-        let via_alias = cb.seq(&aliasf).seq(cb);
-        let c6 = loc.inter(&via_alias.restrict(gen, gen));
-        let c7 = loc.inter(&before.seq(&via_alias).to_set(gen));
-        let c8 = loc.inter(&via_alias.from_set(gen).seq(&after));
-        let c9 = loc.inter(&before.seq(&via_alias).seq(&after));
-        c1.union(&c2)
-            .union(&c3)
-            .union(&c4)
-            .union(&c5)
-            .union(&c6)
-            .union(&c7)
-            .union(&c8)
-            .union(&c9)
+        let mut out = c1.union(&c2);
+        // The other clauses go through a proxy fence or an alias fence: skip them when the
+        // execution has none (they are empty then), which is most executions.
+        let fences = !pfo.is_empty();
+        if fences {
+            let c3 = vloc.inter(&before.seq(cb).to_set(gen));
+            let c4 = vloc.inter(&cb.from_set(gen).seq(&after));
+            let c5 = vloc.inter(&before.seq(cb).seq(&after));
+            out = out.union(&c3).union(&c4).union(&c5);
+        }
+        if self.alias.iter().next().is_some() {
+            let via_alias = cb.seq(&aliasf).seq(cb);
+            let c6 = loc.inter(&via_alias.restrict(gen, gen));
+            out = out.union(&c6);
+            if fences {
+                let c7 = loc.inter(&before.seq(&via_alias).to_set(gen));
+                let c8 = loc.inter(&via_alias.from_set(gen).seq(&after));
+                let c9 = loc.inter(&before.seq(&via_alias).seq(&after));
+                out = out.union(&c7).union(&c8).union(&c9);
+            }
+        }
+        out
     }
 
     /// The lower bound of `co` that Coherence imposes: initial writes first, and
@@ -451,7 +468,14 @@ impl Statics {
 
     /// No-thin-air: `acyclic(rf | addr | data | ctrl)`.
     pub fn no_thin_air(&self, rf: &Rel) -> Result<(), Violation> {
+        if self.deps.is_empty() {
+            // rf alone has no path of two edges (it ends at reads, which it never leaves).
+            return Ok(());
+        }
         let r = rf.union(&self.deps);
+        if r.acyclic() {
+            return Ok(());
+        }
         match r.find_cycle() {
             None => Ok(()),
             Some(c) => Err(self.labelled(Axiom::NoThinAir, c, &[("rf", rf), ("dep", &self.deps)])),
@@ -504,6 +528,9 @@ impl Statics {
 
     /// `empty((fr; co) & rmw)`: no write comes between an RMW's read and its write.
     fn no_write_inside_rmw(&self, fr: &Rel, co: &Rel) -> Result<(), Violation> {
+        if self.rmw.is_empty() {
+            return Ok(());
+        }
         for (r, w) in self.rmw.pairs() {
             for mid in 0..self.n {
                 if fr.has(r, mid) && co.has(mid, w) {
@@ -522,6 +549,9 @@ impl Statics {
     pub fn sc_per_location(&self, rf: &Rel, co: &Rel, fr: &Rel) -> Result<(), Violation> {
         let com = self.ms.inter(&rf.union(co).union(fr));
         let r = com.union(&self.po_loc);
+        if r.acyclic() {
+            return Ok(());
+        }
         match r.find_cycle() {
             None => Ok(()),
             Some(c) => Err(self.labelled(
@@ -583,6 +613,9 @@ impl Statics {
         self.no_write_inside_rmw(fr, &ch.co)?;
         let bar = self.po.seq(&ch.syncbar.inter(&self.scta)).seq(&self.po);
         let hb = self.po.union(&ch.rf).union(&ch.co).union(fr).union(&bar);
+        if hb.acyclic() {
+            return Ok(());
+        }
         match hb.find_cycle() {
             None => Ok(()),
             Some(c) => Err(self.labelled(

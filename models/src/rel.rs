@@ -9,11 +9,17 @@
 use std::fmt;
 
 use petgraph::graph::{DiGraph, NodeIndex};
+use smallvec::{smallvec, SmallVec};
+
+/// Bit words kept inline (no allocation): a set of up to 128 events, a relation over up to
+/// 32 events (litmus executions are mostly smaller; the explorer makes many of them).
+type SetWords = SmallVec<[u64; 2]>;
+type RelWords = SmallVec<[u64; 32]>;
 
 /// A set of events, as bits.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Set {
-    bits: Vec<u64>,
+    bits: SetWords,
     n: usize,
 }
 
@@ -21,7 +27,7 @@ impl Set {
     /// The empty set over `n` events.
     pub fn empty(n: usize) -> Set {
         Set {
-            bits: vec![0; n.div_ceil(64).max(1)],
+            bits: smallvec![0; n.div_ceil(64).max(1)],
             n,
         }
     }
@@ -40,6 +46,11 @@ impl Set {
     /// Adds event `i`.
     pub fn insert(&mut self, i: usize) {
         self.bits[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Removes event `i`.
+    pub fn remove(&mut self, i: usize) {
+        self.bits[i / 64] &= !(1 << (i % 64));
     }
 
     /// Whether event `i` is in the set.
@@ -75,11 +86,21 @@ impl Set {
 }
 
 /// A binary relation over `n` events.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct Rel {
-    rows: Vec<u64>,
+    rows: RelWords,
     words: usize,
     n: usize,
+}
+
+impl Clone for Rel {
+    fn clone(&self) -> Rel {
+        Rel {
+            rows: SmallVec::from_slice(&self.rows),
+            words: self.words,
+            n: self.n,
+        }
+    }
 }
 
 impl Rel {
@@ -87,7 +108,7 @@ impl Rel {
     pub fn empty(n: usize) -> Rel {
         let words = n.div_ceil(64).max(1);
         Rel {
-            rows: vec![0; words * n],
+            rows: smallvec![0; words * n],
             words,
             n,
         }
@@ -154,6 +175,17 @@ impl Rel {
         (self.rows[a * self.words + b / 64] >> (b % 64)) & 1 == 1
     }
 
+    /// Removes every pair that has `k` on either side (event `k` leaves the execution).
+    pub fn clear_row_col(&mut self, k: usize) {
+        for w in &mut self.rows[k * self.words..(k + 1) * self.words] {
+            *w = 0;
+        }
+        let (word, bit) = (k / 64, 1u64 << (k % 64));
+        for a in 0..self.n {
+            self.rows[a * self.words + word] &= !bit;
+        }
+    }
+
     fn row(&self, a: usize) -> &[u64] {
         &self.rows[a * self.words..(a + 1) * self.words]
     }
@@ -206,13 +238,15 @@ impl Rel {
     /// `self ; o`.
     pub fn seq(&self, o: &Rel) -> Rel {
         let mut r = Rel::empty(self.n);
+        let w = self.words;
         for a in 0..self.n {
-            let base = a * self.words;
-            for m in 0..self.n {
-                if self.has(a, m) {
-                    let orow = o.row(m);
-                    for (dst, src) in r.rows[base..base + self.words].iter_mut().zip(orow) {
-                        *dst |= *src;
+            for wi in 0..w {
+                let mut bits = self.rows[a * w + wi];
+                while bits != 0 {
+                    let m = wi * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    for x in 0..w {
+                        r.rows[a * w + x] |= o.rows[m * w + x];
                     }
                 }
             }
@@ -223,8 +257,16 @@ impl Rel {
     /// `self^-1`.
     pub fn inverse(&self) -> Rel {
         let mut r = Rel::empty(self.n);
-        for (a, b) in self.pairs() {
-            r.add(b, a);
+        let w = self.words;
+        for a in 0..self.n {
+            for wi in 0..w {
+                let mut bits = self.rows[a * w + wi];
+                while bits != 0 {
+                    let b = wi * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    r.add(b, a);
+                }
+            }
         }
         r
     }
@@ -263,13 +305,14 @@ impl Rel {
     /// `self+`: the transitive closure (Warshall on bit rows).
     pub fn plus(&self) -> Rel {
         let mut r = self.clone();
+        let w = r.words;
         for k in 0..self.n {
-            let krow: Vec<u64> = r.row(k).to_vec();
+            let (word, bit) = (k / 64, 1u64 << (k % 64));
             for a in 0..self.n {
-                if r.has(a, k) {
-                    let base = a * r.words;
-                    for (dst, src) in r.rows[base..base + r.words].iter_mut().zip(&krow) {
-                        *dst |= *src;
+                if r.rows[a * w + word] & bit != 0 {
+                    for x in 0..w {
+                        let v = r.rows[k * w + x];
+                        r.rows[a * w + x] |= v;
                     }
                 }
             }

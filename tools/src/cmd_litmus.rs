@@ -2,20 +2,25 @@
 //! format or as JSON lines, optionally compared with a Dat3M-style expectation CSV.
 //!
 //! Contract: `ptxemu litmus [--model ptx-v7.5|ptx-v6.0|sc] [--json] [--expect CSV]
-//! [--liveness] [--jobs N] [--print-dialect] PATH...`. Exit status: 0 when every test ran (and,
-//! with `--expect`, matched); 1 when some expectation failed; 2 when a test could not be read
-//! or run. `--print-dialect` runs nothing: it writes each test back in the dialect (a GPU_PTX
-//! file or a manual spelling as ptxemu reads it); 2 when a test could not be read.
+//! [--liveness] [--jobs N] [--max-executions N] [--timeout S] [--print-dialect] PATH...`.
+//! Exit status: 0 when every test ran (and, with `--expect`, matched); 1 when some expectation
+//! failed; 2 when a test could not be read or run; 3 (before 1 and 2) when a brake
+//! (`--max-executions`, `--timeout`) stopped a test before its end: it gets no verdict, and the
+//! message on stderr gives the counts so far. `--print-dialect` runs nothing: it writes each test
+//! back in the dialect (a GPU_PTX file or a manual spelling as ptxemu reads it); 2 when a test
+//! could not be read.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use litmus::report::{herd_text, json, Expectations};
-use litmus::run::{run as run_test, Report, RunOptions};
+use litmus::run::{run_with, Report, RunError, RunOptions};
+use models::explore::Progress;
 
 /// Arguments of `ptxemu litmus`.
 #[derive(Args, Debug)]
@@ -34,25 +39,37 @@ pub struct LitmusArgs {
     /// judging the condition; `holds` then means "no hang".
     #[arg(long)]
     liveness: bool,
-    /// Tests to run at once (default: the machine's cores).
+    /// Threads to use (default: the machine's cores): tests run at once, and a test with
+    /// threads to spare splits its own exploration over them.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     /// Write each test in the litmus dialect instead of running it (how a GPU_PTX file or a
     /// PTX-manual spelling is read).
     #[arg(long)]
     print_dialect: bool,
+    /// Stop a test, without a verdict, before it judges more than N complete executions
+    /// (exit status 3).
+    #[arg(long, value_name = "N")]
+    max_executions: Option<u64>,
+    /// Stop a test, without a verdict, once it has run S seconds (exit status 3).
+    #[arg(long, value_name = "S")]
+    timeout: Option<f64>,
     /// Litmus files or directories (searched recursively for `*.litmus`).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
 }
 
-/// One test's result: the report, or why it could not be run.
-type Outcome = Result<Report, String>;
+/// One test's result: the report, or why it could not be run (and whether a brake stopped it).
+type Outcome = Result<Report, (String, bool)>;
 
-fn run_file(path: &Path, ro: &RunOptions) -> Outcome {
-    let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let test = litmus::parse(&src).map_err(|e| format!("{}:{e}", path.display()))?;
-    run_test(&test, ro).map_err(|e| format!("{}: {e}", path.display()))
+fn run_file(path: &Path, ro: &RunOptions, progress: &Progress) -> Outcome {
+    let src =
+        std::fs::read_to_string(path).map_err(|e| (format!("{}: {e}", path.display()), false))?;
+    let test = litmus::parse(&src).map_err(|e| (format!("{}:{e}", path.display()), false))?;
+    run_with(&test, ro, Some(progress)).map_err(|e| {
+        let braked = matches!(e, RunError::Halted { .. });
+        (format!("{}: {e}", path.display()), braked)
+    })
 }
 
 /// Writes every test under `paths` in the dialect; 2 when one could not be read.
@@ -73,7 +90,7 @@ fn print_dialect(paths: &[PathBuf]) -> Result<ExitCode> {
                         .map_err(|e| format!("{}: {e}", f.display()))
                 });
             match read {
-                Ok(t) => print!("{}", litmus::print::dialect(&t)),
+                Ok(t) => out!("{}", litmus::print::dialect(&t)),
                 Err(e) => {
                     eprintln!("ptxemu litmus: {e}");
                     errors += 1;
@@ -93,8 +110,16 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
     if a.print_dialect {
         return print_dialect(&a.paths);
     }
-    let ro = RunOptions {
+    let timeout = match a.timeout {
+        Some(s) => Some(
+            Duration::try_from_secs_f64(s).map_err(|e| anyhow::anyhow!("--timeout {s}: {e}"))?,
+        ),
+        None => None,
+    };
+    let mut ro = RunOptions {
         liveness: a.liveness,
+        max_executions: a.max_executions,
+        timeout,
         ..crate::model_arg::run_options(&a.model)?
     };
     let mut files = Vec::new();
@@ -122,30 +147,44 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
+    // Threads left over when there are fewer tests than threads split each test.
+    ro.jobs = (jobs / files.len().max(1)).max(1);
     let results: Vec<Mutex<Option<Outcome>>> = files.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
+    let progress = Progress::default();
+    let done = AtomicBool::new(false);
     std::thread::scope(|s| {
-        for _ in 0..jobs.min(files.len().max(1)) {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= files.len() {
-                    break;
-                }
-                let r = run_file(&files[k], &ro);
-                if let Ok(mut slot) = results[k].lock() {
-                    *slot = Some(r);
-                }
-            });
+        if crate::progress::wanted(a.json) {
+            s.spawn(|| crate::progress::show(&progress, &done));
         }
+        let workers: Vec<_> = (0..jobs.min(files.len().max(1)))
+            .map(|_| {
+                s.spawn(|| loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= files.len() {
+                        break;
+                    }
+                    let r = run_file(&files[k], &ro, &progress);
+                    if let Ok(mut slot) = results[k].lock() {
+                        *slot = Some(r);
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            let _ = w.join();
+        }
+        done.store(true, Ordering::Relaxed);
     });
     let mut errors = 0usize;
+    let mut braked = 0usize;
     let (mut passed, mut failed) = (0usize, Vec::new());
     for (f, slot) in files.iter().zip(results) {
         let r = slot
             .into_inner()
             .ok()
             .flatten()
-            .unwrap_or_else(|| Err(format!("{}: not run", f.display())));
+            .unwrap_or_else(|| Err((format!("{}: not run", f.display()), false)));
         let shown = f.display().to_string();
         match &r {
             Ok(rep) => {
@@ -156,7 +195,11 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
                     outln!();
                 }
             }
-            Err(e) => {
+            Err((e, true)) => {
+                eprintln!("ptxemu litmus: {e}");
+                braked += 1;
+            }
+            Err((e, false)) => {
                 eprintln!("ptxemu litmus: {e}");
                 errors += 1;
             }
@@ -196,11 +239,13 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
             outln!("FAILED {f}");
         }
         outln!("{passed} passed, {} failed", failed.len());
-        if !failed.is_empty() {
-            return Ok(ExitCode::from(1));
-        }
     }
-    Ok(if errors > 0 {
+    // A test stopped by a brake has no verdict: that outranks everything else.
+    Ok(if braked > 0 {
+        ExitCode::from(3)
+    } else if !failed.is_empty() {
+        ExitCode::from(1)
+    } else if errors > 0 {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS

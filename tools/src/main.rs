@@ -20,6 +20,7 @@ mod difftest;
 mod launch;
 mod model_arg;
 mod plan;
+mod progress;
 mod source;
 mod tmem_trace;
 

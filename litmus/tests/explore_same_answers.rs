@@ -1,0 +1,354 @@
+//! The incremental explorer against the reference enumeration of every candidate
+//! (`Engine::Enumerate`): the same states with the same counts, the same positive, negative
+//! and allowed counts and the same verdict, on the whole vendored Dat3M corpus, the library,
+//! generated families of classic shapes across scopes and placements, and random small tests,
+//! under every model; liveness runs agree on the verdict (and on the counts when no hang stops
+//! them early). Split exploration (`jobs` > 1) must agree too.
+
+use std::path::{Path, PathBuf};
+
+use litmus::run::{run, Engine, Report, RunOptions};
+use models::ptx::Model;
+use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
+
+const MODELS: [Model; 3] = [Model::PtxV75, Model::PtxV60, Model::Sc];
+
+fn opts(model: Model, liveness: bool, engine: Engine, jobs: usize) -> RunOptions {
+    RunOptions {
+        model,
+        liveness,
+        engine,
+        jobs,
+        ..RunOptions::default()
+    }
+}
+
+/// What must agree between two reports.
+fn answer(r: &Report) -> String {
+    let mut s = format!("holds {} hang {:?}", r.holds, r.hang.is_some());
+    if r.hang.is_none() {
+        s += &format!(
+            " positive {} negative {} allowed {} states {:?}",
+            r.positive, r.negative, r.allowed, r.states
+        );
+    }
+    s
+}
+
+/// The difference between the engines on one test, if any (a test that does not parse has
+/// none: `corpus_parses` covers those).
+fn differs(src: &str, model: Model, liveness: bool, jobs: usize) -> Option<String> {
+    let test = litmus::parse(src).ok()?;
+    let want = run(&test, &opts(model, liveness, Engine::Enumerate, 1));
+    let got = run(&test, &opts(model, liveness, Engine::Explore, jobs));
+    let (want, got) = match (want, got) {
+        (Ok(w), Ok(g)) => (answer(&w), answer(&g)),
+        (Err(w), Err(g)) => (w.to_string(), g.to_string()),
+        (w, g) => (format!("{w:?}"), format!("{g:?}")),
+    };
+    (want != got).then(|| {
+        format!(
+            "{} under {} (liveness {liveness}, jobs {jobs}):\n  reference {want}\n  explorer  {got}",
+            test.name,
+            model.name()
+        )
+    })
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    litmus::litmus_files(dir).expect("vendored tests")
+}
+
+fn manifest() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn all_agree(paths: &[PathBuf], liveness: bool, jobs: usize) {
+    let mut bad = Vec::new();
+    let mut ran = 0;
+    for f in paths {
+        let src = std::fs::read_to_string(f).unwrap();
+        for model in MODELS {
+            ran += 1;
+            bad.extend(
+                differs(&src, model, liveness, jobs).map(|d| format!("{}: {d}", f.display())),
+            );
+        }
+    }
+    assert!(ran > 0);
+    assert!(
+        bad.is_empty(),
+        "{} of {ran} differ:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_dat3m_corpus_gets_the_same_answers() {
+    let fs = files(&manifest().join("corpus/dat3m-ptx/litmus"));
+    assert!(fs.len() > 700, "the whole corpus: {}", fs.len());
+    all_agree(&fs, false, 1);
+}
+
+#[test]
+fn the_dat3m_corpus_gets_the_same_liveness_answers() {
+    let fs = files(&manifest().join("corpus/dat3m-ptx/litmus"));
+    all_agree(&fs, true, 1);
+}
+
+#[test]
+fn the_library_gets_the_same_answers() {
+    let fs = files(&manifest().join("tests/library"));
+    all_agree(&fs, false, 1);
+}
+
+#[test]
+fn split_exploration_gets_the_same_answers() {
+    let mut fs = files(&manifest().join("tests/library"));
+    fs.extend(files(
+        &manifest().join("corpus/dat3m-ptx/litmus/PTX/Nvidia"),
+    ));
+    all_agree(&fs, false, 3);
+    all_agree(&fs, true, 2);
+}
+
+/// One access or fence of a generated test.
+#[derive(Clone, Debug)]
+enum Ins {
+    /// Store a constant.
+    St(&'static str, i64),
+    /// Store the thread's last loaded register (a data dependency).
+    StReg(&'static str),
+    /// Load into the thread's next register.
+    Ld(&'static str),
+    /// `atom.add` of 1, into the next register.
+    Add(&'static str),
+    /// A fence (`sc` or `acq_rel`).
+    Fence(&'static str),
+}
+
+/// How the accesses of a generated test are qualified.
+#[derive(Clone, Copy, Debug)]
+enum Sem {
+    Weak,
+    Relaxed,
+    RelAcq,
+}
+
+/// Writes a litmus test: `threads[t]` are thread t's instructions with a semantics and scope
+/// each, placed at (cta, gpu) `places[t]`; the condition mentions every register and location,
+/// so the states show every value.
+fn text(name: &str, threads: &[Vec<(Ins, Sem, &str)>], places: &[(u32, u32)]) -> String {
+    let mut cols: Vec<Vec<String>> = Vec::new();
+    let mut terms = vec!["x == 1".to_string(), "y == 1".to_string()];
+    for (t, code) in threads.iter().enumerate() {
+        let mut regs = 0;
+        let mut col = Vec::new();
+        for (ins, sem, scope) in code {
+            let q = |w: bool| match sem {
+                Sem::Weak => ".weak".to_string(),
+                Sem::Relaxed => format!(".relaxed.{scope}"),
+                Sem::RelAcq if w => format!(".release.{scope}"),
+                Sem::RelAcq => format!(".acquire.{scope}"),
+            };
+            col.push(match ins {
+                Ins::St(l, v) => format!("st{} {l}, {v}", q(true)),
+                Ins::StReg(l) if regs > 0 => format!("st{} {l}, r{}", q(true), regs - 1),
+                Ins::StReg(l) => format!("st{} {l}, 2", q(true)),
+                Ins::Ld(l) | Ins::Add(l) => {
+                    regs += 1;
+                    terms.push(format!("P{t}:r{} == 1", regs - 1));
+                    if matches!(ins, Ins::Ld(_)) {
+                        format!("ld{} r{}, {l}", q(false), regs - 1)
+                    } else {
+                        let s = match sem {
+                            Sem::Weak | Sem::Relaxed => "relaxed",
+                            Sem::RelAcq => "acq_rel",
+                        };
+                        format!("atom.{s}.{scope}.add r{}, {l}, 1", regs - 1)
+                    }
+                }
+                Ins::Fence(k) => format!("fence.{k}.{scope}"),
+            });
+        }
+        cols.push(col);
+    }
+    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
+    let head: Vec<String> = places
+        .iter()
+        .enumerate()
+        .map(|(t, (cta, gpu))| format!("P{t}@cta {cta},gpu {gpu}"))
+        .collect();
+    let mut s = format!(
+        "PTX {name}\n\"generated\"\n{{\n x=0; y=0;\n}}\n {} ;\n",
+        head.join(" | ")
+    );
+    for r in 0..rows {
+        let cells: Vec<&str> = cols
+            .iter()
+            .map(|c| c.get(r).map_or("", String::as_str))
+            .collect();
+        s += &format!(" {} ;\n", cells.join(" | "));
+    }
+    s + &format!("exists ({})\n", terms.join(" /\\ "))
+}
+
+/// The classic shapes, as threads of accesses.
+fn shapes() -> Vec<(&'static str, Vec<Vec<Ins>>)> {
+    use Ins::{Add, Ld, St, StReg};
+    vec![
+        (
+            "MP",
+            vec![vec![St("x", 1), St("y", 1)], vec![Ld("y"), Ld("x")]],
+        ),
+        (
+            "SB",
+            vec![vec![St("x", 1), Ld("y")], vec![St("y", 1), Ld("x")]],
+        ),
+        (
+            "LB",
+            vec![vec![Ld("x"), St("y", 1)], vec![Ld("y"), St("x", 1)]],
+        ),
+        (
+            "LB+data",
+            vec![vec![Ld("x"), StReg("y")], vec![Ld("y"), StReg("x")]],
+        ),
+        (
+            "2+2W",
+            vec![vec![St("x", 1), St("y", 2)], vec![St("y", 1), St("x", 2)]],
+        ),
+        ("CoRR", vec![vec![St("x", 1)], vec![Ld("x"), Ld("x")]]),
+        (
+            "WRC",
+            vec![
+                vec![St("x", 1)],
+                vec![Ld("x"), St("y", 1)],
+                vec![Ld("y"), Ld("x")],
+            ],
+        ),
+        (
+            "IRIW",
+            vec![
+                vec![St("x", 1)],
+                vec![Ld("x"), Ld("y")],
+                vec![St("y", 1)],
+                vec![Ld("y"), Ld("x")],
+            ],
+        ),
+        (
+            "Atom",
+            vec![vec![Add("x"), St("y", 1)], vec![Add("x"), Ld("y")]],
+        ),
+    ]
+}
+
+/// Every shape under each qualifier style (weak, relaxed, release/acquire, relaxed with
+/// `fence.sc` or `fence.acq_rel` between accesses), scope and placement (one CTA, CTAs of one
+/// GPU, different GPUs).
+#[test]
+fn classic_shapes_across_scopes_and_placements_get_the_same_answers() {
+    let styles: [(&str, Sem, Option<&'static str>); 5] = [
+        ("weak", Sem::Weak, None),
+        ("rlx", Sem::Relaxed, None),
+        ("ra", Sem::RelAcq, None),
+        ("sc", Sem::Relaxed, Some("sc")),
+        ("ar", Sem::Relaxed, Some("acq_rel")),
+    ];
+    let mut bad = Vec::new();
+    let mut ran = 0;
+    for (shape, threads) in shapes() {
+        for (style, sem, fence) in styles {
+            for scope in ["cta", "gpu", "sys"] {
+                for (pl, place) in [("one-cta", 0), ("ctas", 1), ("gpus", 2)] {
+                    let code: Vec<Vec<(Ins, Sem, &str)>> = threads
+                        .iter()
+                        .map(|th| {
+                            let mut out = Vec::new();
+                            for (i, ins) in th.iter().enumerate() {
+                                if let (Some(f), true) = (fence, i > 0) {
+                                    out.push((Ins::Fence(f), sem, scope));
+                                }
+                                out.push((ins.clone(), sem, scope));
+                            }
+                            out
+                        })
+                        .collect();
+                    let places: Vec<(u32, u32)> = (0..threads.len() as u32)
+                        .map(|t| match place {
+                            0 => (0, 0),
+                            1 => (t, 0),
+                            _ => (t, t),
+                        })
+                        .collect();
+                    let name = format!("{shape}+{style}-{scope}-{pl}");
+                    let src = text(&name, &code, &places);
+                    assert!(litmus::parse(&src).is_ok(), "{src}");
+                    for model in MODELS {
+                        ran += 1;
+                        bad.extend(differs(&src, model, false, 1).map(|d| format!("{d}\n{src}")));
+                    }
+                }
+            }
+        }
+    }
+    assert!(ran >= 1000, "{ran}");
+    assert!(
+        bad.is_empty(),
+        "{} of {ran} differ:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+/// A random small test: 2 or 3 threads of 1 to 3 instructions over x and y, each with its own
+/// qualifiers and scope, threads placed at random in 2 CTAs of 2 GPUs.
+#[derive(Clone, Debug)]
+struct Random(String);
+
+impl Arbitrary for Random {
+    fn arbitrary(g: &mut Gen) -> Random {
+        let pick = |g: &mut Gen, n: usize| usize::from(u8::arbitrary(g)) % n;
+        let threads = 2 + pick(g, 2);
+        let mut code = Vec::new();
+        let mut places = Vec::new();
+        for _ in 0..threads {
+            let mut th = Vec::new();
+            for _ in 0..1 + pick(g, 3) {
+                let loc = ["x", "y"][pick(g, 2)];
+                let ins = match pick(g, 6) {
+                    0 | 1 => Ins::St(loc, 1 + pick(g, 2) as i64),
+                    2 | 3 => Ins::Ld(loc),
+                    4 => [Ins::Add(loc), Ins::StReg(loc)][pick(g, 2)].clone(),
+                    _ => Ins::Fence(["sc", "acq_rel"][pick(g, 2)]),
+                };
+                let sem = [Sem::Weak, Sem::Relaxed, Sem::RelAcq][pick(g, 3)];
+                th.push((ins, sem, ["cta", "gpu", "sys"][pick(g, 3)]));
+            }
+            code.push(th);
+            places.push((pick(g, 2) as u32, pick(g, 2) as u32));
+        }
+        Random(text("random", &code, &places))
+    }
+}
+
+#[test]
+fn random_small_tests_get_the_same_answers_under_every_model() {
+    fn prop(t: Random) -> TestResult {
+        if let Err(e) = litmus::parse(&t.0) {
+            return TestResult::error(format!("{e}\n{}", t.0));
+        }
+        for model in MODELS {
+            if let Some(d) = differs(&t.0, model, false, 1) {
+                return TestResult::error(format!("{d}\n{}", t.0));
+            }
+            if let Some(d) = differs(&t.0, model, true, 1) {
+                return TestResult::error(format!("{d}\n{}", t.0));
+            }
+        }
+        TestResult::passed()
+    }
+    QuickCheck::new()
+        .tests(300)
+        .quickcheck(prop as fn(Random) -> TestResult);
+}

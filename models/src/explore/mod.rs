@@ -1,0 +1,255 @@
+//! Incremental exploration of the executions of a litmus test: each consistent execution is
+//! built once, event by event, and a partial execution is abandoned as soon as it breaks an
+//! axiom that no extension can repair, so the cost follows the executions the model allows
+//! rather than the candidates [`crate::enumerate`] judges one by one.
+//!
+//! The approach follows GenMC (Kokologiannakis et al., PLDI'19) in spirit: an execution graph
+//! grows in program order per thread, each read picks its source among the writes that keep the
+//! graph consistent, and each write is placed in coherence order against the writes it must be
+//! ordered with. Instead of GenMC's backward revisits, a read may *defer* its source to a write
+//! that a thread can still add; the first later write of that location and value the read
+//! takes becomes its source (each deferred read takes exactly one, chosen when that write is
+//! added), and a read whose value no remaining event can write is abandoned at once. So every
+//! (paths, reads-from, coherence) choice is built at most once, without a duplicate check.
+//!
+//! # Input
+//!
+//! The threads' paths come as one [`Tree`] per thread (paths that agree on a prefix share it),
+//! over a [`Universe`] holding every event of every path. Relations that depend only on two
+//! events (moral strength, patterns, proxies, scopes) are computed once on the universe with
+//! [`Statics::new`] and gathered into the growing execution as events are added.
+//!
+//! # Which axiom is checked when, and why that is sound
+//!
+//! Every relation the models derive (observation, sync, base causality, causality, the
+//! Coherence lower bound `[W];cause;[W] & loc`, from-reads) is built from reads-from, the
+//! Fence-SC order, barrier synchronisation, coherence and the static relations by union,
+//! intersection with static relations, composition and closure: never by complement or
+//! difference. Adding an event, a reads-from edge or a coherence edge can therefore only add
+//! pairs. Each axiom asks a relation to be acyclic, irreflexive or empty, so once broken by a
+//! partial execution it stays broken in every extension. After every step the explorer checks,
+//! on the partial execution with the Fence-SC order and barrier synchronisation left empty
+//! (their pairs only add to causality, so the partial check is weaker than the final one):
+//!
+//! 1. the deferred reads: each still has a thread that can write its location and value;
+//! 2. coherence: the chosen coherence edges, initial writes first and `[W];cause;[W] & loc`
+//!    are acyclic (the Coherence axiom);
+//! 3. every axiom of [`Statics::check`] on the partial execution: no-thin-air, atomicity,
+//!    sc-per-location (v6.0), causality, or the SC model's acyclicity.
+//!
+//! Checks 2 and 3 are skipped after a step that adds no edge leaving the new event: a thread's
+//! end, a fence or barrier, or a read whose source is deferred. The new event is last in its
+//! thread, has no reads-from or coherence edge, and no release pattern can start at it yet,
+//! so no relation gains a path through it and every pair the axioms look at is unchanged.
+//!
+//! At a complete execution (every thread at the end of a path, no deferred read left), the
+//! Fence-SC orders and barrier matchings are enumerated as [`crate::enumerate`] does, the
+//! coherence order is closed with the lower bound that causality then gives, and every axiom
+//! is checked again in full: the verdict is the reference's.
+//!
+//! # Coherence choices
+//!
+//! When a write is added it is oriented against every present write it must be ordered with
+//! (same location and morally strong; every pair under SC), skipping orientations that close
+//! a cycle. The reference takes the smallest coherence order, `lower`, and orients only the
+//! required pairs that `lower` leaves open; here every required pair is oriented and the
+//! orientation against `lower` dies at the coherence check. The two give the same coherence
+//! orders: `(lower ∪ O)+` for each acyclic total orientation `O` of the required pairs.
+//!
+//! # Deviations from the reference's counts
+//!
+//! 1. `candidates` (in [`Stats::executions`]) counts the complete executions the explorer built
+//!    and judged in full; partial executions abandoned on the way are counted in
+//!    [`Stats::explored`]. The reference also counts one forbidden candidate per reads-from
+//!    choice that breaks no-thin-air, coherence or causality before coherence is completed.
+//!    Allowed executions, states and verdicts are the same.
+
+mod local;
+mod search;
+mod split;
+
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
+
+use crate::event::EventKind;
+use crate::ptx::{Choice, Skeleton, Violation};
+use crate::rel::Rel;
+use crate::Next;
+
+pub use split::explore;
+
+/// One thread's paths, merged on common prefixes: node 0 is the root (no event); each other
+/// node is one event, its parent the event before it in program order.
+#[derive(Clone, Debug, Default)]
+pub struct Tree {
+    /// The nodes; a node's parent comes before it.
+    pub nodes: Vec<TreeNode>,
+}
+
+/// One node of a [`Tree`].
+#[derive(Clone, Debug, Default)]
+pub struct TreeNode {
+    /// The event (an index into the universe's skeleton); `None` for the root.
+    pub event: Option<usize>,
+    /// The events that can come next.
+    pub children: Vec<u32>,
+    /// The caller's paths that end here (after this node's event).
+    pub ends: Vec<u32>,
+}
+
+/// Every event of every path of every thread, and the paths as trees.
+#[derive(Clone, Debug)]
+pub struct Universe {
+    /// The events (initial writes first) and their static relations; program order relates a
+    /// node's event to its descendants' in the same tree, dependencies likewise.
+    pub skeleton: Skeleton,
+    /// How many initial writes lead the events.
+    pub inits: usize,
+    /// One tree per thread.
+    pub trees: Vec<Tree>,
+    /// Per tree, per node: the (location, value) pairs written strictly below it, sorted.
+    below: Vec<Vec<Vec<(u32, i64)>>>,
+    /// The most events one execution can have.
+    cap: usize,
+}
+
+impl Universe {
+    /// Builds a universe; `trees` index `skeleton.events`, whose first `inits` events are the
+    /// initial writes.
+    pub fn new(skeleton: Skeleton, inits: usize, trees: Vec<Tree>) -> Universe {
+        let ev = &skeleton.events;
+        let mut below = Vec::new();
+        let mut cap = inits;
+        for t in &trees {
+            let mut b: Vec<Vec<(u32, i64)>> = vec![Vec::new(); t.nodes.len()];
+            let mut depth = vec![0usize; t.nodes.len()];
+            // Parents come first, so children are finished when their parent is reached.
+            for x in (0..t.nodes.len()).rev() {
+                let mut acc = Vec::new();
+                for &c in &t.nodes[x].children {
+                    let c = c as usize;
+                    acc.extend(b[c].iter().copied());
+                    if let Some(g) = t.nodes[c].event {
+                        if ev[g].kind == EventKind::Write {
+                            acc.push((ev[g].loc.unwrap_or(u32::MAX), ev[g].value));
+                        }
+                    }
+                    depth[x] = depth[x].max(depth[c] + 1);
+                }
+                acc.sort_unstable();
+                acc.dedup();
+                b[x] = acc;
+            }
+            cap += depth.first().copied().unwrap_or(0);
+            below.push(b);
+        }
+        Universe {
+            skeleton,
+            inits,
+            trees,
+            below,
+            cap,
+        }
+    }
+
+    /// The most events one execution can have (the size of the relations a [`Leaf`] holds).
+    pub fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// Whether thread `t`, at node `x`, can still write `value` to physical location `loc`.
+    fn can_write(&self, t: usize, x: u32, loc: u32, value: i64) -> bool {
+        self.below[t][x as usize]
+            .binary_search(&(loc, value))
+            .is_ok()
+    }
+}
+
+/// One complete execution, as the explorer hands it to a [`Sink`]. Relations are over local
+/// indices: event `i` of the execution is `ids[i]` of the universe.
+pub struct Leaf<'a> {
+    /// The path each thread ended with (the caller's numbers, from [`TreeNode::ends`]).
+    pub ends: &'a [u32],
+    /// Each thread's events, as local indices, in program order.
+    pub events: &'a [Vec<usize>],
+    /// The universe's event of each local index.
+    pub ids: &'a [usize],
+    /// The execution's choices, over local indices.
+    pub choice: &'a Choice,
+    /// The verdict.
+    pub verdict: &'a Result<(), Violation>,
+}
+
+impl Leaf<'_> {
+    /// The co-maximal writes (local indices): writes no other write follows in coherence.
+    pub fn co_maximal(&self, u: &Universe) -> Vec<usize> {
+        let n = self.ids.len();
+        (0..n)
+            .filter(|&w| {
+                u.skeleton.events[self.ids[w]].kind == EventKind::Write
+                    && (0..n).all(|x| !self.choice.co.has(w, x))
+            })
+            .collect()
+    }
+}
+
+/// What the explorer asks of its caller at complete executions.
+pub trait Sink {
+    /// The barrier matchings (`syncbar` relations over local indices, of size `n`) of the
+    /// paths `ends`, whose events are `events`; none when the combination has no complete
+    /// matching or is not wanted (its executions are then not built).
+    fn syncbars(&mut self, ends: &[u32], events: &[Vec<usize>], n: usize) -> Vec<Rel>;
+    /// Called with every complete execution and its verdict.
+    fn visit(&mut self, u: &Universe, leaf: &Leaf<'_>) -> Next;
+}
+
+/// Limits on one exploration.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Brakes {
+    /// Stop before judging more complete executions than this.
+    pub max_executions: Option<u64>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+}
+
+/// Why an exploration stopped before its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Halt {
+    /// [`Brakes::max_executions`] complete executions were judged and more remained.
+    MaxExecutions(u64),
+    /// The deadline passed.
+    Timeout,
+}
+
+/// Counters of an exploration, readable while it runs (for a progress display).
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Partial executions built (each step of the search).
+    pub explored: AtomicU64,
+    /// Complete executions judged.
+    pub executions: AtomicU64,
+    /// Of which allowed.
+    pub allowed: AtomicU64,
+}
+
+/// The counts of an exploration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Partial executions built (each step of the search).
+    pub explored: u64,
+    /// Complete executions built and judged in full.
+    pub executions: u64,
+    /// Of which allowed.
+    pub allowed: u64,
+}
+
+/// The result of [`explore`]: one sink per task of the split exploration tree, in the tree's
+/// order (one task when not split), the counts, and why it stopped early, if it did.
+pub struct Outcome<S> {
+    /// The sinks, in task order.
+    pub sinks: Vec<S>,
+    /// The counts.
+    pub stats: Stats,
+    /// Set when a brake stopped the exploration (the sinks then saw only part of it).
+    pub halted: Option<Halt>,
+}

@@ -34,7 +34,6 @@ const UNSUPPORTED: &[&str] = &[
     "suq",
     "txq",
     "multimem",
-    "setmaxnreg",
     "mapa",
     "getctarank",
     "stackrestore",
@@ -691,7 +690,9 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
             Op::Match(Match { all, ty: q.ty()? })
         }
         "redux" => {
-            q.take("sync");
+            if !q.take("sync") {
+                return Err(q.syntax("redux needs .sync".into()));
+            }
             let op = q
                 .take_map(|s| {
                     Some(match s {
@@ -719,7 +720,9 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
             Op::Activemask
         }
         "elect" => {
-            q.take("sync");
+            if !q.take("sync") {
+                return Err(q.syntax("elect needs .sync".into()));
+            }
             Op::Elect
         }
         "bar" | "barrier" => {
@@ -873,6 +876,22 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
                 return Err(q.syntax("griddepcontrol needs .launch_dependents or .wait".into()));
             };
             Op::Griddepcontrol(a)
+        }
+        "setmaxnreg" => {
+            let inc = if q.take("inc") {
+                true
+            } else if q.take("dec") {
+                false
+            } else {
+                return Err(q.syntax("setmaxnreg needs .inc or .dec".into()));
+            };
+            let sync = q.take("sync");
+            let aligned = q.take("aligned");
+            Op::Setmaxnreg(crate::ir::Setmaxnreg {
+                inc,
+                sync_aligned: sync && aligned,
+                ty: q.ty()?,
+            })
         }
         "pmevent" => Op::Pmevent {
             mask: q.take("mask"),

@@ -330,6 +330,7 @@ fn operand(m: &Module, f: &Function, o: &Operand) -> String {
         Operand::Reg(r) => reg(*r),
         Operand::NotPred(r) => format!("!{}", reg(*r)),
         Operand::Dual(a, b) => format!("{}|{}", reg(*a), reg(*b)),
+        Operand::SinkDual(b) => format!("_|{}", reg(*b)),
         Operand::Special(s) => s.name(),
         Operand::Imm(Imm::Int(v)) => v.to_string(),
         Operand::Imm(Imm::Float(fl)) => float_text(*fl),
@@ -1126,6 +1127,22 @@ pub fn mnemonic(op: &Op) -> String {
                 crate::ir::GriddepAction::LaunchDependents => "griddepcontrol.launch_dependents",
                 crate::ir::GriddepAction::Wait => "griddepcontrol.wait",
             });
+        }
+        Op::Setmaxnreg(s) => {
+            let crate::ir::Setmaxnreg {
+                inc,
+                sync_aligned,
+                ty,
+            } = s;
+            o.push_str(if *inc {
+                "setmaxnreg.inc"
+            } else {
+                "setmaxnreg.dec"
+            });
+            if *sync_aligned {
+                o.push_str(".sync.aligned");
+            }
+            q(o, ty.name());
         }
         Op::Pmevent { mask } => o.push_str(if *mask { "pmevent.mask" } else { "pmevent" }),
         Op::Bra { uni } => o.push_str(if *uni { "bra.uni" } else { "bra" }),

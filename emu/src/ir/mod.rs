@@ -19,6 +19,7 @@
 //!    not), so a module prints back in a form the same `ptxas` accepts.
 
 pub mod access;
+pub mod regalloc;
 mod special;
 pub mod tcgen05;
 pub mod types;
@@ -29,6 +30,7 @@ pub use access::{LoadCop, LoadMode, OrderedLoad, OrderedStore, StoreCop, StoreMo
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
+pub use regalloc::Setmaxnreg;
 pub use special::{ReservedSmem, SpecialReg};
 pub use tcgen05::{
     CtaGroup, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,
@@ -573,6 +575,8 @@ pub struct Guard {
 pub enum Operand {
     /// A register.
     Reg(RegId),
+    /// `_|%p`: a discarded destination with a second predicate destination (`elect.sync`).
+    SinkDual(RegId),
     /// `!%p`: a negated predicate source.
     NotPred(RegId),
     /// `%d|%p`: a destination with a second predicate destination (`setp`, `shfl`).
@@ -843,6 +847,8 @@ pub enum Op {
     Nanosleep,
     /// `griddepcontrol.{launch_dependents,wait}`.
     Griddepcontrol(GriddepAction),
+    /// `setmaxnreg.{inc,dec}.sync.aligned.u32` — `imm-reg-count`.
+    Setmaxnreg(Setmaxnreg),
     /// `pmevent{.mask}` — `a`.
     Pmevent {
         /// `.mask` form.

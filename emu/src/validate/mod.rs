@@ -11,6 +11,7 @@ mod memory;
 mod target;
 mod tcgen05;
 mod types;
+mod warp_level;
 
 use crate::front::error::render_at;
 use crate::ir::{Module, Span, Stmt};
@@ -57,6 +58,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             memory::check(f, i, &mut out);
                             types::check(f, i, &mut out);
                             tcgen05::check(f, i, &mut out);
+                            warp_level::check(m, f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);
                     }

@@ -13,6 +13,7 @@ pub mod convert;
 pub mod float;
 pub mod int;
 pub mod mem;
+pub mod packed;
 pub mod tcgen05;
 
 pub mod warp_ops;

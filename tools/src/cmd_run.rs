@@ -5,6 +5,9 @@
 //! `ptxemu run FILE.ptx --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]...
 //! [--dump N=PATH]... [--shared-bytes N] [--max-steps N] [--json]`, extended with
 //! `--check-nc` (report writes to bytes an `ld.global.nc` of the launch reads).
+//! When Triton's `NAME.json` sits beside `NAME.ptx`, the kernel, block, dynamic shared memory
+//! and trailing scratch pointers come from it (`crate::triton_meta`; `triton_metadata` in
+//! `--json`).
 //! Exit status: 0 on success, 1 when the program faults, 2 for bad input (arguments, parse or
 //! validation errors).
 //!
@@ -35,18 +38,18 @@ pub struct RunArgs {
     /// Grid shape in CTAs: X[,Y[,Z]].
     #[arg(long, default_value = "1")]
     pub grid: String,
-    /// CTA shape in threads: X[,Y[,Z]].
-    #[arg(long, default_value = "1")]
-    pub block: String,
+    /// CTA shape in threads: X[,Y[,Z]] (default 1).
+    #[arg(long)]
+    pub block: Option<String>,
     /// Kernel arguments in parameter order (scalars `u32:7`, buffers `f32[N]:zero`).
     #[arg(long = "arg")]
     pub args: Vec<String>,
     /// Write buffer argument N's final bytes to PATH: N=PATH.
     #[arg(long = "dump")]
     pub dumps: Vec<String>,
-    /// Bytes of dynamic shared memory.
-    #[arg(long, default_value_t = 0)]
-    pub shared_bytes: u32,
+    /// Bytes of dynamic shared memory (default 0; PTX only).
+    #[arg(long)]
+    pub shared_bytes: Option<u32>,
     /// Stop after this many warp instructions.
     #[arg(long, default_value_t = 1_000_000_000)]
     pub max_steps: u64,
@@ -260,9 +263,32 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         "sass" => return crate::cmd_run_sass::run(a),
         other => bail!("--isa `{other}`: expected ptx or sass"),
     }
-    let Some(kernel) = a.kernel.as_deref() else {
+    // Triton's NAME.json beside NAME.ptx supplies what its launcher would (triton_meta).
+    let meta = crate::triton_meta::TritonMeta::beside(&a.file)?;
+    let applied = meta
+        .as_ref()
+        .map(|m| {
+            let given = crate::triton_meta::Given {
+                kernel: a.kernel.as_deref(),
+                block: a.block.as_deref(),
+                shared_bytes: a.shared_bytes,
+            };
+            crate::triton_meta::apply(m, &given)
+        })
+        .transpose()?;
+    let Some(kernel) = applied
+        .as_ref()
+        .map(|x| x.kernel.as_str())
+        .or(a.kernel.as_deref())
+    else {
         bail!("--kernel NAME is required for a PTX module");
     };
+    let block_text = applied
+        .as_ref()
+        .map_or(a.block.as_deref().unwrap_or("1"), |x| &x.block);
+    let shared_bytes = applied
+        .as_ref()
+        .map_or(a.shared_bytes.unwrap_or(0), |x| x.shared_bytes);
     let src = crate::source::read_source(&a.file)
         .with_context(|| format!("cannot read {}", a.file.display()))?;
     let name = a.file.display().to_string();
@@ -281,8 +307,8 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     let grid = shape(&a.grid, "grid")?;
-    let block = shape(&a.block, "block")?;
-    let specs = specs_of(&a.args)?;
+    let block = shape(block_text, "block")?;
+    let mut specs = specs_of(&a.args)?;
     let mut machine =
         Machine::load_with_source(&module, &name, &src).map_err(|e| anyhow!("{name}: {e}"))?;
     let Some(param_sizes) = machine.kernel_params(kernel).map(<[u64]>::to_vec) else {
@@ -292,6 +318,12 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             kernels.join(", ")
         );
     };
+    let mut meta_json = applied.as_ref().map_or(Json::Null, |x| x.report.clone());
+    if let Some(m) = &meta {
+        let ctas = grid.iter().map(|&n| u64::from(n)).product();
+        let added = crate::triton_meta::add_scratch(m, &param_sizes, &mut specs, ctas)?;
+        meta_json["scratch_args"] = json!(added);
+    }
     if param_sizes.len() != specs.len() {
         bail!(
             "kernel `{kernel}` takes {} parameter(s) but {} --arg were given",
@@ -320,7 +352,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let (values, buffers) = (laid.values, laid.buffers);
     let dumps = dumps_of(&a.dumps, &buffers)?;
     let mut cfg = LaunchConfig::new(kernel, grid, block);
-    cfg.dynamic_shared = a.shared_bytes;
+    cfg.dynamic_shared = shared_bytes;
     cfg.max_steps = a.max_steps;
     cfg.threads = a.threads;
     cfg.check_nc = a.check_nc;
@@ -362,7 +394,8 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             "kernel": kernel,
             "grid": grid,
             "block": block,
-            "shared_bytes": a.shared_bytes,
+            "shared_bytes": shared_bytes,
+            "triton_metadata": meta_json,
             "warp_instructions": report.counts.warp_instructions,
             "thread_instructions": report.counts.thread_instructions,
             "wall_s": report.wall.as_secs_f64(),

@@ -58,7 +58,10 @@ fn window(s: &str, what: &str) -> Result<(u64, u64)> {
 
 /// The configuration the options describe.
 pub fn config(a: &RunArgs) -> Result<SassConfig> {
-    let mut cfg = SassConfig::new(shape(&a.grid, "grid")?, shape(&a.block, "block")?);
+    let mut cfg = SassConfig::new(
+        shape(&a.grid, "grid")?,
+        shape(a.block.as_deref().unwrap_or("1"), "block")?,
+    );
     let o = &a.sass;
     cfg.strict = o.strict;
     cfg.strict_align = o.strict_align;

@@ -17,6 +17,7 @@ mod difftest;
 mod model_arg;
 mod source;
 mod tmem_trace;
+mod triton_meta;
 
 use std::process::ExitCode;
 

@@ -287,8 +287,8 @@ const NOT_YET: &[&str] = &[
     "wmma",
     "wgmma",
     "tensormap",
-    "cp",
-    "mbarrier",
+    "tcgen05.mma",
+    "cp.async.bulk.tensor",
 ];
 
 fn corpus() -> Vec<PathBuf> {

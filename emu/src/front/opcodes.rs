@@ -23,8 +23,6 @@ const UNSUPPORTED: &[&str] = &[
     "ldmatrix",
     "stmatrix",
     "movmatrix",
-    "cp",
-    "mbarrier",
     "wgmma",
     "tex",
     "tld4",
@@ -909,6 +907,8 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "trap" => Op::Trap,
         "brkpt" => Op::Brkpt,
         "tcgen05" => super::tcgen05::parse(q)?,
+        "cp" => super::async_copy::parse_cp(q)?,
+        "mbarrier" => super::async_copy::parse_mbarrier(q)?,
         _ => {
             return Err(Error::new(
                 ErrorKind::UnknownInstruction(opcode.to_string()),

@@ -1153,6 +1153,8 @@ pub fn mnemonic(op: &Op) -> String {
         Op::Trap => o.push_str("trap"),
         Op::Brkpt => o.push_str("brkpt"),
         Op::Tcgen05(t) => super::tcgen05::mnemonic(o, t),
+        Op::CpAsync(c) => super::async_copy::cp_mnemonic(o, c),
+        Op::Mbarrier(m) => super::async_copy::mbarrier_mnemonic(o, m),
     }
     s
 }

@@ -19,6 +19,7 @@
 //!    not), so a module prints back in a form the same `ptxas` accepts.
 
 pub mod access;
+pub mod async_copy;
 pub mod regalloc;
 mod special;
 pub mod tcgen05;
@@ -27,6 +28,7 @@ pub mod types;
 use smallvec::SmallVec;
 
 pub use access::{LoadCop, LoadMode, OrderedLoad, OrderedStore, StoreCop, StoreMode};
+pub use async_copy::{CpAsync, CpAsyncCopy, Mbarrier, MbarrierOp, MbarrierSem};
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
@@ -847,6 +849,10 @@ pub enum Op {
     Nanosleep,
     /// `griddepcontrol.{launch_dependents,wait}`.
     Griddepcontrol(GriddepAction),
+    /// `cp.async…` (non-bulk copies, groups and the mbarrier arrive they trigger).
+    CpAsync(CpAsync),
+    /// `mbarrier…` — operands per [`MbarrierOp`].
+    Mbarrier(Mbarrier),
     /// `setmaxnreg.{inc,dec}.sync.aligned.u32` — `imm-reg-count`.
     Setmaxnreg(Setmaxnreg),
     /// `pmevent{.mask}` — `a`.

@@ -105,6 +105,8 @@ fn arity(op: &Op) -> (usize, usize) {
         | Op::Pmevent { .. }
         | Op::Prefetch(_) => (1, 1),
         Op::Setmaxnreg(_) => (1, 1),
+        Op::CpAsync(c) => super::async_copy::arity(c),
+        Op::Mbarrier(m) => super::async_copy::mbarrier_arity(m),
         Op::Elect | Op::BrxIdx { .. } | Op::ApplyPriority | Op::Discard => (2, 2),
         Op::CreatePolicy(_) => (2, 4),
         Op::Bar(b) => match b.kind {
@@ -205,6 +207,8 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         | Op::Brkpt
         | Op::Griddepcontrol(_)
         | Op::Setmaxnreg(_)
+        | Op::CpAsync(_)
+        | Op::Mbarrier(_)
         | Op::Call(_)
         | Op::BarWarpSync
         | Op::Nanosleep

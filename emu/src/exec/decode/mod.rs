@@ -5,6 +5,7 @@
 //! addresses or frame offsets ([`layout`]), and each instruction gets the execution function
 //! for its opcode and types ([`ops`]).
 
+pub mod async_copy;
 pub mod layout;
 pub mod operands;
 pub mod ops;

@@ -639,6 +639,8 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::Trap => d.exec = control::trap,
         Op::Brkpt => d.exec = control::brkpt,
         Op::Tcgen05(t) => super::tcgen05::lower(fx, ins, t, &mut d)?,
+        Op::CpAsync(c) => return super::async_copy::lower_cp(fx, ins, c, d),
+        Op::Mbarrier(m) => return super::async_copy::lower_mbarrier(fx, ins, m, d),
     }
     Ok(d)
 }

@@ -2,7 +2,7 @@
 """Generates one-instruction cases of the syntax Triton 3.x emits that ptxemu's front end had
 to learn (one-element brace vectors as scalar operands, packed .f32x2 arithmetic, redux.sync
 including .f32 with .abs/.NaN, three-input min/max, elect.sync, griddepcontrol, setmaxnreg,
-two-source packing cvt), asks NVIDIA's ptxas which it accepts at several targets, and records
+two-source packing cvt, non-bulk cp.async and mbarrier), asks NVIDIA's ptxas which it accepts at several targets, and records
 the verdicts in triton.tsv.
 
 Usage: gen_triton.py PTXAS [MESSAGES]
@@ -115,6 +115,54 @@ def cases():
         add(f"cvt.rn.{d}.f32 %r3, %f4;")
         add(f"cvt.rn.{d}.f32 %r3, %f4, %f5, %f6;")
         add(f"cvt.rn.{d}.f32 %rd3, %f4, %f5;")
+    # cp.async (non-bulk) and mbarrier
+    for cop, size in [("ca", "4"), ("ca", "8"), ("ca", "16"), ("cg", "16"), ("cg", "8"),
+                      ("ca", "0x10"), ("ca", "2"), ("ca", "32")]:
+        add(f"cp.async.{cop}.shared.global [%r2], [%rd1], {size};")
+    for tail in [", 4", ", %r3", ", %p1", ", 20", ", %rd3", ", !%p1"]:
+        add(f"cp.async.ca.shared.global [%r2], [%rd1], 16{tail};")
+    for quals in [".shared::cta.global", ".global.shared", ".shared.global.L2::128B",
+                  ".shared.global.L2::cache_hint", ".shared::cluster.global", ""]:
+        extra = ", %rd4" if "cache_hint" in quals else ""
+        add(f"cp.async.ca{quals} [%r2], [%rd1], 16{extra};")
+    add("cp.async.ca.shared.global [%rd2], [%rd1], 16;")
+    add("cp.async.ca.shared.global [%r2], [%r3], 16;")
+    add("cp.async.shared.global [%r2], [%rd1], 16;")
+    for line in ["cp.async.commit_group;", "cp.async.wait_group 0;", "cp.async.wait_group 3;",
+                 "cp.async.wait_group %r3;", "cp.async.wait_all;", "cp.async.wait_group;",
+                 "cp.async.mbarrier.arrive.b64 [%rd2];",
+                 "cp.async.mbarrier.arrive.noinc.b64 [%rd2];",
+                 "cp.async.mbarrier.arrive.shared.b64 [%r2];",
+                 "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r2];",
+                 "cp.async.mbarrier.arrive.shared.b32 [%r2];"]:
+        add(line)
+    for sp, a in [("", "[%rd2]"), (".shared", "[%r2]"), (".shared::cta", "[%r2]"),
+                  (".shared::cta", "[bar]")]:
+        add(f"mbarrier.init{sp}.b64 {a}, %r3;")
+        add(f"mbarrier.init{sp}.b64 {a}, 32;")
+        add(f"mbarrier.inval{sp}.b64 {a};")
+        add(f"mbarrier.arrive{sp}.b64 %rd3, {a};")
+        add(f"mbarrier.arrive{sp}.b64 _, {a};")
+        add(f"mbarrier.arrive{sp}.b64 %rd3, {a}, %r3;")
+        add(f"mbarrier.arrive_drop{sp}.b64 %rd3, {a};")
+        add(f"mbarrier.arrive.expect_tx{sp}.b64 %rd3, {a}, 128;")
+        add(f"mbarrier.arrive.noComplete{sp}.b64 %rd3, {a}, 1;")
+        add(f"mbarrier.expect_tx{sp}.b64 {a}, 128;")
+        add(f"mbarrier.complete_tx{sp}.b64 {a}, 128;")
+        add(f"mbarrier.test_wait{sp}.b64 %p1, {a}, %rd3;")
+        add(f"mbarrier.test_wait.parity{sp}.b64 %p1, {a}, %r3;")
+        add(f"mbarrier.try_wait{sp}.b64 %p1, {a}, %rd3;")
+        add(f"mbarrier.try_wait.parity{sp}.b64 %p1, {a}, %r3;")
+        add(f"mbarrier.try_wait.parity{sp}.b64 %p1, {a}, %r3, 1000;")
+    for line in ["mbarrier.pending_count.b64 %r3, %rd3;", "mbarrier.init.shared.b32 [%r2], 1;",
+                 "mbarrier.arrive.release.cta.shared::cta.b64 %rd3, [%r2];",
+                 "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p1, [%r2], %r3;",
+                 "mbarrier.arrive.relaxed.cta.shared::cta.b64 %rd3, [%r2];",
+                 "mbarrier.arrive.release.cluster.shared::cta.b64 %rd3, [%r2];",
+                 "mbarrier.test_wait.parity.shared.b64 %r4, [%r2], %r3;",
+                 "mbarrier.arrive.shared.b64 %r4, [%r2];",
+                 "mbarrier.init.shared.b64 [%r2];", "mbarrier.bogus.shared.b64 [%r2];"]:
+        add(line)
     return out
 
 

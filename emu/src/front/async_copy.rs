@@ -67,6 +67,14 @@ pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
         }
         return Ok(Op::CpAsync(CpAsync::MbarrierArrive { noinc, shared: sh }));
     }
+    // The destination space comes before the source space (`.global.shared` is refused).
+    let order: Vec<&str> = q.remaining().collect();
+    let pos = |n: &[&str]| order.iter().position(|s| n.contains(s));
+    if let (Some(s), Some(g)) = (pos(&["shared", "shared::cta"]), pos(&["global"])) {
+        if g < s {
+            return Err(q.syntax("cp.async is written .shared{::cta}.global".into()));
+        }
+    }
     let cg = if q.take("cg") {
         true
     } else if q.take("ca") {

@@ -104,9 +104,38 @@ pub fn check(m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                     if cp.cg && size != 16 {
                         push("operand-kind", "cp.async.cg copies 16 bytes".into());
                     }
-                    if let Some(Operand::Imm(Imm::Int(n))) = i.args.get(3) {
-                        if *n < 0 || *n > size {
-                            push("operand-kind", format!("src-size {n} is not in 0..={size}"));
+                    let pred = matches!(i.args.get(3), Some(Operand::NotPred(_)))
+                        || reg_ty(3) == Some(Type::Pred);
+                    // With .L2::cache_hint the last operand is the policy, not src-size.
+                    let fourth = if i.args.len() > 3 + usize::from(cp.cache_hint) {
+                        i.args.get(3)
+                    } else {
+                        None
+                    };
+                    match fourth {
+                        Some(Operand::Imm(Imm::Int(n))) if *n < 0 || *n > size => {
+                            push("operand-kind", format!("src-size {n} is not in 0..={size}"))
+                        }
+                        Some(_) if pred => {
+                            needs(m, "cp.async with ignore-src", (7, 5), 80, &mut push)
+                        }
+                        Some(Operand::Reg(_)) if reg_ty(3).map(Type::bits) != Some(32) => push(
+                            "operand-type",
+                            "src-size is a 32-bit register or a constant".into(),
+                        ),
+                        _ => {}
+                    }
+                    // ptxas takes a 32-bit global source address only before PTX 7.5.
+                    if let Some(Operand::Address(a)) = i.args.get(1) {
+                        if let crate::ir::AddrBase::Reg(r) = a.base {
+                            let bits = f.regs.get(r.index()).map_or(64, |r| r.ty.bits());
+                            if bits != 64 && m.version >= Version::new(7, 5) {
+                                push(
+                                    "operand-type",
+                                    "the global source address of cp.async is a 64-bit register"
+                                        .into(),
+                                );
+                            }
                         }
                     }
                 }
@@ -118,7 +147,11 @@ pub fn check(m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                         );
                     }
                 }
-                CpAsync::MbarrierArrive { .. } => {
+                CpAsync::MbarrierArrive { shared, .. } => {
+                    if *shared == Some(true) {
+                        let what = "cp.async.mbarrier.arrive on .shared::cta";
+                        needs(m, what, (7, 8), 80, &mut push);
+                    }
                     if !is_addr(0) {
                         push(
                             "operand-kind",
@@ -131,7 +164,15 @@ pub fn check(m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         }
         Op::Mbarrier(b) => {
             needs(m, "mbarrier", (7, 0), 80, &mut push);
-            let Mbarrier { op, sem, scope, .. } = b;
+            let Mbarrier {
+                op,
+                sem,
+                scope,
+                shared,
+            } = b;
+            if *shared == Some(true) {
+                needs(m, "mbarrier on .shared::cta", (7, 8), 80, &mut push);
+            }
             if *sem != MbarrierSem::Default || scope.is_some() {
                 needs(m, "mbarrier with .sem/.scope", (8, 0), 90, &mut push);
             }
@@ -170,7 +211,14 @@ pub fn check(m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 MbarrierOp::TestWait { parity: true } => {
                     needs(m, "mbarrier.test_wait.parity", (7, 1), 80, &mut push)
                 }
-                MbarrierOp::Arrive { .. } => {
+                MbarrierOp::Arrive {
+                    expect_tx,
+                    no_complete,
+                    ..
+                } => {
+                    if i.args.len() == 3 && !expect_tx && !no_complete {
+                        needs(m, "mbarrier.arrive with a count", (7, 8), 80, &mut push);
+                    }
                     let ok = matches!(i.args.first(), Some(Operand::Sink))
                         || reg_ty(0).map(Type::bits) == Some(64);
                     if !ok {

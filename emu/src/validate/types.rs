@@ -74,9 +74,9 @@ impl RoundedConversion {
             Some(RoundedConversion::FloatToInt)
         } else if int(c.src) && float(c.dst) {
             Some(RoundedConversion::IntToFloat)
-        } else if float(c.src) && float(c.dst) && c.dst.bits() < c.src.bits() {
-            Some(RoundedConversion::Narrowing)
-        } else if c.src == Type::F32 && matches!(c.dst, Type::F16x2 | Type::BF16x2) {
+        } else if (float(c.src) && float(c.dst) && c.dst.bits() < c.src.bits())
+            || (c.src == Type::F32 && matches!(c.dst, Type::F16x2 | Type::BF16x2))
+        {
             Some(RoundedConversion::Narrowing)
         } else {
             None

@@ -338,12 +338,12 @@ pub fn deliver_on_exit(c: &mut Ctx<'_>, lanes: u32) {
     });
 }
 
-fn obj<'s>(
-    st: &'s mut AsyncState,
+fn obj(
+    st: &mut AsyncState,
     off: u64,
     lane: usize,
     addr: u64,
-) -> Result<&'s mut MbarrierObj, LaneFault> {
+) -> Result<&mut MbarrierObj, LaneFault> {
     match st.mbarriers.get_mut(&off) {
         Some(Slot::Valid(o)) => Ok(o),
         Some(Slot::Invalidated) => Err(fault(

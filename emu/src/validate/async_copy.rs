@@ -84,84 +84,7 @@ pub fn check(m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         _ => None,
     };
     match &i.op {
-        Op::CpAsync(c) => {
-            needs(m, "cp.async", (7, 0), 80, &mut push);
-            match c {
-                CpAsync::Copy(cp) => {
-                    if cp.cache_hint || cp.prefetch.is_some() {
-                        needs(m, "cp.async with L2 qualifiers", (7, 4), 80, &mut push);
-                    }
-                    if !is_addr(0) || !is_addr(1) {
-                        push("operand-kind", "cp.async takes [dst], [src], size".into());
-                    }
-                    let size = match i.args.get(2) {
-                        Some(Operand::Imm(Imm::Int(n @ (4 | 8 | 16)))) => *n,
-                        _ => {
-                            push("operand-kind", "the cp.async size is 4, 8 or 16".into());
-                            return;
-                        }
-                    };
-                    if cp.cg && size != 16 {
-                        push("operand-kind", "cp.async.cg copies 16 bytes".into());
-                    }
-                    let pred = matches!(i.args.get(3), Some(Operand::NotPred(_)))
-                        || reg_ty(3) == Some(Type::Pred);
-                    // With .L2::cache_hint the last operand is the policy, not src-size.
-                    let fourth = if i.args.len() > 3 + usize::from(cp.cache_hint) {
-                        i.args.get(3)
-                    } else {
-                        None
-                    };
-                    match fourth {
-                        Some(Operand::Imm(Imm::Int(n))) if *n < 0 || *n > size => {
-                            push("operand-kind", format!("src-size {n} is not in 0..={size}"))
-                        }
-                        Some(_) if pred => {
-                            needs(m, "cp.async with ignore-src", (7, 5), 80, &mut push)
-                        }
-                        Some(Operand::Reg(_)) if reg_ty(3).map(Type::bits) != Some(32) => push(
-                            "operand-type",
-                            "src-size is a 32-bit register or a constant".into(),
-                        ),
-                        _ => {}
-                    }
-                    // ptxas takes a 32-bit global source address only before PTX 7.5.
-                    if let Some(Operand::Address(a)) = i.args.get(1) {
-                        if let crate::ir::AddrBase::Reg(r) = a.base {
-                            let bits = f.regs.get(r.index()).map_or(64, |r| r.ty.bits());
-                            if bits != 64 && m.version >= Version::new(7, 5) {
-                                push(
-                                    "operand-type",
-                                    "the global source address of cp.async is a 64-bit register"
-                                        .into(),
-                                );
-                            }
-                        }
-                    }
-                }
-                CpAsync::WaitGroup => {
-                    if !matches!(i.args.first(), Some(Operand::Imm(Imm::Int(n))) if *n >= 0) {
-                        push(
-                            "operand-kind",
-                            "cp.async.wait_group takes an integer constant".into(),
-                        );
-                    }
-                }
-                CpAsync::MbarrierArrive { shared, .. } => {
-                    if *shared == Some(true) {
-                        let what = "cp.async.mbarrier.arrive on .shared::cta";
-                        needs(m, what, (7, 8), 80, &mut push);
-                    }
-                    if !is_addr(0) {
-                        push(
-                            "operand-kind",
-                            "cp.async.mbarrier.arrive takes [addr]".into(),
-                        );
-                    }
-                }
-                CpAsync::CommitGroup | CpAsync::WaitAll => {}
-            }
-        }
+        Op::CpAsync(c) => check_cp(m, f, i, c, &mut push),
         Op::Mbarrier(b) => {
             needs(m, "mbarrier", (7, 0), 80, &mut push);
             let Mbarrier {
@@ -241,5 +164,94 @@ pub fn check(m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             }
         }
         _ => {}
+    }
+}
+
+/// Checks a `cp.async` instruction.
+fn check_cp(
+    m: &Module,
+    f: &Function,
+    i: &Instr,
+    c: &CpAsync,
+    push: &mut dyn FnMut(&'static str, String),
+) {
+    let mut push = push;
+    let is_addr = |k: usize| matches!(i.args.get(k), Some(Operand::Address(_)));
+    let reg_ty = |k: usize| match i.args.get(k) {
+        Some(Operand::Reg(r)) => f.regs.get(r.index()).map(|r| r.ty),
+        _ => None,
+    };
+    needs(m, "cp.async", (7, 0), 80, &mut push);
+    match c {
+        CpAsync::Copy(cp) => {
+            if cp.cache_hint || cp.prefetch.is_some() {
+                needs(m, "cp.async with L2 qualifiers", (7, 4), 80, &mut push);
+            }
+            if !is_addr(0) || !is_addr(1) {
+                push("operand-kind", "cp.async takes [dst], [src], size".into());
+            }
+            let size = match i.args.get(2) {
+                Some(Operand::Imm(Imm::Int(n @ (4 | 8 | 16)))) => *n,
+                _ => {
+                    push("operand-kind", "the cp.async size is 4, 8 or 16".into());
+                    return;
+                }
+            };
+            if cp.cg && size != 16 {
+                push("operand-kind", "cp.async.cg copies 16 bytes".into());
+            }
+            let pred =
+                matches!(i.args.get(3), Some(Operand::NotPred(_))) || reg_ty(3) == Some(Type::Pred);
+            // With .L2::cache_hint the last operand is the policy, not src-size.
+            let fourth = if i.args.len() > 3 + usize::from(cp.cache_hint) {
+                i.args.get(3)
+            } else {
+                None
+            };
+            match fourth {
+                Some(Operand::Imm(Imm::Int(n))) if *n < 0 || *n > size => {
+                    push("operand-kind", format!("src-size {n} is not in 0..={size}"))
+                }
+                Some(_) if pred => needs(m, "cp.async with ignore-src", (7, 5), 80, &mut push),
+                Some(Operand::Reg(_)) if reg_ty(3).map(Type::bits) != Some(32) => push(
+                    "operand-type",
+                    "src-size is a 32-bit register or a constant".into(),
+                ),
+                _ => {}
+            }
+            // ptxas takes a 32-bit global source address only before PTX 7.5.
+            if let Some(Operand::Address(a)) = i.args.get(1) {
+                if let crate::ir::AddrBase::Reg(r) = a.base {
+                    let bits = f.regs.get(r.index()).map_or(64, |r| r.ty.bits());
+                    if bits != 64 && m.version >= Version::new(7, 5) {
+                        push(
+                            "operand-type",
+                            "the global source address of cp.async is a 64-bit register".into(),
+                        );
+                    }
+                }
+            }
+        }
+        CpAsync::WaitGroup => {
+            if !matches!(i.args.first(), Some(Operand::Imm(Imm::Int(n))) if *n >= 0) {
+                push(
+                    "operand-kind",
+                    "cp.async.wait_group takes an integer constant".into(),
+                );
+            }
+        }
+        CpAsync::MbarrierArrive { shared, .. } => {
+            if *shared == Some(true) {
+                let what = "cp.async.mbarrier.arrive on .shared::cta";
+                needs(m, what, (7, 8), 80, &mut push);
+            }
+            if !is_addr(0) {
+                push(
+                    "operand-kind",
+                    "cp.async.mbarrier.arrive takes [addr]".into(),
+                );
+            }
+        }
+        CpAsync::CommitGroup | CpAsync::WaitAll => {}
     }
 }

@@ -46,6 +46,12 @@ fn decode(bytes: &[u8], dtype: &str) -> Vec<f64> {
     }
 }
 
+/// Whether `got` is within `atol + rtol * |want|` of `want` (equal values, infinities
+/// included, always are; a NaN never is unless both are the same NaN bits' value).
+fn close(got: f64, want: f64, rtol: f64, atol: f64) -> bool {
+    got == want || (got - want).abs() <= atol + rtol * want.abs()
+}
+
 /// Runs fixture `name` on the build for `sm` (`sm80`, `sm90`, `sm100`) and checks every dump.
 fn run(name: &str, sm: &str) {
     let dir = root().join("runs").join(name);
@@ -98,9 +104,7 @@ fn run(name: &str, sm: &str) {
         let want = decode(&std::fs::read(dir.join(want_file)).unwrap(), dtype);
         assert_eq!(got.len(), want.len(), "{want_file}: length");
         let bad: Vec<usize> = (0..got.len())
-            .filter(|&i| {
-                got[i] != want[i] && !((got[i] - want[i]).abs() <= atol + rtol * want[i].abs())
-            })
+            .filter(|&i| !close(got[i], want[i], rtol, atol))
             .collect();
         assert!(
             bad.is_empty(),

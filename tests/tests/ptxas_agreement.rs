@@ -1,6 +1,7 @@
 //! `ptxemu check` agrees with NVIDIA's ptxas on every generated case at every recorded target:
 //! ld / ld.global.nc / st (tests/ptxas: gen.py, kernel.ptx, the verdicts in ldst.tsv) and the
-//! tcgen05 instructions (gen_tcgen05.py, tcgen05_kernel.ptx, tcgen05.tsv).
+//! tcgen05 instructions (gen_tcgen05.py, tcgen05_kernel.ptx, tcgen05.tsv), and the syntax Triton
+//! emits (gen_triton.py, triton_kernel.ptx, triton.tsv).
 //!
 //! The one deliberate difference (tests/ptxas/README.md): where ptxas crashes (`C`: plain
 //! `st.param` through a register in a kernel, from PTX ISA 8.7 on), ptxemu accepts, as ptxas
@@ -137,4 +138,10 @@ fn check_agrees_with_ptxas_on_ld_and_st() {
 fn check_agrees_with_ptxas_on_tcgen05() {
     let a = agreement("tcgen05_kernel.ptx", "tcgen05.tsv");
     assert_agreement("tcgen05", &a, 20_000);
+}
+
+#[test]
+fn check_agrees_with_ptxas_on_triton_syntax() {
+    let a = agreement("triton_kernel.ptx", "triton.tsv");
+    assert_agreement("triton", &a, 2_000);
 }

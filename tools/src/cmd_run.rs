@@ -8,6 +8,9 @@
 //! `--set NAME=SPEC` / `--dump-var NAME=PATH` (module `.const`/`.global` variables written
 //! before and read after the launch, as `cudaMemcpyToSymbol` and `cudaMemcpyFromSymbol` do)
 //! and `--plan FILE` (several launches in one process: `crate::plan`, docs/plan-format.md).
+//! When Triton's `NAME.json` sits beside `NAME.ptx`, the kernel, block, dynamic shared memory
+//! and trailing scratch pointers come from it (`crate::triton_meta`; `triton_metadata` in
+//! `--json`).
 //! Exit status: 0 on success, 1 when the program faults, 2 for bad input (arguments, parse or
 //! validation errors). With `--json`, a refused run still prints one JSON object, with
 //! `error` (`kind`, `message`). Flags of the other instruction set are refused, not ignored.
@@ -423,12 +426,40 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
 
 /// The single-launch PTX path.
 fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
-    let Some(kernel) = a.kernel.as_deref() else {
+    // Triton's NAME.json beside NAME.ptx supplies what its launcher would (triton_meta).
+    let meta = match a.file.as_deref() {
+        Some(f) => crate::triton_meta::TritonMeta::beside(f)
+            .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?,
+        None => None,
+    };
+    let applied = meta
+        .as_ref()
+        .map(|m| {
+            let given = crate::triton_meta::Given {
+                kernel: a.kernel.as_deref(),
+                block: a.block.as_deref(),
+                shared_bytes: a.shared_bytes,
+            };
+            crate::triton_meta::apply(m, &given)
+        })
+        .transpose()
+        .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    let Some(kernel) = applied
+        .as_ref()
+        .map(|x| x.kernel.as_str())
+        .or(a.kernel.as_deref())
+    else {
         return Err(launch::refuse(
             "arguments",
             "--kernel NAME is required for a PTX module",
         ));
     };
+    let block_text = applied
+        .as_ref()
+        .map_or(a.block.as_deref().unwrap_or("1"), |x| &x.block);
+    let shared_bytes = applied
+        .as_ref()
+        .map_or(a.shared_bytes.unwrap_or(0), |x| x.shared_bytes);
     let file = a
         .file
         .as_deref()
@@ -437,9 +468,17 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     let mut loaded = launch::load(file)?;
     let grid = shape(a.grid.as_deref().unwrap_or("1"), "grid")
         .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
-    let block = shape(a.block.as_deref().unwrap_or("1"), "block")
-        .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
-    let specs = specs_of(&a.args).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    let block =
+        shape(block_text, "block").map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    let mut specs = specs_of(&a.args).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    let mut meta_json = applied.as_ref().map_or(Json::Null, |x| x.report.clone());
+    if let (Some(m), Some(params)) = (&meta, loaded.machine.kernel_params(kernel)) {
+        let ctas = grid.iter().map(|&n| u64::from(n)).product();
+        let params = params.to_vec();
+        let added = crate::triton_meta::add_scratch(m, &params, &mut specs, ctas)
+            .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+        meta_json["scratch_args"] = json!(added);
+    }
     let shapes: Vec<ArgShape> = specs.iter().map(ArgShape::of).collect();
     launch::check_args(&loaded, kernel, &shapes)?;
     let sets = a
@@ -466,7 +505,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     for w in &sets {
         set_json.push(launch::apply_var_write(machine, w)?);
     }
-    let cfg = checks.config(kernel, grid, block, a.shared_bytes.unwrap_or(0));
+    let cfg = checks.config(kernel, grid, block, shared_bytes);
     let report = launch::launch(machine, &cfg, &values)?;
     write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len))?;
     for (var, path) in &var_dumps {
@@ -475,6 +514,9 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     if a.json {
         let bufs = buffers_json(&specs, &buffers, |addr, len| machine.read(addr, len));
         let mut out = launch::launch_json(&cfg, &report, bufs, machine, checks.trace_tmem);
+        if meta.is_some() {
+            out.insert("triton_metadata".into(), meta_json);
+        }
         if !a.sets.is_empty() {
             out.insert("sets".into(), Json::Array(set_json));
         }

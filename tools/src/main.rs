@@ -23,6 +23,7 @@ mod plan;
 mod progress;
 mod source;
 mod tmem_trace;
+mod triton_meta;
 
 use std::process::ExitCode;
 

@@ -103,6 +103,8 @@ pub struct Cta {
     next_warp: usize,
     /// Tensor Memory, made by the CTA's first tcgen05 instruction.
     tmem: Option<Box<crate::tcgen05::memory::TensorMemory>>,
+    /// Pending `cp.async` copies and mbarrier objects.
+    asyncs: super::step::async_copy::AsyncState,
 }
 
 impl Cta {
@@ -161,6 +163,7 @@ impl Cta {
             counts: Counts::default(),
             next_warp: 0,
             tmem: None,
+            asyncs: Default::default(),
         }
     }
 
@@ -346,6 +349,7 @@ impl Cta {
             live,
             tmem: &mut self.tmem,
             tmem_opts: env.tmem,
+            asyncs: &mut self.asyncs,
         };
         let code: &[DInstr] = &prog.code;
         let mut counts = self.counts;

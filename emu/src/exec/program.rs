@@ -135,6 +135,8 @@ pub enum Extra {
     Param(u64),
     /// A `tcgen05` instruction.
     Tmem(Box<TmemInstr>),
+    /// A `cp.async` or `mbarrier` instruction.
+    Async(Box<super::step::async_copy::AsyncInstr>),
 }
 
 /// A decoded `tcgen05` instruction: its operands, resolved.

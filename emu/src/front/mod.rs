@@ -13,6 +13,7 @@
 /// overflowing the stack.
 pub const MAX_NESTING: u32 = 200;
 
+pub mod async_copy;
 pub mod constexpr;
 pub mod cursor;
 pub mod error;

@@ -23,8 +23,6 @@ const UNSUPPORTED: &[&str] = &[
     "ldmatrix",
     "stmatrix",
     "movmatrix",
-    "cp",
-    "mbarrier",
     "wgmma",
     "tex",
     "tld4",
@@ -34,7 +32,6 @@ const UNSUPPORTED: &[&str] = &[
     "suq",
     "txq",
     "multimem",
-    "setmaxnreg",
     "mapa",
     "getctarank",
     "stackrestore",
@@ -691,7 +688,9 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
             Op::Match(Match { all, ty: q.ty()? })
         }
         "redux" => {
-            q.take("sync");
+            if !q.take("sync") {
+                return Err(q.syntax("redux needs .sync".into()));
+            }
             let op = q
                 .take_map(|s| {
                     Some(match s {
@@ -719,7 +718,9 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
             Op::Activemask
         }
         "elect" => {
-            q.take("sync");
+            if !q.take("sync") {
+                return Err(q.syntax("elect needs .sync".into()));
+            }
             Op::Elect
         }
         "bar" | "barrier" => {
@@ -874,6 +875,22 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
             };
             Op::Griddepcontrol(a)
         }
+        "setmaxnreg" => {
+            let inc = if q.take("inc") {
+                true
+            } else if q.take("dec") {
+                false
+            } else {
+                return Err(q.syntax("setmaxnreg needs .inc or .dec".into()));
+            };
+            let sync = q.take("sync");
+            let aligned = q.take("aligned");
+            Op::Setmaxnreg(crate::ir::Setmaxnreg {
+                inc,
+                sync_aligned: sync && aligned,
+                ty: q.ty()?,
+            })
+        }
         "pmevent" => Op::Pmevent {
             mask: q.take("mask"),
         },
@@ -890,6 +907,8 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "trap" => Op::Trap,
         "brkpt" => Op::Brkpt,
         "tcgen05" => super::tcgen05::parse(q)?,
+        "cp" => super::async_copy::parse_cp(q)?,
+        "mbarrier" => super::async_copy::parse_mbarrier(q)?,
         _ => {
             return Err(Error::new(
                 ErrorKind::UnknownInstruction(opcode.to_string()),

@@ -189,6 +189,11 @@ pub fn operand(
     }
     let (name, span) = c.ident()?;
     if name == "_" {
+        if c.eat('|') {
+            let (n2, s2) = c.ident()?;
+            let p = r.register(n2).ok_or_else(|| undeclared(n2, s2))?;
+            return Ok(Operand::SinkDual(p));
+        }
         return Ok(Operand::Sink);
     }
     if let Some(reg) = r.register(name) {

@@ -330,6 +330,7 @@ fn operand(m: &Module, f: &Function, o: &Operand) -> String {
         Operand::Reg(r) => reg(*r),
         Operand::NotPred(r) => format!("!{}", reg(*r)),
         Operand::Dual(a, b) => format!("{}|{}", reg(*a), reg(*b)),
+        Operand::SinkDual(b) => format!("_|{}", reg(*b)),
         Operand::Special(s) => s.name(),
         Operand::Imm(Imm::Int(v)) => v.to_string(),
         Operand::Imm(Imm::Float(fl)) => float_text(*fl),
@@ -1127,6 +1128,22 @@ pub fn mnemonic(op: &Op) -> String {
                 crate::ir::GriddepAction::Wait => "griddepcontrol.wait",
             });
         }
+        Op::Setmaxnreg(s) => {
+            let crate::ir::Setmaxnreg {
+                inc,
+                sync_aligned,
+                ty,
+            } = s;
+            o.push_str(if *inc {
+                "setmaxnreg.inc"
+            } else {
+                "setmaxnreg.dec"
+            });
+            if *sync_aligned {
+                o.push_str(".sync.aligned");
+            }
+            q(o, ty.name());
+        }
         Op::Pmevent { mask } => o.push_str(if *mask { "pmevent.mask" } else { "pmevent" }),
         Op::Bra { uni } => o.push_str(if *uni { "bra.uni" } else { "bra" }),
         Op::BrxIdx { uni } => o.push_str(if *uni { "brx.idx.uni" } else { "brx.idx" }),
@@ -1136,6 +1153,8 @@ pub fn mnemonic(op: &Op) -> String {
         Op::Trap => o.push_str("trap"),
         Op::Brkpt => o.push_str("brkpt"),
         Op::Tcgen05(t) => super::tcgen05::mnemonic(o, t),
+        Op::CpAsync(c) => super::async_copy::cp_mnemonic(o, c),
+        Op::Mbarrier(m) => super::async_copy::mbarrier_mnemonic(o, m),
     }
     s
 }

@@ -19,6 +19,8 @@
 //!    not), so a module prints back in a form the same `ptxas` accepts.
 
 pub mod access;
+pub mod async_copy;
+pub mod regalloc;
 mod special;
 pub mod tcgen05;
 pub mod types;
@@ -26,9 +28,11 @@ pub mod types;
 use smallvec::SmallVec;
 
 pub use access::{LoadCop, LoadMode, OrderedLoad, OrderedStore, StoreCop, StoreMode};
+pub use async_copy::{CpAsync, CpAsyncCopy, Mbarrier, MbarrierOp, MbarrierSem};
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
+pub use regalloc::Setmaxnreg;
 pub use special::{ReservedSmem, SpecialReg};
 pub use tcgen05::{
     CtaGroup, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,
@@ -577,6 +581,8 @@ pub struct Guard {
 pub enum Operand {
     /// A register.
     Reg(RegId),
+    /// `_|%p`: a discarded destination with a second predicate destination (`elect.sync`).
+    SinkDual(RegId),
     /// `!%p`: a negated predicate source.
     NotPred(RegId),
     /// `%d|%p`: a destination with a second predicate destination (`setp`, `shfl`).
@@ -847,6 +853,12 @@ pub enum Op {
     Nanosleep,
     /// `griddepcontrol.{launch_dependents,wait}`.
     Griddepcontrol(GriddepAction),
+    /// `cp.async…` (non-bulk copies, groups and the mbarrier arrive they trigger).
+    CpAsync(CpAsync),
+    /// `mbarrier…` — operands per [`MbarrierOp`].
+    Mbarrier(Mbarrier),
+    /// `setmaxnreg.{inc,dec}.sync.aligned.u32` — `imm-reg-count`.
+    Setmaxnreg(Setmaxnreg),
     /// `pmevent{.mask}` — `a`.
     Pmevent {
         /// `.mask` form.

@@ -52,6 +52,8 @@ pub enum Type {
     E4M3x2,
     /// `.e5m2x2`: two packed FP8 E5M2 values.
     E5M2x2,
+    /// `.f32x2`: two packed binary32 values in a 64-bit register (sm_100 arithmetic).
+    F32x2,
 }
 
 /// The broad class of a [`Type`], which decides how values convert and compare.
@@ -67,13 +69,13 @@ pub enum TypeClass {
     Signed,
     /// Scalar floating point (`.f16 .bf16 .tf32 .f32 .f64`).
     Float,
-    /// Packed small floats (`.f16x2 .bf16x2 .e4m3x2 .e5m2x2`).
+    /// Packed floats (`.f16x2 .bf16x2 .e4m3x2 .e5m2x2 .f32x2`).
     PackedFloat,
 }
 
 impl Type {
     /// Every type, in declaration order.
-    pub const ALL: [Type; 23] = [
+    pub const ALL: [Type; 24] = [
         Type::Pred,
         Type::B8,
         Type::B16,
@@ -97,6 +99,7 @@ impl Type {
         Type::F64,
         Type::E4M3x2,
         Type::E5M2x2,
+        Type::F32x2,
     ];
 
     /// Width in bits (a predicate counts as 1).
@@ -108,7 +111,7 @@ impl Type {
             Type::E4M3x2 | Type::E5M2x2 => 16,
             Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::TF32 => 32,
             Type::F16x2 | Type::BF16x2 => 32,
-            Type::B64 | Type::U64 | Type::S64 | Type::F64 => 64,
+            Type::B64 | Type::U64 | Type::S64 | Type::F64 | Type::F32x2 => 64,
             Type::B128 => 128,
         }
     }
@@ -126,7 +129,9 @@ impl Type {
             Type::U8 | Type::U16 | Type::U32 | Type::U64 => TypeClass::Unsigned,
             Type::S8 | Type::S16 | Type::S32 | Type::S64 => TypeClass::Signed,
             Type::F16 | Type::BF16 | Type::TF32 | Type::F32 | Type::F64 => TypeClass::Float,
-            Type::F16x2 | Type::BF16x2 | Type::E4M3x2 | Type::E5M2x2 => TypeClass::PackedFloat,
+            Type::F16x2 | Type::BF16x2 | Type::E4M3x2 | Type::E5M2x2 | Type::F32x2 => {
+                TypeClass::PackedFloat
+            }
         }
     }
 
@@ -192,7 +197,14 @@ impl Type {
             Type::F64 => "f64",
             Type::E4M3x2 => "e4m3x2",
             Type::E5M2x2 => "e5m2x2",
+            Type::F32x2 => "f32x2",
         }
+    }
+
+    /// Whether the type packs two values of a narrower float type (`.f16x2`, `.bf16x2`,
+    /// `.e4m3x2`, `.e5m2x2`, `.f32x2`).
+    pub fn is_packed_pair(self) -> bool {
+        self.class() == TypeClass::PackedFloat
     }
 
     /// Parses a type qualifier written without its leading dot.

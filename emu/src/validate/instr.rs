@@ -55,11 +55,13 @@ fn arity(op: &Op) -> (usize, usize) {
         | Op::Ex2(_)
         | Op::Tanh(_)
         | Op::Mov(_)
-        | Op::Cvt(_)
         | Op::Cvta(_)
         | Op::Isspacep(_)
         | Op::Testp(_)
         | Op::Ldu(_) => (2, 2),
+        // `cvt.rn.f16x2.f32 d, a, b` packs two sources (PTX ISA "cvt").
+        Op::Cvt(c) if c.src == Type::F32 && c.dst.is_packed_pair() => (3, 3),
+        Op::Cvt(_) => (2, 2),
         Op::Setp(s) => {
             if s.bool_op.is_some() {
                 (4, 4)
@@ -94,13 +96,17 @@ fn arity(op: &Op) -> (usize, usize) {
                 (2, 2)
             }
         }
-        Op::Match(_) | Op::Redux(_) | Op::CvtPack(_) => (3, 4),
+        Op::Redux(_) => (3, 3),
+        Op::Match(_) | Op::CvtPack(_) => (3, 4),
         Op::Activemask
         | Op::BarWarpSync
         | Op::Bra { .. }
         | Op::Nanosleep
         | Op::Pmevent { .. }
         | Op::Prefetch(_) => (1, 1),
+        Op::Setmaxnreg(_) => (1, 1),
+        Op::CpAsync(c) => super::async_copy::arity(c),
+        Op::Mbarrier(m) => super::async_copy::mbarrier_arity(m),
         Op::Elect | Op::BrxIdx { .. } | Op::ApplyPriority | Op::Discard => (2, 2),
         Op::CreatePolicy(_) => (2, 4),
         Op::Bar(b) => match b.kind {
@@ -153,7 +159,11 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
     let is_dst = |o: &Operand| {
         matches!(
             o,
-            Operand::Reg(_) | Operand::Dual(..) | Operand::Sink | Operand::Vector(_)
+            Operand::Reg(_)
+                | Operand::Dual(..)
+                | Operand::SinkDual(_)
+                | Operand::Sink
+                | Operand::Vector(_)
         )
     };
     let is_addr = |o: &Operand| matches!(o, Operand::Address(_));
@@ -196,6 +206,9 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         | Op::Trap
         | Op::Brkpt
         | Op::Griddepcontrol(_)
+        | Op::Setmaxnreg(_)
+        | Op::CpAsync(_)
+        | Op::Mbarrier(_)
         | Op::Call(_)
         | Op::BarWarpSync
         | Op::Nanosleep

@@ -313,6 +313,19 @@ fn data_operand(f: &Function, a: &Access<'_>, op: &str, err: &mut dyn FnMut(&'st
         (Some(v), Operand::Reg(r)) if f.regs[r.index()].vec == Some(v) => regs.push(*r),
         (None, Operand::Imm(_)) if a.store => {}
         (None, Operand::Sink) if !a.store => {}
+        // A one-element brace vector stands for its element (`ld.global.b32 { %r1 }, [a]`,
+        // as Triton writes every unvectorised access); ptxas accepts it and refuses `{_}`.
+        (None, Operand::Vector(elems)) if elems.len() == 1 => match elems[0] {
+            VecElem::Reg(r) => regs.push(r),
+            VecElem::Imm(_) if a.store => {}
+            VecElem::Sink | VecElem::Imm(_) => {
+                err(
+                    "operand-kind",
+                    format!("the one-element vector of `{op}` must hold a register"),
+                );
+                return;
+            }
+        },
         (None, _) => {
             err(
                 "operand-kind",

@@ -4,6 +4,7 @@
 //! The interpreter trusts a module that validates; everything it could stumble on is caught
 //! here with the rule's name and the instruction's position.
 
+mod async_copy;
 pub mod init;
 mod instr;
 mod limits;
@@ -13,6 +14,7 @@ mod target;
 pub use target::is_known_arch_name;
 mod tcgen05;
 mod types;
+mod warp_level;
 
 use crate::front::error::render_at;
 use crate::ir::{Module, Span, Stmt};
@@ -70,6 +72,8 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             memory::check(f, i, &mut out);
                             types::check(f, i, &mut out);
                             tcgen05::check(f, i, &mut out);
+                            warp_level::check(m, f, i, &mut out);
+                            async_copy::check(m, f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);
                     }

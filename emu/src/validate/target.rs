@@ -183,6 +183,14 @@ fn reqs(i: &Instr) -> Vec<Req> {
         Op::Tanh(_) => add("tanh", (7, 0), 75),
         Op::Dp4a(_) | Op::Dp2a(_) => add("dp4a/dp2a", (5, 0), 61),
         Op::Copysign(_) => add("copysign", (4, 2), 20),
+        Op::Add(a) | Op::Sub(a) | Op::Fma(a) if a.ty == Type::F32x2 => {
+            add("arithmetic on .f32x2", (8, 6), 100)
+        }
+        Op::Mul(m) if m.arith.ty == Type::F32x2 => add("arithmetic on .f32x2", (8, 6), 100),
+        Op::Min(_) | Op::Max(_) if i.args.len() == 4 => add("three-input min/max", (8, 8), 100),
+        Op::Cvt(c) if c.satfinite && matches!(c.dst, Type::F16x2 | Type::BF16x2) => {
+            add("cvt.satfinite to .f16x2/.bf16x2", (8, 1), 80)
+        }
         Op::Ld(l) => {
             if matches!(
                 l.sem(),

@@ -74,7 +74,9 @@ impl RoundedConversion {
             Some(RoundedConversion::FloatToInt)
         } else if int(c.src) && float(c.dst) {
             Some(RoundedConversion::IntToFloat)
-        } else if float(c.src) && float(c.dst) && c.dst.bits() < c.src.bits() {
+        } else if (float(c.src) && float(c.dst) && c.dst.bits() < c.src.bits())
+            || (c.src == Type::F32 && matches!(c.dst, Type::F16x2 | Type::BF16x2))
+        {
             Some(RoundedConversion::Narrowing)
         } else {
             None
@@ -153,6 +155,15 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         }
     }
     if let Op::Cvt(c) = &i.op {
+        // ptxas takes a 64-bit destination for `cvt.rn.f16x2.f32` but not for `.bf16x2`.
+        if let (Type::BF16x2, Type::F32, Some(Operand::Reg(r))) = (c.dst, c.src, i.args.first()) {
+            if f.regs.get(r.index()).is_some_and(|r| r.ty.bits() != 32) {
+                push(
+                    "operand-type",
+                    format!("the destination of `{mnemonic}` must be a 32-bit register"),
+                );
+            }
+        }
         if let Some(conv) = RoundedConversion::of(c).filter(|_| c.rnd.is_none()) {
             push(
                 "cvt-rounding",
@@ -174,6 +185,17 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 ),
             );
             return;
+        }
+        if ty == Type::F32x2 {
+            check_f32x2(i, &mnemonic, &mut push);
+        }
+        if let Op::Min(mm) | Op::Max(mm) = &i.op {
+            if i.args.len() == 4 && (ty != Type::F32 || mm.relu || mm.xorsign_abs) {
+                push(
+                    "operand-count",
+                    format!("three-input `{mnemonic}` exists for .f32 only, without .relu or .xorsign.abs"),
+                );
+            }
         }
         if matches!(i.op, Op::Abs(_) | Op::Neg(_)) && ty.class() == TypeClass::Unsigned {
             push(
@@ -217,6 +239,10 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                     );
                 }
             }
+            Operand::Vector(_) if !matches!(i.op, Op::Mov(_)) => push(
+                "operand-kind",
+                format!("operand {} of `{mnemonic}` is a vector; `{mnemonic}` takes none", k + 1),
+            ),
             Operand::Imm(Imm::Int(_)) if matches!(want, Type::F32 | Type::F64) => push(
                 "operand-type",
                 format!(
@@ -241,6 +267,39 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             }
             _ => {}
         }
+    }
+}
+
+/// `.f32x2` (PTX 8.6, sm_100) exists for `add`, `sub`, `mul` and `fma` only, takes no `.sat`
+/// and no immediate operand (ptxas: "Illegal modifier '.sat'", "Arguments mismatch").
+fn check_f32x2(i: &Instr, mnemonic: &str, push: &mut dyn FnMut(&'static str, String)) {
+    let sat = match &i.op {
+        Op::Add(a) | Op::Sub(a) | Op::Fma(a) => a.sat,
+        Op::Mul(m) => m.arith.sat,
+        _ => {
+            push(
+                "operation-type",
+                format!("`{mnemonic}` has no .f32x2 form (only add, sub, mul and fma do)"),
+            );
+            return;
+        }
+    };
+    if sat {
+        push("modifier", format!("`{mnemonic}` takes no .sat on .f32x2"));
+    }
+    if let Op::Fma(a) = &i.op {
+        if a.rnd.is_none() {
+            push(
+                "rounding",
+                "`fma.f32x2` needs a rounding modifier (.rn, .rz, .rm or .rp)".into(),
+            );
+        }
+    }
+    if i.args.iter().any(|a| matches!(a, Operand::Imm(_))) {
+        push(
+            "operand-type",
+            format!("`{mnemonic}` takes .b64 registers only; an immediate is not a .f32x2 operand"),
+        );
     }
 }
 

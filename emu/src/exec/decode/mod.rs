@@ -10,6 +10,7 @@
 //! directly or indirectly is refused at launch with that error ([`DFunc::refused`]). The
 //! other kernels of the module run.
 
+pub mod async_copy;
 pub mod layout;
 pub mod operands;
 pub mod ops;

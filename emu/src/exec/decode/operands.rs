@@ -137,6 +137,7 @@ impl FnCtx<'_> {
                 SymPlace::Reg(slot) => Src::Reg(slot),
             },
             Operand::Dual(..)
+            | Operand::SinkDual(_)
             | Operand::Vector(_)
             | Operand::Address(_)
             | Operand::Label(_)
@@ -163,6 +164,7 @@ impl FnCtx<'_> {
             },
             Operand::NotPred(_)
             | Operand::Dual(..)
+            | Operand::SinkDual(_)
             | Operand::Special(_)
             | Operand::Imm(_)
             | Operand::Vector(_)

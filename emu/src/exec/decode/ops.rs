@@ -13,7 +13,7 @@ use crate::exec::program::{
 };
 use crate::exec::step::{atom, bits, control, convert, float, int, mem, warp_ops};
 use crate::ir::{
-    AtomOp, BarKind, CacheOp, Instr, LabelOrProto, MulMode, Op, Operand, StateSpace, Type,
+    AtomOp, BarKind, CacheOp, Instr, LabelOrProto, MulMode, Op, Operand, ReduxOp, StateSpace, Type,
     TypeClass, VarRef, VecElem,
 };
 
@@ -448,6 +448,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         | Op::Discard
         | Op::Nanosleep
         | Op::Griddepcontrol(_)
+        | Op::Setmaxnreg(_)
         | Op::Pmevent { .. } => {
             d.exec = mem::nop;
         }
@@ -509,7 +510,19 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         }
         Op::Redux(r) => {
             if r.ty == Type::F32 {
-                return Err(unsupported(ins, "redux.sync on .f32"));
+                d.d[0] = fx.dst(arg(ins, 0)?, Type::F32, ins.span)?;
+                d.s[0] = fx.src(arg(ins, 1)?, Type::F32, ins.span)?;
+                d.s[1] = fx.src(arg(ins, 2)?, Type::B32, ins.span)?;
+                let max = match r.op {
+                    ReduxOp::Min => false,
+                    ReduxOp::Max => true,
+                    ReduxOp::Add | ReduxOp::And | ReduxOp::Or | ReduxOp::Xor => {
+                        return Err(invalid(ins, "redux.sync on .f32 is min or max only"))
+                    }
+                };
+                d.extra = Extra::Param(warp_ops::redux_f32_code(max, r.abs, r.nan));
+                d.exec = warp_ops::redux_f32;
+                return Ok(d);
             }
             d.d[0] = fx.dst(arg(ins, 0)?, r.ty, ins.span)?;
             d.s[0] = fx.src(arg(ins, 1)?, r.ty, ins.span)?;
@@ -626,6 +639,8 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::Trap => d.exec = control::trap,
         Op::Brkpt => d.exec = control::brkpt,
         Op::Tcgen05(t) => super::tcgen05::lower(fx, ins, t, &mut d)?,
+        Op::CpAsync(c) => return super::async_copy::lower_cp(fx, ins, c, d),
+        Op::Mbarrier(m) => return super::async_copy::lower_mbarrier(fx, ins, m, d),
     }
     Ok(d)
 }
@@ -658,6 +673,7 @@ fn window_base(s: StateSpace) -> u64 {
 fn dual(fx: &FnCtx<'_>, ins: &Instr, op: &Operand, ty: Type) -> Result<(Dst, Dst), DecodeError> {
     match op {
         Operand::Dual(a, b) => Ok((fx.reg_dst(*a, ty), fx.reg_dst(*b, Type::Pred))),
+        Operand::SinkDual(b) => Ok((Dst::Sink, fx.reg_dst(*b, Type::Pred))),
         other => Ok((fx.dst(other, ty, ins.span)?, Dst::Sink)),
     }
 }

@@ -181,6 +181,7 @@ fn note(module: &Module, fid: u32, op: &Operand, span: Span, refs: &mut Refs) {
         Operand::Reg(_)
         | Operand::NotPred(_)
         | Operand::Dual(..)
+        | Operand::SinkDual(_)
         | Operand::Special(_)
         | Operand::Imm(_)
         | Operand::Vector(_)

@@ -73,7 +73,10 @@ pub fn ret(_c: &mut Ctx<'_>, _i: &DInstr) -> R {
 }
 
 /// `exit`.
-pub fn exit(_c: &mut Ctx<'_>, _i: &DInstr) -> R {
+pub fn exit(c: &mut Ctx<'_>, _i: &DInstr) -> R {
+    if c.asyncs.has_pending() {
+        super::async_copy::deliver_on_exit(c, c.mask);
+    }
     Ok(Flow::Exit)
 }
 

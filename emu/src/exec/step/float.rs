@@ -312,6 +312,9 @@ fn half_code(ty: Type, op: HalfOp, ftz: bool, sat: bool, relu: bool, nan: bool) 
 /// Lowers float `add/sub/mul/fma` (and `mad` on floats).
 pub fn lower_arith(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, kind: Kind, a: Arith) -> D {
     let ty = a.ty;
+    if ty == Type::F32x2 {
+        return super::packed::lower_f32x2(fx, ins, d, kind, a);
+    }
     let n = if kind == Kind::Fma { 3 } else { 2 };
     dn(fx, ins, &mut d, ty, n)?;
     let m = Mode {
@@ -495,10 +498,41 @@ fn minmax64<const MAX: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
+fn minmax32x3<const MAX: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let Extra::Param(p) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let m = MinMaxMode {
+        ftz: p & 1 != 0,
+        nan: p & 2 != 0,
+        xorsign_abs: p & 4 != 0,
+    };
+    super::ternary(c, i, |a, b, d| {
+        let ab = compare::minmax32(f32of(a), f32of(b), MAX, m);
+        b32(compare::minmax32(ab, f32of(d), MAX, m))
+    });
+    Ok(Flow::Next)
+}
+
 /// Lowers float `min/max`.
 pub fn lower_minmax(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, max: bool, m: MinMax) -> D {
     if ins.args.len() > 3 {
-        return Err(unsupported(ins, "three-input min/max".into()));
+        // `min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c` (PTX 8.8, sm_100): two-input steps.
+        if m.ty != Type::F32 || m.relu {
+            return Err(unsupported(
+                ins,
+                format!("three-input min/max on .{}", m.ty),
+            ));
+        }
+        dn(fx, ins, &mut d, m.ty, 3)?;
+        d.extra =
+            Extra::Param(u64::from(m.ftz) | u64::from(m.nan) << 1 | u64::from(m.xorsign_abs) << 2);
+        d.exec = if max {
+            minmax32x3::<true>
+        } else {
+            minmax32x3::<false>
+        };
+        return Ok(d);
     }
     dn(fx, ins, &mut d, m.ty, 2)?;
     if let Some(h) = half_code(

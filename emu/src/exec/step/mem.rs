@@ -112,6 +112,11 @@ fn resolve<'g>(
             )),
         },
         AddrSpace::Shared => {
+            if c.asyncs.has_pending() {
+                if let Some(f) = super::async_copy::pending_fault(c, lane, addr, off, sz, write) {
+                    return Err(f);
+                }
+            }
             if c.shared.contains(off, sz) {
                 Ok(Loc::Shared(off))
             } else {
@@ -655,7 +660,7 @@ pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let a = addrs[l];
         bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
     });
-    if bad || c.shared.data.len() < SIZE as usize {
+    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() {
         return ld(c, i);
     }
     let mut out = [0u64; 32];
@@ -688,7 +693,7 @@ pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let a = addrs[l];
         bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
     });
-    if bad || c.shared.data.len() < SIZE as usize {
+    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() {
         return st(c, i);
     }
     let vals = c.fetch(&m.srcs[0]);

@@ -6,6 +6,7 @@
 //! all 32 lanes at once and write results back with the destination register's width rules,
 //! so each instruction family is a small lane loop over pure semantics functions.
 
+pub mod async_copy;
 pub mod atom;
 pub mod bits;
 pub mod control;
@@ -13,6 +14,7 @@ pub mod convert;
 pub mod float;
 pub mod int;
 pub mod mem;
+pub mod packed;
 pub mod tcgen05;
 
 pub mod warp_ops;
@@ -118,6 +120,8 @@ pub struct Ctx<'a> {
     pub tmem: &'a mut Option<Box<crate::tcgen05::memory::TensorMemory>>,
     /// How Tensor Memory is checked and traced.
     pub tmem_opts: tcgen05::TmemOptions,
+    /// The CTA's pending `cp.async` copies and mbarrier objects.
+    pub asyncs: &'a mut async_copy::AsyncState,
 }
 
 impl Ctx<'_> {

@@ -280,3 +280,92 @@ pub fn elect(c: &mut Ctx<'_>, i: &DInstr) -> R {
     c.write_mask(&i.d[1], leaders);
     Ok(Flow::Next)
 }
+
+/// The `Param` of `redux.sync.{min,max}{.abs}{.NaN}.f32`.
+pub fn redux_f32_code(max: bool, abs: bool, nan: bool) -> u64 {
+    u64::from(max) | u64::from(abs) << 1 | u64::from(nan) << 2
+}
+
+/// `redux.sync.{min,max}{.abs}{.NaN}.f32 d, a, membermask` (sm_100a): `s = [a, membermask]`.
+/// `.abs` reduces the magnitudes; without `.NaN` NaN inputs are ignored (all NaN gives the
+/// canonical NaN), with it any NaN input gives the canonical NaN; -0.0 is below +0.0, as for
+/// `min`/`max`.
+pub fn redux_f32(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = members(c, &i.s[1]);
+    if must_wait(c, &m) {
+        return Ok(Flow::WaitCollective);
+    }
+    let a = c.fetch(&i.s[0]);
+    let Extra::Param(code) = i.extra else {
+        return Ok(Flow::Next);
+    };
+    let (max, abs, nan) = (code & 1 != 0, code & 2 != 0, code & 4 != 0);
+    // One reduction per distinct group of members, as for the integer `redux`.
+    let mut out = [0u64; 32];
+    for_lanes(c.mask, |l| {
+        let part = m[l] & c.mask;
+        let values = a
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| part & (1 << k) != 0)
+            .map(|(_, v)| f32::from_bits(*v as u32));
+        out[l] = u64::from(reduce_f32(values, max, abs, nan).to_bits());
+    });
+    c.write(&i.d[0], &out);
+    Ok(Flow::Next)
+}
+
+/// The float reduction of `redux.sync.f32` over `values`.
+pub fn reduce_f32(values: impl Iterator<Item = f32>, max: bool, abs: bool, nan: bool) -> f32 {
+    let m = crate::semantics::compare::MinMaxMode {
+        ftz: false,
+        nan,
+        xorsign_abs: false,
+    };
+    let mut acc: Option<f32> = None;
+    for v in values {
+        let v = if abs { v.abs() } else { v };
+        acc = Some(match acc {
+            None if v.is_nan() => f32::from_bits(0x7fff_ffff),
+            None => v,
+            Some(x) => crate::semantics::compare::minmax32(x, v, max, m),
+        });
+    }
+    match acc {
+        Some(r) if r.is_nan() => f32::from_bits(0x7fff_ffff),
+        Some(r) => r,
+        None => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reduce_f32;
+
+    fn red(v: &[f32], max: bool, abs: bool, nan: bool) -> f32 {
+        reduce_f32(v.iter().copied(), max, abs, nan)
+    }
+
+    #[test]
+    fn f32_min_max() {
+        assert_eq!(red(&[1.0, -3.0, 2.5], true, false, false), 2.5);
+        assert_eq!(red(&[1.0, -3.0, 2.5], false, false, false), -3.0);
+        assert_eq!(red(&[1.0, -3.0, 2.5], true, true, false), 3.0);
+        assert_eq!(red(&[-1.0, 3.0, -0.5], false, true, false), 0.5);
+        assert!(red(&[0.0, -0.0], false, false, false).is_sign_negative());
+        assert!(red(&[-0.0, 0.0], true, false, false).is_sign_positive());
+    }
+
+    #[test]
+    fn f32_nan_handling() {
+        let canon = f32::from_bits(0x7fff_ffff).to_bits();
+        assert_eq!(red(&[f32::NAN, 2.0, 1.0], true, false, false), 2.0);
+        assert_eq!(red(&[1.0, f32::NAN], false, false, false), 1.0);
+        assert_eq!(red(&[1.0, f32::NAN], false, false, true).to_bits(), canon);
+        assert_eq!(
+            red(&[f32::NAN, f32::NAN], true, false, false).to_bits(),
+            canon
+        );
+        assert_eq!(red(&[f32::NAN, 1.0], true, true, true).to_bits(), canon);
+    }
+}

@@ -135,6 +135,27 @@ pub enum Extra {
     Param(u64),
     /// A `tcgen05` instruction.
     Tmem(Box<TmemInstr>),
+    /// A warp-level matrix instruction (`mma`, `ldmatrix`, `stmatrix`, `movmatrix`).
+    Matrix(Box<MatrixInstr>),
+}
+
+/// A decoded warp-level matrix instruction: its fragments' registers, in vector order.
+#[derive(Clone, Debug)]
+pub struct MatrixInstr {
+    /// The instruction.
+    pub op: crate::ir::WarpMatrix,
+    /// The registers written (D of mma, ldmatrix's vector, movmatrix's destination).
+    pub d: Vec<Dst>,
+    /// The registers read: A of mma, stmatrix's vector, movmatrix's source.
+    pub a: Vec<Src>,
+    /// B of mma.
+    pub b: Vec<Src>,
+    /// C of mma.
+    pub c: Vec<Src>,
+    /// The address of ldmatrix/stmatrix.
+    pub addr: Option<DAddr>,
+    /// The module's target SM (it selects the floating-point accumulation model).
+    pub sm: u32,
 }
 
 /// A decoded `tcgen05` instruction: its operands, resolved.

@@ -1136,6 +1136,10 @@ pub fn mnemonic(op: &Op) -> String {
         Op::Trap => o.push_str("trap"),
         Op::Brkpt => o.push_str("brkpt"),
         Op::Tcgen05(t) => super::tcgen05::mnemonic(o, t),
+        Op::WarpMatrix(w) => {
+            o.push_str(super::mma::opcode(w));
+            super::mma::mnemonic(o, w);
+        }
     }
     s
 }

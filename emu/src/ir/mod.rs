@@ -19,6 +19,7 @@
 //!    not), so a module prints back in a form the same `ptxas` accepts.
 
 pub mod access;
+pub mod mma;
 mod special;
 pub mod tcgen05;
 pub mod types;
@@ -26,6 +27,10 @@ pub mod types;
 use smallvec::SmallVec;
 
 pub use access::{LoadCop, LoadMode, OrderedLoad, OrderedStore, StoreCop, StoreMode};
+pub use mma::{
+    MatrixCount, MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, MmaLayout,
+    MmaShape, WarpMatrix,
+};
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
@@ -852,6 +857,10 @@ pub enum Op {
     // ---- tcgen05 and Tensor Memory ---------------------------------------------------------
     /// `tcgen05.alloc/dealloc/relinquish_alloc_permit/ld/st/wait/fence/shift`.
     Tcgen05(Tcgen05),
+
+    // ---- warp-level matrix instructions ----------------------------------------------------
+    /// `mma.sync.aligned`, `ldmatrix`, `stmatrix`, `movmatrix`.
+    WarpMatrix(WarpMatrix),
 
     // ---- control flow --------------------------------------------------------------------
     /// `bra{.uni}` — `label`.

@@ -8,6 +8,7 @@ pub mod init;
 mod instr;
 mod limits;
 mod memory;
+pub mod mma;
 mod target;
 mod tcgen05;
 mod types;
@@ -57,6 +58,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             memory::check(f, i, &mut out);
                             types::check(f, i, &mut out);
                             tcgen05::check(f, i, &mut out);
+                            mma::check(f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);
                     }

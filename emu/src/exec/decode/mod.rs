@@ -6,6 +6,7 @@
 //! for its opcode and types ([`ops`]).
 
 pub mod layout;
+pub mod mma;
 pub mod operands;
 pub mod ops;
 pub mod tcgen05;

@@ -626,6 +626,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::Trap => d.exec = control::trap,
         Op::Brkpt => d.exec = control::brkpt,
         Op::Tcgen05(t) => super::tcgen05::lower(fx, ins, t, &mut d)?,
+        Op::WarpMatrix(w) => super::mma::lower(fx, ins, w, &mut d)?,
     }
     Ok(d)
 }

@@ -13,6 +13,8 @@ pub mod convert;
 pub mod float;
 pub mod int;
 pub mod mem;
+pub mod mma;
+pub mod mma_layout;
 pub mod tcgen05;
 
 pub mod warp_ops;

@@ -1,0 +1,105 @@
+//! Lowering the warp-level matrix instructions (`mma`, `ldmatrix`, `stmatrix`, `movmatrix`):
+//! resolving every fragment register and the address once, so the step functions only gather
+//! and scatter values.
+
+use super::ops::{arg, invalid};
+use super::{DecodeError, FnCtx};
+use crate::exec::program::{DInstr, Dst, Extra, MatrixInstr, Src};
+use crate::exec::step::mma as step;
+use crate::ir::{Instr, MmaElem, Operand, RegId, Type, VecElem, WarpMatrix};
+
+/// The registers of a fragment operand: a brace vector, or one bare register.
+fn regs(ins: &Instr, o: &Operand) -> Result<Vec<RegId>, DecodeError> {
+    match o {
+        Operand::Reg(r) => Ok(vec![*r]),
+        Operand::Vector(v) => v
+            .iter()
+            .map(|e| match e {
+                VecElem::Reg(r) => Ok(*r),
+                VecElem::Sink | VecElem::Imm(_) => {
+                    Err(invalid(ins, "matrix fragments hold registers only"))
+                }
+            })
+            .collect(),
+        _ => Err(invalid(ins, "expected a vector of registers `{...}`")),
+    }
+}
+
+fn srcs(fx: &FnCtx<'_>, ins: &Instr, k: usize, ty: Type) -> Result<Vec<Src>, DecodeError> {
+    regs(ins, arg(ins, k)?)?
+        .into_iter()
+        .map(|r| fx.src(&Operand::Reg(r), ty, ins.span))
+        .collect()
+}
+
+fn dsts(fx: &FnCtx<'_>, ins: &Instr, k: usize, ty: Type) -> Result<Vec<Dst>, DecodeError> {
+    regs(ins, arg(ins, k)?)?
+        .into_iter()
+        .map(|r| fx.dst(&Operand::Reg(r), ty, ins.span))
+        .collect()
+}
+
+fn reg_type(e: MmaElem) -> Type {
+    if e == MmaElem::F64 {
+        Type::B64
+    } else {
+        Type::B32
+    }
+}
+
+/// Lowers one warp-level matrix instruction into `d`.
+///
+/// # Errors
+/// A malformed instruction the validator should have rejected.
+pub fn lower(
+    fx: &FnCtx<'_>,
+    ins: &Instr,
+    w: &WarpMatrix,
+    d: &mut DInstr,
+) -> Result<(), DecodeError> {
+    let mut m = MatrixInstr {
+        op: *w,
+        d: Vec::new(),
+        a: Vec::new(),
+        b: Vec::new(),
+        c: Vec::new(),
+        addr: None,
+        sm: fx.module.target.sm,
+    };
+    d.exec = match w {
+        WarpMatrix::Mma(x) => {
+            m.d = dsts(fx, ins, 0, reg_type(x.d))?;
+            m.a = srcs(fx, ins, 1, reg_type(x.a))?;
+            m.b = srcs(fx, ins, 2, reg_type(x.b))?;
+            m.c = srcs(fx, ins, 3, reg_type(x.c))?;
+            let [a, b, c, dd] = x.regs().map(|n| n as usize);
+            if (m.a.len(), m.b.len(), m.c.len(), m.d.len()) != (a, b, c, dd) {
+                return Err(invalid(ins, "a fragment's size does not match the shape"));
+            }
+            step::mma
+        }
+        WarpMatrix::Ldmatrix(x) => {
+            m.d = dsts(fx, ins, 0, Type::B32)?;
+            m.addr = Some(fx.addr(arg(ins, 1)?, x.space, ins.span)?);
+            if m.d.len() as u32 != x.regs() {
+                return Err(invalid(ins, "the vector's size does not match .num"));
+            }
+            step::ldmatrix
+        }
+        WarpMatrix::Stmatrix(x) => {
+            m.addr = Some(fx.addr(arg(ins, 0)?, x.space, ins.span)?);
+            m.a = srcs(fx, ins, 1, Type::B32)?;
+            if m.a.len() as u32 != x.regs() {
+                return Err(invalid(ins, "the vector's size does not match .num"));
+            }
+            step::stmatrix
+        }
+        WarpMatrix::Movmatrix => {
+            m.d = dsts(fx, ins, 0, Type::B32)?;
+            m.a = srcs(fx, ins, 1, Type::B32)?;
+            step::movmatrix
+        }
+    };
+    d.extra = Extra::Matrix(Box::new(m));
+    Ok(())
+}

@@ -69,6 +69,16 @@ pub fn mma_form(m: &Mma) -> Result<Needs, String> {
     let float_dc = |x: MmaElem| matches!(x, F16 | F32);
     let int = a.is_integer();
     let n = if a == F16 && b == F16 && float_dc(d) && float_dc(c) {
+        // ptxas: the m16n8 shapes need D and C of one type; m8n8k4 refuses only f16 D with
+        // f32 C.
+        if d != c && (shape != M8n8k4 || d == F16) {
+            return Err(format!(
+                "mma.{} has no form with a .{} D and a .{} C",
+                shape.name(),
+                d.name(),
+                c.name()
+            ));
+        }
         match shape {
             M8n8k4 => needs(6, 4, 70),
             M16n8k8 => needs(6, 5, 75),
@@ -112,10 +122,13 @@ pub fn mma_form(m: &Mma) -> Result<Needs, String> {
             M16n8k128 | M16n8k256 => needs(7, 0, 80),
             _ => return Err(format!("single-bit mma has no shape .{}", shape.name())),
         };
-        if op == MmaBitOp::And {
-            needs(7, 1, 80)
-        } else {
-            base
+        // ptxas refuses `.xor.popc` before PTX ISA 7.0 and `.and.popc` before 7.1.
+        match op {
+            MmaBitOp::And => needs(7, 1, 80),
+            MmaBitOp::Xor => Needs {
+                ptx: base.ptx.max(Version::new(7, 0)),
+                ..base
+            },
         }
     } else if is_fp8(a) && is_fp8(b) && float_dc(d) && d == c {
         match (shape, d) {
@@ -240,18 +253,22 @@ impl Checker<'_> {
         (info.vec.is_none() && info.ty != Type::Pred).then(|| info.ty.bits())
     }
 
-    /// Operand `k`, a fragment of `n` registers of `bits` bits: `{r, …}`, or a bare register
-    /// when `n` is 1.
-    fn fragment(&mut self, k: usize, name: &str, n: u32, bits: u32) {
+    /// Operand `k`, a fragment of `n` registers of `bits` bits in braces; `packed` fragments
+    /// (elements narrower than 32 bits) may not be `.f32` registers, and immediates are allowed
+    /// where `imm` says (ptxas accepts them in C).
+    fn fragment(&mut self, k: usize, name: &str, n: u32, bits: u32, packed: bool, imm: bool) {
         let regs: Vec<Option<u32>> = match &self.i.args[k] {
             Operand::Vector(v) => v
                 .iter()
                 .map(|e| match e {
-                    VecElem::Reg(r) => self.reg_bits(*r),
+                    VecElem::Reg(r) => {
+                        let float = self.f.regs[r.index()].ty == Type::F32;
+                        self.reg_bits(*r).filter(|_| !(packed && float))
+                    }
+                    VecElem::Imm(_) if imm => Some(bits),
                     VecElem::Sink | VecElem::Imm(_) => None,
                 })
                 .collect(),
-            Operand::Reg(r) if n == 1 => vec![self.reg_bits(*r)],
             _ => {
                 let what = self.what.clone();
                 return self.err(
@@ -270,9 +287,22 @@ impl Checker<'_> {
                 ),
             );
         } else if regs.iter().any(|b| *b != Some(bits)) {
+            let kind = if packed { " non-.f32" } else { "" };
             self.err(
                 "mma-fragment",
-                format!("`{what}`: the registers of {name} must be {bits}-bit registers"),
+                format!("`{what}`: the registers of {name} must be {bits}-bit{kind} registers"),
+            );
+        }
+    }
+
+    /// Operand `k` of movmatrix: one 32-bit register (`.f32` included), without braces.
+    fn scalar(&mut self, k: usize, name: &str) {
+        let ok = matches!(&self.i.args[k], Operand::Reg(r) if self.reg_bits(*r) == Some(32));
+        if !ok {
+            let what = self.what.clone();
+            self.err(
+                "mma-fragment",
+                format!("`{what}`: {name} must be a 32-bit register, without braces"),
             );
         }
     }
@@ -302,10 +332,11 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             Ok(_) => {
                 let [a, b, cc, d] = m.regs();
                 let bits = |e: MmaElem| if e == MmaElem::F64 { 64 } else { 32 };
-                c.fragment(0, "D", d, bits(m.d));
-                c.fragment(1, "A", a, bits(m.a));
-                c.fragment(2, "B", b, bits(m.b));
-                c.fragment(3, "C", cc, bits(m.c));
+                let packed = |e: MmaElem| e.bits() < 32;
+                c.fragment(0, "D", d, bits(m.d), packed(m.d), false);
+                c.fragment(1, "A", a, bits(m.a), packed(m.a), false);
+                c.fragment(2, "B", b, bits(m.b), packed(m.b), false);
+                c.fragment(3, "C", cc, bits(m.c), packed(m.c), true);
             }
         },
         WarpMatrix::Ldmatrix(m) | WarpMatrix::Stmatrix(m) => {
@@ -314,14 +345,15 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 Err(e) => c.err("mma-form", e),
                 Ok(_) => {
                     let (v, a) = if store { (1, 0) } else { (0, 1) };
-                    c.fragment(v, "the register vector", m.regs(), 32);
+                    // ptxas takes any 32-bit registers here, `.f32` ones included.
+                    c.fragment(v, "the register vector", m.regs(), 32, false, false);
                     c.address(a);
                 }
             }
         }
         WarpMatrix::Movmatrix => {
-            c.fragment(0, "the destination", 1, 32);
-            c.fragment(1, "the source", 1, 32);
+            c.scalar(0, "the destination");
+            c.scalar(1, "the source");
         }
     }
 }
@@ -330,8 +362,20 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
 fn needs_of(w: &WarpMatrix) -> Option<(&'static str, Needs)> {
     match w {
         WarpMatrix::Mma(m) => mma_form(m).ok().map(|n| ("this mma form", n)),
-        WarpMatrix::Ldmatrix(m) => move_form(m, false).ok().map(|n| ("this ldmatrix form", n)),
-        WarpMatrix::Stmatrix(m) => move_form(m, true).ok().map(|n| ("this stmatrix form", n)),
+        WarpMatrix::Ldmatrix(m) | WarpMatrix::Stmatrix(m) => {
+            let store = matches!(w, WarpMatrix::Stmatrix(_));
+            let mut n = move_form(m, store).ok()?;
+            // ptxas refuses the `::cta` window before PTX ISA 7.8.
+            if m.space.explicit_window {
+                n.ptx = n.ptx.max(Version::new(7, 8));
+            }
+            let what = if store {
+                "this stmatrix form"
+            } else {
+                "this ldmatrix form"
+            };
+            Some((what, n))
+        }
         WarpMatrix::Movmatrix => Some(("movmatrix", needs(7, 8, 75))),
     }
 }

@@ -6,16 +6,18 @@ use super::ops::{arg, invalid};
 use super::{DecodeError, FnCtx};
 use crate::exec::program::{DInstr, Dst, Extra, MatrixInstr, Src};
 use crate::exec::step::mma as step;
-use crate::ir::{Instr, MmaElem, Operand, RegId, Type, VecElem, WarpMatrix};
+use crate::ir::{Instr, MmaElem, Operand, Type, VecElem, WarpMatrix};
 
-/// The registers of a fragment operand: a brace vector, or one bare register.
-fn regs(ins: &Instr, o: &Operand) -> Result<Vec<RegId>, DecodeError> {
+/// The elements of a fragment operand (a brace vector, or movmatrix's bare register) as
+/// operands; immediates only where `imm` allows (C of mma).
+fn elems(ins: &Instr, o: &Operand, imm: bool) -> Result<Vec<Operand>, DecodeError> {
     match o {
-        Operand::Reg(r) => Ok(vec![*r]),
+        Operand::Reg(r) => Ok(vec![Operand::Reg(*r)]),
         Operand::Vector(v) => v
             .iter()
             .map(|e| match e {
-                VecElem::Reg(r) => Ok(*r),
+                VecElem::Reg(r) => Ok(Operand::Reg(*r)),
+                VecElem::Imm(i) if imm => Ok(Operand::Imm(*i)),
                 VecElem::Sink | VecElem::Imm(_) => {
                     Err(invalid(ins, "matrix fragments hold registers only"))
                 }
@@ -26,24 +28,33 @@ fn regs(ins: &Instr, o: &Operand) -> Result<Vec<RegId>, DecodeError> {
 }
 
 fn srcs(fx: &FnCtx<'_>, ins: &Instr, k: usize, ty: Type) -> Result<Vec<Src>, DecodeError> {
-    regs(ins, arg(ins, k)?)?
-        .into_iter()
-        .map(|r| fx.src(&Operand::Reg(r), ty, ins.span))
+    elems(ins, arg(ins, k)?, false)?
+        .iter()
+        .map(|o| fx.src(o, ty, ins.span))
+        .collect()
+}
+
+/// C of mma, whose elements may be immediates of the element type `ty`.
+fn accumulator(fx: &FnCtx<'_>, ins: &Instr, ty: Type) -> Result<Vec<Src>, DecodeError> {
+    elems(ins, arg(ins, 3)?, true)?
+        .iter()
+        .map(|o| fx.src(o, ty, ins.span))
         .collect()
 }
 
 fn dsts(fx: &FnCtx<'_>, ins: &Instr, k: usize, ty: Type) -> Result<Vec<Dst>, DecodeError> {
-    regs(ins, arg(ins, k)?)?
-        .into_iter()
-        .map(|r| fx.dst(&Operand::Reg(r), ty, ins.span))
+    elems(ins, arg(ins, k)?, false)?
+        .iter()
+        .map(|o| fx.dst(o, ty, ins.span))
         .collect()
 }
 
 fn reg_type(e: MmaElem) -> Type {
-    if e == MmaElem::F64 {
-        Type::B64
-    } else {
-        Type::B32
+    match e {
+        MmaElem::F64 => Type::F64,
+        MmaElem::F32 => Type::F32,
+        MmaElem::S32 => Type::S32,
+        _ => Type::B32,
     }
 }
 
@@ -71,7 +82,7 @@ pub fn lower(
             m.d = dsts(fx, ins, 0, reg_type(x.d))?;
             m.a = srcs(fx, ins, 1, reg_type(x.a))?;
             m.b = srcs(fx, ins, 2, reg_type(x.b))?;
-            m.c = srcs(fx, ins, 3, reg_type(x.c))?;
+            m.c = accumulator(fx, ins, reg_type(x.c))?;
             let [a, b, c, dd] = x.regs().map(|n| n as usize);
             if (m.a.len(), m.b.len(), m.c.len(), m.d.len()) != (a, b, c, dd) {
                 return Err(invalid(ins, "a fragment's size does not match the shape"));

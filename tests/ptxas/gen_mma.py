@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates one-instruction cases of the warp-level matrix instructions (mma.sync.aligned,
-ldmatrix, stmatrix, movmatrix), asks NVIDIA's ptxas which it accepts at several targets, and
+ldmatrix, stmatrix, movmatrix, wmma.load/store/mma), asks NVIDIA's ptxas which it accepts at several targets, and
 records the verdicts in mma.tsv.
 
 Usage: gen_mma.py PTXAS [MESSAGES]
@@ -11,9 +11,11 @@ Each case is one instruction line placed in the kernel of mma_kernel.ptx. Cases 
 many per file; ptxas names the line of every error, so each rejected case is attributed by its
 line and the rest of the batch is assembled again, until ptxas accepts what is left (a syntax
 error ends the parse, and later phases report only their first error). When ptxas names no
-line, the batch is split in halves.
+line, the batch is split in halves. ptxas lowers wmma late and, in a batch, can blame one wmma
+line for another's errors (even syntax errors), so every rejected wmma case, and every rejection
+with a late-lowering message, is confirmed by assembling the case alone.
 
-Not covered: wmma and mma.sp, which ptxemu refuses as unsupported.
+Not covered: mma.sp and the sub-byte wmma forms, which ptxemu refuses as unsupported.
 """
 
 import os
@@ -21,6 +23,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -169,9 +172,60 @@ def move_cases():
     return out
 
 
+WMMA_SHAPES = ["m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8", "m8n8k4"]
+WMMA_DIMS = {"m16n16k16": (16, 16, 16), "m32n8k16": (32, 8, 16), "m8n32k16": (8, 32, 16),
+             "m16n16k8": (16, 16, 8), "m8n8k4": (8, 8, 4)}
+
+
+def wmma_regs(frag, shape, ty):
+    m, n, k = WMMA_DIMS[shape]
+    rows, cols = {"a": (m, k), "b": (k, n), "c": (m, n)}[frag]
+    if frag in "ab" and ty == "f16":
+        return 8
+    per = 1 if ty == "f64" else 32 // BITS[ty]
+    return max(1, rows * cols // 32 // per)
+
+
+def wmma_cases():
+    out = []
+    spaces = {"": "[%rd1]", ".global": "[%rd1]", ".shared": "[%rd1]", ".shared::cta": "[%rd1]", ".local": "[%rd1]"}
+    for shape in WMMA_SHAPES:
+        for frag, types in [("a", ["f16", "bf16", "tf32", "f64", "s8", "u8", "f32"]),
+                            ("b", ["f16", "bf16", "tf32", "f64", "s8", "u8"]),
+                            ("c", ["f16", "f32", "s32", "f64", "bf16"])]:
+            for ty in types:
+                n = wmma_regs(frag, shape, ty)
+                v = vec(n, ty if ty in ("f64", "f32") else "b32", 10)
+                for layout in ["row", "col"]:
+                    out.append(f"wmma.load.{frag}.sync.aligned.{layout}.{shape}.{ty} {v}, [%rd1], %r3;")
+                for space, addr in spaces.items():
+                    out.append(f"wmma.load.{frag}.sync.aligned.row.{shape}{space}.{ty} {v}, {addr};")
+                if frag == "c":
+                    for layout in ["row", "col"]:
+                        out.append(f"wmma.store.d.sync.aligned.{layout}.{shape}.global.{ty} [%rd1], {v}, 16;")
+                out.append(f"wmma.load.{frag}.sync.aligned.row.{shape}.{ty} {vec(n + 1, ty if ty in ('f64', 'f32') else 'b32', 10)}, [%rd1];")
+        for types in ["f32.f32", "f16.f16", "f32.f16", "f16.f32", "f32.bf16.bf16.f32", "f32.tf32.tf32.f32",
+                      "f64.f64.f64.f64", "s32.s8.s8.s32", "s32.u8.u8.s32", "s32.s8.u8.s32", "f32.f16.f16.f32"]:
+            t = types.split(".")
+            d, c = t[0], t[-1]
+            a = b = "f16" if len(t) == 2 else None
+            if len(t) == 4:
+                a, b = t[1], t[2]
+            rd, ra, rb, rc = (wmma_regs("c", shape, d), wmma_regs("a", shape, a), wmma_regs("b", shape, b),
+                              wmma_regs("c", shape, c))
+            regs = f"{vec(rd, d if d in ('f32', 'f64') else 'b32', 10)}, {vec(ra, a if a == 'f64' else 'b32', 40)}, " \
+                   f"{vec(rb, b if b == 'f64' else 'b32', 80)}, {vec(rc, c if c in ('f32', 'f64') else 'b32', 100)}"
+            for layouts in ["row.col", "col.row", "row.row"]:
+                out.append(f"wmma.mma.sync.aligned.{layouts}.{shape}.{types} {regs};")
+            out.append(f"wmma.mma.sync.aligned.row.col.{shape}.{types}.satfinite {regs};")
+            if d == "f64":
+                out.append(f"wmma.mma.sync.aligned.row.col.{shape}.rn.{types} {regs};")
+    return out
+
+
 def cases():
     seen, out = set(), []
-    for c in mma_cases() + move_cases():
+    for c in mma_cases() + move_cases() + wmma_cases():
         if c not in seen:
             seen.add(c)
             out.append(c)
@@ -181,6 +235,9 @@ def cases():
 def module(template, target, version, body):
     return template.replace("{version}", version).replace("{target}", target).replace("{body}", body)
 
+
+# Messages of ptxas's late wmma lowering, which may name the wrong line in a batch.
+LATE = ["formal parameter", "instruction 'mov'", "Unknown symbol '__cuda_"]
 
 LINE = re.compile(r"line (\d+); (error|fatal)\s*: (.*)")
 
@@ -230,6 +287,25 @@ def verdicts(ptxas, template, target, version, arch, cs, messages):
 
     for start in range(0, len(cs), 400):
         run(range(start, min(start + 400, len(cs))))
+    # ptxas lowers wmma late, into calls, and may blame a wmma line for another line's types
+    # there (LATE: "Type of argument does not match formal parameter", "Arguments mismatch for
+    # instruction 'mov'", "Unknown symbol '__cuda_sm7x_wmma_…'"): such verdicts are taken again
+    # from the case assembled alone.
+    # Batches of wmma cases also draw misplaced syntax errors ("Parsing error near ','" on a
+    # line that assembles alone), so every wmma rejection is confirmed alone.
+    again = [i for i in range(len(cs))
+             if result[i] == "R" and (cs[i].startswith("wmma") or any(x in messages.get((i, target, version), "") for x in LATE))]
+
+    def alone(i):
+        return i, assemble(ptxas, arch, module(template, target, version, cs[i]))
+
+    with ThreadPoolExecutor(3) as pool:
+        for i, (rc, errors, stderr) in pool.map(alone, again):
+            if rc == 0:
+                result[i] = "A"
+                del messages[(i, target, version)]
+            else:
+                messages[(i, target, version)] = next(iter(errors.values()), stderr.strip())
     return [result[i] for i in range(len(cs))]
 
 

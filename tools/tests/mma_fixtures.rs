@@ -1,6 +1,6 @@
 //! The warp-level matrix kernels of `tests/fixtures/mma/` (CUDA with inline mma, ldmatrix,
-//! stmatrix and movmatrix compiled by nvcc 13 for sm_80 and sm_90, and hand-written PTX for
-//! the faults), run through `ptxemu run` and compared bit for bit with the outputs of the
+//! stmatrix and movmatrix, and CUDA using `nvcuda::wmma`, compiled by nvcc 13 for sm_80 and
+//! sm_90; hand-written PTX for the faults), run through `ptxemu run` and compared bit for bit with the outputs of the
 //! independent references of `gen.py`: numpy for integers and moves, exact rational FMAs for
 //! `.f64`, and the Python tensor-core model `model.py` for the narrow float inputs. One test per
 //! folder, each running every variant its manifest lists (`"variants"`: `sm80`, `sm90`, …).
@@ -50,6 +50,10 @@ fixtures!(
     stmatrix_movmatrix,
     tf32_m16n8k8,
     u4s4_m16n8k64,
+    wmma_bf16_tf32,
+    wmma_f16_gemm,
+    wmma_f64,
+    wmma_s8,
     fault_diverged,
     fault_exited,
     fault_ldmatrix_misaligned,

@@ -152,8 +152,10 @@ pub struct MatrixInstr {
     pub b: Vec<Src>,
     /// C of mma.
     pub c: Vec<Src>,
-    /// The address of ldmatrix/stmatrix.
+    /// The address of ldmatrix/stmatrix/wmma.load/wmma.store.
     pub addr: Option<DAddr>,
+    /// The stride of wmma.load/wmma.store in elements ([`Src::None`]: the default).
+    pub stride: Src,
     /// The module's target SM (it selects the floating-point accumulation model).
     pub sm: u32,
 }

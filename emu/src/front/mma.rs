@@ -1,6 +1,7 @@
 //! The qualifiers of the warp-level matrix instructions (PTX ISA "Warp Level Matrix Multiply-
 //! Accumulate Instructions"): `mma`, `ldmatrix`, `stmatrix`, `movmatrix`, and the refusals of
-//! the forms ptxemu does not execute (`mma.sp`, block-scaled `mma`, `wmma`).
+//! the forms ptxemu does not execute (`mma.sp`, block-scaled `mma`); `wmma.load`, `wmma.store`
+//! and `wmma.mma`.
 //!
 //! Qualifiers are taken in any order except the four element types of `mma`, which are read in
 //! the order written (D, A, B, C). Which shape goes with which types is the validator's job.
@@ -9,7 +10,7 @@ use super::error::{Error, ErrorKind};
 use super::quals::{space_name, Quals};
 use crate::ir::{
     MatrixCount, MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, MmaLayout,
-    MmaShape, Op, WarpMatrix,
+    MmaShape, Op, WarpMatrix, WmmaFrag, WmmaLoad, WmmaMma, WmmaShape, WmmaStore,
 };
 
 fn unsupported(q: &Quals, what: &str) -> Error {
@@ -136,7 +137,7 @@ fn matrix_move(q: &mut Quals, what: &str) -> Result<MatrixMove, Error> {
 /// Parses the qualifiers of a warp-level matrix instruction whose opcode is `opcode`.
 ///
 /// # Errors
-/// Missing or unknown qualifiers; forms ptxemu does not run (`mma.sp`, `wmma`, block scaling).
+/// Missing or unknown qualifiers; forms ptxemu does not run (`mma.sp`, block scaling).
 pub fn parse(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
     let w = match opcode {
         "mma" => WarpMatrix::Mma(mma(q)?),
@@ -145,18 +146,126 @@ pub fn parse(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "movmatrix" => {
             sync_aligned(q, "movmatrix")?;
             if !(q.take("m8n8") && q.take("trans") && q.take("b16")) {
-                return Err(q.syntax("`movmatrix` is written movmatrix.sync.aligned.m8n8.trans.b16".into()));
+                return Err(q.syntax(
+                    "`movmatrix` is written movmatrix.sync.aligned.m8n8.trans.b16".into(),
+                ));
             }
             WarpMatrix::Movmatrix
         }
-        _ => {
-            return Err(unsupported(
-                q,
-                "the `wmma` instructions (wmma.load, wmma.store, wmma.mma): their fragment layouts are unspecified by the PTX ISA; use mma.sync, whose layouts are specified",
-            ))
-        }
+        _ => wmma(q)?,
     };
     Ok(Op::WarpMatrix(w))
+}
+
+fn layout(q: &mut Quals) -> Option<MmaLayout> {
+    q.take_map(|s| match s {
+        "row" => Some(MmaLayout::Row),
+        "col" => Some(MmaLayout::Col),
+        _ => None,
+    })
+}
+
+fn wmma_shape(q: &mut Quals) -> Result<WmmaShape, Error> {
+    q.take_map(|s| WmmaShape::ALL.into_iter().find(|m| m.name() == s))
+        .ok_or_else(|| q.syntax("`wmma` needs a shape (.m16n16k16, …)".into()))
+}
+
+/// `wmma.load`, `wmma.store`, `wmma.mma`: the sub-instruction comes first.
+fn wmma(q: &mut Quals) -> Result<WarpMatrix, Error> {
+    if q.remaining().any(|s| matches!(s, "s4" | "u4" | "b1")) {
+        return Err(unsupported(
+            q,
+            "the sub-byte `wmma` forms (.s4, .u4, .b1); mma.sync offers the same shapes",
+        ));
+    }
+    let Some(sub) = q.first().map(str::to_string) else {
+        return Err(q.syntax("`wmma` needs .load, .store or .mma".into()));
+    };
+    q.take(&sub);
+    match sub.as_str() {
+        "load" => {
+            let frag = if q.take("a") {
+                WmmaFrag::A
+            } else if q.take("b") {
+                WmmaFrag::B
+            } else if q.take("c") {
+                WmmaFrag::C
+            } else {
+                return Err(q.syntax("`wmma.load` needs .a, .b or .c".into()));
+            };
+            sync_aligned(q, "wmma.load")?;
+            let layout =
+                layout(q).ok_or_else(|| q.syntax("`wmma.load` needs .row or .col".into()))?;
+            let shape = wmma_shape(q)?;
+            let space = q.space();
+            let ty = q
+                .take_map(MmaElem::from_name)
+                .ok_or_else(|| q.syntax("`wmma.load` needs a type".into()))?;
+            Ok(WarpMatrix::WmmaLoad(WmmaLoad {
+                frag,
+                layout,
+                shape,
+                space,
+                ty,
+            }))
+        }
+        "store" => {
+            if !q.take("d") {
+                return Err(q.syntax("`wmma.store` is wmma.store.d".into()));
+            }
+            sync_aligned(q, "wmma.store")?;
+            let layout =
+                layout(q).ok_or_else(|| q.syntax("`wmma.store` needs .row or .col".into()))?;
+            let shape = wmma_shape(q)?;
+            let space = q.space();
+            let ty = q
+                .take_map(MmaElem::from_name)
+                .ok_or_else(|| q.syntax("`wmma.store` needs a type".into()))?;
+            Ok(WarpMatrix::WmmaStore(WmmaStore {
+                layout,
+                shape,
+                space,
+                ty,
+            }))
+        }
+        "mma" => {
+            sync_aligned(q, "wmma.mma")?;
+            let alayout = layout(q);
+            let blayout = layout(q);
+            let (Some(alayout), Some(blayout)) = (alayout, blayout) else {
+                return Err(q.syntax("`wmma.mma` needs two layouts (.row.col, …)".into()));
+            };
+            let shape = wmma_shape(q)?;
+            let satfinite = q.take("satfinite");
+            let rn = q.take("rn");
+            let types = q.take_all(MmaElem::from_name);
+            let (d, a, b, c) =
+                match types[..] {
+                    [d, c] => (d, MmaElem::F16, MmaElem::F16, c),
+                    // The `.f16` forms name only D and C.
+                    [d, a, b, c] if a != MmaElem::F16 => (d, a, b, c),
+                    _ => return Err(q.syntax(
+                        "`wmma.mma` needs .dtype.ctype (f16 inputs) or .dtype.atype.btype.ctype"
+                            .into(),
+                    )),
+                };
+            Ok(WarpMatrix::WmmaMma(WmmaMma {
+                alayout,
+                blayout,
+                shape,
+                d,
+                a,
+                b,
+                c,
+                satfinite,
+                rn,
+            }))
+        }
+        s => Err(Error::new(
+            ErrorKind::UnknownInstruction(format!("wmma.{s}")),
+            q.span,
+        )),
+    }
 }
 
 /// Appends the mnemonic of a warp-level matrix instruction, with its qualifiers in canonical
@@ -229,6 +338,75 @@ pub fn mnemonic(o: &mut String, w: &WarpMatrix) {
             q("trans");
             q("b16");
         }
+        WarpMatrix::WmmaLoad(WmmaLoad {
+            frag,
+            layout,
+            shape,
+            space,
+            ty,
+        }) => {
+            q("load");
+            q(match frag {
+                WmmaFrag::A => "a",
+                WmmaFrag::B => "b",
+                WmmaFrag::C => "c",
+            });
+            q("sync");
+            q("aligned");
+            q(layout.name());
+            q(shape.name());
+            if let Some(s) = space_name(*space) {
+                q(s);
+            }
+            q(ty.name());
+        }
+        WarpMatrix::WmmaStore(WmmaStore {
+            layout,
+            shape,
+            space,
+            ty,
+        }) => {
+            q("store");
+            q("d");
+            q("sync");
+            q("aligned");
+            q(layout.name());
+            q(shape.name());
+            if let Some(s) = space_name(*space) {
+                q(s);
+            }
+            q(ty.name());
+        }
+        WarpMatrix::WmmaMma(WmmaMma {
+            alayout,
+            blayout,
+            shape,
+            d,
+            a,
+            b,
+            c,
+            satfinite,
+            rn,
+        }) => {
+            q("mma");
+            q("sync");
+            q("aligned");
+            q(alayout.name());
+            q(blayout.name());
+            q(shape.name());
+            if *rn {
+                q("rn");
+            }
+            q(d.name());
+            if *a != MmaElem::F16 {
+                q(a.name());
+                q(b.name());
+            }
+            q(c.name());
+            if *satfinite {
+                q("satfinite");
+            }
+        }
     }
 }
 
@@ -239,5 +417,6 @@ pub fn opcode(w: &WarpMatrix) -> &'static str {
         WarpMatrix::Ldmatrix(_) => "ldmatrix",
         WarpMatrix::Stmatrix(_) => "stmatrix",
         WarpMatrix::Movmatrix => "movmatrix",
+        WarpMatrix::WmmaLoad(_) | WarpMatrix::WmmaStore(_) | WarpMatrix::WmmaMma(_) => "wmma",
     }
 }

@@ -20,6 +20,13 @@ pub enum WarpMatrix {
     Stmatrix(MatrixMove),
     /// `movmatrix.sync.aligned.m8n8.trans.b16` — `d, a`.
     Movmatrix,
+    /// `wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type` — `r, [p]{, stride}`.
+    WmmaLoad(WmmaLoad),
+    /// `wmma.store.d.sync.aligned.layout.shape{.ss}.type` — `[p], r{, stride}`.
+    WmmaStore(WmmaStore),
+    /// `wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype{.satfinite}` —
+    /// `d, a, b, c`.
+    WmmaMma(WmmaMma),
 }
 
 /// `.mMnNkK` of `mma`.
@@ -381,4 +388,148 @@ impl Mma {
             c / self.d.per_reg(),
         ]
     }
+}
+
+/// `.mMnNkK` of `wmma`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WmmaShape {
+    /// `.m16n16k16`
+    M16n16k16,
+    /// `.m32n8k16`
+    M32n8k16,
+    /// `.m8n32k16`
+    M8n32k16,
+    /// `.m16n16k8` (tf32)
+    M16n16k8,
+    /// `.m8n8k4` (f64)
+    M8n8k4,
+    /// `.m8n8k32` (s4/u4)
+    M8n8k32,
+    /// `.m8n8k128` (b1)
+    M8n8k128,
+}
+
+impl WmmaShape {
+    /// Every shape, for parsing.
+    pub const ALL: [WmmaShape; 7] = [
+        WmmaShape::M16n16k16,
+        WmmaShape::M32n8k16,
+        WmmaShape::M8n32k16,
+        WmmaShape::M16n16k8,
+        WmmaShape::M8n8k4,
+        WmmaShape::M8n8k32,
+        WmmaShape::M8n8k128,
+    ];
+
+    /// `(M, N, K)`.
+    pub fn mnk(self) -> (u32, u32, u32) {
+        match self {
+            WmmaShape::M16n16k16 => (16, 16, 16),
+            WmmaShape::M32n8k16 => (32, 8, 16),
+            WmmaShape::M8n32k16 => (8, 32, 16),
+            WmmaShape::M16n16k8 => (16, 16, 8),
+            WmmaShape::M8n8k4 => (8, 8, 4),
+            WmmaShape::M8n8k32 => (8, 8, 32),
+            WmmaShape::M8n8k128 => (8, 8, 128),
+        }
+    }
+
+    /// The qualifier as written, without the dot.
+    pub fn name(self) -> &'static str {
+        match self {
+            WmmaShape::M16n16k16 => "m16n16k16",
+            WmmaShape::M32n8k16 => "m32n8k16",
+            WmmaShape::M8n32k16 => "m8n32k16",
+            WmmaShape::M16n16k8 => "m16n16k8",
+            WmmaShape::M8n8k4 => "m8n8k4",
+            WmmaShape::M8n8k32 => "m8n8k32",
+            WmmaShape::M8n8k128 => "m8n8k128",
+        }
+    }
+}
+
+/// Which matrix a `wmma.load` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WmmaFrag {
+    /// `.a` (M×K)
+    A,
+    /// `.b` (K×N)
+    B,
+    /// `.c` (M×N)
+    C,
+}
+
+impl WmmaFrag {
+    /// `(rows, columns)` of the matrix for `shape`.
+    pub fn dims(self, shape: WmmaShape) -> (u32, u32) {
+        let (m, n, k) = shape.mnk();
+        match self {
+            WmmaFrag::A => (m, k),
+            WmmaFrag::B => (k, n),
+            WmmaFrag::C => (m, n),
+        }
+    }
+}
+
+/// The registers of a `wmma` fragment of element type `ty` for matrix `frag` of `shape` (the
+/// PTX ISA's "Matrix Fragments for WMMA" table).
+pub fn wmma_regs(frag: WmmaFrag, shape: WmmaShape, ty: MmaElem) -> u32 {
+    let (rows, cols) = frag.dims(shape);
+    match (frag, ty) {
+        // binary16 A and B fragments are eight registers whatever the shape (elements are
+        // replicated across lanes).
+        (WmmaFrag::A | WmmaFrag::B, MmaElem::F16) => 8,
+        _ => (rows * cols / 32).div_ceil(ty.per_reg()),
+    }
+}
+
+/// `wmma.load`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WmmaLoad {
+    /// `.a`, `.b` or `.c`
+    pub frag: WmmaFrag,
+    /// `.row` or `.col`: how the matrix lies in memory.
+    pub layout: MmaLayout,
+    /// Shape.
+    pub shape: WmmaShape,
+    /// State space (generic when absent).
+    pub space: SpaceQual,
+    /// Element type.
+    pub ty: MmaElem,
+}
+
+/// `wmma.store.d`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WmmaStore {
+    /// `.row` or `.col`
+    pub layout: MmaLayout,
+    /// Shape.
+    pub shape: WmmaShape,
+    /// State space (generic when absent).
+    pub space: SpaceQual,
+    /// Element type.
+    pub ty: MmaElem,
+}
+
+/// `wmma.mma`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WmmaMma {
+    /// Layout of A.
+    pub alayout: MmaLayout,
+    /// Layout of B.
+    pub blayout: MmaLayout,
+    /// Shape.
+    pub shape: WmmaShape,
+    /// Type of D.
+    pub d: MmaElem,
+    /// Type of A (`.f16` when only D and C are written).
+    pub a: MmaElem,
+    /// Type of B.
+    pub b: MmaElem,
+    /// Type of C.
+    pub c: MmaElem,
+    /// `.satfinite`
+    pub satfinite: bool,
+    /// `.rn` written (f64).
+    pub rn: bool,
 }

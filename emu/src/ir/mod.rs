@@ -29,7 +29,7 @@ use smallvec::SmallVec;
 pub use access::{LoadCop, LoadMode, OrderedLoad, OrderedStore, StoreCop, StoreMode};
 pub use mma::{
     MatrixCount, MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, MmaLayout,
-    MmaShape, WarpMatrix,
+    MmaShape, WarpMatrix, WmmaFrag, WmmaLoad, WmmaMma, WmmaShape, WmmaStore,
 };
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,

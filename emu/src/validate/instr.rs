@@ -119,10 +119,7 @@ fn arity(op: &Op) -> (usize, usize) {
             let n = super::tcgen05::operand_count(t);
             (n, n)
         }
-        Op::WarpMatrix(w) => {
-            let n = super::mma::operand_count(w);
-            (n, n)
-        }
+        Op::WarpMatrix(w) => super::mma::operand_count(w),
     }
 }
 

@@ -10,7 +10,7 @@ use super::Diagnostic;
 use crate::ir::{
     ArchSuffix, Function, Instr, MatrixCount, MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp,
     MmaElem, MmaLayout, MmaShape, Module, Op, Operand, StateSpace, Type, VecElem, Version,
-    WarpMatrix,
+    WarpMatrix, WmmaFrag,
 };
 
 /// What a valid form needs: the lowest PTX ISA version and SM, and whether only the
@@ -25,7 +25,7 @@ pub struct Needs {
     pub specific: bool,
 }
 
-const fn needs(major: u32, minor: u32, sm: u32) -> Needs {
+pub(super) const fn needs(major: u32, minor: u32, sm: u32) -> Needs {
     Needs {
         ptx: Version::new(major, minor),
         sm,
@@ -33,7 +33,7 @@ const fn needs(major: u32, minor: u32, sm: u32) -> Needs {
     }
 }
 
-fn is_int8(e: MmaElem) -> bool {
+pub(super) fn is_int8(e: MmaElem) -> bool {
     matches!(e, MmaElem::S8 | MmaElem::U8)
 }
 
@@ -224,11 +224,12 @@ pub fn move_form(m: &MatrixMove, store: bool) -> Result<Needs, String> {
     }
 }
 
-/// How many operands a warp-level matrix instruction takes.
-pub fn operand_count(w: &WarpMatrix) -> usize {
+/// How many operands a warp-level matrix instruction takes (wmma.load/store: 2 or 3).
+pub fn operand_count(w: &WarpMatrix) -> (usize, usize) {
     match w {
-        WarpMatrix::Mma(_) => 4,
-        WarpMatrix::Ldmatrix(_) | WarpMatrix::Stmatrix(_) | WarpMatrix::Movmatrix => 2,
+        WarpMatrix::Mma(_) | WarpMatrix::WmmaMma(_) => (4, 4),
+        WarpMatrix::Ldmatrix(_) | WarpMatrix::Stmatrix(_) | WarpMatrix::Movmatrix => (2, 2),
+        WarpMatrix::WmmaLoad(_) | WarpMatrix::WmmaStore(_) => (2, 3),
     }
 }
 
@@ -307,6 +308,22 @@ impl Checker<'_> {
         }
     }
 
+    /// The optional stride operand `k` of wmma.load/store: a 32-bit register or an integer.
+    fn stride(&mut self, k: usize) {
+        let ok = match self.i.args.get(k) {
+            None | Some(Operand::Imm(crate::ir::Imm::Int(_))) => true,
+            Some(Operand::Reg(r)) => self.reg_bits(*r) == Some(32),
+            Some(_) => false,
+        };
+        if !ok {
+            let what = self.what.clone();
+            self.err(
+                "operand-kind",
+                format!("`{what}`: the stride must be a 32-bit register or an integer"),
+            );
+        }
+    }
+
     fn address(&mut self, k: usize) {
         if !matches!(self.i.args[k], Operand::Address(_)) {
             let what = self.what.clone();
@@ -331,7 +348,6 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             Err(e) => c.err("mma-form", e),
             Ok(_) => {
                 let [a, b, cc, d] = m.regs();
-                let bits = |e: MmaElem| if e == MmaElem::F64 { 64 } else { 32 };
                 let packed = |e: MmaElem| e.bits() < 32;
                 c.fragment(0, "D", d, bits(m.d), packed(m.d), false);
                 c.fragment(1, "A", a, bits(m.a), packed(m.a), false);
@@ -355,7 +371,90 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             c.scalar(0, "the destination");
             c.scalar(1, "the source");
         }
+        WarpMatrix::WmmaLoad(l) => match super::wmma::wmma_move_form(l.frag, l.shape, l.ty) {
+            Err(e) => c.err("mma-form", e),
+            Ok(_) if !super::wmma::wmma_space_ok(l.space) => c.err(
+                "mma-form",
+                "wmma.load reads .global or .shared memory (or generic addresses)".into(),
+            ),
+            Ok(_) => {
+                let n = crate::ir::mma::wmma_regs(l.frag, l.shape, l.ty);
+                c.fragment(0, "the fragment", n, bits(l.ty), false, false);
+                c.address(1);
+                c.stride(2);
+            }
+        },
+        WarpMatrix::WmmaStore(st) => {
+            match super::wmma::wmma_move_form(WmmaFrag::C, st.shape, st.ty) {
+                Err(e) => c.err("mma-form", e),
+                Ok(_) if !super::wmma::wmma_space_ok(st.space) => c.err(
+                    "mma-form",
+                    "wmma.store writes .global or .shared memory (or generic addresses)".into(),
+                ),
+                Ok(_) => {
+                    let n = crate::ir::mma::wmma_regs(WmmaFrag::C, st.shape, st.ty);
+                    c.address(0);
+                    c.fragment(1, "the fragment", n, bits(st.ty), false, false);
+                    c.stride(2);
+                }
+            }
+        }
+        WarpMatrix::WmmaMma(m) => match super::wmma::wmma_form(m) {
+            Err(e) => c.err("mma-form", e),
+            Ok(_) => {
+                use crate::ir::mma::wmma_regs;
+                c.fragment(
+                    0,
+                    "D",
+                    wmma_regs(WmmaFrag::C, m.shape, m.d),
+                    bits(m.d),
+                    false,
+                    false,
+                );
+                c.fragment(
+                    1,
+                    "A",
+                    wmma_regs(WmmaFrag::A, m.shape, m.a),
+                    bits(m.a),
+                    false,
+                    false,
+                );
+                c.fragment(
+                    2,
+                    "B",
+                    wmma_regs(WmmaFrag::B, m.shape, m.b),
+                    bits(m.b),
+                    false,
+                    false,
+                );
+                c.fragment(
+                    3,
+                    "C",
+                    wmma_regs(WmmaFrag::C, m.shape, m.c),
+                    bits(m.c),
+                    false,
+                    false,
+                );
+            }
+        },
     }
+}
+
+/// The register width of a fragment of `e`.
+fn bits(e: MmaElem) -> u32 {
+    if e == MmaElem::F64 {
+        64
+    } else {
+        32
+    }
+}
+
+/// ptxas refuses the `::cta` window before PTX ISA 7.8.
+fn explicit_window(mut n: Needs, space: crate::ir::SpaceQual) -> Needs {
+    if space.explicit_window {
+        n.ptx = n.ptx.max(Version::new(7, 8));
+    }
+    n
 }
 
 /// The requirements of an instruction, when its form is valid.
@@ -364,11 +463,7 @@ fn needs_of(w: &WarpMatrix) -> Option<(&'static str, Needs)> {
         WarpMatrix::Mma(m) => mma_form(m).ok().map(|n| ("this mma form", n)),
         WarpMatrix::Ldmatrix(m) | WarpMatrix::Stmatrix(m) => {
             let store = matches!(w, WarpMatrix::Stmatrix(_));
-            let mut n = move_form(m, store).ok()?;
-            // ptxas refuses the `::cta` window before PTX ISA 7.8.
-            if m.space.explicit_window {
-                n.ptx = n.ptx.max(Version::new(7, 8));
-            }
+            let n = explicit_window(move_form(m, store).ok()?, m.space);
             let what = if store {
                 "this stmatrix form"
             } else {
@@ -377,6 +472,15 @@ fn needs_of(w: &WarpMatrix) -> Option<(&'static str, Needs)> {
             Some((what, n))
         }
         WarpMatrix::Movmatrix => Some(("movmatrix", needs(7, 8, 75))),
+        WarpMatrix::WmmaLoad(l) => super::wmma::wmma_move_form(l.frag, l.shape, l.ty)
+            .ok()
+            .map(|n| ("this wmma.load form", explicit_window(n, l.space))),
+        WarpMatrix::WmmaStore(st) => super::wmma::wmma_move_form(WmmaFrag::C, st.shape, st.ty)
+            .ok()
+            .map(|n| ("this wmma.store form", explicit_window(n, st.space))),
+        WarpMatrix::WmmaMma(m) => super::wmma::wmma_form(m)
+            .ok()
+            .map(|n| ("this wmma.mma form", n)),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod mma;
 mod target;
 mod tcgen05;
 mod types;
+mod wmma;
 
 use crate::front::error::render_at;
 use crate::ir::{Module, Span, Stmt};

@@ -6,6 +6,7 @@ use super::ops::{arg, invalid};
 use super::{DecodeError, FnCtx};
 use crate::exec::program::{DInstr, Dst, Extra, MatrixInstr, Src};
 use crate::exec::step::mma as step;
+use crate::exec::step::wmma;
 use crate::ir::{Instr, MmaElem, Operand, Type, VecElem, WarpMatrix};
 
 /// The elements of a fragment operand (a brace vector, or movmatrix's bare register) as
@@ -75,6 +76,7 @@ pub fn lower(
         b: Vec::new(),
         c: Vec::new(),
         addr: None,
+        stride: Src::None,
         sm: fx.module.target.sm,
     };
     d.exec = match w {
@@ -109,6 +111,29 @@ pub fn lower(
             m.d = dsts(fx, ins, 0, Type::B32)?;
             m.a = srcs(fx, ins, 1, Type::B32)?;
             step::movmatrix
+        }
+        WarpMatrix::WmmaLoad(l) => {
+            m.d = dsts(fx, ins, 0, reg_type(l.ty))?;
+            m.addr = Some(fx.addr(arg(ins, 1)?, l.space, ins.span)?);
+            if let Some(s) = ins.args.get(2) {
+                m.stride = fx.src(s, Type::U32, ins.span)?;
+            }
+            wmma::load
+        }
+        WarpMatrix::WmmaStore(st) => {
+            m.addr = Some(fx.addr(arg(ins, 0)?, st.space, ins.span)?);
+            m.a = srcs(fx, ins, 1, reg_type(st.ty))?;
+            if let Some(s) = ins.args.get(2) {
+                m.stride = fx.src(s, Type::U32, ins.span)?;
+            }
+            wmma::store
+        }
+        WarpMatrix::WmmaMma(x) => {
+            m.d = dsts(fx, ins, 0, reg_type(x.d))?;
+            m.a = srcs(fx, ins, 1, reg_type(x.a))?;
+            m.b = srcs(fx, ins, 2, reg_type(x.b))?;
+            m.c = srcs(fx, ins, 3, reg_type(x.c))?;
+            wmma::mma
         }
     };
     d.extra = Extra::Matrix(Box::new(m));

@@ -239,6 +239,40 @@ fn shared_offset(space: AddrSpace, addr: u64, lane: usize) -> Result<u64, LaneFa
     Ok(off)
 }
 
+/// Loads `size` bytes at `addr` in `space` (any state space, or generic) for `lane`, aligned
+/// to `size`.
+///
+/// # Errors
+/// An address outside every allocation of the space, or misaligned.
+pub fn load_elem(
+    c: &Ctx<'_>,
+    space: AddrSpace,
+    addr: u64,
+    size: u32,
+    lane: usize,
+) -> Result<u64, LaneFault> {
+    let loc = resolve(c, space, addr, size, size, lane, false)?;
+    Ok(load_at(c, &loc, size, lane))
+}
+
+/// Stores `size` bytes of `v` at `addr` in `space` (any writable state space, or generic) for
+/// `lane`, aligned to `size`.
+///
+/// # Errors
+/// An address outside every allocation of the space, misaligned, or read-only.
+pub fn store_elem(
+    c: &mut Ctx<'_>,
+    space: AddrSpace,
+    addr: u64,
+    size: u32,
+    lane: usize,
+    v: u64,
+) -> Result<(), LaneFault> {
+    let loc = resolve(c, space, addr, size, size, lane, true)?;
+    store_at(c, &loc, size, lane, v);
+    Ok(())
+}
+
 /// Loads `size` bytes (aligned to `align`) at `addr` in the CTA's shared memory (`space`:
 /// `.shared` or generic) for `lane`.
 ///

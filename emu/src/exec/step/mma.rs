@@ -26,7 +26,7 @@ use rustc_apfloat::Round;
 
 type R = Result<Flow, LaneFault>;
 
-fn decoded(i: &DInstr) -> Result<&MatrixInstr, LaneFault> {
+pub(super) fn decoded(i: &DInstr) -> Result<&MatrixInstr, LaneFault> {
     match &i.extra {
         Extra::Matrix(m) => Ok(m),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -36,12 +36,12 @@ fn decoded(i: &DInstr) -> Result<&MatrixInstr, LaneFault> {
 }
 
 /// The registers of a fragment, all lanes: `regs[r][lane]`.
-fn gather(c: &Ctx<'_>, srcs: &[crate::exec::program::Src]) -> Vec<[u64; 32]> {
+pub(super) fn gather(c: &Ctx<'_>, srcs: &[crate::exec::program::Src]) -> Vec<[u64; 32]> {
     srcs.iter().map(|s| c.fetch(s)).collect()
 }
 
 /// Element `i` of a fragment of `e` elements as raw bits.
-fn elem_bits(regs: &[[u64; 32]], e: MmaElem, lane: u32, i: u32) -> u64 {
+pub(super) fn elem_bits(regs: &[[u64; 32]], e: MmaElem, lane: u32, i: u32) -> u64 {
     let p = e.per_reg();
     let (r, j) = ((i / p) as usize, i % p);
     let v = regs[r][lane as usize];
@@ -94,14 +94,14 @@ fn input_of(e: MmaElem) -> MmaInput {
 }
 
 /// The matrices of one multiplication: `a[row][k]`, `b[k][col]`, `c[row][col]` as raw bits.
-struct Tiles {
-    a: Vec<Vec<u64>>,
-    b: Vec<Vec<u64>>,
-    c: Vec<Vec<u64>>,
+pub(super) struct Tiles {
+    pub(super) a: Vec<Vec<u64>>,
+    pub(super) b: Vec<Vec<u64>>,
+    pub(super) c: Vec<Vec<u64>>,
 }
 
 impl Tiles {
-    fn new(m: u32, n: u32, k: u32) -> Tiles {
+    pub(super) fn new(m: u32, n: u32, k: u32) -> Tiles {
         Tiles {
             a: vec![vec![0; k as usize]; m as usize],
             b: vec![vec![0; n as usize]; k as usize],
@@ -111,7 +111,7 @@ impl Tiles {
 }
 
 /// `D = A·B + C` on raw element bits; returns `d[row][col]` as raw bits of `m.d`.
-fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Vec<Vec<u64>> {
+pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Vec<Vec<u64>> {
     let (rows, cols, k) = (t.a.len(), t.c[0].len(), t.b.len());
     let mut d = vec![vec![0u64; cols]; rows];
     let model = AccModel::for_target(sm, input_of(m.a));
@@ -163,7 +163,7 @@ fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Vec<Vec<u64>> {
 }
 
 /// Packs element `i` (raw bits) into lane `lane`'s D registers.
-fn put(out: &mut [[u64; 32]], e: MmaElem, lane: u32, i: u32, v: u64) {
+pub(super) fn put(out: &mut [[u64; 32]], e: MmaElem, lane: u32, i: u32, v: u64) {
     let p = e.per_reg();
     let (r, j) = ((i / p) as usize, i % p);
     let bits = if e == MmaElem::F64 { 64 } else { e.bits() };

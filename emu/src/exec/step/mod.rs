@@ -16,6 +16,7 @@ pub mod mem;
 pub mod mma;
 pub mod mma_layout;
 pub mod tcgen05;
+pub mod wmma;
 
 pub mod warp_ops;
 

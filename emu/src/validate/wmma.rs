@@ -31,13 +31,12 @@ pub fn wmma_form(m: &WmmaMma) -> Result<Needs, String> {
         } else {
             needs(6, 1, 70)
         }
-    } else if a == Bf16 && b == Bf16 && d == F32 && c == F32 && big {
-        needs(7, 0, 80)
-    } else if a == Tf32 && b == Tf32 && d == F32 && c == F32 && shape == M16n16k8 {
-        needs(7, 0, 80)
-    } else if [d, a, b, c] == [F64; 4] && matches!(shape, M8n8k4 | M16n16k16 | M16n16k8) {
+    } else if (a == Bf16 && b == Bf16 && d == F32 && c == F32 && big)
+        || (a == Tf32 && b == Tf32 && d == F32 && c == F32 && shape == M16n16k8)
         // ptxas 13.5 also takes .f64 wmma.mma at m16n16k16 and m16n16k8 (the ISA lists m8n8k4
         // only; wmma.load refuses .f64 fragments of those shapes).
+        || ([d, a, b, c] == [F64; 4] && matches!(shape, M8n8k4 | M16n16k16 | M16n16k8))
+    {
         needs(7, 0, 80)
     } else if is_int8(a) && a == b && d == S32 && c == S32 && big {
         needs(6, 3, 72)

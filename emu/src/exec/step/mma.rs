@@ -115,10 +115,10 @@ pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Vec<Vec<u64>> {
     let (rows, cols, k) = (t.a.len(), t.c[0].len(), t.b.len());
     let mut d = vec![vec![0u64; cols]; rows];
     let model = AccModel::for_target(sm, input_of(m.a));
-    for r in 0..rows {
-        for col in 0..cols {
+    for (r, drow) in d.iter_mut().enumerate() {
+        for (col, out) in drow.iter_mut().enumerate() {
             let cbits = t.c[r][col];
-            d[r][col] = match m.a {
+            *out = match m.a {
                 MmaElem::B1 => {
                     let ones: i64 = (0..k)
                         .map(|x| {
@@ -272,7 +272,7 @@ fn row_addr(c: &Ctx<'_>, x: &MatrixInstr, mat: u32, row: u32) -> Result<(u64, us
         })
     })?;
     let addr = super::mem::lane_addr(c, a, lane);
-    if addr % 16 != 0 {
+    if !addr.is_multiple_of(16) {
         return Err(LaneFault {
             kind: FaultKind::Misaligned { align: 16 },
             lane: Some(lane as u32),

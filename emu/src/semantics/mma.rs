@@ -18,8 +18,9 @@
 //!    first block) are aligned to the largest exponent among them; bits below
 //!    `2^(e_max − frac_bits − extra_bits)` are dropped (truncation, i.e. toward zero, term by
 //!    term: there are no guard, round or sticky bits);
-//! 3. the aligned terms are added exactly (the carry-out bits on the left suffice for the block
-//!    sizes modelled), without normalising in between;
+//! 3. the aligned terms are added exactly, without normalising in between (carries out of the
+//!    leading bit are all kept: the suite's case whose sum needs a third carry bit gives 8
+//!    exactly);
 //! 4. the sum is normalised to binary32 by truncation (round toward zero), which becomes the
 //!    accumulator of the next block;
 //! 5. a `.f16` D is the final binary32 value rounded to nearest even.
@@ -67,10 +68,10 @@ impl AccModel {
     /// The model of `sm_<sm>` for inputs of format `input`.
     pub fn for_target(sm: u32, input: MmaInput) -> AccModel {
         let block = match (sm, input) {
-            // V100 and T4: blocks of four (Fasi et al., sections "Volta" and "Turing").
+            // V100 and T4: blocks of four products (Fasi et al.).
             (..=79, _) => 4,
-            // A100: eight binary16/bfloat16 products, four tf32 ones, per step (Fasi et al.,
-            // section "Ampere").
+            // A100: eight binary16/bfloat16 products, four tf32 ones, per step (as ptxemu reads
+            // Fasi et al.'s A100 results; not confirmed on hardware by ptxemu).
             (_, MmaInput::F16 | MmaInput::Bf16) => 8,
             (_, MmaInput::Tf32) => 4,
             (_, MmaInput::Fp8) => 32,

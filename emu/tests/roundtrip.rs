@@ -288,6 +288,8 @@ const NOT_YET: &[&str] = &[
     "wgmma",
     "tensormap",
     "tcgen05.mma",
+    "tcgen05.commit",
+    "tcgen05.cp",
     "cp.async.bulk.tensor",
 ];
 
@@ -318,7 +320,26 @@ fn corpus_parses_validates_and_round_trips() {
         match emu::front::parse_module(&src, &name) {
             Ok(m) => {
                 let diags = emu::validate::validate_module(&m);
-                if let Some(d) = diags.first() {
+                // An instruction ptxemu does not run yet is a validation diagnostic naming it.
+                let not_yet = !diags.is_empty()
+                    && diags.iter().all(|d| {
+                        d.rule == emu::validate::UNSUPPORTED
+                            && NOT_YET.iter().any(|op| {
+                                d.message.contains(&format!(
+                                    "not supported by ptxemu: the `{op}` instruction"
+                                ))
+                            })
+                    });
+                if not_yet {
+                    refused.push(
+                        f.parent()
+                            .unwrap()
+                            .file_name()
+                            .unwrap()
+                            .to_string_lossy()
+                            .into_owned(),
+                    );
+                } else if let Some(d) = diags.first() {
                     bad.push(format!("{name}: {}", d.render(&src, &name)));
                 } else if let Err(e) = round_trip(&src, &name) {
                     bad.push(format!("{name}: {e}"));

@@ -23,11 +23,11 @@ fn check_reports_every_unimplemented_instruction() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains(":17:3: error[unsupported]: not supported by ptxemu: the `cp` instruction"),
+        err.contains(":17:3: error[unsupported]: not supported by ptxemu: the `mapa` instruction"),
         "{err}"
     );
     assert!(
-        err.contains(":18:3: error[unsupported]: not supported by ptxemu: the `mma` instruction"),
+        err.contains(":18:3: error[unsupported]: not supported by ptxemu: the `wgmma` instruction"),
         "{err}"
     );
 }
@@ -66,7 +66,7 @@ fn run_refuses_only_the_kernel_that_needs_it() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("kernel `bad` cannot run: line 17: unsupported by the interpreter: the `cp` instruction"),
+        err.contains("kernel `bad` cannot run: line 17: unsupported by the interpreter: the `mapa` instruction"),
         "{err}"
     );
     let o = ptxemu(&[

@@ -137,6 +137,29 @@ pub enum Extra {
     Tmem(Box<TmemInstr>),
     /// A `cp.async` or `mbarrier` instruction.
     Async(Box<super::step::async_copy::AsyncInstr>),
+    /// A warp-level matrix instruction (`mma`, `ldmatrix`, `stmatrix`, `movmatrix`).
+    Matrix(Box<MatrixInstr>),
+}
+
+/// A decoded warp-level matrix instruction: its fragments' registers, in vector order.
+#[derive(Clone, Debug)]
+pub struct MatrixInstr {
+    /// The instruction.
+    pub op: crate::ir::WarpMatrix,
+    /// The registers written (D of mma, ldmatrix's vector, movmatrix's destination).
+    pub d: Vec<Dst>,
+    /// The registers read: A of mma, stmatrix's vector, movmatrix's source.
+    pub a: Vec<Src>,
+    /// B of mma.
+    pub b: Vec<Src>,
+    /// C of mma.
+    pub c: Vec<Src>,
+    /// The address of ldmatrix/stmatrix/wmma.load/wmma.store.
+    pub addr: Option<DAddr>,
+    /// The stride of wmma.load/wmma.store in elements ([`Src::None`]: the default).
+    pub stride: Src,
+    /// The module's target SM (it selects the floating-point accumulation model).
+    pub sm: u32,
 }
 
 /// A decoded `tcgen05` instruction: its operands, resolved.

@@ -26,6 +26,39 @@ impl<'t> Cursor<'t> {
         &self.toks[(self.pos + n).min(self.toks.len() - 1)]
     }
 
+    /// The labels a block defines at its own level (not inside nested blocks), with their
+    /// positions, for a cursor at the block's `{`: each `name:` (a `?` before it makes it part
+    /// of a constant expression), except `name: .callprototype`, which names a prototype.
+    /// Nothing is consumed.
+    pub fn block_labels(&self) -> Vec<(String, Span)> {
+        let mut out = Vec::new();
+        let mut depth = 0usize;
+        let toks = &self.toks[self.pos.min(self.toks.len())..];
+        for (k, t) in toks.iter().enumerate() {
+            match &t.tok {
+                Tok::Punct('{') => depth += 1,
+                Tok::Punct('}') => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                Tok::Eof => break,
+                Tok::Ident(name) if depth == 1 => {
+                    let colon = matches!(self.peek_at(k + 1).tok, Tok::Punct(':'));
+                    let proto =
+                        matches!(&self.peek_at(k + 2).tok, Tok::Dot(d) if d == "callprototype");
+                    let ternary = k > 0 && matches!(toks[k - 1].tok, Tok::Punct('?'));
+                    if colon && !proto && !ternary {
+                        out.push((name.clone(), t.span));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// Consumes and returns the current token.
     pub fn bump(&mut self) -> &'t Token {
         let t = self.peek();

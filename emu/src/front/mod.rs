@@ -18,6 +18,7 @@ pub mod constexpr;
 pub mod cursor;
 pub mod error;
 pub mod lexer;
+pub mod mma;
 pub mod module;
 pub mod opcodes;
 pub mod operands;

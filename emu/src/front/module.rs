@@ -44,7 +44,10 @@ struct FnScope<'g> {
     regs: Vec<RegInfo>,
     locals: Vec<Variable>,
     labels: Vec<LabelInfo>,
-    label_map: HashMap<String, LabelId>,
+    /// Labels by name, one map per enclosing block (innermost last): a label is visible in
+    /// the block that defines it and in the blocks nested inside, as ptxas scopes them (Triton
+    /// repeats `waitLoop:` in each inline-asm block).
+    label_scopes: Vec<HashMap<String, LabelId>>,
     label_defined: Vec<Option<Span>>,
     label_first_use: Vec<Span>,
     protos: Vec<Prototype>,
@@ -74,7 +77,7 @@ impl NameResolver for FnScope<'_> {
     }
 
     fn label(&mut self, name: &str, span: Span, create: bool) -> Option<LabelId> {
-        if let Some(l) = self.label_map.get(name) {
+        if let Some(l) = self.label_scopes.iter().rev().find_map(|s| s.get(name)) {
             return Some(*l);
         }
         if !create {
@@ -107,20 +110,38 @@ impl FnScope<'_> {
         Ok(())
     }
 
+    /// Opens a block's label scope, with the labels the block itself defines (found ahead, so
+    /// that a branch may name a label defined later in the block or in an enclosing one).
+    fn open_labels(&mut self, defined: Vec<(String, Span)>) {
+        self.label_scopes.push(HashMap::new());
+        for (name, span) in defined {
+            let in_this_block = self
+                .label_scopes
+                .last()
+                .is_some_and(|s| s.contains_key(&name));
+            if !in_this_block {
+                self.new_label(&name, span);
+            }
+        }
+    }
+
     fn new_label(&mut self, name: &str, span: Span) -> LabelId {
         let id = LabelId(self.labels.len() as u32);
         self.labels.push(LabelInfo {
             name: name.to_string(),
         });
-        self.label_map.insert(name.to_string(), id);
+        if let Some(top) = self.label_scopes.last_mut() {
+            top.insert(name.to_string(), id);
+        }
         self.label_defined.push(None);
         self.label_first_use.push(span);
         id
     }
 
     fn define_label(&mut self, name: &str, span: Span) -> Result<LabelId, Error> {
-        let id = match self.label_map.get(name) {
-            Some(l) => *l,
+        let known = self.label_scopes.last().and_then(|s| s.get(name)).copied();
+        let id = match known {
+            Some(l) => l,
             None => self.new_label(name, span),
         };
         if self.label_defined[id.index()].is_some() {
@@ -693,7 +714,7 @@ fn function(
         regs: Vec::new(),
         locals: Vec::new(),
         labels: Vec::new(),
-        label_map: HashMap::new(),
+        label_scopes: Vec::new(),
         label_defined: Vec::new(),
         label_first_use: Vec::new(),
         protos: Vec::new(),
@@ -813,6 +834,14 @@ fn function(
 
 /// Parses `{ … }` (the `{` is next).
 fn block(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Block, Error> {
+    s.open_labels(c.block_labels());
+    let b = block_body(c, s);
+    s.label_scopes.pop();
+    b
+}
+
+/// The statements of a block whose label scope is open.
+fn block_body(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Block, Error> {
     c.expect('{')?;
     let mut b = Block::default();
     loop {

@@ -18,11 +18,6 @@ use models::vocab::{LoadSem, Proxy, RmwSem, Scope, StoreSem};
 
 /// Opcodes of instruction families ptxemu recognises but does not implement.
 const UNSUPPORTED: &[&str] = &[
-    "wmma",
-    "mma",
-    "ldmatrix",
-    "stmatrix",
-    "movmatrix",
     "wgmma",
     "tex",
     "tld4",
@@ -909,6 +904,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "tcgen05" => super::tcgen05::parse(q)?,
         "cp" => super::async_copy::parse_cp(q)?,
         "mbarrier" => super::async_copy::parse_mbarrier(q)?,
+        "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => super::mma::parse(opcode, q)?,
         _ => {
             return Err(Error::new(
                 ErrorKind::UnknownInstruction(opcode.to_string()),

@@ -20,6 +20,7 @@
 
 pub mod access;
 pub mod async_copy;
+pub mod mma;
 pub mod regalloc;
 mod special;
 pub mod tcgen05;
@@ -29,6 +30,10 @@ use smallvec::SmallVec;
 
 pub use access::{LoadCop, LoadMode, OrderedLoad, OrderedStore, StoreCop, StoreMode};
 pub use async_copy::{CpAsync, CpAsyncCopy, Mbarrier, MbarrierOp, MbarrierSem};
+pub use mma::{
+    MatrixCount, MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, MmaLayout,
+    MmaShape, WarpMatrix, WmmaFrag, WmmaLoad, WmmaMma, WmmaShape, WmmaStore,
+};
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
@@ -868,6 +873,10 @@ pub enum Op {
     // ---- tcgen05 and Tensor Memory ---------------------------------------------------------
     /// `tcgen05.alloc/dealloc/relinquish_alloc_permit/ld/st/wait/fence/shift`.
     Tcgen05(Tcgen05),
+
+    // ---- warp-level matrix instructions ----------------------------------------------------
+    /// `mma.sync.aligned`, `ldmatrix`, `stmatrix`, `movmatrix`.
+    WarpMatrix(WarpMatrix),
 
     // ---- control flow --------------------------------------------------------------------
     /// `bra{.uni}` — `label`.

@@ -13,6 +13,7 @@
 //! | [`compare`] | float `setp/set` comparisons, `min/max`, `testp`, `copysign` |
 //! | [`convert`] | `cvt` between every integer and float type; `.f16/.bf16/.tf32/.e4m3/.e5m2` |
 //! | [`half`] | `.f16/.bf16` and packed `x2` arithmetic |
+//! | [`mma`] | the dot products of `mma`: integer, single-bit, binary64, and the tensor-core accumulation model |
 
 pub mod approx;
 pub mod bits;
@@ -21,3 +22,4 @@ pub mod convert;
 pub mod float;
 pub mod half;
 pub mod int;
+pub mod mma;

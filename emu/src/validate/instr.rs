@@ -125,6 +125,7 @@ fn arity(op: &Op) -> (usize, usize) {
             let n = super::tcgen05::operand_count(t);
             (n, n)
         }
+        Op::WarpMatrix(w) => super::mma::operand_count(w),
     }
 }
 
@@ -216,6 +217,8 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         | Op::Bar(_) => {}
         // Operand kinds of each sub-instruction are checked in tcgen05.rs.
         Op::Tcgen05(_) => {}
+        // Operand kinds of the matrix instructions are checked in mma.rs.
+        Op::WarpMatrix(_) => {}
         _ => {
             if !is_dst(&i.args[0]) {
                 bad(out, 0, "a destination register");

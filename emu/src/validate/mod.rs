@@ -9,12 +9,14 @@ pub mod init;
 mod instr;
 mod limits;
 mod memory;
+pub mod mma;
 mod target;
 
 pub use target::is_known_arch_name;
 mod tcgen05;
 mod types;
 mod warp_level;
+mod wmma;
 
 use crate::front::error::render_at;
 use crate::ir::{Module, Span, Stmt};
@@ -74,6 +76,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             tcgen05::check(f, i, &mut out);
                             warp_level::check(m, f, i, &mut out);
                             async_copy::check(m, f, i, &mut out);
+                            mma::check(f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);
                     }

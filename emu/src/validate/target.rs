@@ -303,6 +303,9 @@ pub fn check_instr(m: &Module, i: &Instr, out: &mut Vec<Diagnostic>) {
     if let Op::Tcgen05(t) = &i.op {
         super::tcgen05::check_target(m, i, t, out);
     }
+    if let Op::WarpMatrix(w) = &i.op {
+        super::mma::check_target(m, i, w, out);
+    }
     for r in reqs(i) {
         if m.version < r.ptx {
             out.push(Diagnostic {

@@ -12,6 +12,7 @@
 
 pub mod async_copy;
 pub mod layout;
+pub mod mma;
 pub mod operands;
 pub mod ops;
 pub mod shared;

@@ -641,6 +641,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::Tcgen05(t) => super::tcgen05::lower(fx, ins, t, &mut d)?,
         Op::CpAsync(c) => return super::async_copy::lower_cp(fx, ins, c, d),
         Op::Mbarrier(m) => return super::async_copy::lower_mbarrier(fx, ins, m, d),
+        Op::WarpMatrix(w) => super::mma::lower(fx, ins, w, &mut d)?,
     }
     Ok(d)
 }

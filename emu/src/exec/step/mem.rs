@@ -229,7 +229,14 @@ fn store_at(c: &mut Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize, v: u64) {
 /// An address outside the CTA's shared memory, or not 4-byte aligned.
 pub fn store_shared_u32(c: &mut Ctx<'_>, a: &DAddr, lane: usize, v: u32) -> Result<u64, LaneFault> {
     let addr = lane_addr(c, a, lane);
-    let offset = match a.space {
+    store_shared(c, a.space, addr, 4, 4, lane, u64::from(v))?;
+    Ok(addr)
+}
+
+/// The offset in the CTA's shared memory of `addr`, a `.shared::cta` address or a generic one
+/// in the shared window.
+fn shared_offset(space: AddrSpace, addr: u64, lane: usize) -> Result<u64, LaneFault> {
+    let offset = match space {
         AddrSpace::Shared => Some(addr),
         AddrSpace::Generic => match window_of(addr) {
             Window::Shared(o) => Some(o),
@@ -246,9 +253,79 @@ pub fn store_shared_u32(c: &mut Ctx<'_>, a: &DAddr, lane: usize, v: u32) -> Resu
             address: Some(addr),
         });
     };
-    let loc = resolve(c, AddrSpace::Shared, off, 4, 4, lane, true)?;
-    store_at(c, &loc, 4, lane, u64::from(v));
-    Ok(addr)
+    Ok(off)
+}
+
+/// Loads `size` bytes at `addr` in `space` (any state space, or generic) for `lane`, aligned
+/// to `size`.
+///
+/// # Errors
+/// An address outside every allocation of the space, or misaligned.
+pub fn load_elem(
+    c: &Ctx<'_>,
+    space: AddrSpace,
+    addr: u64,
+    size: u32,
+    lane: usize,
+) -> Result<u64, LaneFault> {
+    let loc = resolve(c, space, addr, size, size, lane, false)?;
+    Ok(load_at(c, &loc, size, lane))
+}
+
+/// Stores `size` bytes of `v` at `addr` in `space` (any writable state space, or generic) for
+/// `lane`, aligned to `size`.
+///
+/// # Errors
+/// An address outside every allocation of the space, misaligned, or read-only.
+pub fn store_elem(
+    c: &mut Ctx<'_>,
+    space: AddrSpace,
+    addr: u64,
+    size: u32,
+    lane: usize,
+    v: u64,
+) -> Result<(), LaneFault> {
+    let loc = resolve(c, space, addr, size, size, lane, true)?;
+    store_at(c, &loc, size, lane, v);
+    Ok(())
+}
+
+/// Loads `size` bytes (aligned to `align`) at `addr` in the CTA's shared memory (`space`:
+/// `.shared` or generic) for `lane`.
+///
+/// # Errors
+/// An address outside the CTA's shared memory, or misaligned.
+pub fn load_shared(
+    c: &Ctx<'_>,
+    space: AddrSpace,
+    addr: u64,
+    size: u32,
+    align: u32,
+    lane: usize,
+) -> Result<u64, LaneFault> {
+    let off = shared_offset(space, addr, lane)?;
+    let loc = resolve(c, AddrSpace::Shared, off, size, align, lane, false)?;
+    Ok(load_at(c, &loc, size, lane))
+}
+
+/// Stores `size` bytes of `v` (aligned to `align`) at `addr` in the CTA's shared memory
+/// (`space`: `.shared` or generic) for `lane`.
+///
+/// # Errors
+/// An address outside the CTA's shared memory, or misaligned.
+pub fn store_shared(
+    c: &mut Ctx<'_>,
+    space: AddrSpace,
+    addr: u64,
+    size: u32,
+    align: u32,
+    lane: usize,
+    v: u64,
+) -> Result<(), LaneFault> {
+    let off = shared_offset(space, addr, lane)?;
+    let loc = resolve(c, AddrSpace::Shared, off, size, align, lane, true)?;
+    store_at(c, &loc, size, lane, v);
+    Ok(())
 }
 
 fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {

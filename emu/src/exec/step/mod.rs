@@ -14,8 +14,11 @@ pub mod convert;
 pub mod float;
 pub mod int;
 pub mod mem;
+pub mod mma;
+pub mod mma_layout;
 pub mod packed;
 pub mod tcgen05;
+pub mod wmma;
 
 pub mod warp_ops;
 

@@ -94,7 +94,7 @@ fn unsupported_pair(what: &str) -> LaneFault {
 
 /// The precondition of a `.sync.aligned` instruction: every lane of the warp, together.
 /// `Ok(Some(flow))` when the executing lanes must wait for the others.
-fn converge(c: &Ctx<'_>, what: &str) -> Result<Option<Flow>, LaneFault> {
+pub(crate) fn converge(c: &Ctx<'_>, what: &str) -> Result<Option<Flow>, LaneFault> {
     let missing = !c.valid;
     if missing != 0 {
         return Err(LaneFault::new(FaultKind::DivergentCollective {

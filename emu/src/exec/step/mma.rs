@@ -1,0 +1,394 @@
+//! The warp-level matrix instructions in the interpreter (PTX ISA "Warp Level Matrix Multiply-
+//! Accumulate Instructions"): `mma.sync.aligned`, `ldmatrix`, `stmatrix` and `movmatrix`.
+//!
+//! Each runs once per warp with all 32 lanes' fragments gathered, like the `.sync.aligned`
+//! tcgen05 instructions, through the same convergence check
+//! ([`super::tcgen05::converge`]): lanes still elsewhere are waited for, and exited, missing or
+//! guarded-off lanes are a fault naming them. The fragments are unpacked into matrices by the
+//! layouts of [`super::mma_layout`], multiplied by the pure functions of
+//! [`crate::semantics::mma`], and packed back.
+//!
+//! Deliberate deviations and choices:
+//! 1. The sm_100a forms `ldmatrix.m16n16`/`.m8n16` and `stmatrix.m16n8` parse and validate but
+//!    are an `Unsupported` fault when executed: their fragment layouts are not modelled yet.
+//! 2. `ldmatrix`/`stmatrix` check each row address for 16-byte alignment (the ISA requires
+//!    it) and fault on the lane that supplied it.
+
+use super::mma_layout::{a_elem, b_elem, c_elem, quad_pair, quad_pair_a, quad_pair_b, quad_pair_c};
+use super::tcgen05::converge;
+use super::{Ctx, FULL};
+use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, MatrixInstr};
+use crate::ir::{MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, WarpMatrix};
+use crate::semantics::convert::{f64_to_narrow, narrow_to_f64, Narrow};
+use crate::semantics::mma::{dot_f32, dot_f64, dot_int, AccModel, MmaInput};
+use rustc_apfloat::Round;
+
+type R = Result<Flow, LaneFault>;
+
+pub(super) fn decoded(i: &DInstr) -> Result<&MatrixInstr, LaneFault> {
+    match &i.extra {
+        Extra::Matrix(m) => Ok(m),
+        _ => Err(LaneFault::new(FaultKind::Unsupported {
+            what: "a matrix instruction without its decoded operands".into(),
+        })),
+    }
+}
+
+/// The registers of a fragment, all lanes: `regs[r][lane]`.
+pub(super) fn gather(c: &Ctx<'_>, srcs: &[crate::exec::program::Src]) -> Vec<[u64; 32]> {
+    srcs.iter().map(|s| c.fetch(s)).collect()
+}
+
+/// Element `i` of a fragment of `e` elements as raw bits.
+pub(super) fn elem_bits(regs: &[[u64; 32]], e: MmaElem, lane: u32, i: u32) -> u64 {
+    let p = e.per_reg();
+    let (r, j) = ((i / p) as usize, i % p);
+    let v = regs[r][lane as usize];
+    if e == MmaElem::F64 {
+        return v;
+    }
+    let bits = e.bits();
+    let mask = if bits == 32 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    (v >> (j * bits)) & mask
+}
+
+/// A floating-point element, widened exactly.
+fn float_of(e: MmaElem, bits: u64) -> f64 {
+    match e {
+        MmaElem::F16 => narrow_to_f64(bits, Narrow::F16),
+        MmaElem::Bf16 => narrow_to_f64(bits, Narrow::BF16),
+        MmaElem::E4m3 => narrow_to_f64(bits, Narrow::E4M3),
+        MmaElem::E5m2 => narrow_to_f64(bits, Narrow::E5M2),
+        // The low 13 bits of a .tf32 operand are not used.
+        MmaElem::Tf32 => f64::from(f32::from_bits(bits as u32 & !0x1FFF)),
+        MmaElem::F32 => f64::from(f32::from_bits(bits as u32)),
+        MmaElem::F64 => f64::from_bits(bits),
+        MmaElem::S8 | MmaElem::U8 | MmaElem::S4 | MmaElem::U4 | MmaElem::B1 | MmaElem::S32 => {
+            int_of(e, bits) as f64
+        }
+    }
+}
+
+/// An integer element, sign-extended where signed.
+fn int_of(e: MmaElem, bits: u64) -> i64 {
+    match e {
+        MmaElem::S8 => i64::from(bits as u8 as i8),
+        MmaElem::S4 => i64::from(((bits as u8) << 4) as i8 >> 4),
+        MmaElem::S32 => i64::from(bits as u32 as i32),
+        _ => bits as i64,
+    }
+}
+
+fn input_of(e: MmaElem) -> MmaInput {
+    match e {
+        MmaElem::Bf16 => MmaInput::Bf16,
+        MmaElem::Tf32 => MmaInput::Tf32,
+        MmaElem::E4m3 | MmaElem::E5m2 => MmaInput::Fp8,
+        _ => MmaInput::F16,
+    }
+}
+
+/// The matrices of one multiplication: `a[row][k]`, `b[k][col]`, `c[row][col]` as raw bits.
+pub(super) struct Tiles {
+    pub(super) a: Vec<Vec<u64>>,
+    pub(super) b: Vec<Vec<u64>>,
+    pub(super) c: Vec<Vec<u64>>,
+}
+
+impl Tiles {
+    pub(super) fn new(m: u32, n: u32, k: u32) -> Tiles {
+        Tiles {
+            a: vec![vec![0; k as usize]; m as usize],
+            b: vec![vec![0; n as usize]; k as usize],
+            c: vec![vec![0; n as usize]; m as usize],
+        }
+    }
+}
+
+/// `D = A·B + C` on raw element bits; returns `d[row][col]` as raw bits of `m.d`.
+pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Vec<Vec<u64>> {
+    let (rows, cols, k) = (t.a.len(), t.c[0].len(), t.b.len());
+    let mut d = vec![vec![0u64; cols]; rows];
+    let model = AccModel::for_target(sm, input_of(m.a));
+    for (r, drow) in d.iter_mut().enumerate() {
+        for (col, out) in drow.iter_mut().enumerate() {
+            let cbits = t.c[r][col];
+            *out = match m.a {
+                MmaElem::B1 => {
+                    let ones: i64 = (0..k)
+                        .map(|x| {
+                            let (a, b) = (t.a[r][x], t.b[x][col]);
+                            i64::from(match m.bitop {
+                                Some(MmaBitOp::Xor) => a ^ b,
+                                Some(MmaBitOp::And) | None => a & b,
+                            } as u8)
+                        })
+                        .sum();
+                    let s = dot_int(&[ones], &[1], int_of(MmaElem::S32, cbits) as i32, false);
+                    u64::from(s as u32)
+                }
+                e if e.is_integer() => {
+                    let a: Vec<i64> = (0..k).map(|x| int_of(m.a, t.a[r][x])).collect();
+                    let b: Vec<i64> = (0..k).map(|x| int_of(m.b, t.b[x][col])).collect();
+                    let c = int_of(MmaElem::S32, cbits) as i32;
+                    u64::from(dot_int(&a, &b, c, m.satfinite) as u32)
+                }
+                _ => {
+                    let a: Vec<f64> = (0..k).map(|x| float_of(m.a, t.a[r][x])).collect();
+                    let b: Vec<f64> = (0..k).map(|x| float_of(m.b, t.b[x][col])).collect();
+                    let c = float_of(m.c, cbits);
+                    match m.d {
+                        MmaElem::F64 => dot_f64(&a, &b, c).to_bits(),
+                        MmaElem::F16 => {
+                            let s = dot_f32(&model, &a, &b, c as f32);
+                            f64_to_narrow(
+                                f64::from(s),
+                                Narrow::F16,
+                                Round::NearestTiesToEven,
+                                false,
+                            )
+                        }
+                        _ => u64::from(dot_f32(&model, &a, &b, c as f32).to_bits()),
+                    }
+                }
+            };
+        }
+    }
+    d
+}
+
+/// Packs element `i` (raw bits) into lane `lane`'s D registers.
+pub(super) fn put(out: &mut [[u64; 32]], e: MmaElem, lane: u32, i: u32, v: u64) {
+    let p = e.per_reg();
+    let (r, j) = ((i / p) as usize, i % p);
+    let bits = if e == MmaElem::F64 { 64 } else { e.bits() };
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let slot = &mut out[r][lane as usize];
+    *slot = (*slot & !(mask << (j * bits))) | ((v & mask) << (j * bits));
+}
+
+/// `mma.sync.aligned`.
+pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = decoded(i)?;
+    let WarpMatrix::Mma(m) = x.op else {
+        return Err(LaneFault::new(FaultKind::Unsupported {
+            what: "mma decoded as another instruction".into(),
+        }));
+    };
+    if let Some(flow) = converge(c, "mma.sync.aligned")? {
+        return Ok(flow);
+    }
+    let (ra, rb, rc) = (gather(c, &x.a), gather(c, &x.b), gather(c, &x.c));
+    let (ea, eb, ec) = m.elems_per_thread();
+    let mut out = vec![[0u64; 32]; x.d.len()];
+    if m.is_quad_pair() {
+        let f32c = m.c == MmaElem::F32;
+        let f32d = m.d == MmaElem::F32;
+        for q in 0..4 {
+            let lanes: Vec<u32> = (0..32).filter(|l| quad_pair(*l).0 == q).collect();
+            let mut t = Tiles::new(8, 8, 4);
+            for &l in &lanes {
+                for e in 0..ea {
+                    let (r, k) = quad_pair_a(m.alayout, l, e);
+                    t.a[r as usize][k as usize] = elem_bits(&ra, m.a, l, e);
+                }
+                for e in 0..eb {
+                    let (k, col) = quad_pair_b(m.blayout, l, e);
+                    t.b[k as usize][col as usize] = elem_bits(&rb, m.b, l, e);
+                }
+                for e in 0..ec {
+                    let (r, col) = quad_pair_c(f32c, l, e);
+                    t.c[r as usize][col as usize] = elem_bits(&rc, m.c, l, e);
+                }
+            }
+            let d = multiply(&m, &t, x.sm);
+            for &l in &lanes {
+                for e in 0..ec {
+                    let (r, col) = quad_pair_c(f32d, l, e);
+                    put(&mut out, m.d, l, e, d[r as usize][col as usize]);
+                }
+            }
+        }
+    } else {
+        let (rows, cols, k) = m.shape.mnk();
+        let mut t = Tiles::new(rows, cols, k);
+        for l in 0..32 {
+            for e in 0..ea {
+                let (r, kk) = a_elem(&m, l, e);
+                t.a[r as usize][kk as usize] = elem_bits(&ra, m.a, l, e);
+            }
+            for e in 0..eb {
+                let (kk, col) = b_elem(&m, l, e);
+                t.b[kk as usize][col as usize] = elem_bits(&rb, m.b, l, e);
+            }
+            for e in 0..ec {
+                let (r, col) = c_elem(l, e);
+                t.c[r as usize][col as usize] = elem_bits(&rc, m.c, l, e);
+            }
+        }
+        let d = multiply(&m, &t, x.sm);
+        for l in 0..32 {
+            for e in 0..ec {
+                let (r, col) = c_elem(l, e);
+                put(&mut out, m.d, l, e, d[r as usize][col as usize]);
+            }
+        }
+    }
+    for (dst, vals) in x.d.iter().zip(&out) {
+        c.write(dst, vals);
+    }
+    Ok(Flow::Next)
+}
+
+fn unsupported_shape(what: &str, mv: &MatrixMove) -> Result<(), LaneFault> {
+    if mv.shape == MatrixShape::M8n8 {
+        return Ok(());
+    }
+    Err(LaneFault::new(FaultKind::Unsupported {
+        what: format!(
+            "{what}.{}.{}: the fragment layout of this sm_100a form is not modelled",
+            mv.shape.name(),
+            mv.format.name()
+        ),
+    }))
+}
+
+/// The row address of row `row` of matrix `mat`: supplied by lane `8·mat + row`, 16-byte
+/// aligned.
+fn row_addr(c: &Ctx<'_>, x: &MatrixInstr, mat: u32, row: u32) -> Result<(u64, usize), LaneFault> {
+    let lane = (8 * mat + row) as usize;
+    let a = x.addr.as_ref().ok_or_else(|| {
+        LaneFault::new(FaultKind::Unsupported {
+            what: "a matrix move without an address".into(),
+        })
+    })?;
+    let addr = super::mem::lane_addr(c, a, lane);
+    if !addr.is_multiple_of(16) {
+        return Err(LaneFault {
+            kind: FaultKind::Misaligned { align: 16 },
+            lane: Some(lane as u32),
+            address: Some(addr),
+        });
+    }
+    Ok((addr, lane))
+}
+
+fn space_of(x: &MatrixInstr) -> AddrSpace {
+    x.addr.map_or(AddrSpace::Generic, |a| a.space)
+}
+
+/// `ldmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16`: lane `l` receives, for each matrix,
+/// the two 16-bit elements at row `l/4`, columns `2(l%4)` and `2(l%4)+1` (with `.trans`, at
+/// rows `2(l%4)` and `2(l%4)+1`, column `l/4`).
+pub fn ldmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = decoded(i)?;
+    let (WarpMatrix::Ldmatrix(mv) | WarpMatrix::Stmatrix(mv)) = x.op else {
+        return Err(LaneFault::new(FaultKind::Unsupported {
+            what: "ldmatrix decoded as another instruction".into(),
+        }));
+    };
+    if let Some(flow) = converge(c, "ldmatrix.sync.aligned")? {
+        return Ok(flow);
+    }
+    unsupported_shape("ldmatrix", &mv)?;
+    let space = space_of(x);
+    let mut out = vec![[0u64; 32]; x.d.len()];
+    for mat in 0..mv.num.count() {
+        for l in 0..32u32 {
+            let v = if mv.trans {
+                let mut v = 0u64;
+                for j in 0..2 {
+                    let (addr, lane) = row_addr(c, x, mat, 2 * (l % 4) + j)?;
+                    let h =
+                        super::mem::load_shared(c, space, addr + 2 * u64::from(l / 4), 2, 2, lane)?;
+                    v |= h << (16 * j);
+                }
+                v
+            } else {
+                let (addr, lane) = row_addr(c, x, mat, l / 4)?;
+                super::mem::load_shared(c, space, addr + 4 * u64::from(l % 4), 4, 4, lane)?
+            };
+            out[mat as usize][l as usize] = v;
+        }
+    }
+    for (dst, vals) in x.d.iter().zip(&out) {
+        c.write(dst, vals);
+    }
+    Ok(Flow::Next)
+}
+
+/// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16`: the inverse of `ldmatrix`.
+pub fn stmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = decoded(i)?;
+    let (WarpMatrix::Ldmatrix(mv) | WarpMatrix::Stmatrix(mv)) = x.op else {
+        return Err(LaneFault::new(FaultKind::Unsupported {
+            what: "stmatrix decoded as another instruction".into(),
+        }));
+    };
+    if let Some(flow) = converge(c, "stmatrix.sync.aligned")? {
+        return Ok(flow);
+    }
+    unsupported_shape("stmatrix", &mv)?;
+    let space = space_of(x);
+    let regs = gather(c, &x.a);
+    for mat in 0..mv.num.count() {
+        for l in 0..32u32 {
+            let v = regs[mat as usize][l as usize];
+            if mv.trans {
+                for j in 0..2 {
+                    let (addr, lane) = row_addr(c, x, mat, 2 * (l % 4) + j)?;
+                    let h = (v >> (16 * j)) & 0xFFFF;
+                    super::mem::store_shared(c, space, addr + 2 * u64::from(l / 4), 2, 2, lane, h)?;
+                }
+            } else {
+                let (addr, lane) = row_addr(c, x, mat, l / 4)?;
+                super::mem::store_shared(
+                    c,
+                    space,
+                    addr + 4 * u64::from(l % 4),
+                    4,
+                    4,
+                    lane,
+                    v & 0xFFFF_FFFF,
+                )?;
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `movmatrix.sync.aligned.m8n8.trans.b16`: the fragment of the transposed 8×8 matrix.
+pub fn movmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = decoded(i)?;
+    if let Some(flow) = converge(c, "movmatrix.sync.aligned")? {
+        return Ok(flow);
+    }
+    let src = gather(c, &x.a);
+    let mut out = [0u64; 32];
+    for (l, o) in out.iter_mut().enumerate() {
+        let l = l as u32;
+        let mut v = 0u64;
+        for j in 0..2 {
+            // Element (row l/4, column 2(l%4)+j) of the transpose is element
+            // (2(l%4)+j, l/4) of the source, held by lane 4·row + column/2.
+            let (row, col) = (2 * (l % 4) + j, l / 4);
+            let h = (src[0][(4 * row + col / 2) as usize] >> (16 * (col % 2))) & 0xFFFF;
+            v |= h << (16 * j);
+        }
+        *o = v;
+    }
+    debug_assert_eq!(c.mask, FULL);
+    if let Some(d) = x.d.first() {
+        c.write(d, &out);
+    }
+    Ok(Flow::Next)
+}

@@ -1,0 +1,210 @@
+//! The arithmetic of one `mma` dot product (PTX ISA "Warp Level Matrix Multiply-Accumulate
+//! Instructions": `d = c + Σ a_k·b_k` for each element of D).
+//!
+//! Integer forms are exact: the sum is taken in full and wraps to 32 bits, or with
+//! `.satfinite` clamps to the `.s32` range. Single-bit forms count the ones of `a AND b` or
+//! `a XOR b` (`.popc`) and add them like the integer forms.
+//!
+//! Floating-point forms with `.f16`, `.bf16`, `.tf32`, `.e4m3` or `.e5m2` inputs follow the
+//! model of the tensor cores' accumulation that Fasi, Higham, Mikaitis and Pranesh measured on
+//! V100, T4 and A100 ("Numerical behavior of NVIDIA tensor cores", PeerJ Computer Science
+//! 7:e330, 2021, doi:10.7717/peerj-cs.330, and its test suite
+//! github.com/north-numerical-computing/tensor-cores-numerical-behavior), which Khattak and
+//! Mikaitis extend to H100 and B200 ("Accurate Models of NVIDIA Tensor Cores", arXiv:2512.07004,
+//! 2025):
+//!
+//! 1. every product `a_k·b_k` is exact (it is computed here in f64, where it always fits);
+//! 2. the products of one block of `block` consecutive k and the running accumulator (C for the
+//!    first block) are aligned to the largest exponent among them; bits below
+//!    `2^(e_max − frac_bits − extra_bits)` are dropped (truncation, i.e. toward zero, term by
+//!    term: there are no guard, round or sticky bits);
+//! 3. the aligned terms are added exactly, without normalising in between (carries out of the
+//!    leading bit are all kept: the suite's case whose sum needs a third carry bit gives 8
+//!    exactly);
+//! 4. the sum is normalised to binary32 by truncation (round toward zero), which becomes the
+//!    accumulator of the next block;
+//! 5. a `.f16` D is the final binary32 value rounded to nearest even.
+//!
+//! The per-architecture parameters are in [`AccModel::for_target`]. `.f64` forms are IEEE:
+//! a chain of fused multiply-adds in k order, rounded to nearest.
+//!
+//! Deliberate deviations and choices:
+//! 1. NaN and infinity: when any input or product is not finite, the result is the IEEE sum of
+//!    the exact products and C (an invalid operation gives the canonical NaN 0x7FFFFFFF).
+//! 2. Overflow of the binary32 accumulator gives an infinity of the sign (round toward zero
+//!    would give the largest finite value; the measurements do not cover overflow).
+//! 3. sm_90 and later use the sm_80 block sizes and no extra bits for `.f16`/`.bf16`/`.tf32`;
+//!    Khattak and Mikaitis report wider blocks with extra alignment bits on H100 and B200,
+//!    which ptxemu does not model yet. FP8 (sm_89 and later) keeps 13 fraction bits in the
+//!    accumulator, as DeepSeek-AI report for H800 ("DeepSeek-V3 Technical Report",
+//!    arXiv:2412.19437, section 3.3.2: about 14 bits of accumulation precision).
+
+/// The parameters of the accumulation model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccModel {
+    /// Products added in one step together with the accumulator.
+    pub block: usize,
+    /// Fraction bits of the aligned sum below the leading bit of the largest term (23 for a
+    /// binary32 accumulator).
+    pub frac_bits: u32,
+    /// Extra alignment bits kept below those.
+    pub extra_bits: u32,
+}
+
+/// The floating-point input formats of `mma`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaInput {
+    /// binary16
+    F16,
+    /// bfloat16
+    Bf16,
+    /// TensorFloat-32
+    Tf32,
+    /// FP8 (e4m3 or e5m2)
+    Fp8,
+}
+
+impl AccModel {
+    /// The model of `sm_<sm>` for inputs of format `input`.
+    pub fn for_target(sm: u32, input: MmaInput) -> AccModel {
+        let block = match (sm, input) {
+            // V100 and T4: blocks of four products (Fasi et al.).
+            (..=79, _) => 4,
+            // A100: eight binary16/bfloat16 products, four tf32 ones, per step (as ptxemu reads
+            // Fasi et al.'s A100 results; not confirmed on hardware by ptxemu).
+            (_, MmaInput::F16 | MmaInput::Bf16) => 8,
+            (_, MmaInput::Tf32) => 4,
+            (_, MmaInput::Fp8) => 32,
+        };
+        let frac_bits = match input {
+            MmaInput::Fp8 => 13,
+            MmaInput::F16 | MmaInput::Bf16 | MmaInput::Tf32 => 23,
+        };
+        AccModel {
+            block,
+            frac_bits,
+            extra_bits: 0,
+        }
+    }
+}
+
+/// `(mantissa, exponent)` with `x = mantissa · 2^exponent` exactly, for a finite nonzero f64.
+fn decompose(x: f64) -> (i128, i32) {
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7FF) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (m, e) = if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), exp - 1075)
+    };
+    let m = i128::from(m);
+    (if x < 0.0 { -m } else { m }, e)
+}
+
+/// The exponent of the leading bit of a finite nonzero f64 (`floor(log2 |x|)`).
+fn leading_exponent(x: f64) -> i32 {
+    let (m, e) = decompose(x);
+    e + (127 - m.unsigned_abs().leading_zeros() as i32)
+}
+
+/// `m · 2^sh`, truncated toward zero when `sh` is negative.
+fn shift_trunc(m: i128, sh: i32) -> i128 {
+    if sh >= 0 {
+        m << sh.min(100)
+    } else if sh <= -127 {
+        0
+    } else {
+        let mag = m.unsigned_abs() >> (-sh) as u32;
+        let mag = mag as i128;
+        if m < 0 {
+            -mag
+        } else {
+            mag
+        }
+    }
+}
+
+/// `s · 2^q` as a binary32, truncated toward zero; an infinity when out of range.
+pub fn to_f32_rz(s: i128, q: i32) -> f32 {
+    if s == 0 {
+        return 0.0;
+    }
+    let neg = s < 0;
+    let mag = s.unsigned_abs();
+    let lead = 127 - mag.leading_zeros() as i32 + q; // exponent of the leading bit
+    let sign = |x: f32| if neg { -x } else { x };
+    if lead > 127 {
+        return sign(f32::INFINITY);
+    }
+    // The lowest bit binary32 keeps at this exponent (subnormals stop at 2^-149).
+    let low = (lead - 23).max(-149);
+    let kept = if low > q {
+        mag >> (low - q) as u32
+    } else {
+        mag << (q - low) as u32
+    };
+    // kept · 2^low, with kept < 2^24: exact in f64, and so in f32.
+    let v = (kept as f64) * 2f64.powi(low);
+    sign(v as f32)
+}
+
+/// One block: `c + Σ p_k` with the alignment and truncation of `model`.
+fn block_sum(model: &AccModel, products: &[f64], c: f32) -> f32 {
+    let c64 = f64::from(c);
+    let terms = products.iter().copied().chain(std::iter::once(c64));
+    let e_max = terms
+        .clone()
+        .filter(|t| *t != 0.0)
+        .map(leading_exponent)
+        .max();
+    let Some(e_max) = e_max else {
+        // All zero: the sign of an exact zero sum (−0 only when every term is −0).
+        let all_neg = products.iter().all(|p| p.is_sign_negative()) && c.is_sign_negative();
+        return if all_neg { -0.0 } else { 0.0 };
+    };
+    let q = e_max - model.frac_bits as i32 - model.extra_bits as i32;
+    let mut sum: i128 = 0;
+    for t in terms.filter(|t| *t != 0.0) {
+        let (m, e) = decompose(t);
+        sum += shift_trunc(m, e - q);
+    }
+    to_f32_rz(sum, q)
+}
+
+/// `c + Σ a_k·b_k` for finite or non-finite inputs widened exactly to f64, under `model`.
+pub fn dot_f32(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> f32 {
+    let products: Vec<f64> = a.iter().zip(b).map(|(x, y)| x * y).collect();
+    if !c.is_finite() || products.iter().any(|p| !p.is_finite()) {
+        let s = products.iter().fold(f64::from(c), |acc, p| acc + p);
+        return if s.is_nan() {
+            f32::from_bits(0x7FFF_FFFF)
+        } else {
+            s as f32
+        };
+    }
+    let mut acc = c;
+    for chunk in products.chunks(model.block.max(1)) {
+        acc = block_sum(model, chunk, acc);
+    }
+    acc
+}
+
+/// `c + Σ a_k·b_k` in binary64: fused multiply-adds in k order, rounded to nearest.
+pub fn dot_f64(a: &[f64], b: &[f64], c: f64) -> f64 {
+    a.iter().zip(b).fold(c, |acc, (x, y)| x.mul_add(*y, acc))
+}
+
+/// `c + Σ a_k·b_k` of integers: wrapped to 32 bits, or clamped with `.satfinite`.
+pub fn dot_int(a: &[i64], b: &[i64], c: i32, satfinite: bool) -> i32 {
+    let s: i64 = a.iter().zip(b).map(|(x, y)| x * y).sum::<i64>() + i64::from(c);
+    if satfinite {
+        s.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+    } else {
+        s as i32
+    }
+}
+
+#[cfg(test)]
+#[path = "mma_tests.rs"]
+mod tests;

@@ -366,7 +366,17 @@ fn bad_plans_are_refused_before_anything_runs() {
     let head = r#"{ "version": 1, "module": "$PTX", "buffers": {"b": "u32[4]:zero", "f": "u8[1]:zero"},
       "steps": [ { "dump": "b=$OUT/early.bin" },
                  { "launch": { "kernel": "inc", "grid": "1", "block": "4", "args": ["@b"] } },"#;
-    let cases: [(&str, &str, &[&str]); 9] = [
+    let cases: [(&str, &str, &[&str]); 11] = [
+        (
+            "offset",
+            r#"{ "launch": { "kernel": "inc", "grid": "1", "block": "4", "args": ["@b+16"] } } ] }"#,
+            &["step 2 (launch)", "offset 16 is not inside `b` (16 bytes)"],
+        ),
+        (
+            "offset-text",
+            r#"{ "launch": { "kernel": "inc", "grid": "1", "block": "4", "args": ["@b+x"] } } ] }"#,
+            &["`@b+x`: the offset after `+` must be a byte count"],
+        ),
         (
             "key",
             r#"{ "launch": { "kernel": "inc", "grd": "1", "block": "4", "args": ["@b"] } } ] }"#,

@@ -38,8 +38,8 @@ struct Buffer {
 enum Arg {
     /// Scalar bytes.
     Scalar(Vec<u8>),
-    /// A buffer's address.
-    Buffer(usize),
+    /// A buffer's address plus a byte offset inside it.
+    Buffer(usize, u64),
 }
 
 /// A step, checked.
@@ -213,7 +213,7 @@ fn check_launch(
     let mut args = Vec::with_capacity(l.args.len());
     for (i, a) in l.args.iter().enumerate() {
         match a {
-            PlanArg::Named(name) => {
+            PlanArg::Named { name, offset } => {
                 let Some(b) = named(buffers, name) else {
                     return Err(bad(
                         at,
@@ -221,8 +221,18 @@ fn check_launch(
                         format!("argument {i}: no buffer named `{name}`"),
                     ));
                 };
+                let len = buffers[b].init.len() as u64;
+                if *offset >= len {
+                    return Err(bad(
+                        at,
+                        "launch",
+                        format!(
+                            "argument {i}: offset {offset} is not inside `{name}` ({len} bytes)"
+                        ),
+                    ));
+                }
                 shapes.push(ArgShape::Buffer);
-                args.push(Arg::Buffer(b));
+                args.push(Arg::Buffer(b, *offset));
             }
             PlanArg::Spec(spec) => {
                 shapes.push(ArgShape::of(spec));
@@ -240,7 +250,7 @@ fn check_launch(
                             init,
                             addr: 0,
                         });
-                        args.push(Arg::Buffer(buffers.len() - 1));
+                        args.push(Arg::Buffer(buffers.len() - 1, 0));
                     }
                 }
             }
@@ -408,12 +418,12 @@ impl Runner<'_> {
         for a in args {
             match a {
                 Arg::Scalar(b) => values.push(b.clone()),
-                Arg::Buffer(i) => {
+                Arg::Buffer(i, offset) => {
                     let b = &buffers[*i];
                     if b.name.is_none() {
                         self.loaded.machine.write(b.addr, &b.init);
                     }
-                    values.push(b.addr.to_le_bytes().to_vec());
+                    values.push((b.addr + offset).to_le_bytes().to_vec());
                 }
             }
         }
@@ -430,7 +440,7 @@ impl Runner<'_> {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, a)| match a {
-                    Arg::Buffer(b) => Some((i, &buffers[*b])),
+                    Arg::Buffer(b, _) => Some((i, &buffers[*b])),
                     Arg::Scalar(_) => None,
                 })
                 .map(|(i, b)| {

@@ -109,8 +109,14 @@ pub(crate) struct LaunchStep {
 /// One launch argument.
 #[derive(Debug)]
 pub(crate) enum PlanArg {
-    /// `@NAME`: a named buffer's address.
-    Named(String),
+    /// `@NAME` or `@NAME+BYTES`: a named buffer's address, or an address inside it (as a host
+    /// program passes `d_data + blockSize`).
+    Named {
+        /// The buffer.
+        name: String,
+        /// Bytes past its start.
+        offset: u64,
+    },
     /// An `--arg` spec (an inline buffer lives for this launch only).
     Spec(ArgSpec),
 }
@@ -320,7 +326,26 @@ fn launch(v: &Json, at: &str, dir: &Path) -> Result<LaunchStep> {
                 let aat = format!("{at}, argument {i}");
                 let text = string(v, &aat, "args")?;
                 Ok(match text.strip_prefix('@') {
-                    Some(name) => PlanArg::Named(name.to_string()),
+                    Some(named) => {
+                        let (name, offset) = match named.split_once('+') {
+                            Some((n, off)) => {
+                                let off = off.trim().parse::<u64>().map_err(|_| {
+                                    bad(
+                                        &aat,
+                                        format!(
+                                            "`{text}`: the offset after `+` must be a byte count"
+                                        ),
+                                    )
+                                })?;
+                                (n.trim(), off)
+                            }
+                            None => (named, 0),
+                        };
+                        PlanArg::Named {
+                            name: name.to_string(),
+                            offset,
+                        }
+                    }
                     None => PlanArg::Spec(spec(text, dir, &aat)?),
                 })
             })

@@ -2,7 +2,8 @@
 //! nvcc 13.5 emits them, run through `ptxemu run --plan` exactly as a user would, and compared
 //! with an independent numpy reference. One test per folder of `tests/fixtures/public/`.
 //!
-//! Each folder holds the vendored source (`src/`, unchanged, licences in `LICENCES/`), the
+//! Each folder holds the vendored source (`src/`, unchanged, licences in `LICENCES/`; the
+//! suites' shared headers once, in `common/`), the
 //! PTX (`kernel.ptx`), the reference (`ref.py`, which wrote `inputs/` and `expected/`), the
 //! launches (`plan.json`, docs/plan-format.md; dumps go to `out/` under the current folder) and
 //! `expect.json`: `outputs` (each `file`, `expected`, element `type`, and optional `rtol`/`atol`
@@ -200,7 +201,7 @@ fn every_folder_is_listed_here_and_in_the_readme_and_complete() {
     let mut on_disk: Vec<String> = std::fs::read_dir(public_dir())
         .expect("tests/fixtures/public")
         .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir() && e.file_name() != "LICENCES")
+        .filter(|e| e.path().is_dir() && e.file_name() != "LICENCES" && e.file_name() != "common")
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     on_disk.sort();

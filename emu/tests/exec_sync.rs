@@ -484,3 +484,37 @@ LOW:
     let ok = src.replace("bar.sync 0;", "barrier.sync 0;");
     launch(&ok, "k", [1, 1, 1], [32, 1, 1], vec![]).ok();
 }
+
+#[test]
+fn float_redux_of_disjoint_groups_in_one_instruction() {
+    // As above for redux.sync.max.f32 (sm_100a): lanes labelled tid % 4 reduce -tid as a
+    // float within their own group, so each group's maximum is minus its smallest member.
+    let src = r#".version 8.8
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<6>;
+    .reg .f32 %f<3>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    and.b32 %r2, %r1, 3;
+    match.any.sync.b32 %r3, %r2, -1;
+    cvt.rn.f32.u32 %f1, %r1;
+    neg.f32 %f1, %f1;
+    redux.sync.max.f32 %f2, %f1, %r3;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.f32 [%rd3], %f2;
+    ret;
+}
+"#;
+    let o = launch(src, "k", [1, 1, 1], [32, 1, 1], vec![zeros(32)]);
+    o.ok();
+    let v = o.u32s(0);
+    for t in 0..32u32 {
+        let want = -((t % 4) as f32);
+        assert_eq!(f32::from_bits(v[t as usize]), want, "lane {t}");
+    }
+}

@@ -228,28 +228,35 @@ pub fn redux(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let Extra::Param(code) = i.extra else {
         return Ok(Flow::Next);
     };
-    // One reduction per distinct group: (member lanes, result).
-    let mut groups: Vec<(u32, u32)> = Vec::new();
+    let out = per_group(c.mask, &m, |part| {
+        let mut acc: Option<u32> = None;
+        for_lanes(part, |k| {
+            let v = a[k] as u32;
+            acc = Some(acc.map_or(v, |x| redux_step(code, x, v)));
+        });
+        u64::from(acc.unwrap_or(0))
+    });
+    c.write(&i.d[0], &out);
+    Ok(Flow::Next)
+}
+
+/// For each executing lane (`mask`), `reduce` of its group: the executing lanes its member
+/// mask names. Each distinct group is reduced once.
+fn per_group(mask: u32, m: &[u32; 32], mut reduce: impl FnMut(u32) -> u64) -> [u64; 32] {
+    let mut groups: Vec<(u32, u64)> = Vec::new();
     let mut out = [0u64; 32];
-    for_lanes(c.mask, |l| {
-        let part = m[l] & c.mask;
-        let r = match groups.iter().find(|g| g.0 == part) {
+    for_lanes(mask, |l| {
+        let part = m[l] & mask;
+        out[l] = match groups.iter().find(|g| g.0 == part) {
             Some(g) => g.1,
             None => {
-                let mut acc: Option<u32> = None;
-                for_lanes(part, |k| {
-                    let v = a[k] as u32;
-                    acc = Some(acc.map_or(v, |x| redux_step(code, x, v)));
-                });
-                let r = acc.unwrap_or(0);
+                let r = reduce(part);
                 groups.push((part, r));
                 r
             }
         };
-        out[l] = u64::from(r);
     });
-    c.write(&i.d[0], &out);
-    Ok(Flow::Next)
+    out
 }
 
 /// `elect.sync d|p, membermask`: `s = [membermask]`, `d = [d, p]`. Each group of lanes with
@@ -300,16 +307,13 @@ pub fn redux_f32(c: &mut Ctx<'_>, i: &DInstr) -> R {
         return Ok(Flow::Next);
     };
     let (max, abs, nan) = (code & 1 != 0, code & 2 != 0, code & 4 != 0);
-    // One reduction per distinct group of members, as for the integer `redux`.
-    let mut out = [0u64; 32];
-    for_lanes(c.mask, |l| {
-        let part = m[l] & c.mask;
+    let out = per_group(c.mask, &m, |part| {
         let values = a
             .iter()
             .enumerate()
             .filter(|(k, _)| part & (1 << k) != 0)
             .map(|(_, v)| f32::from_bits(*v as u32));
-        out[l] = u64::from(reduce_f32(values, max, abs, nan).to_bits());
+        u64::from(reduce_f32(values, max, abs, nan).to_bits())
     });
     c.write(&i.d[0], &out);
     Ok(Flow::Next)

@@ -167,6 +167,34 @@ fixtures!(
     vector_add_nodiv,
 );
 
+/// Tensor-core kernels (ldmatrix, mma.sync and cp.async at sm_80): their sm_90 and sm_100
+/// builds use wgmma and tcgen05.mma, which ptxemu does not run yet.
+macro_rules! sm80_fixtures {
+    ($($name:ident),* $(,)?) => {
+        const SM80_ONLY: &[&str] = &[$(stringify!($name)),*];
+        $(
+            mod $name {
+                #[test]
+                fn sm80() {
+                    let name = stringify!($name)
+                        .replacen("_div", ".div", 1)
+                        .replacen("_nodiv", ".nodiv", 1);
+                    super::run(&name, "sm80");
+                }
+            }
+        )*
+    };
+}
+
+sm80_fixtures!(
+    attention_div,
+    attention_nodiv,
+    matmul_fp16_div,
+    matmul_fp16_nodiv,
+    matmul_int8_div,
+    matmul_int8_nodiv,
+);
+
 /// Every folder under runs/ has its tests (a fixture added without a test fails here).
 #[test]
 fn every_fixture_is_listed() {
@@ -175,7 +203,11 @@ fn every_fixture_is_listed() {
         .map(|e| e.unwrap().file_name().to_string_lossy().replace('.', "_"))
         .collect();
     on_disk.sort();
-    let mut listed: Vec<String> = LISTED.iter().map(ToString::to_string).collect();
+    let mut listed: Vec<String> = LISTED
+        .iter()
+        .chain(SM80_ONLY)
+        .map(ToString::to_string)
+        .collect();
     listed.sort();
     assert_eq!(on_disk, listed);
 }

@@ -1,5 +1,5 @@
 //! The repository stands alone: no source, script, test or document reaches outside it for
-//! `../shared` (the team's notes beside a checkout), which a clone of the repository lacks.
+//! the `shared` folder of team notes that sits beside a checkout, which a clone lacks.
 //! Recorded tool output (`*.txt`, `*.log` under `litmus/hardware/`) may name the paths it
 //! was made from; it is data, not something the tests or README read.
 

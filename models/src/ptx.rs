@@ -396,10 +396,6 @@ impl Statics {
         let gen = &self.gen;
         let m = &self.m;
         let pfo = &self.pfo;
-        let pfo_inv = pfo.inverse();
-        let before = cb.inter(&pfo_inv); // x -cb-> f where f is a proxy fence for x
-        let after = cb.inter(pfo); // f -cb-> y where f is a proxy fence for y
-        let aliasf = Rel::id_of(&self.alias);
         let vloc = &self.vloc;
         let loc = &self.loc;
         let c1 = vloc.inter(cb).restrict(gen, gen);
@@ -413,20 +409,22 @@ impl Statics {
         // The other clauses go through a proxy fence or an alias fence: skip them when the
         // execution has none (they are empty then), which is most executions.
         let fences = !pfo.is_empty();
-        if fences {
+        // x -cb-> f and f -cb-> y, where f is a proxy fence for x and for y.
+        let through_fence = fences.then(|| (cb.inter(&pfo.inverse()), cb.inter(pfo)));
+        if let Some((before, after)) = &through_fence {
             let c3 = vloc.inter(&before.seq(cb).to_set(gen));
-            let c4 = vloc.inter(&cb.from_set(gen).seq(&after));
-            let c5 = vloc.inter(&before.seq(cb).seq(&after));
+            let c4 = vloc.inter(&cb.from_set(gen).seq(after));
+            let c5 = vloc.inter(&before.seq(cb).seq(after));
             out = out.union(&c3).union(&c4).union(&c5);
         }
         if self.alias.iter().next().is_some() {
-            let via_alias = cb.seq(&aliasf).seq(cb);
+            let via_alias = cb.seq(&Rel::id_of(&self.alias)).seq(cb);
             let c6 = loc.inter(&via_alias.restrict(gen, gen));
             out = out.union(&c6);
-            if fences {
+            if let Some((before, after)) = &through_fence {
                 let c7 = loc.inter(&before.seq(&via_alias).to_set(gen));
-                let c8 = loc.inter(&via_alias.from_set(gen).seq(&after));
-                let c9 = loc.inter(&before.seq(&via_alias).seq(&after));
+                let c8 = loc.inter(&via_alias.from_set(gen).seq(after));
+                let c9 = loc.inter(&before.seq(&via_alias).seq(after));
                 out = out.union(&c7).union(&c8).union(&c9);
             }
         }

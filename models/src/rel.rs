@@ -210,29 +210,32 @@ impl Rel {
 
     /// `self | o`.
     pub fn union(&self, o: &Rel) -> Rel {
-        let mut r = self.clone();
-        for (x, y) in r.rows.iter_mut().zip(&o.rows) {
-            *x |= y;
-        }
-        r
+        self.zip_with(o, |x, y| x | y)
     }
 
     /// `self & o`.
     pub fn inter(&self, o: &Rel) -> Rel {
-        let mut r = self.clone();
-        for (x, y) in r.rows.iter_mut().zip(&o.rows) {
-            *x &= y;
-        }
-        r
+        self.zip_with(o, |x, y| x & y)
     }
 
     /// `self \ o`.
     pub fn minus(&self, o: &Rel) -> Rel {
-        let mut r = self.clone();
-        for (x, y) in r.rows.iter_mut().zip(&o.rows) {
-            *x &= !y;
+        self.zip_with(o, |x, y| x & !y)
+    }
+
+    /// The relation whose words are `f` of `self`'s and `o`'s (built in place, without a
+    /// copy of `self` first: the explorer makes many small relations).
+    fn zip_with(&self, o: &Rel, f: impl Fn(u64, u64) -> u64) -> Rel {
+        Rel {
+            rows: self
+                .rows
+                .iter()
+                .zip(&o.rows)
+                .map(|(x, y)| f(*x, *y))
+                .collect(),
+            words: self.words,
+            n: self.n,
         }
-        r
     }
 
     /// `self ; o`.

@@ -65,7 +65,8 @@ struct Undo {
     prev_at: u32,
     added: bool,
     deferred: Vec<usize>,
-    closed: Rel,
+    /// `closed` before the move, kept only when the move may change it (not [`quiet`]).
+    closed: Option<Rel>,
 }
 
 /// Collecting the tasks of a split: the decision paths at `depth` (or at an earlier complete
@@ -338,7 +339,7 @@ impl<'a> Search<'a> {
             prev_at: self.at[t],
             added: true,
             deferred: self.deferred.clone(),
-            closed: self.closed.clone(),
+            closed: (!quiet(m)).then(|| self.closed.clone()),
         };
         match m {
             Move::End(e) => {
@@ -398,7 +399,9 @@ impl<'a> Search<'a> {
         }
         self.at[t] = u.prev_at;
         self.deferred = u.deferred;
-        self.closed = u.closed;
+        if let Some(closed) = u.closed {
+            self.closed = closed;
+        }
     }
 
     /// The checks of the module docs on the current partial execution; updates `closed`.

@@ -61,21 +61,32 @@ fn gather_set(l: &mut Set, u: &Set, g: usize, k: usize) {
 
 /// Every relation and set of the universe's `us` at the last of `ids` (the event just added),
 /// against the events before it.
-pub(super) fn gather(ls: &mut Statics, us: &Statics, ids: &[usize]) {
+/// Which of the universe's relations (in [`rels`] order) have a pair: the others stay empty
+/// locally, so gathering and forgetting skip them.
+pub(super) fn present(us: &Statics) -> [bool; 13] {
+    rels_ref(us).map(|u| !u.is_empty())
+}
+
+pub(super) fn gather(ls: &mut Statics, us: &Statics, present: &[bool; 13], ids: &[usize]) {
     let k = ids.len() - 1;
     let g = ids[k];
-    for (l, u) in rels(ls).into_iter().zip(rels_ref(us)) {
-        gather_rel(l, u, ids);
+    for ((l, u), p) in rels(ls).into_iter().zip(rels_ref(us)).zip(present) {
+        if *p {
+            gather_rel(l, u, ids);
+        }
     }
     for (l, u) in sets(ls).into_iter().zip(sets_ref(us)) {
         gather_set(l, u, g, k);
     }
 }
 
-/// Forgets local index `k` (its event was taken back).
-pub(super) fn forget(ls: &mut Statics, k: usize) {
-    for l in rels(ls) {
-        l.clear_row_col(k);
+/// Forgets local index `k` (its event was taken back). Relations empty in the universe
+/// (`present`) were never gathered, so they have nothing to clear.
+pub(super) fn forget(ls: &mut Statics, present: &[bool; 13], k: usize) {
+    for (l, p) in rels(ls).into_iter().zip(present) {
+        if *p {
+            l.clear_row_col(k);
+        }
     }
     for l in sets(ls) {
         l.remove(k);

@@ -81,6 +81,8 @@ pub(super) struct Collect {
 pub(super) struct Search<'a> {
     u: &'a Universe,
     us: &'a Statics,
+    /// Which of the universe's relations have a pair ([`local::present`]).
+    present: [bool; 13],
     ls: Statics,
     sc: bool,
     cap: usize,
@@ -125,6 +127,7 @@ impl<'a> Search<'a> {
         let mut s = Search {
             u,
             us,
+            present: local::present(us),
             ls: local::blank(us.model, us.opts, cap),
             sc: us.model == Model::Sc,
             cap,
@@ -146,7 +149,7 @@ impl<'a> Search<'a> {
         };
         for i in 0..u.inits {
             s.ids.push(i);
-            local::gather(&mut s.ls, us, &s.ids);
+            local::gather(&mut s.ls, us, &s.present, &s.ids);
         }
         s
     }
@@ -328,7 +331,7 @@ impl<'a> Search<'a> {
         let g = self.u.trees[t].nodes[child as usize].event.unwrap_or(0);
         self.ids.push(g);
         self.events[t].push(k);
-        local::gather(&mut self.ls, self.us, &self.ids);
+        local::gather(&mut self.ls, self.us, &self.present, &self.ids);
         self.at[t] = child;
         k
     }
@@ -389,7 +392,7 @@ impl<'a> Search<'a> {
         let t = u.thread;
         if u.added {
             let k = self.ids.len() - 1;
-            local::forget(&mut self.ls, k);
+            local::forget(&mut self.ls, &self.present, k);
             self.rf.clear_row_col(k);
             self.co.clear_row_col(k);
             self.ids.pop();

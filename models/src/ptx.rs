@@ -398,14 +398,17 @@ impl Statics {
         let pfo = &self.pfo;
         let vloc = &self.vloc;
         let loc = &self.loc;
-        let c1 = vloc.inter(cb).restrict(gen, gen);
-        let c2 = self
-            .same_proxy
-            .inter(&self.scta)
-            .inter(vloc)
-            .inter(cb)
-            .restrict(m, m);
-        let mut out = c1.union(&c2);
+        let vloc_cb = vloc.inter(cb);
+        let mut out = vloc_cb.restrict(gen, gen);
+        // The second clause lies within the first when every memory event is generic.
+        if !m.is_subset(gen) {
+            let c2 = self
+                .same_proxy
+                .inter(&self.scta)
+                .inter(&vloc_cb)
+                .restrict(m, m);
+            out = out.union(&c2);
+        }
         // The other clauses go through a proxy fence or an alias fence: skip them when the
         // execution has none (they are empty then), which is most executions.
         let fences = !pfo.is_empty();

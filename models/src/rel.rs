@@ -79,6 +79,11 @@ impl Set {
         }
     }
 
+    /// Whether every element of `self` is in `o`.
+    pub fn is_subset(&self, o: &Set) -> bool {
+        self.bits.iter().zip(&o.bits).all(|(a, b)| a & !b == 0)
+    }
+
     /// Complement within `0..n`.
     pub fn not(&self) -> Set {
         Set::from_fn(self.n, |i| !self.contains(i))

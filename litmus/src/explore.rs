@@ -16,8 +16,8 @@ use models::Next;
 use crate::ast::Test;
 use crate::barrier::syncbar_options;
 use crate::run::{
-    eval, holds, prepare, reached_at, states_from, thread_paths, to_event, Hang, Prepared, Report,
-    RunError, RunOptions, StateInfo,
+    eval, holds, prepare, reached_at, states_from, thread_paths, to_event, usable_paths, Hang,
+    Prepared, Report, RunError, RunOptions, StateInfo,
 };
 
 /// The universe of a test: every event of every path of every thread (`per[t]` are thread
@@ -137,16 +137,7 @@ impl Sink for Outcomes<'_> {
         let paths = self.paths(leaf.ends);
         if self.liveness {
             if fair(u, leaf, &paths) {
-                self.hang = Some(Hang {
-                    threads: paths
-                        .iter()
-                        .map(|t| match t.ending {
-                            Ending::Done => "done".to_string(),
-                            Ending::Spin => "spins forever".to_string(),
-                            Ending::Blocked => "waits at a barrier forever".to_string(),
-                        })
-                        .collect(),
-                });
+                self.hang = Some(Hang::of(&paths));
                 return Next::Stop;
             }
             return Next::Continue;
@@ -214,14 +205,7 @@ pub fn run(test: &Test, ro: &RunOptions, progress: Option<&Progress>) -> Result<
     let start = Instant::now();
     let p = prepare(test)?;
     let all = thread_paths(&p, ro.liveness, ro.limits)?;
-    let per: Vec<Vec<&Trace>> = all
-        .iter()
-        .map(|ts| {
-            ts.iter()
-                .filter(|t| ro.liveness || t.ending == Ending::Done)
-                .collect()
-        })
-        .collect();
+    let per = usable_paths(&all, ro.liveness);
     // A liveness run looks only at executions where some thread does not finish: with no such
     // path there is nothing to explore.
     let nothing = ro.liveness && per.iter().flatten().all(|t| t.ending == Ending::Done);

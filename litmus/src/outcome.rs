@@ -29,6 +29,22 @@ pub struct Hang {
     pub threads: Vec<String>,
 }
 
+impl Hang {
+    /// The hang in which each thread follows its path of `paths`.
+    pub fn of(paths: &[&Trace]) -> Hang {
+        Hang {
+            threads: paths
+                .iter()
+                .map(|t| match t.ending {
+                    Ending::Done => "done".to_string(),
+                    Ending::Spin => "spins forever".to_string(),
+                    Ending::Blocked => "waits at a barrier forever".to_string(),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// The result of running a test.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -187,17 +203,7 @@ fn enumerate_run(test: &Test, ro: &RunOptions) -> Result<Report, RunError> {
         }
         if ro.liveness {
             if fair(j) {
-                hang = Some(Hang {
-                    threads: j
-                        .paths
-                        .iter()
-                        .map(|t| match t.ending {
-                            Ending::Done => "done".to_string(),
-                            Ending::Spin => "spins forever".to_string(),
-                            Ending::Blocked => "waits at a barrier forever".to_string(),
-                        })
-                        .collect(),
-                });
+                hang = Some(Hang::of(j.paths));
                 return Next::Stop;
             }
             return Next::Continue;

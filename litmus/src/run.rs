@@ -477,6 +477,18 @@ pub struct Judged<'a> {
 /// liveness mode, those where some thread does not finish), calling `visit` on each.
 ///
 /// # Errors
+/// The paths of each thread that an execution may take: those that finish, or with
+/// `liveness` every path (a hang needs the ones that do not).
+pub fn usable_paths(all: &[Vec<Trace>], liveness: bool) -> Vec<Vec<&Trace>> {
+    all.iter()
+        .map(|ts| {
+            ts.iter()
+                .filter(|t| liveness || t.ending == Ending::Done)
+                .collect()
+        })
+        .collect()
+}
+
 /// As [`thread_paths`], or the candidate budget running out.
 pub fn executions(
     p: &Prepared,
@@ -484,14 +496,7 @@ pub fn executions(
     visit: &mut dyn FnMut(&Judged<'_>) -> Next,
 ) -> Result<Counts, RunError> {
     let all = thread_paths(p, ro.liveness, ro.limits)?;
-    let per: Vec<Vec<&Trace>> = all
-        .iter()
-        .map(|ts| {
-            ts.iter()
-                .filter(|t| ro.liveness || t.ending == Ending::Done)
-                .collect()
-        })
-        .collect();
+    let per = usable_paths(&all, ro.liveness);
     let mut total = Counts::default();
     if per.iter().any(Vec::is_empty) {
         return Ok(total);

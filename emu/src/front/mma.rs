@@ -10,7 +10,7 @@ use super::error::{Error, ErrorKind};
 use super::quals::{space_name, Quals};
 use crate::ir::{
     MatrixCount, MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, MmaLayout,
-    MmaShape, Op, WarpMatrix, WmmaFrag, WmmaLoad, WmmaMma, WmmaShape, WmmaStore,
+    MmaShape, Op, SpaceQual, WarpMatrix, WmmaFrag, WmmaLoad, WmmaMma, WmmaShape, WmmaStore,
 };
 
 fn unsupported(q: &Quals, what: &str) -> Error {
@@ -165,6 +165,22 @@ fn layout(q: &mut Quals) -> Option<MmaLayout> {
     })
 }
 
+/// The qualifiers `wmma.load` and `wmma.store` share after the fragment, in order:
+/// `.sync.aligned`, the layout, the shape, the state space and the element type.
+fn wmma_memory(
+    q: &mut Quals,
+    what: &str,
+) -> Result<(MmaLayout, WmmaShape, SpaceQual, MmaElem), Error> {
+    sync_aligned(q, what)?;
+    let layout = layout(q).ok_or_else(|| q.syntax(format!("`{what}` needs .row or .col")))?;
+    let shape = wmma_shape(q)?;
+    let space = q.space();
+    let ty = q
+        .take_map(MmaElem::from_name)
+        .ok_or_else(|| q.syntax(format!("`{what}` needs a type")))?;
+    Ok((layout, shape, space, ty))
+}
+
 fn wmma_shape(q: &mut Quals) -> Result<WmmaShape, Error> {
     q.take_map(|s| WmmaShape::ALL.into_iter().find(|m| m.name() == s))
         .ok_or_else(|| q.syntax("`wmma` needs a shape (.m16n16k16, …)".into()))
@@ -193,14 +209,7 @@ fn wmma(q: &mut Quals) -> Result<WarpMatrix, Error> {
             } else {
                 return Err(q.syntax("`wmma.load` needs .a, .b or .c".into()));
             };
-            sync_aligned(q, "wmma.load")?;
-            let layout =
-                layout(q).ok_or_else(|| q.syntax("`wmma.load` needs .row or .col".into()))?;
-            let shape = wmma_shape(q)?;
-            let space = q.space();
-            let ty = q
-                .take_map(MmaElem::from_name)
-                .ok_or_else(|| q.syntax("`wmma.load` needs a type".into()))?;
+            let (layout, shape, space, ty) = wmma_memory(q, "wmma.load")?;
             Ok(WarpMatrix::WmmaLoad(WmmaLoad {
                 frag,
                 layout,
@@ -213,14 +222,7 @@ fn wmma(q: &mut Quals) -> Result<WarpMatrix, Error> {
             if !q.take("d") {
                 return Err(q.syntax("`wmma.store` is wmma.store.d".into()));
             }
-            sync_aligned(q, "wmma.store")?;
-            let layout =
-                layout(q).ok_or_else(|| q.syntax("`wmma.store` needs .row or .col".into()))?;
-            let shape = wmma_shape(q)?;
-            let space = q.space();
-            let ty = q
-                .take_map(MmaElem::from_name)
-                .ok_or_else(|| q.syntax("`wmma.store` needs a type".into()))?;
+            let (layout, shape, space, ty) = wmma_memory(q, "wmma.store")?;
             Ok(WarpMatrix::WmmaStore(WmmaStore {
                 layout,
                 shape,

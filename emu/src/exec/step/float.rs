@@ -468,15 +468,21 @@ pub fn lower_unary(
     Ok(d)
 }
 
+/// The modifiers of `min`/`max` from their decoded `Param` (bit 0 `.ftz`, bit 1 `.NaN`,
+/// bit 2 `.xorsign.abs`).
+fn minmax_mode(p: u64) -> MinMaxMode {
+    MinMaxMode {
+        ftz: p & 1 != 0,
+        nan: p & 2 != 0,
+        xorsign_abs: p & 4 != 0,
+    }
+}
+
 fn minmax32<const MAX: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let Extra::Param(p) = i.extra else {
         return Ok(Flow::Next);
     };
-    let m = MinMaxMode {
-        ftz: p & 1 != 0,
-        nan: p & 2 != 0,
-        xorsign_abs: p & 4 != 0,
-    };
+    let m = minmax_mode(p);
     super::binary(c, i, |a, b| {
         b32(compare::minmax32(f32of(a), f32of(b), MAX, m))
     });
@@ -489,8 +495,7 @@ fn minmax64<const MAX: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     };
     let m = MinMaxMode {
         ftz: false,
-        nan: p & 2 != 0,
-        xorsign_abs: p & 4 != 0,
+        ..minmax_mode(p)
     };
     super::binary(c, i, |a, b| {
         compare::minmax64(f64::from_bits(a), f64::from_bits(b), MAX, m).to_bits()
@@ -502,11 +507,7 @@ fn minmax32x3<const MAX: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let Extra::Param(p) = i.extra else {
         return Ok(Flow::Next);
     };
-    let m = MinMaxMode {
-        ftz: p & 1 != 0,
-        nan: p & 2 != 0,
-        xorsign_abs: p & 4 != 0,
-    };
+    let m = minmax_mode(p);
     super::ternary(c, i, |a, b, d| {
         let ab = compare::minmax32(f32of(a), f32of(b), MAX, m);
         b32(compare::minmax32(ab, f32of(d), MAX, m))

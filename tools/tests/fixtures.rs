@@ -84,13 +84,7 @@ fn elem_size(ty: &str) -> u64 {
 
 #[test]
 fn every_fixture_folder_is_listed_and_complete() {
-    let mut on_disk: Vec<String> = std::fs::read_dir(fixtures_dir())
-        .expect("fixtures folder")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    on_disk.sort();
+    let on_disk = fixture_common::folders(&fixtures_dir());
     let mut listed: Vec<String> = LISTED
         .iter()
         .chain(NVCC_ONLY)

@@ -76,13 +76,7 @@ fixtures!(
 
 #[test]
 fn every_folder_is_listed() {
-    let mut on_disk: Vec<String> = std::fs::read_dir(fixtures_dir())
-        .expect("tcgen05 fixtures")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    on_disk.sort();
+    let on_disk = fixture_common::folders(&fixtures_dir());
     let mut listed: Vec<String> = LISTED.iter().map(|s| s.to_string()).collect();
     listed.sort();
     assert_eq!(on_disk, listed, "add new folders to the fixtures! list");

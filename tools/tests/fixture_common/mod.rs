@@ -11,6 +11,18 @@ use std::process::Command;
 
 use serde_json::Value;
 
+/// The names of the folders in `dir`, sorted (one fixture each).
+pub fn folders(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
+}
+
 /// The folder's manifest.
 pub fn manifest(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("manifest.json")).expect("manifest.json");

@@ -326,14 +326,7 @@ impl std::fmt::Display for Expr {
 /// # Errors
 /// A syntax error with its column.
 pub fn parse_condition(s: &str) -> Result<Expr, crate::ParseError> {
-    expr(s, 0).map_err(|e| {
-        let (line, col) = crate::parse::line_col(s, e.pos);
-        crate::ParseError {
-            line,
-            col,
-            message: e.message,
-        }
-    })
+    expr(s, 0).map_err(|e| e.located(s))
 }
 
 #[cfg(test)]

@@ -29,6 +29,18 @@ pub(crate) struct RawError {
     pub(crate) message: String,
 }
 
+impl RawError {
+    /// The error with its offset in `src` turned into a line and column.
+    pub(crate) fn located(self, src: &str) -> ParseError {
+        let (line, col) = line_col(src, self.pos);
+        ParseError {
+            line,
+            col,
+            message: self.message,
+        }
+    }
+}
+
 pub(crate) fn err(pos: usize, m: impl Into<String>) -> RawError {
     RawError {
         pos,
@@ -148,14 +160,7 @@ pub fn parse(src: &str) -> Result<Test, ParseError> {
         return crate::gpu_ptx::parse(src);
     }
     let clean = strip_comments(src);
-    parse_clean(&clean).map_err(|e| {
-        let (line, col) = line_col(&clean, e.pos);
-        ParseError {
-            line,
-            col,
-            message: e.message,
-        }
-    })
+    parse_clean(&clean).map_err(|e| e.located(&clean))
 }
 
 fn parse_clean(clean: &str) -> Result<Test, RawError> {

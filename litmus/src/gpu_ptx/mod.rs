@@ -38,14 +38,7 @@ use tail::Tail;
 /// The first problem found, with its line and column.
 pub fn parse(src: &str) -> Result<Test, ParseError> {
     let clean = strip_comments(src);
-    read(&clean).map_err(|e| {
-        let (line, col) = line_col(&clean, e.pos);
-        ParseError {
-            line,
-            col,
-            message: e.message,
-        }
-    })
+    read(&clean).map_err(|e| e.located(&clean))
 }
 
 /// A register declaration of the init block.

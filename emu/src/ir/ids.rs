@@ -1,7 +1,5 @@
 //! Identifiers (registers, labels, functions, files) and source spans.
 
-use super::*;
-
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*

@@ -23,3 +23,4 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod mma;
+pub mod tma;

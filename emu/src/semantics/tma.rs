@@ -1,0 +1,663 @@
+//! Tensor maps and the element placement of the tensor copies (PTX ISA "Tensor Map",
+//! "cp.async.bulk.tensor", "tensormap.replace"; CUDA driver API `cuTensorMapEncodeTiled` and
+//! `cuTensorMapEncodeIm2col`).
+//!
+//! A tensor map is a 128-byte object. The driver's layout is not public; ptxemu's own byte
+//! encoding is described in `docs/tensor-map.md` and implemented by [`TensorMap::encode`] and
+//! [`TensorMap::decode`]. An all-zero object decodes (rank 1, box 1), so that the device-side
+//! pattern "zero 128 bytes, then `tensormap.replace` each field" works.
+//!
+//! The copy functions here are pure: [`tile_elements`] and [`im2col_elements`] list, for each
+//! element of a box, its byte offset in the (unswizzled) shared-memory box and its global
+//! address, or `None` when the element lies outside the tensor; [`swizzle`] maps a shared
+//! offset through the 32B/64B/128B patterns; [`reduce`] combines one element.
+
+use super::half::{op16, HalfKind, HalfMode, HalfOp};
+
+/// Bytes of a tensor map.
+pub const TMAP_BYTES: usize = 128;
+
+/// The element type of a tensor map, numbered as the `elemtype` field of `tensormap.replace`
+/// numbers it (PTX ISA; `CUtensorMapDataType` orders f32_ftz, f64 and bf16 differently).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dtype {
+    /// 0 `.u8`
+    U8,
+    /// 1 `.u16`
+    U16,
+    /// 2 `.u32`
+    U32,
+    /// 3 `.s32`
+    S32,
+    /// 4 `.u64`
+    U64,
+    /// 5 `.s64`
+    S64,
+    /// 6 `.f16`
+    F16,
+    /// 7 `.f32`
+    F32,
+    /// 8 `.f32.ftz`
+    F32Ftz,
+    /// 9 `.f64`
+    F64,
+    /// 10 `.bf16`
+    Bf16,
+    /// 11 `.tf32`
+    Tf32,
+    /// 12 `.tf32.ftz`
+    Tf32Ftz,
+}
+
+/// The data types by number, as `tensormap.replace` numbers them.
+const DTYPES: [(Dtype, &str); 13] = [
+    (Dtype::U8, "u8"),
+    (Dtype::U16, "u16"),
+    (Dtype::U32, "u32"),
+    (Dtype::S32, "s32"),
+    (Dtype::U64, "u64"),
+    (Dtype::S64, "s64"),
+    (Dtype::F16, "f16"),
+    (Dtype::F32, "f32"),
+    (Dtype::F32Ftz, "f32_ftz"),
+    (Dtype::F64, "f64"),
+    (Dtype::Bf16, "bf16"),
+    (Dtype::Tf32, "tf32"),
+    (Dtype::Tf32Ftz, "tf32_ftz"),
+];
+
+impl Dtype {
+    /// The type numbered `n` (`None` for the packed 4/6-bit types and unknown numbers).
+    pub fn from_code(n: u32) -> Option<Dtype> {
+        DTYPES.get(n as usize).map(|d| d.0)
+    }
+
+    /// Its number.
+    pub fn code(self) -> u32 {
+        DTYPES.iter().position(|d| d.0 == self).unwrap_or(0) as u32
+    }
+
+    /// The name used by `--arg tmap:` (`f16`, `bf16`, `u8`, ...).
+    pub fn name(self) -> &'static str {
+        DTYPES[self.code() as usize].1
+    }
+
+    /// The type named `s`.
+    pub fn from_name(s: &str) -> Option<Dtype> {
+        DTYPES.iter().find(|d| d.1 == s).map(|d| d.0)
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> u64 {
+        match self {
+            Dtype::U8 => 1,
+            Dtype::U16 | Dtype::F16 | Dtype::Bf16 => 2,
+            Dtype::U32 | Dtype::S32 | Dtype::F32 | Dtype::F32Ftz | Dtype::Tf32 | Dtype::Tf32Ftz => {
+                4
+            }
+            Dtype::U64 | Dtype::S64 | Dtype::F64 => 8,
+        }
+    }
+
+    /// A floating-point type (NaN fill allowed).
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            Dtype::F16
+                | Dtype::F32
+                | Dtype::F64
+                | Dtype::Bf16
+                | Dtype::F32Ftz
+                | Dtype::Tf32
+                | Dtype::Tf32Ftz
+        )
+    }
+
+    /// The canonical quiet NaN of the type, as raw bits.
+    pub fn nan(self) -> u64 {
+        match self {
+            Dtype::F16 => 0x7fff,
+            Dtype::Bf16 => 0x7fff,
+            Dtype::F64 => 0x7fff_ffff_ffff_ffff,
+            _ => 0x7fff_ffff,
+        }
+    }
+}
+
+/// The shared-memory swizzle of a tensor map (`CUtensorMapSwizzle`, `swizzle_mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swizzle {
+    /// 0: none
+    None,
+    /// 1: 32-byte span
+    B32,
+    /// 2: 64-byte span
+    B64,
+    /// 3: 128-byte span
+    B128,
+}
+
+impl Swizzle {
+    /// The mode numbered `n`.
+    pub fn from_code(n: u32) -> Option<Swizzle> {
+        [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128]
+            .get(n as usize)
+            .copied()
+    }
+
+    /// The span in bytes (0 for none).
+    pub fn span(self) -> u64 {
+        match self {
+            Swizzle::None => 0,
+            Swizzle::B32 => 32,
+            Swizzle::B64 => 64,
+            Swizzle::B128 => 128,
+        }
+    }
+}
+
+/// Maps a shared-memory byte offset through a swizzle pattern: the 16-byte chunk index inside
+/// each span-sized row is XORed with the row index (modulo span / 16), the row being the
+/// offset's 128-byte line. The pattern repeats every 256, 512 and 1024 bytes for 32B, 64B and
+/// 128B (CUTLASS writes these as `Swizzle<1,4,3>`, `<2,4,3>`, `<3,4,3>`).
+pub fn swizzle(off: u64, s: Swizzle) -> u64 {
+    let mask = match s {
+        Swizzle::None => return off,
+        Swizzle::B32 => 1,
+        Swizzle::B64 => 3,
+        Swizzle::B128 => 7,
+    };
+    off ^ (((off >> 7) & mask) << 4)
+}
+
+/// A decoded tensor map: the parameters of `cuTensorMapEncodeTiled` / `Im2col`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorMap {
+    /// Element type number (see [`Dtype::from_code`]; kept raw so that any value
+    /// `tensormap.replace` writes round-trips).
+    pub dtype: u32,
+    /// Rank, 1 to 5.
+    pub rank: u32,
+    /// Global address of element 0.
+    pub addr: u64,
+    /// Elements per dimension (dimension 0 innermost).
+    pub dims: [u32; 5],
+    /// Byte strides of dimensions 1..rank (`strides[0]` is unused and 0).
+    pub strides: [u64; 5],
+    /// Box size per dimension (tiled), in elements; in im2col mode `boxes[0]` is
+    /// channelsPerPixel.
+    pub boxes: [u32; 5],
+    /// Traversal strides per dimension, 1 to 8.
+    pub estrides: [u32; 5],
+    /// `CUtensorMapInterleave` (0 none, 1 16B, 2 32B).
+    pub interleave: u32,
+    /// `CUtensorMapSwizzle` (0 none, 1 32B, 2 64B, 3 128B).
+    pub swizzle: u32,
+    /// `swizzle_atomicity` of `tensormap.replace` (0: 16B, the sm_90 behaviour).
+    pub atomicity: u32,
+    /// `CUtensorMapFloatOOBfill` (0 zero, 1 NaN request-zero-FMA).
+    pub fill: u32,
+    /// `CUtensorMapL2promotion` (0 none, 1 64B, 2 128B, 3 256B).
+    pub l2: u32,
+    /// Made by `cuTensorMapEncodeIm2col`.
+    pub im2col: bool,
+    /// im2col: pixelBoxLowerCorner per spatial dimension (W, H, D).
+    pub lower: [i32; 3],
+    /// im2col: pixelBoxUpperCorner per spatial dimension.
+    pub upper: [i32; 3],
+    /// im2col: pixelsPerColumn.
+    pub pixels: u32,
+}
+
+fn rd(b: &[u8], o: usize, n: usize) -> u64 {
+    let mut v = 0u64;
+    for k in 0..n {
+        v |= u64::from(b[o + k]) << (8 * k);
+    }
+    v
+}
+
+fn wr(b: &mut [u8], o: usize, n: usize, v: u64) {
+    for k in 0..n {
+        b[o + k] = (v >> (8 * k)) as u8;
+    }
+}
+
+/// Byte offsets of the encoding (docs/tensor-map.md).
+pub mod layout {
+    /// u64 global address.
+    pub const ADDR: usize = 0;
+    /// u64 byte strides of dimensions 1..4 (4 entries).
+    pub const STRIDES: usize = 8;
+    /// u32 global dimensions 0..4 (5 entries).
+    pub const DIMS: usize = 40;
+    /// u32 packed small fields.
+    pub const FLAGS: usize = 60;
+    /// u8 box size minus one, dimensions 0..4.
+    pub const BOX: usize = 64;
+    /// u8 element stride minus one, dimensions 0..4.
+    pub const ESTRIDE: usize = 69;
+    /// i16 im2col lower corner (W, H, D).
+    pub const LOWER: usize = 76;
+    /// i16 im2col upper corner (W, H, D).
+    pub const UPPER: usize = 82;
+    /// u16 im2col pixelsPerColumn minus one.
+    pub const PIXELS: usize = 88;
+}
+
+/// Bit positions in the flags word: (shift, width) of each small field.
+pub mod flags {
+    /// element type
+    pub const DTYPE: (u32, u32) = (0, 4);
+    /// rank minus one
+    pub const RANK: (u32, u32) = (4, 3);
+    /// interleave
+    pub const INTERLEAVE: (u32, u32) = (8, 2);
+    /// swizzle mode
+    pub const SWIZZLE: (u32, u32) = (10, 3);
+    /// swizzle atomicity
+    pub const ATOMICITY: (u32, u32) = (13, 2);
+    /// OOB fill
+    pub const FILL: (u32, u32) = (15, 1);
+    /// L2 promotion
+    pub const L2: (u32, u32) = (16, 2);
+    /// im2col mode
+    pub const IM2COL: (u32, u32) = (18, 1);
+}
+
+fn field(w: u64, f: (u32, u32)) -> u32 {
+    ((w >> f.0) & ((1 << f.1) - 1)) as u32
+}
+
+fn put(w: &mut u64, f: (u32, u32), v: u32) {
+    let m = ((1u64 << f.1) - 1) << f.0;
+    *w = (*w & !m) | ((u64::from(v) << f.0) & m);
+}
+
+impl TensorMap {
+    /// Reads a 128-byte object (any bytes decode).
+    pub fn decode(b: &[u8; TMAP_BYTES]) -> TensorMap {
+        let w = rd(b, layout::FLAGS, 4);
+        let mut t = TensorMap {
+            dtype: field(w, flags::DTYPE),
+            rank: field(w, flags::RANK) + 1,
+            addr: rd(b, layout::ADDR, 8),
+            dims: [0; 5],
+            strides: [0; 5],
+            boxes: [0; 5],
+            estrides: [0; 5],
+            interleave: field(w, flags::INTERLEAVE),
+            swizzle: field(w, flags::SWIZZLE),
+            atomicity: field(w, flags::ATOMICITY),
+            fill: field(w, flags::FILL),
+            l2: field(w, flags::L2),
+            im2col: field(w, flags::IM2COL) != 0,
+            lower: [0; 3],
+            upper: [0; 3],
+            pixels: rd(b, layout::PIXELS, 2) as u32 + 1,
+        };
+        for d in 0..5 {
+            t.dims[d] = rd(b, layout::DIMS + 4 * d, 4) as u32;
+            t.boxes[d] = rd(b, layout::BOX + d, 1) as u32 + 1;
+            t.estrides[d] = rd(b, layout::ESTRIDE + d, 1) as u32 + 1;
+            if d >= 1 {
+                t.strides[d] = rd(b, layout::STRIDES + 8 * (d - 1), 8);
+            }
+        }
+        for s in 0..3 {
+            t.lower[s] = rd(b, layout::LOWER + 2 * s, 2) as u16 as i16 as i32;
+            t.upper[s] = rd(b, layout::UPPER + 2 * s, 2) as u16 as i16 as i32;
+        }
+        t
+    }
+
+    /// Writes the 128-byte object. Values wider than their field are truncated to it; the
+    /// host-side builder validates first.
+    pub fn encode(&self) -> [u8; TMAP_BYTES] {
+        let mut b = [0u8; TMAP_BYTES];
+        wr(&mut b, layout::ADDR, 8, self.addr);
+        let mut w = 0u64;
+        put(&mut w, flags::DTYPE, self.dtype);
+        put(&mut w, flags::RANK, self.rank.wrapping_sub(1));
+        put(&mut w, flags::INTERLEAVE, self.interleave);
+        put(&mut w, flags::SWIZZLE, self.swizzle);
+        put(&mut w, flags::ATOMICITY, self.atomicity);
+        put(&mut w, flags::FILL, self.fill);
+        put(&mut w, flags::L2, self.l2);
+        put(&mut w, flags::IM2COL, u32::from(self.im2col));
+        wr(&mut b, layout::FLAGS, 4, w);
+        for d in 0..5 {
+            wr(&mut b, layout::DIMS + 4 * d, 4, u64::from(self.dims[d]));
+            wr(&mut b, layout::BOX + d, 1, u64::from(self.boxes[d].wrapping_sub(1)));
+            wr(
+                &mut b,
+                layout::ESTRIDE + d,
+                1,
+                u64::from(self.estrides[d].wrapping_sub(1)),
+            );
+            if d >= 1 {
+                wr(&mut b, layout::STRIDES + 8 * (d - 1), 8, self.strides[d]);
+            }
+        }
+        for s in 0..3 {
+            wr(&mut b, layout::LOWER + 2 * s, 2, self.lower[s] as u16 as u64);
+            wr(&mut b, layout::UPPER + 2 * s, 2, self.upper[s] as u16 as u64);
+        }
+        wr(&mut b, layout::PIXELS, 2, u64::from(self.pixels.wrapping_sub(1)));
+        b
+    }
+
+    /// The element type, if the map's number names a supported one.
+    pub fn elem(&self) -> Option<Dtype> {
+        Dtype::from_code(self.dtype)
+    }
+
+    /// Shared-memory elements per dimension of one box: ceil(box / elementStride) (tiled),
+    /// or (channelsPerPixel, pixelsPerColumn) (im2col).
+    pub fn box_counts(&self) -> [u64; 5] {
+        let mut n = [1u64; 5];
+        if self.im2col {
+            n[0] = u64::from(self.boxes[0]);
+            n[1] = u64::from(self.pixels);
+            return n;
+        }
+        for (d, c) in n.iter_mut().enumerate().take(self.rank.min(5) as usize) {
+            *c = u64::from(self.boxes[d].div_ceil(self.estrides[d].max(1)));
+        }
+        n
+    }
+
+    /// Bytes one box occupies in shared memory (the transaction count of a load).
+    pub fn box_bytes(&self) -> u64 {
+        let e = self.elem().map_or(1, Dtype::size);
+        self.box_counts().iter().product::<u64>() * e
+    }
+
+    /// Why the map cannot be used by a copy (a decoded map that no `cuTensorMapEncode*`
+    /// call could make, or a feature ptxemu does not model), or `None`.
+    pub fn unusable(&self) -> Option<String> {
+        let Some(e) = self.elem() else {
+            return Some(format!(
+                "element type {} is not one ptxemu models (0-12)",
+                self.dtype
+            ));
+        };
+        if !(1..=5).contains(&self.rank) {
+            return Some(format!("rank {} is not 1 to 5", self.rank));
+        }
+        if self.interleave != 0 {
+            return Some("interleaved layouts (16B/32B) are not modelled".into());
+        }
+        let Some(sw) = Swizzle::from_code(self.swizzle) else {
+            return Some(format!("swizzle mode {} is not 0-3", self.swizzle));
+        };
+        if self.atomicity != 0 {
+            return Some("swizzle atomicity other than 16B is not modelled".into());
+        }
+        for d in 0..self.rank as usize {
+            if self.dims[d] == 0 {
+                return Some(format!("global dimension {d} is 0"));
+            }
+        }
+        let inner = u64::from(self.boxes[0]) * e.size();
+        if sw != Swizzle::None && inner > sw.span() {
+            return Some(format!(
+                "the box's inner dimension is {inner} bytes, more than the {}-byte swizzle span",
+                sw.span()
+            ));
+        }
+        None
+    }
+
+    /// The global address of the element at `coords` (no bounds check).
+    fn address(&self, coords: &[i64; 5], esize: u64) -> u64 {
+        let mut a = self
+            .addr
+            .wrapping_add((coords[0] as u64).wrapping_mul(esize));
+        for (d, c) in coords.iter().enumerate().take(self.rank as usize).skip(1) {
+            a = a.wrapping_add((*c as u64).wrapping_mul(self.strides[d]));
+        }
+        a
+    }
+
+    fn inside(&self, coords: &[i64; 5]) -> bool {
+        (0..self.rank as usize).all(|d| coords[d] >= 0 && coords[d] < i64::from(self.dims[d]))
+    }
+}
+
+/// One element of a box: its byte offset in the unswizzled shared box, and its global address
+/// (`None`: outside the tensor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoxElem {
+    /// Byte offset from the box's start in shared memory, before swizzling.
+    pub smem: u64,
+    /// The global address, or `None` when out of bounds.
+    pub global: Option<u64>,
+}
+
+/// The elements of the tile-mode box at `coords` (one per dimension, rank of them), in
+/// shared-memory order.
+pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
+    let e = m.elem().map_or(1, Dtype::size);
+    let n = m.box_counts();
+    let total: u64 = n.iter().product();
+    let mut out = Vec::with_capacity(total as usize);
+    let mut idx = [0u64; 5];
+    for lin in 0..total {
+        let mut g = [0i64; 5];
+        for d in 0..m.rank as usize {
+            let base = i64::from(coords.get(d).copied().unwrap_or(0));
+            g[d] = base + (idx[d] * u64::from(m.estrides[d])) as i64;
+        }
+        out.push(BoxElem {
+            smem: lin * e,
+            global: m.inside(&g).then(|| m.address(&g, e)),
+        });
+        for d in 0..5 {
+            idx[d] += 1;
+            if idx[d] < n[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    out
+}
+
+/// The elements of the im2col-mode box at `coords` (C, spatial..., N) with the filter
+/// `offsets` (one per spatial dimension), in shared-memory order: pixelsPerColumn pixels of
+/// channelsPerPixel channels each. Pixels walk the bounding box (lower corner to dimension +
+/// upper corner, stepping by the element strides) W first, then H, D and N, starting at the
+/// pixel `coords` names; each pixel is read at its position plus `offsets`.
+pub fn im2col_elements(m: &TensorMap, coords: &[i32], offsets: &[i32]) -> Vec<BoxElem> {
+    let e = m.elem().map_or(1, Dtype::size);
+    let r = m.rank as usize;
+    let spatial = r.saturating_sub(2);
+    let mut lo = [0i64; 3];
+    let mut cnt = [1i64; 3];
+    let mut start = [0i64; 3];
+    for s in 0..spatial {
+        let d = s + 1;
+        let es = i64::from(m.estrides[d].max(1));
+        lo[s] = i64::from(m.lower[s]);
+        let hi = i64::from(m.dims[d]) - 1 + i64::from(m.upper[s]);
+        cnt[s] = ((hi - lo[s]).max(-1) / es + 1).max(0);
+        start[s] = (i64::from(coords.get(d).copied().unwrap_or(0)) - lo[s]) / es;
+    }
+    let n0 = i64::from(coords.get(r - 1).copied().unwrap_or(0));
+    // The starting pixel's position in the walk.
+    let mut lin0 = n0;
+    for s in (0..spatial).rev() {
+        lin0 = lin0 * cnt[s] + start[s];
+    }
+    let c0 = i64::from(coords.first().copied().unwrap_or(0));
+    let channels = u64::from(m.boxes[0]);
+    let mut out = Vec::with_capacity((channels * u64::from(m.pixels)) as usize);
+    for p in 0..u64::from(m.pixels) {
+        let mut rest = lin0 + p as i64;
+        let mut g = [0i64; 5];
+        let mut empty = false;
+        for s in 0..spatial {
+            if cnt[s] == 0 {
+                empty = true;
+                break;
+            }
+            let k = rest.rem_euclid(cnt[s]);
+            rest = rest.div_euclid(cnt[s]);
+            let es = i64::from(m.estrides[s + 1].max(1));
+            g[s + 1] = lo[s] + k * es + i64::from(offsets.get(s).copied().unwrap_or(0));
+        }
+        g[r - 1] = rest;
+        for c in 0..channels {
+            g[0] = c0 + c as i64;
+            let ok = !empty && m.inside(&g);
+            out.push(BoxElem {
+                smem: (p * channels + c) * e,
+                global: ok.then(|| m.address(&g, e)),
+            });
+        }
+    }
+    out
+}
+
+/// A reduction operation of `cp.reduce.async.bulk(.tensor)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RedOp {
+    /// `.add`
+    Add,
+    /// `.min`
+    Min,
+    /// `.max`
+    Max,
+    /// `.inc` (wrapping at the memory value's bound)
+    Inc,
+    /// `.dec`
+    Dec,
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+}
+
+/// How a reduction reads its elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedKind {
+    /// Unsigned integer of this many bytes (also `.b32/.b64`).
+    U(u32),
+    /// Signed integer of this many bytes.
+    S(u32),
+    /// binary16
+    F16,
+    /// bfloat16
+    Bf16,
+    /// binary32 (flush denormals to zero when `ftz`)
+    F32,
+    /// binary64
+    F64,
+}
+
+fn sext(v: u64, bytes: u32) -> i64 {
+    let sh = 64 - 8 * bytes;
+    ((v << sh) as i64) >> sh
+}
+
+/// `mem op= src` for one element of `kind` (raw bits in, raw bits out); `.inc`/`.dec` treat
+/// `src` as the bound, as `atom.inc/dec` do.
+pub fn reduce(op: RedOp, kind: RedKind, mem: u64, src: u64) -> u64 {
+    match kind {
+        RedKind::U(b) | RedKind::S(b) => {
+            let mask = if b >= 8 { u64::MAX } else { (1u64 << (8 * b)) - 1 };
+            let (m, s) = (mem & mask, src & mask);
+            let signed = matches!(kind, RedKind::S(_));
+            let lt = if signed { sext(m, b) < sext(s, b) } else { m < s };
+            let r = match op {
+                RedOp::Add => m.wrapping_add(s),
+                RedOp::Min => {
+                    if lt {
+                        m
+                    } else {
+                        s
+                    }
+                }
+                RedOp::Max => {
+                    if lt {
+                        s
+                    } else {
+                        m
+                    }
+                }
+                RedOp::Inc => {
+                    if m >= s {
+                        0
+                    } else {
+                        m + 1
+                    }
+                }
+                RedOp::Dec => {
+                    if m == 0 || m > s {
+                        s
+                    } else {
+                        m - 1
+                    }
+                }
+                RedOp::And => m & s,
+                RedOp::Or => m | s,
+                RedOp::Xor => m ^ s,
+            };
+            r & mask
+        }
+        RedKind::F16 | RedKind::Bf16 => {
+            let k = if kind == RedKind::F16 {
+                HalfKind::F16
+            } else {
+                HalfKind::BF16
+            };
+            let hop = match op {
+                RedOp::Min => HalfOp::Min,
+                RedOp::Max => HalfOp::Max,
+                _ => HalfOp::Add,
+            };
+            u64::from(op16(k, hop, mem as u16, src as u16, 0, HalfMode::default()))
+        }
+        RedKind::F32 => {
+            let (a, b) = (f32::from_bits(mem as u32), f32::from_bits(src as u32));
+            let r = match op {
+                RedOp::Min => a.min(b),
+                RedOp::Max => a.max(b),
+                _ => a + b,
+            };
+            u64::from(r.to_bits())
+        }
+        RedKind::F64 => {
+            let (a, b) = (f64::from_bits(mem), f64::from_bits(src));
+            let r = match op {
+                RedOp::Min => a.min(b),
+                RedOp::Max => a.max(b),
+                _ => a + b,
+            };
+            r.to_bits()
+        }
+    }
+}
+
+/// The reduction kind of a tensor map's element type.
+pub fn red_kind(d: Dtype) -> RedKind {
+    match d {
+        Dtype::U8 => RedKind::U(1),
+        Dtype::U16 => RedKind::U(2),
+        Dtype::U32 => RedKind::U(4),
+        Dtype::S32 => RedKind::S(4),
+        Dtype::U64 => RedKind::U(8),
+        Dtype::S64 => RedKind::S(8),
+        Dtype::F16 => RedKind::F16,
+        Dtype::Bf16 => RedKind::Bf16,
+        Dtype::F32 | Dtype::F32Ftz | Dtype::Tf32 | Dtype::Tf32Ftz => RedKind::F32,
+        Dtype::F64 => RedKind::F64,
+    }
+}
+
+#[cfg(test)]
+#[path = "tma_tests.rs"]
+mod tests;

@@ -249,6 +249,9 @@ pub enum ArgSpec {
         /// Initial contents.
         init: Init,
     },
+    /// A tensor map (`tmap:...`, see `crate::tmap_arg`): 128 bytes made from a buffer
+    /// argument's address once buffers are placed.
+    TensorMap(Box<crate::tmap_arg::TmapSpec>),
 }
 
 impl fmt::Display for ArgSpec {
@@ -256,6 +259,7 @@ impl fmt::Display for ArgSpec {
         match self {
             ArgSpec::Scalar { ty, .. } => write!(f, "{} scalar", ty.name()),
             ArgSpec::Buffer { ty, count, .. } => write!(f, "{}[{count}] buffer", ty.name()),
+            ArgSpec::TensorMap(_) => write!(f, "tensor map"),
         }
     }
 }
@@ -267,6 +271,11 @@ impl fmt::Display for ArgSpec {
 pub fn parse(spec: &str) -> Result<ArgSpec, String> {
     if let Some(body) = spec.trim().strip_prefix('{') {
         return parse_struct(spec, body);
+    }
+    if let Some(body) = spec.trim().strip_prefix("tmap:") {
+        return crate::tmap_arg::parse(body)
+            .map(|t| ArgSpec::TensorMap(Box::new(t)))
+            .map_err(|e| format!("`{spec}`: {e}"));
     }
     let (head, rest) = spec
         .split_once(':')
@@ -366,6 +375,10 @@ impl ArgSpec {
                 count,
                 init: Init::File(dir.join(p)),
             },
+            ArgSpec::TensorMap(mut t) => {
+                t.data = t.data.map(|d| Box::new(d.relative_to(dir)));
+                ArgSpec::TensorMap(t)
+            }
             other => other,
         }
     }

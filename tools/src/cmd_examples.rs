@@ -124,6 +124,11 @@ fn run_one(dir: &Path, variant: &str, m: &Value) -> Result<(String, bool)> {
                 values.push(bytes);
                 bufs.push(None);
             }
+            ArgSpec::TensorMap(_) => {
+                return Err(anyhow!(
+                    "argument {i}: tensor maps are not used in examples"
+                ))
+            }
             b @ ArgSpec::Buffer { .. } => {
                 let bytes = b.buffer_bytes().map_err(|e| anyhow!(e))?;
                 let addr = mach.alloc(bytes.len() as u64, &format!("argument {i}"));

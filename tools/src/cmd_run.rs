@@ -100,6 +100,12 @@ pub struct RunArgs {
     /// outside the warp's quarter, unallocated columns, missing tcgen05.wait, leaks); off.
     #[arg(long, value_name = "on|off")]
     pub tmem_check: Option<String>,
+    /// on (default): fault on accesses through different memory proxies that the PTX memory
+    /// model leaves unordered (a generic write read by a TMA copy or wgmma with no
+    /// fence.proxy.async, async-copied bytes read before their completion is observed, a
+    /// tensor map written generically and used without fence.proxy.tensormap::generic); off.
+    #[arg(long, value_name = "on|off")]
+    pub proxy_check: Option<String>,
     /// SASS options (with `--isa sass`).
     #[command(flatten)]
     pub sass: crate::cmd_run_sass::SassOptions,
@@ -162,6 +168,30 @@ pub(crate) fn lay_out(
                 out.values.push(addr.to_le_bytes().to_vec());
                 out.buffers.push(Some((addr, bytes.len())));
             }
+            ArgSpec::TensorMap(t) => {
+                out.values.push(Vec::new());
+                match &t.data {
+                    Some(d) => {
+                        let bytes = d.buffer_bytes().map_err(|e| anyhow!("--arg {i}: {e}"))?;
+                        let addr = place(&bytes, i);
+                        out.buffers.push(Some((addr, bytes.len())));
+                    }
+                    None => out.buffers.push(None),
+                }
+            }
+        }
+    }
+    // Tensor maps hold their buffer's address, known once every buffer is placed.
+    for (i, spec) in specs.iter().enumerate() {
+        if let ArgSpec::TensorMap(t) = spec {
+            let k = t.buf.unwrap_or(i);
+            let b = out
+                .buffers
+                .get(k)
+                .copied()
+                .flatten()
+                .ok_or_else(|| anyhow!("--arg {i}: buf={k} is not a buffer argument"))?;
+            out.values[i] = t.bytes(b).map_err(|e| anyhow!("--arg {i}: {e}"))?;
         }
     }
     Ok(out)
@@ -250,6 +280,7 @@ fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--l1-lines", a.l1_lines.is_some()),
         ("--trace-tmem", a.trace_tmem),
         ("--tmem-check", a.tmem_check.is_some()),
+        ("--proxy-check", a.proxy_check.is_some()),
     ];
     let single_only = [
         ("--kernel", a.kernel.is_some()),
@@ -307,6 +338,7 @@ pub(crate) struct Checks {
     tmem: emu::exec::step::tcgen05::TmemOptions,
     /// `--trace-tmem`.
     pub trace_tmem: bool,
+    proxy_check: bool,
 }
 
 impl Checks {
@@ -335,6 +367,16 @@ impl Checks {
                 ))
             }
         };
+        let proxy_check = match a.proxy_check.as_deref().unwrap_or("on") {
+            "on" => true,
+            "off" => false,
+            other => {
+                return Err(launch::refuse(
+                    "options",
+                    format!("--proxy-check `{other}`: expected on or off"),
+                ))
+            }
+        };
         let tmem = emu::exec::step::tcgen05::TmemOptions {
             checked,
             trace: a.trace_tmem,
@@ -346,6 +388,7 @@ impl Checks {
             l1,
             tmem,
             trace_tmem: a.trace_tmem,
+            proxy_check,
         })
     }
 
@@ -364,6 +407,7 @@ impl Checks {
         cfg.check_nc = self.check_nc;
         cfg.l1 = self.l1;
         cfg.tmem = self.tmem;
+        cfg.proxy_check = self.proxy_check;
         cfg
     }
 }

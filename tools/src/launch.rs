@@ -125,6 +125,9 @@ impl ArgShape {
         match spec {
             ArgSpec::Scalar { ty, bytes } => ArgShape::Scalar(*ty, bytes.len()),
             ArgSpec::Buffer { .. } => ArgShape::Buffer,
+            ArgSpec::TensorMap(_) => {
+                ArgShape::Scalar(ElemType::B8, emu::semantics::tma::TMAP_BYTES)
+            }
         }
     }
 }
@@ -394,6 +397,12 @@ pub(crate) fn var_write(loaded: &Loaded, text: &str, dir: Option<&Path>) -> Resu
         ArgSpec::Buffer { .. } => spec
             .buffer_bytes()
             .map_err(|e| refuse("arguments", format!("--set {name}: {e}")))?,
+        ArgSpec::TensorMap(_) => {
+            return Err(refuse(
+                "arguments",
+                format!("--set {name}: a tensor map is a kernel argument, not a variable's value"),
+            ))
+        }
     };
     let var = loaded
         .symbols

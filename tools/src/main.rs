@@ -22,6 +22,7 @@ mod model_arg;
 mod plan;
 mod progress;
 mod source;
+mod tmap_arg;
 mod tmem_trace;
 mod triton_meta;
 

@@ -163,7 +163,7 @@ impl Cta {
             counts: Counts::default(),
             next_warp: 0,
             tmem: None,
-            asyncs: Default::default(),
+            asyncs: super::step::tma::async_state(env.proxy),
         }
     }
 

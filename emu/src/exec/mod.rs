@@ -70,6 +70,8 @@ pub struct Env<'a> {
     pub l1: Option<&'a l1::L1System>,
     /// How Tensor Memory is checked and traced.
     pub tmem: step::tcgen05::TmemOptions,
+    /// (`--proxy-check`, the program has async-proxy instructions).
+    pub proxy: (bool, bool),
 }
 
 /// How to launch a kernel.
@@ -93,6 +95,9 @@ pub struct LaunchConfig {
     pub l1: Option<(u32, usize)>,
     /// Tensor Memory checks (on by default) and `--trace-tmem`.
     pub tmem: step::tcgen05::TmemOptions,
+    /// `--proxy-check`: report accesses through different proxies the memory model leaves
+    /// unordered (on by default).
+    pub proxy_check: bool,
 }
 
 impl LaunchConfig {
@@ -108,6 +113,7 @@ impl LaunchConfig {
             check_nc: false,
             l1: None,
             tmem: step::tcgen05::TmemOptions::default(),
+            proxy_check: true,
         }
     }
 }
@@ -389,6 +395,10 @@ impl Machine {
             nc: nc_tracker.as_ref(),
             l1: l1s.as_ref(),
             tmem: cfg.tmem,
+            proxy: (
+                cfg.proxy_check,
+                cfg.proxy_check && step::tma::uses_async_proxy(&self.prog),
+            ),
         };
         let (counts, outputs, fault) = grid::run_grid(&env, cfg, ctas);
         let mut stdout = Vec::new();

@@ -137,6 +137,8 @@ pub enum Extra {
     Tmem(Box<TmemInstr>),
     /// A `cp.async` or `mbarrier` instruction.
     Async(Box<super::step::async_copy::AsyncInstr>),
+    /// A bulk-copy, tensor-copy or tensor-map instruction, or a proxy fence.
+    Tma(Box<super::step::tma::TmaInstr>),
     /// A warp-level matrix instruction (`mma`, `ldmatrix`, `stmatrix`, `movmatrix`).
     Matrix(Box<MatrixInstr>),
 }

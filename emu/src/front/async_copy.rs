@@ -33,6 +33,9 @@ fn shared(q: &mut Quals) -> Option<bool> {
 /// # Errors
 /// A `cp` form other than the non-bulk `cp.async` family, or missing qualifiers.
 pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
+    if q.first() == Some("reduce") || (q.first() == Some("async") && q.second() == Some("bulk")) {
+        return super::tma::parse_cp(q);
+    }
     if !q.take("async") {
         let what = q
             .remaining()

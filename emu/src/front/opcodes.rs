@@ -36,7 +36,6 @@ const UNSUPPORTED: &[&str] = &[
     "clusterlaunchcontrol",
     "st.async",
     "red.async",
-    "tensormap",
     "vabsdiff",
     "vadd",
     "vsub",
@@ -903,6 +902,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "brkpt" => Op::Brkpt,
         "tcgen05" => super::tcgen05::parse(q)?,
         "cp" => super::async_copy::parse_cp(q)?,
+        "tensormap" => super::tma::parse_tensormap(q)?,
         "mbarrier" => super::async_copy::parse_mbarrier(q)?,
         "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => super::mma::parse(opcode, q)?,
         _ => {

@@ -234,6 +234,40 @@ pub fn operand(
     Err(undeclared(name, span))
 }
 
+/// A tensor operand `[tmap, {c0, ...}]` of the bulk tensor copies, pushed as an address and
+/// a vector; returns false (consuming nothing) when the brackets hold a plain address.
+fn tensor_operand(
+    c: &mut Cursor<'_>,
+    r: &mut dyn NameResolver,
+    out: &mut Vec<Operand>,
+) -> Result<bool, Error> {
+    let mut k = 1;
+    loop {
+        match &c.peek_at(k).tok {
+            Tok::Punct(',') if matches!(c.peek_at(k + 1).tok, Tok::Punct('{')) => break,
+            Tok::Punct(']' | ';' | ',') => return Ok(false),
+            _ if k > 16 => return Ok(false),
+            _ => k += 1,
+        }
+    }
+    c.expect('[')?;
+    let (name, span) = c.ident()?;
+    let base = if let Some(reg) = r.register(name) {
+        AddrBase::Reg(reg)
+    } else if let Some(v) = r.variable(name) {
+        AddrBase::Var(v)
+    } else {
+        return Err(undeclared(name, span));
+    };
+    let off = offset(c)?;
+    c.expect(',')?;
+    let v = vector(c, r)?;
+    c.expect(']')?;
+    out.push(Operand::Address(Address { base, offset: off }));
+    out.push(Operand::Vector(v));
+    Ok(true)
+}
+
 /// Parses a comma-separated operand list up to (not including) `;`.
 ///
 /// # Errors
@@ -248,6 +282,12 @@ pub fn operand_list(
         return Ok(out);
     }
     loop {
+        if c.is('[') && tensor_operand(c, r, &mut out)? {
+            if !c.eat(',') {
+                break;
+            }
+            continue;
+        }
         out.push(operand(c, r, label_ctx)?);
         if !c.eat(',') {
             break;

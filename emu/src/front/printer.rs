@@ -406,7 +406,10 @@ pub fn print_instruction(m: &Module, f: &Function, i: &Instr) -> String {
     } else if !i.args.is_empty() {
         let a: Vec<String> = i.args.iter().map(|o| operand(m, f, o)).collect();
         out.push(' ');
-        out.push_str(&a.join(", "));
+        match &i.op {
+            Op::Tma(t) => out.push_str(&super::tma::join_args(t, &a)),
+            _ => out.push_str(&a.join(", ")),
+        }
     }
     out.push(';');
     out
@@ -1154,6 +1157,7 @@ pub fn mnemonic(op: &Op) -> String {
         Op::Brkpt => o.push_str("brkpt"),
         Op::Tcgen05(t) => super::tcgen05::mnemonic(o, t),
         Op::CpAsync(c) => super::async_copy::cp_mnemonic(o, c),
+        Op::Tma(t) => super::tma::mnemonic(o, t),
         Op::Mbarrier(m) => super::async_copy::mbarrier_mnemonic(o, m),
         Op::WarpMatrix(w) => {
             o.push_str(super::mma::opcode(w));

@@ -32,6 +32,7 @@ pub mod regalloc;
 mod special;
 mod sync;
 pub mod tcgen05;
+pub mod tma;
 pub mod types;
 mod variable;
 mod warp;
@@ -62,6 +63,7 @@ pub use tcgen05::{
     CtaGroup, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,
     TmemRed, TmemRedOp, TmemRedType, TmemShape, REPEATS,
 };
+pub use tma::Tma;
 pub use types::{CvtRounding, Dim, FloatRounding, IntRounding, Type, TypeClass, VecWidth};
 
 // ---------------------------------------------------------------------------------------------
@@ -244,6 +246,8 @@ pub enum Op {
     CpAsync(CpAsync),
     /// `mbarrier…` — operands per [`MbarrierOp`].
     Mbarrier(Mbarrier),
+    /// `cp.async.bulk…`, `cp.reduce.async.bulk…`, `tensormap…` — operands per [`tma`].
+    Tma(Tma),
     /// `setmaxnreg.{inc,dec}.sync.aligned.u32` — `imm-reg-count`.
     Setmaxnreg(Setmaxnreg),
     /// `pmevent{.mask}` — `a`.

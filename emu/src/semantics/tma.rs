@@ -328,7 +328,12 @@ impl TensorMap {
         wr(&mut b, layout::FLAGS, 4, w);
         for d in 0..5 {
             wr(&mut b, layout::DIMS + 4 * d, 4, u64::from(self.dims[d]));
-            wr(&mut b, layout::BOX + d, 1, u64::from(self.boxes[d].wrapping_sub(1)));
+            wr(
+                &mut b,
+                layout::BOX + d,
+                1,
+                u64::from(self.boxes[d].wrapping_sub(1)),
+            );
             wr(
                 &mut b,
                 layout::ESTRIDE + d,
@@ -340,10 +345,25 @@ impl TensorMap {
             }
         }
         for s in 0..3 {
-            wr(&mut b, layout::LOWER + 2 * s, 2, self.lower[s] as u16 as u64);
-            wr(&mut b, layout::UPPER + 2 * s, 2, self.upper[s] as u16 as u64);
+            wr(
+                &mut b,
+                layout::LOWER + 2 * s,
+                2,
+                self.lower[s] as u16 as u64,
+            );
+            wr(
+                &mut b,
+                layout::UPPER + 2 * s,
+                2,
+                self.upper[s] as u16 as u64,
+            );
         }
-        wr(&mut b, layout::PIXELS, 2, u64::from(self.pixels.wrapping_sub(1)));
+        wr(
+            &mut b,
+            layout::PIXELS,
+            2,
+            u64::from(self.pixels.wrapping_sub(1)),
+        );
         b
     }
 
@@ -568,10 +588,18 @@ fn sext(v: u64, bytes: u32) -> i64 {
 pub fn reduce(op: RedOp, kind: RedKind, mem: u64, src: u64) -> u64 {
     match kind {
         RedKind::U(b) | RedKind::S(b) => {
-            let mask = if b >= 8 { u64::MAX } else { (1u64 << (8 * b)) - 1 };
+            let mask = if b >= 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * b)) - 1
+            };
             let (m, s) = (mem & mask, src & mask);
             let signed = matches!(kind, RedKind::S(_));
-            let lt = if signed { sext(m, b) < sext(s, b) } else { m < s };
+            let lt = if signed {
+                sext(m, b) < sext(s, b)
+            } else {
+                m < s
+            };
             let r = match op {
                 RedOp::Add => m.wrapping_add(s),
                 RedOp::Min => {

@@ -117,15 +117,26 @@ fn a_zeroed_map_decodes_and_fields_round_trip() {
 #[test]
 fn reductions() {
     assert_eq!(reduce(RedOp::Add, RedKind::U(4), 0xffff_ffff, 2), 1);
-    assert_eq!(reduce(RedOp::Min, RedKind::S(4), 0xffff_ffff, 3), 0xffff_ffff);
-    assert_eq!(reduce(RedOp::Max, RedKind::U(4), 0xffff_ffff, 3), 0xffff_ffff);
+    assert_eq!(
+        reduce(RedOp::Min, RedKind::S(4), 0xffff_ffff, 3),
+        0xffff_ffff
+    );
+    assert_eq!(
+        reduce(RedOp::Max, RedKind::U(4), 0xffff_ffff, 3),
+        0xffff_ffff
+    );
     assert_eq!(reduce(RedOp::Inc, RedKind::U(4), 5, 5), 0);
     assert_eq!(reduce(RedOp::Inc, RedKind::U(4), 4, 5), 5);
     assert_eq!(reduce(RedOp::Dec, RedKind::U(4), 0, 7), 7);
     assert_eq!(reduce(RedOp::Dec, RedKind::U(4), 3, 7), 2);
     assert_eq!(reduce(RedOp::Xor, RedKind::U(8), 0xf0, 0xff), 0x0f);
     assert_eq!(
-        reduce(RedOp::Add, RedKind::F32, 1.5f32.to_bits().into(), 2.25f32.to_bits().into()),
+        reduce(
+            RedOp::Add,
+            RedKind::F32,
+            1.5f32.to_bits().into(),
+            2.25f32.to_bits().into()
+        ),
         u64::from(3.75f32.to_bits())
     );
     // 1.0 + 2.0 in binary16.

@@ -107,12 +107,14 @@ fn arity(op: &Op) -> (usize, usize) {
         Op::Setmaxnreg(_) => (1, 1),
         Op::CpAsync(c) => super::async_copy::arity(c),
         Op::Mbarrier(m) => super::async_copy::mbarrier_arity(m),
+        Op::Tma(t) => super::tma::arity(t),
         Op::Elect | Op::BrxIdx { .. } | Op::ApplyPriority | Op::Discard => (2, 2),
         Op::CreatePolicy(_) => (2, 4),
         Op::Bar(b) => match b.kind {
             BarKind::Sync | BarKind::Arrive => (1, 2),
             BarKind::Red(_) => (3, 4),
         },
+        Op::Fence(crate::ir::Fence::ProxyTensormap { release: false, .. }) => (0, 2),
         Op::Membar(_)
         | Op::Fence(_)
         | Op::Ret { .. }
@@ -210,6 +212,7 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         | Op::Setmaxnreg(_)
         | Op::CpAsync(_)
         | Op::Mbarrier(_)
+        | Op::Tma(_)
         | Op::Call(_)
         | Op::BarWarpSync
         | Op::Nanosleep

@@ -14,6 +14,7 @@ mod target;
 
 pub use target::is_known_arch_name;
 mod tcgen05;
+mod tma;
 mod types;
 mod warp_level;
 mod wmma;
@@ -76,6 +77,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             tcgen05::check(f, i, &mut out);
                             warp_level::check(m, f, i, &mut out);
                             async_copy::check(m, f, i, &mut out);
+                            tma::check(m, f, i, &mut out);
                             mma::check(f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);

@@ -238,6 +238,13 @@ fn check_launch(
                 shapes.push(ArgShape::of(spec));
                 match spec {
                     ArgSpec::Scalar { bytes, .. } => args.push(Arg::Scalar(bytes.clone())),
+                    ArgSpec::TensorMap(_) => {
+                        return Err(bad(
+                            at,
+                            "launch",
+                            format!("argument {i}: tensor maps are not supported in plans yet; use a single `ptxemu run`"),
+                        ))
+                    }
                     ArgSpec::Buffer { ty, count, .. } => {
                         let init = spec
                             .buffer_bytes()

@@ -452,6 +452,10 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         | Op::Pmevent { .. } => {
             d.exec = mem::nop;
         }
+        Op::Fence(
+            f @ (crate::ir::Fence::ProxyAsync(_)
+            | crate::ir::Fence::ProxyTensormap { release: false, .. }),
+        ) => return super::tma::lower_fence(fx, ins, f, d),
         Op::Membar(_) | Op::Fence(_) => d.exec = mem::fence,
         Op::CreatePolicy(_) => {
             d.d[0] = fx.dst(arg(ins, 0)?, Type::B64, ins.span)?;
@@ -641,6 +645,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::Tcgen05(t) => super::tcgen05::lower(fx, ins, t, &mut d)?,
         Op::CpAsync(c) => return super::async_copy::lower_cp(fx, ins, c, d),
         Op::Mbarrier(m) => return super::async_copy::lower_mbarrier(fx, ins, m, d),
+        Op::Tma(t) => return super::tma::lower(fx, ins, t, d),
         Op::WarpMatrix(w) => super::mma::lower(fx, ins, w, &mut d)?,
     }
     Ok(d)

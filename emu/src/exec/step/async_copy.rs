@@ -74,13 +74,15 @@ pub struct AsyncState {
     mbarriers: HashMap<u64, Slot>,
     /// The CTA step of the last mbarrier change or copy delivery.
     last_change: u64,
+    /// Bulk async-groups and the proxy checker's shadow state.
+    pub tma: super::tma_proxy::ProxyState,
 }
 
 impl AsyncState {
     /// Whether any copy is still pending (the shared-memory fast paths check this).
     #[inline]
     pub fn has_pending(&self) -> bool {
-        !self.copies.is_empty()
+        !self.copies.is_empty() || self.tma.watch
     }
 
     /// The pending copy that overlaps `[off, off + size)`, as (line pc, thread), if any.
@@ -175,6 +177,11 @@ pub fn pending_fault(
     size: u64,
     write: bool,
 ) -> Option<LaneFault> {
+    if c.asyncs.tma.watch {
+        if let Some(f) = super::tma_proxy::shared_access(c, lane, addr, off, size, write) {
+            return Some(f);
+        }
+    }
     let (pc, t) = c.asyncs.overlapping(off, size)?;
     Some(fault(
         lane,
@@ -512,6 +519,8 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 };
                 if done {
                     pmask |= 1 << l;
+                    let ph = o.phase;
+                    st.tma.observed(off, ph);
                 } else if p & op::TRY != 0 && step.wrapping_sub(last_change) > DEADLOCK_STEPS {
                     err = Some(LaneFault {
                         kind: FaultKind::BarrierDeadlock {
@@ -543,6 +552,29 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
         c.write(&i.d[0], &out);
     }
     Ok(Flow::Next)
+}
+
+/// Completes `bytes` transactions of a bulk copy on the mbarrier at `a` (lane `lane`);
+/// returns the mbarrier's shared offset and the phase the bytes counted in.
+///
+/// # Errors
+/// A bad mbarrier address, or an mbarrier not initialised.
+pub fn complete_tx(
+    c: &mut Ctx<'_>,
+    a: &DAddr,
+    lane: usize,
+    bytes: u64,
+) -> Result<(u64, u32), LaneFault> {
+    let addr = super::mem::lane_addr(c, a, lane);
+    let off = shared_offset(c, a, lane, 8)?;
+    let step = c.clock.wrapping_add(c.cta_step_offset);
+    let st = &mut *c.asyncs;
+    let o = obj(st, off, lane, addr)?;
+    let phase = o.phase;
+    o.tx -= bytes as i64;
+    settle(o);
+    st.last_change = step;
+    Ok((off, phase))
 }
 
 /// `mbarrier.pending_count.b64 count, state`: the pending count a `state` recorded.

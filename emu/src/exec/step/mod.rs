@@ -18,6 +18,8 @@ pub mod mma;
 pub mod mma_layout;
 pub mod packed;
 pub mod tcgen05;
+pub mod tma;
+pub mod tma_proxy;
 pub mod wmma;
 
 pub mod warp_ops;

@@ -1,0 +1,635 @@
+//! Executing the bulk copies, tensor copies and tensor-map instructions (PTX ISA
+//! "cp.async.bulk", "cp.reduce.async.bulk", "cp.async.bulk.tensor", "tensormap.replace",
+//! "tensormap.cp_fenceproxy").
+//!
+//! A copy performs all its reads and writes when it is issued (a legal completion order)
+//! and then completes its bytes on the mbarrier (`complete_tx`), or joins the thread's bulk
+//! async-group. Missing waits are not hidden by this: the proxy checker
+//! ([`super::tma_proxy`]) reports generic accesses of bytes whose async completion no thread
+//! has observed, generic writes of a store's source before `wait_group.read`, and async reads
+//! of generic writes with no `fence.proxy.async` between.
+//!
+//! Tensor maps are read from global, parameter or constant memory in ptxemu's encoding
+//! (`crate::semantics::tma`, docs/tensor-map.md). Deliberate deviations: interleaved layouts
+//! and swizzle atomicities other than 16B are refused; `.shared::cluster` addresses are the
+//! executing CTA's own (clusters of one CTA); prefetches have no effect.
+
+use super::tma_proxy;
+use super::Ctx;
+use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::memory::{window_of, Window};
+use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow, Src};
+use crate::ir::tma::{BulkReduce, TensorDir, Tma, TmapField};
+use crate::ir::Type;
+use crate::semantics::tma::{
+    im2col_elements, red_kind, reduce, swizzle, RedKind, Swizzle, TensorMap, TMAP_BYTES,
+};
+
+type R = Result<Flow, LaneFault>;
+
+/// A decoded bulk-copy or tensor-map instruction.
+#[derive(Clone, Debug)]
+pub struct TmaInstr {
+    /// The instruction.
+    pub op: Tma,
+    /// Destination address.
+    pub dst: Option<DAddr>,
+    /// Source address.
+    pub src: Option<DAddr>,
+    /// Tensor-map address.
+    pub tmap: Option<DAddr>,
+    /// mbarrier address.
+    pub mbar: Option<DAddr>,
+    /// Tensor coordinates.
+    pub coords: Vec<Src>,
+    /// im2col offsets.
+    pub offsets: Vec<Src>,
+    /// Size, wait count or new field value.
+    pub value: Src,
+    /// `tensormap.replace` ordinal; fence coverage bits for `fence.proxy.async`.
+    pub ordinal: u32,
+}
+
+fn tma_of(i: &DInstr) -> Result<&TmaInstr, LaneFault> {
+    match &i.extra {
+        Extra::Tma(t) => Ok(t),
+        _ => Err(LaneFault::new(FaultKind::Unsupported {
+            what: "a bulk-copy instruction without its operands".into(),
+        })),
+    }
+}
+
+fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
+    LaneFault {
+        kind: FaultKind::Undefined { detail },
+        lane: Some(lane as u32),
+        address: Some(addr),
+    }
+}
+
+fn lanes(c: &Ctx<'_>) -> Vec<usize> {
+    let mut v = Vec::new();
+    super::for_lanes(c.mask, |l| v.push(l));
+    v
+}
+
+fn thread(c: &Ctx<'_>, lane: usize) -> u32 {
+    c.ids.warp * 32 + lane as u32
+}
+
+/// Where an address points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Global(u64),
+    Shared(u64),
+    Param(u64),
+    Const(u64),
+}
+
+fn place(c: &Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, Place), LaneFault> {
+    let addr = super::mem::lane_addr(c, a, lane);
+    let p = match a.space {
+        AddrSpace::Global => Place::Global(addr),
+        AddrSpace::Shared => Place::Shared(super::mem::shared_wrap(addr)),
+        AddrSpace::KernelParam => Place::Param(addr),
+        AddrSpace::Const => Place::Const(addr),
+        AddrSpace::Generic => match window_of(addr) {
+            Window::Global(g) => Place::Global(g),
+            Window::Shared(o) => Place::Shared(o),
+            Window::Param(o) => Place::Param(o),
+            Window::Const(o) => Place::Const(o),
+            Window::Local(_) => {
+                return Err(fault(lane, addr, format!("0x{addr:x} is a local address")))
+            }
+        },
+        AddrSpace::Local => return Err(fault(lane, addr, "a local address".into())),
+    };
+    Ok((addr, p))
+}
+
+fn check_shared(c: &Ctx<'_>, lane: usize, addr: u64, off: u64, len: u64) -> Result<(), LaneFault> {
+    if c.shared.contains(off, len) {
+        Ok(())
+    } else {
+        Err(LaneFault {
+            kind: FaultKind::OutOfBounds {
+                space: "shared".into(),
+                size: len as u32,
+                detail: format!(
+                    "offset {off} + {len} bytes is outside the CTA's {} bytes of shared memory",
+                    c.shared.data.len()
+                ),
+            },
+            lane: Some(lane as u32),
+            address: Some(addr),
+        })
+    }
+}
+
+fn global<'g>(
+    c: &Ctx<'g>,
+    lane: usize,
+    g: u64,
+    len: u64,
+) -> Result<&'g crate::exec::memory::Region, LaneFault> {
+    c.global.find(g, len).ok_or_else(|| LaneFault {
+        kind: FaultKind::OutOfBounds {
+            space: "global".into(),
+            size: len.min(u64::from(u32::MAX)) as u32,
+            detail: c.global.explain_miss(g, len),
+        },
+        lane: Some(lane as u32),
+        address: Some(g),
+    })
+}
+
+/// Reads `n` bytes at a place (global, shared, parameter or constant memory).
+fn read_bytes(c: &Ctx<'_>, lane: usize, addr: u64, p: Place, n: u64) -> Result<Vec<u8>, LaneFault> {
+    match p {
+        Place::Global(g) => {
+            let r = global(c, lane, g, n)?;
+            Ok((0..n).map(|k| r.load(g + k, 1) as u8).collect())
+        }
+        Place::Shared(o) => {
+            check_shared(c, lane, addr, o, n)?;
+            Ok(c.shared.data[o as usize..(o + n) as usize].to_vec())
+        }
+        Place::Param(o) | Place::Const(o) => {
+            let b = if matches!(p, Place::Param(_)) {
+                c.params
+            } else {
+                c.consts
+            };
+            if !b.contains(o, n) {
+                return Err(fault(
+                    lane,
+                    addr,
+                    format!("{n} bytes at 0x{addr:x} are outside the parameter/constant bank"),
+                ));
+            }
+            Ok(b.data[o as usize..(o + n) as usize].to_vec())
+        }
+    }
+}
+
+fn write_global(c: &Ctx<'_>, lane: usize, g: u64, bytes: &[u8]) -> Result<(), LaneFault> {
+    let r = global(c, lane, g, bytes.len() as u64)?;
+    for (k, b) in bytes.iter().enumerate() {
+        r.store(g + k as u64, 1, u64::from(*b));
+    }
+    Ok(())
+}
+
+fn le(b: &[u8]) -> u64 {
+    b.iter().rev().fold(0, |v, x| (v << 8) | u64::from(*x))
+}
+
+fn red_kind_of(ty: Type) -> RedKind {
+    match ty {
+        Type::S32 => RedKind::S(4),
+        Type::S64 => RedKind::S(8),
+        Type::U64 | Type::B64 => RedKind::U(8),
+        Type::F16 => RedKind::F16,
+        Type::BF16 => RedKind::Bf16,
+        Type::F32 => RedKind::F32,
+        Type::F64 => RedKind::F64,
+        _ => RedKind::U(4),
+    }
+}
+
+fn kind_bytes(k: RedKind) -> usize {
+    match k {
+        RedKind::U(b) | RedKind::S(b) => b as usize,
+        RedKind::F16 | RedKind::Bf16 => 2,
+        RedKind::F32 => 4,
+        RedKind::F64 => 8,
+    }
+}
+
+/// Completes `bytes` transactions on the mbarrier `mbar`; returns its shared offset and the
+/// phase the bytes counted in.
+fn complete(
+    c: &mut Ctx<'_>,
+    lane: usize,
+    mbar: &DAddr,
+    bytes: u64,
+) -> Result<(u64, u32), LaneFault> {
+    super::async_copy::complete_tx(c, mbar, lane, bytes)
+}
+
+/// `cp.async.bulk` and `cp.reduce.async.bulk` (non-tensor).
+pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = tma_of(i)?.clone();
+    let (Some(dst), Some(src)) = (x.dst, x.src) else {
+        return Ok(Flow::Next);
+    };
+    let sizes = c.fetch(&x.value);
+    for l in lanes(c) {
+        let n = sizes[l] & 0xffff_ffff;
+        let (da, dp) = place(c, &dst, l)?;
+        let (sa, sp) = place(c, &src, l)?;
+        if n == 0 || n % 16 != 0 {
+            return Err(fault(
+                l,
+                sa,
+                format!("the bulk copy size {n} is not a non-zero multiple of 16"),
+            ));
+        }
+        for (a, p) in [(da, dp), (sa, sp)] {
+            let off = match p {
+                Place::Global(g) => g,
+                Place::Shared(o) | Place::Param(o) | Place::Const(o) => o,
+            };
+            if off % 16 != 0 {
+                return Err(LaneFault {
+                    kind: FaultKind::Misaligned { align: 16 },
+                    lane: Some(l as u32),
+                    address: Some(a),
+                });
+            }
+        }
+        if let Place::Shared(o) = sp {
+            check_shared(c, l, sa, o, n)?;
+            if let Some(f) = tma_proxy::async_read(c, l, o, n, "this bulk copy") {
+                return Err(f);
+            }
+        }
+        let data = read_bytes(c, l, sa, sp, n)?;
+        let mut out = data.clone();
+        if let Tma::Reduce(BulkReduce { op, ty, .. }) = x.op {
+            let kind = red_kind_of(ty);
+            let w = kind_bytes(kind);
+            let old = read_bytes(c, l, da, dp, n)?;
+            for k in (0..n as usize).step_by(w) {
+                let v = reduce(op, kind, le(&old[k..k + w]), le(&data[k..k + w]));
+                out[k..k + w].copy_from_slice(&v.to_le_bytes()[..w]);
+            }
+        }
+        match dp {
+            Place::Shared(o) => {
+                check_shared(c, l, da, o, n)?;
+                c.shared.data[o as usize..(o + n) as usize].copy_from_slice(&out);
+            }
+            Place::Global(g) => write_global(c, l, g, &out)?,
+            Place::Param(_) | Place::Const(_) => {
+                return Err(fault(l, da, "a bulk copy into read-only memory".into()))
+            }
+        }
+        match (x.mbar, sp, dp) {
+            (Some(m), _, Place::Shared(o)) => {
+                let (moff, phase) = complete(c, l, &m, n)?;
+                c.asyncs.tma.async_write(o, o + n, c.pc, moff, phase);
+            }
+            (None, Place::Shared(o), _) => {
+                let t = thread(c, l);
+                c.asyncs.tma.async_read_pending(o, o + n, c.pc, t);
+            }
+            _ => {}
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// Reads and decodes the tensor map `x.tmap` names for `lane`.
+fn tensor_map(c: &Ctx<'_>, x: &TmaInstr, lane: usize) -> Result<(u64, TensorMap), LaneFault> {
+    let Some(a) = &x.tmap else {
+        return Err(LaneFault::new(FaultKind::Unsupported {
+            what: "a tensor copy without its tensor map".into(),
+        }));
+    };
+    let (addr, p) = place(c, a, lane)?;
+    if let Place::Shared(_) = p {
+        return Err(fault(lane, addr, "the tensor map is in shared memory; copies read it from global, parameter or constant memory".into()));
+    }
+    if addr % 64 != 0 {
+        return Err(LaneFault {
+            kind: FaultKind::Misaligned { align: 64 },
+            lane: Some(lane as u32),
+            address: Some(addr),
+        });
+    }
+    if let Place::Global(g) = p {
+        if let Some(f) = tma_proxy::tmap_use(c, lane, g) {
+            return Err(f);
+        }
+    }
+    let b = read_bytes(c, lane, addr, p, TMAP_BYTES as u64)?;
+    let mut arr = [0u8; TMAP_BYTES];
+    arr.copy_from_slice(&b);
+    Ok((addr, TensorMap::decode(&arr)))
+}
+
+/// `cp.async.bulk.tensor` (load, store) and `cp.reduce.async.bulk.tensor`.
+pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = tma_of(i)?.clone();
+    let Tma::Tensor(tc) = x.op else {
+        return Ok(Flow::Next);
+    };
+    let coords: Vec<[u64; 32]> = x.coords.iter().map(|s| c.fetch(s)).collect();
+    let offs: Vec<[u64; 32]> = x.offsets.iter().map(|s| c.fetch(s)).collect();
+    for l in lanes(c) {
+        let (maddr, m) = tensor_map(c, &x, l)?;
+        if let Some(why) = m.unusable() {
+            return Err(fault(
+                l,
+                maddr,
+                format!("the tensor map at 0x{maddr:x} cannot be used: {why}"),
+            ));
+        }
+        if m.rank != u32::from(tc.dim) || m.im2col != tc.im2col {
+            return Err(fault(
+                l,
+                maddr,
+                format!(
+                    "a .{}d{} copy uses a rank-{} {} tensor map",
+                    tc.dim,
+                    if tc.im2col { " .im2col" } else { "" },
+                    m.rank,
+                    if m.im2col { "im2col" } else { "tiled" }
+                ),
+            ));
+        }
+        let e = m.elem().map_or(1, |d| d.size()) as usize;
+        let cs: Vec<i32> = coords.iter().map(|v| v[l] as i32).collect();
+        let os: Vec<i32> = offs.iter().map(|v| v[l] as u16 as i16 as i32).collect();
+        let elems = if m.im2col {
+            im2col_elements(&m, &cs, &os)
+        } else {
+            crate::semantics::tma::tile_elements(&m, &cs)
+        };
+        let sw = Swizzle::from_code(m.swizzle).unwrap_or(Swizzle::None);
+        let box_bytes = m.box_bytes();
+        let shared_addr = if tc.dir == TensorDir::Load {
+            x.dst
+        } else {
+            x.src
+        };
+        let Some(sa) = shared_addr else {
+            return Ok(Flow::Next);
+        };
+        let (saddr, sp) = place(c, &sa, l)?;
+        let Place::Shared(base) = sp else {
+            return Err(fault(
+                l,
+                saddr,
+                format!("0x{saddr:x} is not a shared-memory address"),
+            ));
+        };
+        if base % 128 != 0 {
+            return Err(LaneFault {
+                kind: FaultKind::Misaligned { align: 128 },
+                lane: Some(l as u32),
+                address: Some(saddr),
+            });
+        }
+        check_shared(c, l, saddr, base, box_bytes.div_ceil(128) * 128)?;
+        let dtype = m.elem().unwrap_or(crate::semantics::tma::Dtype::U8);
+        match tc.dir {
+            TensorDir::Load => {
+                let fill = if m.fill == 1 && dtype.is_float() {
+                    dtype.nan()
+                } else {
+                    0
+                };
+                for el in &elems {
+                    let v = match el.global {
+                        Some(g) => global(c, l, g, e as u64)?.load(g, e as u32),
+                        None => fill,
+                    };
+                    let o = swizzle(base + el.smem, sw) as usize;
+                    c.shared.data[o..o + e].copy_from_slice(&v.to_le_bytes()[..e]);
+                }
+                let Some(mb) = x.mbar else {
+                    return Ok(Flow::Next);
+                };
+                let (moff, phase) = complete(c, l, &mb, box_bytes)?;
+                c.asyncs
+                    .tma
+                    .async_write(base, base + box_bytes, c.pc, moff, phase);
+            }
+            TensorDir::Store | TensorDir::Reduce(_) => {
+                if let Some(f) = tma_proxy::async_read(c, l, base, box_bytes, "this tensor copy") {
+                    return Err(f);
+                }
+                for el in &elems {
+                    let Some(g) = el.global else { continue };
+                    let o = swizzle(base + el.smem, sw) as usize;
+                    let v = le(&c.shared.data[o..o + e]);
+                    let r = global(c, l, g, e as u64)?;
+                    let nv = match tc.dir {
+                        TensorDir::Reduce(op) => {
+                            reduce(op, red_kind(dtype), r.load(g, e as u32), v)
+                        }
+                        _ => v,
+                    };
+                    r.store(g, e as u32, nv);
+                }
+                let t = thread(c, l);
+                c.asyncs
+                    .tma
+                    .async_read_pending(base, base + box_bytes, c.pc, t);
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `cp.async.bulk.prefetch(.tensor)`: no effect (the tensor map is still read and checked).
+pub fn prefetch(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = tma_of(i)?.clone();
+    if x.tmap.is_some() {
+        for l in lanes(c) {
+            let (a, m) = tensor_map(c, &x, l)?;
+            if let Some(why) = m.unusable() {
+                return Err(fault(
+                    l,
+                    a,
+                    format!("the tensor map at 0x{a:x} cannot be used: {why}"),
+                ));
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `cp.async.bulk.commit_group`.
+pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
+    for l in lanes(c) {
+        let t = thread(c, l);
+        c.asyncs.tma.commit(t);
+    }
+    Ok(Flow::Next)
+}
+
+/// `cp.async.bulk.wait_group{.read} N`.
+pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = tma_of(i)?;
+    let n = c.fetch(&x.value)[0] as usize;
+    for l in lanes(c) {
+        let t = thread(c, l);
+        c.asyncs.tma.wait(t, n);
+    }
+    Ok(Flow::Next)
+}
+
+fn set_field(m: &mut TensorMap, f: TmapField, ord: usize, v: u64) -> Result<(), String> {
+    let small = |v: u64, max: u64, what: &str| {
+        if v <= max {
+            Ok(v as u32)
+        } else {
+            Err(format!("{what} {v} is more than {max}"))
+        }
+    };
+    match f {
+        TmapField::GlobalAddress => {
+            if v % 16 != 0 {
+                return Err(format!("the global address 0x{v:x} is not 16-byte aligned"));
+            }
+            m.addr = v;
+        }
+        TmapField::Rank => m.rank = small(v, 4, "the rank value (rank - 1)")? + 1,
+        TmapField::BoxDim => m.boxes[ord] = small(v.max(1), 256, "the box dimension")?,
+        TmapField::GlobalDim => {
+            m.dims[ord] = small(v, u64::from(u32::MAX), "the global dimension")?
+        }
+        TmapField::GlobalStride => {
+            if ord >= 4 || v % 16 != 0 {
+                return Err(format!(
+                    "global stride {ord} = {v}: the ordinal is 0-3 and the stride a multiple of 16"
+                ));
+            }
+            m.strides[ord + 1] = v;
+        }
+        TmapField::ElementStride => m.estrides[ord] = small(v.max(1), 8, "the element stride")?,
+        TmapField::Elemtype => m.dtype = small(v, 15, "the element type")?,
+        TmapField::InterleaveLayout => m.interleave = small(v, 2, "the interleave layout")?,
+        TmapField::SwizzleMode => m.swizzle = small(v, 4, "the swizzle mode")?,
+        TmapField::SwizzleAtomicity => m.atomicity = small(v, 3, "the swizzle atomicity")?,
+        TmapField::FillMode => m.fill = small(v, 1, "the fill mode")?,
+    }
+    Ok(())
+}
+
+/// `tensormap.replace.tile.field{.space}.b1024.type [addr]{, ord}, value`.
+pub fn replace(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = tma_of(i)?.clone();
+    let Tma::Replace { field, .. } = x.op else {
+        return Ok(Flow::Next);
+    };
+    let Some(a) = x.tmap else {
+        return Ok(Flow::Next);
+    };
+    let vals = c.fetch(&x.value);
+    for l in lanes(c) {
+        let (addr, p) = place(c, &a, l)?;
+        if addr % 64 != 0 {
+            return Err(LaneFault {
+                kind: FaultKind::Misaligned { align: 64 },
+                lane: Some(l as u32),
+                address: Some(addr),
+            });
+        }
+        let b = read_bytes(c, l, addr, p, TMAP_BYTES as u64)?;
+        let mut arr = [0u8; TMAP_BYTES];
+        arr.copy_from_slice(&b);
+        let mut m = TensorMap::decode(&arr);
+        set_field(&mut m, field, x.ordinal as usize, vals[l])
+            .map_err(|e| fault(l, addr, format!("tensormap.replace .{}: {e}", field.name())))?;
+        let out = m.encode();
+        match p {
+            Place::Shared(o) => {
+                c.shared.data[o as usize..o as usize + TMAP_BYTES].copy_from_slice(&out)
+            }
+            Place::Global(g) => {
+                write_global(c, l, g, &out)?;
+                c.asyncs.tma.tmap_written(g, c.pc);
+            }
+            Place::Param(_) | Place::Const(_) => {
+                return Err(fault(
+                    l,
+                    addr,
+                    "tensormap.replace of read-only memory".into(),
+                ))
+            }
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// `tensormap.cp_fenceproxy...`: copies the 128-byte map from shared to global memory with a
+/// release proxy fence (the user still acquires with `fence.proxy.tensormap::generic`).
+pub fn cp_fenceproxy(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = tma_of(i)?.clone();
+    let (Some(d), Some(s)) = (x.dst, x.src) else {
+        return Ok(Flow::Next);
+    };
+    for l in lanes(c) {
+        let (sa, sp) = place(c, &s, l)?;
+        let (da, dp) = place(c, &d, l)?;
+        let Place::Global(g) = dp else {
+            return Err(fault(
+                l,
+                da,
+                "tensormap.cp_fenceproxy writes global memory".into(),
+            ));
+        };
+        if g % 128 != 0 {
+            return Err(LaneFault {
+                kind: FaultKind::Misaligned { align: 128 },
+                lane: Some(l as u32),
+                address: Some(da),
+            });
+        }
+        let b = read_bytes(c, l, sa, sp, TMAP_BYTES as u64)?;
+        write_global(c, l, g, &b)?;
+        c.asyncs.tma.tmap_written(g, c.pc);
+    }
+    Ok(Flow::Next)
+}
+
+/// `fence.proxy.async{.space}`: ends the generic-proxy marks of shared memory.
+pub fn fence_proxy_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let covers_shared = tma_of(i)?.ordinal & 1 != 0;
+    if covers_shared {
+        c.asyncs.tma.fence_async();
+    }
+    super::mem::fence(c, i)
+}
+
+/// `fence.proxy.tensormap::generic.acquire.scope {[addr], size}`.
+pub fn fence_proxy_tensormap(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let x = tma_of(i)?.clone();
+    match x.tmap {
+        Some(a) => {
+            for l in lanes(c) {
+                let (_, p) = place(c, &a, l)?;
+                if let Place::Global(g) = p {
+                    c.asyncs.tma.tmap_acquired(Some(g));
+                }
+            }
+        }
+        None => c.asyncs.tma.tmap_acquired(None),
+    }
+    super::mem::fence(c, i)
+}
+
+/// Whether a program has instructions that access memory through the async or tensormap
+/// proxies (then the proxy checker watches shared-memory accesses).
+pub fn uses_async_proxy(p: &crate::exec::program::Program) -> bool {
+    p.code.iter().any(|d| match &d.extra {
+        // Proxy fences carry `CommitGroup` as their placeholder operation.
+        Extra::Tma(t) => !matches!(
+            t.op,
+            Tma::CommitGroup | Tma::WaitGroup { .. } | Tma::Prefetch { .. }
+        ),
+        _ => false,
+    })
+}
+
+/// The async state of a new CTA: (`--proxy-check`, watch shared accesses).
+pub fn async_state(proxy: (bool, bool)) -> super::async_copy::AsyncState {
+    let mut a = super::async_copy::AsyncState::default();
+    a.tma.check = proxy.0;
+    a.tma.watch = proxy.1;
+    a
+}

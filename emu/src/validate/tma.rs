@@ -1,0 +1,273 @@
+//! Checks of the bulk copies and tensor maps (PTX ISA "cp.async.bulk", "cp.reduce.async.bulk",
+//! "cp.async.bulk.tensor", "cp.async.bulk.prefetch(.tensor)", "cp.async.bulk.wait_group",
+//! "tensormap.replace", "tensormap.cp_fenceproxy"): operand counts and kinds, coordinate
+//! vector lengths, the reduction types each destination allows, and the PTX version and
+//! target of each form ("PTX ISA Notes" / "Target ISA Notes").
+
+use super::Diagnostic;
+use crate::ir::tma::{BulkSpace, Completion, RedOp, TensorDir, Tma, TmapField};
+use crate::ir::{ArchSuffix, Function, Imm, Instr, Module, Op, Operand, Type, Version};
+
+/// Operand counts of one of these instructions.
+pub fn arity(t: &Tma) -> (usize, usize) {
+    let hint = |h: bool| usize::from(h);
+    match t {
+        Tma::Bulk(c) | Tma::Reduce(crate::ir::tma::BulkReduce { copy: c, .. }) => {
+            let n = if c.completion == Completion::Mbarrier {
+                4
+            } else {
+                3
+            };
+            (n, n + hint(c.cache_hint))
+        }
+        Tma::Tensor(c) => {
+            let n = if c.dir == TensorDir::Load {
+                4 + usize::from(c.im2col)
+            } else {
+                3
+            };
+            (n, n + hint(c.cache_hint))
+        }
+        Tma::Prefetch { cache_hint } => (2, 2 + hint(*cache_hint)),
+        Tma::PrefetchTensor {
+            im2col, cache_hint, ..
+        } => {
+            let n = 2 + usize::from(*im2col);
+            (n, n + hint(*cache_hint))
+        }
+        Tma::CommitGroup => (0, 0),
+        Tma::WaitGroup { .. } => (1, 1),
+        Tma::Replace { field, .. } => {
+            let n = 2 + usize::from(field.has_ordinal());
+            (n, n)
+        }
+        Tma::CpFenceproxy { .. } => (3, 3),
+    }
+}
+
+/// The (ptx, sm, arch-specific) an instruction needs.
+fn needs(t: &Tma) -> (&'static str, (u32, u32), u32, bool) {
+    match t {
+        Tma::Bulk(c) if c.dst == BulkSpace::SharedCta && c.src == BulkSpace::Global => {
+            ("cp.async.bulk to .shared::cta", (8, 6), 90, false)
+        }
+        Tma::Tensor(c) if c.shared == BulkSpace::SharedCta && c.dir == TensorDir::Load => {
+            ("cp.async.bulk.tensor to .shared::cta", (8, 6), 90, false)
+        }
+        Tma::Replace { .. } => ("tensormap.replace", (8, 3), 90, true),
+        Tma::CpFenceproxy { .. } => ("tensormap.cp_fenceproxy", (8, 3), 90, false),
+        _ => ("the bulk asynchronous copies", (8, 0), 90, false),
+    }
+}
+
+/// The reduction types `cp.reduce.async.bulk` allows for `op` into `dst`.
+fn red_types(op: RedOp, dst: BulkSpace) -> &'static [Type] {
+    let global = dst == BulkSpace::Global;
+    match op {
+        RedOp::And | RedOp::Or | RedOp::Xor => &[Type::B32, Type::B64],
+        RedOp::Inc | RedOp::Dec => &[Type::U32],
+        RedOp::Add if global => &[
+            Type::U32,
+            Type::S32,
+            Type::U64,
+            Type::F32,
+            Type::F64,
+            Type::F16,
+            Type::BF16,
+        ],
+        RedOp::Add => &[Type::U32, Type::S32, Type::U64],
+        RedOp::Min | RedOp::Max if global => &[
+            Type::U32,
+            Type::S32,
+            Type::U64,
+            Type::S64,
+            Type::F16,
+            Type::BF16,
+        ],
+        RedOp::Min | RedOp::Max => &[Type::U32, Type::S32],
+    }
+}
+
+fn vec_len(i: &Instr, k: usize) -> Option<usize> {
+    match i.args.get(k) {
+        Some(Operand::Vector(v)) => Some(v.len()),
+        _ => None,
+    }
+}
+
+/// Checks one instruction of these families.
+pub fn check(m: &Module, _f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
+    let Op::Tma(t) = &i.op else { return };
+    let mut push = |rule: &'static str, message: String| {
+        out.push(Diagnostic {
+            rule,
+            message,
+            span: i.span,
+        })
+    };
+    if m.version.major != 0 && m.target.sm != 0 {
+        let (what, ptx, sm, specific) = needs(t);
+        if m.version < Version::new(ptx.0, ptx.1) {
+            push(
+                "requires-ptx-version",
+                format!("{what} requires PTX ISA {}.{} or later", ptx.0, ptx.1),
+            );
+        }
+        if m.target.sm < sm || (specific && m.target.suffix == ArchSuffix::None) {
+            push(
+                "requires-target",
+                format!(
+                    "{what} requires sm_{sm}{} or later (the module targets sm_{})",
+                    if specific { "a" } else { "" },
+                    m.target.sm
+                ),
+            );
+        }
+    }
+    let is_addr = |k: usize| matches!(i.args.get(k), Some(Operand::Address(_)));
+    let mut addrs: Vec<usize> = Vec::new();
+    match t {
+        Tma::Bulk(c) | Tma::Reduce(crate::ir::tma::BulkReduce { copy: c, .. }) => {
+            addrs.extend([0, 1]);
+            if c.completion == Completion::Mbarrier {
+                addrs.push(3);
+            }
+            let shared = |s: BulkSpace| s != BulkSpace::Global;
+            let ok = match c.completion {
+                Completion::Mbarrier => shared(c.dst),
+                Completion::BulkGroup => c.dst == BulkSpace::Global && shared(c.src),
+            };
+            if !ok || (shared(c.dst) && c.src == BulkSpace::SharedCluster) {
+                push(
+                    "operand-kind",
+                    format!(
+                        "no bulk copy goes {} <- {} completing through {}",
+                        c.dst.name(),
+                        c.src.name(),
+                        if c.completion == Completion::Mbarrier {
+                            "an mbarrier"
+                        } else {
+                            "a bulk group"
+                        }
+                    ),
+                );
+            }
+            if let Tma::Reduce(r) = t {
+                let allowed = red_types(r.op, c.dst);
+                if !allowed.contains(&r.ty) {
+                    let names: Vec<&str> = allowed.iter().map(|t| t.name()).collect();
+                    push(
+                        "operand-type",
+                        format!(
+                            "cp.reduce.async.bulk into {} takes .{} for this operation, not .{}",
+                            c.dst.name(),
+                            names.join("/."),
+                            r.ty.name()
+                        ),
+                    );
+                }
+                let half = matches!(r.ty, Type::F16 | Type::BF16);
+                if r.noftz != (half && r.op == RedOp::Add) {
+                    push(
+                        "operand-type",
+                        ".noftz is written exactly on .add of .f16/.bf16".into(),
+                    );
+                }
+            }
+        }
+        Tma::Tensor(c) => {
+            let (tmap, coords) = if c.dir == TensorDir::Load {
+                addrs.extend([0, 1, 3]);
+                (1, 2)
+            } else {
+                addrs.extend([0, 2]);
+                (0, 1)
+            };
+            let _ = tmap;
+            if vec_len(i, coords) != Some(usize::from(c.dim)) {
+                push(
+                    "operand-kind",
+                    format!(
+                        "a .{}d tensor copy takes {} coordinates: [tensorMap, {{c0, ...}}]",
+                        c.dim, c.dim
+                    ),
+                );
+            }
+            if c.im2col {
+                if c.dim < 3 {
+                    push("operand-kind", "the .im2col mode needs .3d to .5d".into());
+                } else if c.dir == TensorDir::Load && vec_len(i, 4) != Some(usize::from(c.dim) - 2)
+                {
+                    push(
+                        "operand-kind",
+                        format!(
+                            "an .im2col .{}d load takes {} im2col offsets in a vector after the mbarrier",
+                            c.dim,
+                            c.dim - 2
+                        ),
+                    );
+                }
+            }
+        }
+        Tma::Prefetch { .. } => addrs.push(0),
+        Tma::PrefetchTensor { dim, .. } => {
+            addrs.push(0);
+            if vec_len(i, 1) != Some(usize::from(*dim)) {
+                push(
+                    "operand-kind",
+                    format!("a .{dim}d tensor prefetch takes {dim} coordinates"),
+                );
+            }
+        }
+        Tma::CommitGroup | Tma::WaitGroup { .. } => {
+            if let Tma::WaitGroup { .. } = t {
+                if !matches!(i.args.first(), Some(Operand::Imm(Imm::Int(0..)))) {
+                    push(
+                        "operand-kind",
+                        "cp.async.bulk.wait_group takes a non-negative integer constant".into(),
+                    );
+                }
+            }
+        }
+        Tma::Replace { field, ty, .. } => {
+            addrs.push(0);
+            let want = match field {
+                TmapField::GlobalAddress | TmapField::GlobalStride => Type::B64,
+                _ => Type::B32,
+            };
+            if *ty != want {
+                push(
+                    "operand-type",
+                    format!("tensormap.replace .{} takes .{}", field.name(), want.name()),
+                );
+            }
+            if field.has_ordinal() && !matches!(i.args.get(1), Some(Operand::Imm(Imm::Int(0..=4))))
+            {
+                push(
+                    "operand-kind",
+                    format!(
+                        "the ordinal of tensormap.replace .{} is a constant 0 to 4",
+                        field.name()
+                    ),
+                );
+            }
+        }
+        Tma::CpFenceproxy { .. } => {
+            addrs.extend([0, 1]);
+            if !matches!(i.args.get(2), Some(Operand::Imm(Imm::Int(128)))) {
+                push(
+                    "operand-kind",
+                    "the size of tensormap.cp_fenceproxy is the constant 128".into(),
+                );
+            }
+        }
+    }
+    for k in addrs {
+        if !is_addr(k) {
+            push(
+                "operand-kind",
+                format!("operand {} is an address `[...]`", k + 1),
+            );
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! The tensor-map argument of `ptxemu run --arg`: the parameters of the CUDA driver's
+//! `cuTensorMapEncodeTiled` / `cuTensorMapEncodeIm2col`, checked against the requirements
+//! those functions document, and encoded in ptxemu's 128-byte layout (docs/tensor-map.md).
+//!
+//! `tmap:tiled,dtype=f16,buf=0,dims=64x32,strides=128,box=64x8[,estrides=1x1][,offset=0]
+//! [,interleave=none][,swizzle=128B][,l2=none][,oob=zero]` and
+//! `tmap:im2col,dtype=f16,buf=0,dims=CxWxHxN,strides=..,lower=WxH,upper=WxH,channels=C,
+//! pixels=P[,...]`. Lists are `x`-separated, dimension 0 (innermost) first; `strides` are the
+//! byte strides of dimensions 1 and up; `buf=N` names the buffer argument whose address
+//! (plus `offset` bytes) is the tensor's global address, or a last `data=TYPE[N]:INIT` gives
+//! the map a buffer of its own (not a kernel parameter; `--dump` of the map's argument index
+//! writes it). The rank is the length of `dims`.
+
+use emu::semantics::tma::{Dtype, Swizzle, TensorMap, TMAP_BYTES};
+
+/// A parsed tensor-map argument: the map (its address still relative to the buffer) and
+/// the buffer argument it points into.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TmapSpec {
+    /// The map; `addr` holds the byte offset into the buffer.
+    pub map: TensorMap,
+    /// The buffer argument's index (`buf=N`), or `None` with `data=`.
+    pub buf: Option<usize>,
+    /// The map's own buffer (`data=TYPE[N]:INIT`).
+    pub data: Option<Box<crate::argspec::ArgSpec>>,
+}
+
+fn list(key: &str, v: &str) -> Result<Vec<i64>, String> {
+    v.split('x')
+        .map(|x| {
+            x.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("{key}=`{v}`: `{x}` is not an integer"))
+        })
+        .collect()
+}
+
+fn pick<'a>(names: &[(&'a str, u32)], key: &str, v: &str) -> Result<u32, String> {
+    names
+        .iter()
+        .find(|n| n.0.eq_ignore_ascii_case(v))
+        .map(|n| n.1)
+        .ok_or_else(|| {
+            let all: Vec<&str> = names.iter().map(|n| n.0).collect();
+            format!("{key}=`{v}`: expected one of {}", all.join(", "))
+        })
+}
+
+/// Parses the text after `tmap:`.
+///
+/// # Errors
+/// A message naming the parameter and the requirement it breaks.
+pub fn parse(body: &str) -> Result<TmapSpec, String> {
+    let (body, data) = match body.split_once(",data=") {
+        Some((b, d)) => {
+            let spec = crate::argspec::parse(d).map_err(|e| format!("data=: {e}"))?;
+            if !matches!(spec, crate::argspec::ArgSpec::Buffer { .. }) {
+                return Err("data= is a buffer, TYPE[N]:INIT".into());
+            }
+            (b, Some(Box::new(spec)))
+        }
+        None => (body, None),
+    };
+    let mut parts = body.split(',');
+    let mode = parts.next().unwrap_or_default().trim();
+    let im2col = match mode {
+        "tiled" => false,
+        "im2col" => true,
+        other => return Err(format!("tmap:`{other}`: the mode is tiled or im2col")),
+    };
+    let mut m = TensorMap::decode(&[0; TMAP_BYTES]);
+    m.im2col = im2col;
+    let (mut dtype, mut buf, mut dims, mut strides, mut boxes) = (None, None, None, None, None);
+    let (mut estrides, mut lower, mut upper) = (None, None, None);
+    let (mut channels, mut pixels) = (None, None);
+    for kv in parts {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("`{kv}`: tensor-map parameters are KEY=VALUE"))?;
+        let (k, v) = (k.trim(), v.trim());
+        match k {
+            "dtype" => {
+                dtype = Some(Dtype::from_name(v).ok_or_else(|| {
+                    format!("dtype=`{v}`: expected u8, u16, u32, s32, u64, s64, f16, f32, f32_ftz, f64, bf16, tf32 or tf32_ftz")
+                })?)
+            }
+            "buf" => buf = Some(v.parse::<usize>().map_err(|_| format!("buf=`{v}`: an argument index"))?),
+            "offset" => m.addr = v.parse::<u64>().map_err(|_| format!("offset=`{v}`: a byte count"))?,
+            "dims" => dims = Some(list(k, v)?),
+            "strides" => strides = Some(list(k, v)?),
+            "box" => boxes = Some(list(k, v)?),
+            "estrides" => estrides = Some(list(k, v)?),
+            "lower" => lower = Some(list(k, v)?),
+            "upper" => upper = Some(list(k, v)?),
+            "channels" => channels = Some(list(k, v)?),
+            "pixels" => pixels = Some(list(k, v)?),
+            "interleave" => m.interleave = pick(&[("none", 0), ("16B", 1), ("32B", 2)], k, v)?,
+            "swizzle" => {
+                m.swizzle = pick(&[("none", 0), ("32B", 1), ("64B", 2), ("128B", 3)], k, v)?
+            }
+            "l2" => {
+                m.l2 = pick(&[("none", 0), ("64B", 1), ("128B", 2), ("256B", 3)], k, v)?
+            }
+            "oob" => m.fill = pick(&[("zero", 0), ("nan", 1)], k, v)?,
+            other => return Err(format!("unknown tensor-map parameter `{other}`")),
+        }
+    }
+    let dtype = dtype.ok_or("a tensor map needs dtype=")?;
+    if buf.is_some() == data.is_some() {
+        return Err("a tensor map needs exactly one of buf=N (a buffer argument) and a last data=TYPE[N]:INIT".into());
+    }
+    let dims = dims.ok_or("a tensor map needs dims=")?;
+    let rank = dims.len();
+    m.dtype = dtype.code();
+    m.rank = rank as u32;
+    let esize = dtype.size() as i64;
+    if !(1..=5).contains(&rank) || (im2col && rank < 3) {
+        return Err(format!(
+            "tensorRank {rank}: {} (the length of dims)",
+            if im2col {
+                "im2col maps have rank 3 to 5"
+            } else {
+                "the rank is 1 to 5"
+            }
+        ));
+    }
+    if m.interleave != 0 && rank < 3 {
+        return Err("interleaved layouts need tensorRank 3 or more".into());
+    }
+    for (d, &n) in dims.iter().enumerate() {
+        if n < 1 || n > i64::from(u32::MAX) {
+            return Err(format!(
+                "globalDim[{d}] = {n}: must be 1 or more and (in ptxemu's encoding) below 2^32"
+            ));
+        }
+        m.dims[d] = n as u32;
+    }
+    let strides = strides.unwrap_or_default();
+    if strides.len() != rank - 1 {
+        return Err(format!(
+            "strides: {} byte stride(s) given; a rank-{rank} map takes {} (dimensions 1 and up)",
+            strides.len(),
+            rank - 1
+        ));
+    }
+    let align = if m.interleave == 2 { 32 } else { 16 };
+    for (d, &s) in strides.iter().enumerate() {
+        if s <= 0 || s % align != 0 || s >= 1 << 40 {
+            return Err(format!(
+                "globalStrides[{d}] = {s}: must be a positive multiple of {align} below 2^40"
+            ));
+        }
+        m.strides[d + 1] = s as u64;
+    }
+    let estrides = estrides.unwrap_or_else(|| vec![1; rank]);
+    if estrides.len() != rank {
+        return Err(format!(
+            "estrides: a rank-{rank} map takes {rank} element strides"
+        ));
+    }
+    for (d, &e) in estrides.iter().enumerate() {
+        if !(1..=8).contains(&e) {
+            return Err(format!("elementStrides[{d}] = {e}: must be 1 to 8"));
+        }
+        m.estrides[d] = e as u32;
+    }
+    let inner_elems = if im2col {
+        let c = channels.ok_or("an im2col map needs channels= (channelsPerPixel)")?;
+        let p = pixels.ok_or("an im2col map needs pixels= (pixelsPerColumn)")?;
+        let (c, p) = (
+            c.first().copied().unwrap_or(0),
+            p.first().copied().unwrap_or(0),
+        );
+        if !(1..=256).contains(&c) {
+            return Err(format!("channelsPerPixel {c}: must be 1 to 256"));
+        }
+        if !(1..=1024).contains(&p) {
+            return Err(format!("pixelsPerColumn {p}: must be 1 to 1024"));
+        }
+        m.boxes[0] = c as u32;
+        m.pixels = p as u32;
+        let spatial = rank - 2;
+        let bound = [0, 0, 0, 1 << 15, 1 << 7, 1 << 4][rank];
+        for (name, corner, out) in [
+            ("lower", lower, &mut m.lower),
+            ("upper", upper, &mut m.upper),
+        ] {
+            let v = corner.unwrap_or_else(|| vec![0; spatial]);
+            if v.len() != spatial {
+                return Err(format!(
+                    "{name}: a rank-{rank} im2col map takes {spatial} corner coordinates"
+                ));
+            }
+            for (s, &x) in v.iter().enumerate() {
+                if x < -bound || x >= bound {
+                    return Err(format!(
+                        "pixelBox{}Corner[{s}] = {x}: a rank-{rank} map allows {} to {}",
+                        if name == "lower" { "Lower" } else { "Upper" },
+                        -bound,
+                        bound - 1
+                    ));
+                }
+                out[s] = x as i32;
+            }
+        }
+        c
+    } else {
+        let boxes = boxes.ok_or("a tiled map needs box=")?;
+        if boxes.len() != rank {
+            return Err(format!("box: a rank-{rank} map takes {rank} box sizes"));
+        }
+        for (d, &b) in boxes.iter().enumerate() {
+            if !(1..=256).contains(&b) {
+                return Err(format!("boxDim[{d}] = {b}: must be 1 to 256"));
+            }
+            m.boxes[d] = b as u32;
+        }
+        boxes[0]
+    };
+    let inner = inner_elems * esize;
+    if m.interleave == 0 && inner % 16 != 0 {
+        return Err(format!(
+            "boxDim[0] * elementSize = {inner} bytes: must be a multiple of 16 without interleave"
+        ));
+    }
+    let sw = Swizzle::from_code(m.swizzle).unwrap_or(Swizzle::None);
+    if m.interleave == 0 && sw != Swizzle::None && inner as u64 > sw.span() {
+        return Err(format!(
+            "the box's inner dimension is {inner} bytes, more than the {}-byte swizzle span",
+            sw.span()
+        ));
+    }
+    if m.fill == 1 && !dtype.is_float() {
+        return Err("oob=nan (NAN_REQUEST_ZERO_FMA) needs a floating-point dtype".into());
+    }
+    Ok(TmapSpec { map: m, buf, data })
+}
+
+impl TmapSpec {
+    /// The 128 parameter bytes, given the buffer's (address, length).
+    ///
+    /// # Errors
+    /// The global address is not 16-byte (32 with 32B interleave) aligned, or the offset is
+    /// outside the buffer.
+    pub fn bytes(&self, buffer: (u64, usize)) -> Result<Vec<u8>, String> {
+        let mut m = self.map;
+        if m.addr >= buffer.1 as u64 {
+            return Err(format!(
+                "offset {} is outside the tensor's buffer ({} bytes)",
+                m.addr, buffer.1
+            ));
+        }
+        m.addr += buffer.0;
+        let align = if m.interleave == 2 { 32 } else { 16 };
+        if m.addr % align != 0 {
+            return Err(format!(
+                "globalAddress 0x{:x} is not {align}-byte aligned",
+                m.addr
+            ));
+        }
+        Ok(m.encode().to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiled_maps_encode_their_parameters() {
+        let s =
+            parse("tiled,dtype=f16,buf=1,dims=64x32,strides=128,box=64x8,swizzle=128B").unwrap();
+        assert_eq!(s.buf, Some(1));
+        let d = parse("tiled,dtype=u8,dims=16,box=16,data=u8[16]:fill=3").unwrap();
+        assert!(d.buf.is_none() && d.data.is_some());
+        let b = s.bytes((0x1000, 4096)).unwrap();
+        let m = TensorMap::decode(b.as_slice().try_into().unwrap());
+        assert_eq!(
+            (m.addr, m.rank, m.dims[1], m.strides[1]),
+            (0x1000, 2, 32, 128)
+        );
+        assert_eq!((m.boxes[0], m.boxes[1], m.swizzle), (64, 8, 3));
+    }
+
+    #[test]
+    fn driver_requirements_are_refused_by_name() {
+        let e = |t: &str| parse(t).unwrap_err();
+        assert!(
+            e("tiled,dtype=f16,buf=0,dims=64x32,strides=100,box=64x8").contains("globalStrides[0]")
+        );
+        assert!(e("tiled,dtype=f16,buf=0,dims=64x32,strides=128,box=300x8").contains("boxDim[0]"));
+        assert!(
+            e("tiled,dtype=f16,buf=0,dims=64x32,strides=128,box=4x8").contains("multiple of 16")
+        );
+        assert!(
+            e("tiled,dtype=f32,buf=0,dims=64x32,strides=256,box=64x8,swizzle=128B")
+                .contains("swizzle span")
+        );
+        assert!(e("tiled,dtype=u8,buf=0,dims=64,box=64,oob=nan").contains("floating-point"));
+        assert!(
+            e("tiled,dtype=f16,buf=0,dims=64x32,strides=128,box=64x8,estrides=9x1")
+                .contains("elementStrides[0]")
+        );
+        assert!(e("im2col,dtype=f16,buf=0,dims=16x8x8x2,strides=32x256x2048,lower=-200x0,upper=0x0,channels=16,pixels=8").contains("pixelBoxLowerCorner[0]"));
+        let s = parse("tiled,dtype=f16,buf=0,dims=64,box=64,offset=8").unwrap();
+        assert!(s
+            .bytes((0x1000, 128))
+            .unwrap_err()
+            .contains("16-byte aligned"));
+    }
+}

@@ -1,0 +1,80 @@
+//! TMA kernels with host-side tensor maps (`tests/fixtures/tma/tma.cu`, compiled by nvcc 13.5
+//! for sm_90a), run through `ptxemu run` and compared with numpy references built on an
+//! independent Python model of the driver's box placement and swizzles (`ref.py`, `model.py`):
+//! every swizzle mode, element strides, 1-5 ranks, im2col, out-of-bound zero and NaN fill,
+//! tile stores and reductions, non-tensor bulk copies and a device-made tensor map; and the
+//! proxy checker's reports.
+
+mod fixture_common;
+
+use std::path::{Path, PathBuf};
+
+fn dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/tma")
+        .join(name)
+}
+
+fn run(name: &str) {
+    fixture_common::run_fixture_at(&dir(name), "../tma.sm90a.ptx");
+}
+
+#[test]
+fn load_2d_swizzle_128b_zero_fill() {
+    run("load2d_sw128");
+}
+
+#[test]
+fn load_2d_swizzle_64b_nan_fill() {
+    run("load2d_sw64_nan");
+}
+
+#[test]
+fn load_3d_swizzle_32b_element_strides() {
+    run("load3d_sw32_estrides");
+}
+
+#[test]
+fn load_5d() {
+    run("load5d");
+}
+
+#[test]
+fn im2col_4d() {
+    run("im2col4d");
+}
+
+#[test]
+fn store_2d() {
+    run("store2d");
+}
+
+#[test]
+fn reduce_2d_add() {
+    run("reduce2d_add");
+}
+
+#[test]
+fn bulk_copy_and_reduce() {
+    run("bulk_copy");
+}
+
+#[test]
+fn device_made_tensor_map() {
+    run("tmap_device");
+}
+
+#[test]
+fn missing_fence_proxy_async_is_reported() {
+    run("store_nofence");
+}
+
+#[test]
+fn reading_a_tma_destination_before_the_wait_is_reported() {
+    run("read_before_wait");
+}
+
+#[test]
+fn a_device_map_used_without_acquire_is_reported() {
+    run("tmap_device_noacquire");
+}

@@ -163,7 +163,7 @@ impl Cta {
             counts: Counts::default(),
             next_warp: 0,
             tmem: None,
-            asyncs: super::step::tma::async_state(env.proxy),
+            asyncs: super::step::tma_map::async_state(env.proxy),
         }
     }
 

@@ -397,7 +397,7 @@ impl Machine {
             tmem: cfg.tmem,
             proxy: (
                 cfg.proxy_check,
-                cfg.proxy_check && step::tma::uses_async_proxy(&self.prog),
+                cfg.proxy_check && step::tma_map::uses_async_proxy(&self.prog),
             ),
         };
         let (counts, outputs, fault) = grid::run_grid(&env, cfg, ctas);

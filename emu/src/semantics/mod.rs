@@ -14,9 +14,12 @@
 //! | [`convert`] | `cvt` between every integer and float type; `.f16/.bf16/.tf32/.e4m3/.e5m2` |
 //! | [`half`] | `.f16/.bf16` and packed `x2` arithmetic |
 //! | [`mma`] | the dot products of `mma`: integer, single-bit, binary64, and the tensor-core accumulation model |
+//! | [`tma`] | tensor maps (ptxemu's 128-byte encoding), TMA box placement (tile, im2col), swizzles |
+//! | [`bulk_reduce`] | the element operations of `cp.reduce.async.bulk(.tensor)` |
 
 pub mod approx;
 pub mod bits;
+pub mod bulk_reduce;
 pub mod compare;
 pub mod convert;
 pub mod float;

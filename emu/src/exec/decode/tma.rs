@@ -5,6 +5,7 @@ use super::ops::{arg, invalid};
 use super::{DecodeError, FnCtx};
 use crate::exec::program::{DAddr, DInstr, Extra, Src};
 use crate::exec::step::tma::{self as step, TmaInstr};
+use crate::exec::step::tma_map;
 use crate::ir::tma::{BulkSpace, Completion, TensorDir, Tma};
 use crate::ir::{Fence, Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem};
 
@@ -126,12 +127,12 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
                 k = 2;
             }
             x.value = fx.src(arg(ins, k)?, *ty, ins.span)?;
-            d.exec = step::replace;
+            d.exec = tma_map::replace;
         }
         Tma::CpFenceproxy { .. } => {
             x.dst = Some(addr(fx, ins, 0, space(BulkSpace::Global))?);
             x.src = Some(addr(fx, ins, 1, shared_cta())?);
-            d.exec = step::cp_fenceproxy;
+            d.exec = tma_map::cp_fenceproxy;
         }
     }
     d.extra = Extra::Tma(Box::new(x));
@@ -155,7 +156,7 @@ pub fn lower_fence(fx: &FnCtx<'_>, ins: &Instr, f: &Fence, mut d: DInstr) -> D {
                 Some(_) => 0,
             };
             x.ordinal = bits;
-            d.exec = step::fence_proxy_async;
+            d.exec = tma_map::fence_proxy_async;
         }
         Fence::ProxyTensormap { release: false, .. } => {
             let a = ins
@@ -167,7 +168,7 @@ pub fn lower_fence(fx: &FnCtx<'_>, ins: &Instr, f: &Fence, mut d: DInstr) -> D {
                 Some(Err(e)) => return Err(e),
                 None => {}
             }
-            d.exec = step::fence_proxy_tensormap;
+            d.exec = tma_map::fence_proxy_tensormap;
         }
         _ => return Err(invalid(ins, "not a proxy fence")),
     }

@@ -19,6 +19,7 @@ pub mod mma_layout;
 pub mod packed;
 pub mod tcgen05;
 pub mod tma;
+pub mod tma_map;
 pub mod tma_proxy;
 pub mod wmma;
 

@@ -19,7 +19,7 @@ use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow, Src};
-use crate::ir::tma::{BulkReduce, TensorDir, Tma, TmapField};
+use crate::ir::tma::{BulkReduce, TensorDir, Tma};
 use crate::ir::Type;
 use crate::semantics::tma::{
     im2col_elements, red_kind, reduce, swizzle, RedKind, Swizzle, TensorMap, TMAP_BYTES,
@@ -50,7 +50,7 @@ pub struct TmaInstr {
     pub ordinal: u32,
 }
 
-fn tma_of(i: &DInstr) -> Result<&TmaInstr, LaneFault> {
+pub(super) fn tma_of(i: &DInstr) -> Result<&TmaInstr, LaneFault> {
     match &i.extra {
         Extra::Tma(t) => Ok(t),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -59,7 +59,7 @@ fn tma_of(i: &DInstr) -> Result<&TmaInstr, LaneFault> {
     }
 }
 
-fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
+pub(super) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
     LaneFault {
         kind: FaultKind::Undefined { detail },
         lane: Some(lane as u32),
@@ -67,7 +67,7 @@ fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
     }
 }
 
-fn lanes(c: &Ctx<'_>) -> Vec<usize> {
+pub(super) fn lanes(c: &Ctx<'_>) -> Vec<usize> {
     let mut v = Vec::new();
     super::for_lanes(c.mask, |l| v.push(l));
     v
@@ -79,14 +79,14 @@ fn thread(c: &Ctx<'_>, lane: usize) -> u32 {
 
 /// Where an address points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
+pub(super) enum Place {
     Global(u64),
     Shared(u64),
     Param(u64),
     Const(u64),
 }
 
-fn place(c: &Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, Place), LaneFault> {
+pub(super) fn place(c: &Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, Place), LaneFault> {
     let addr = super::mem::lane_addr(c, a, lane);
     let p = match a.space {
         AddrSpace::Global => Place::Global(addr),
@@ -144,7 +144,13 @@ fn global<'g>(
 }
 
 /// Reads `n` bytes at a place (global, shared, parameter or constant memory).
-fn read_bytes(c: &Ctx<'_>, lane: usize, addr: u64, p: Place, n: u64) -> Result<Vec<u8>, LaneFault> {
+pub(super) fn read_bytes(
+    c: &Ctx<'_>,
+    lane: usize,
+    addr: u64,
+    p: Place,
+    n: u64,
+) -> Result<Vec<u8>, LaneFault> {
     match p {
         Place::Global(g) => {
             let r = global(c, lane, g, n)?;
@@ -172,7 +178,12 @@ fn read_bytes(c: &Ctx<'_>, lane: usize, addr: u64, p: Place, n: u64) -> Result<V
     }
 }
 
-fn write_global(c: &Ctx<'_>, lane: usize, g: u64, bytes: &[u8]) -> Result<(), LaneFault> {
+pub(super) fn write_global(
+    c: &Ctx<'_>,
+    lane: usize,
+    g: u64,
+    bytes: &[u8],
+) -> Result<(), LaneFault> {
     let r = global(c, lane, g, bytes.len() as u64)?;
     for (k, b) in bytes.iter().enumerate() {
         r.store(g + k as u64, 1, u64::from(*b));
@@ -470,166 +481,4 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
         c.asyncs.tma.wait(t, n);
     }
     Ok(Flow::Next)
-}
-
-fn set_field(m: &mut TensorMap, f: TmapField, ord: usize, v: u64) -> Result<(), String> {
-    let small = |v: u64, max: u64, what: &str| {
-        if v <= max {
-            Ok(v as u32)
-        } else {
-            Err(format!("{what} {v} is more than {max}"))
-        }
-    };
-    match f {
-        TmapField::GlobalAddress => {
-            if v % 16 != 0 {
-                return Err(format!("the global address 0x{v:x} is not 16-byte aligned"));
-            }
-            m.addr = v;
-        }
-        TmapField::Rank => m.rank = small(v, 4, "the rank value (rank - 1)")? + 1,
-        TmapField::BoxDim => m.boxes[ord] = small(v.max(1), 256, "the box dimension")?,
-        TmapField::GlobalDim => {
-            m.dims[ord] = small(v, u64::from(u32::MAX), "the global dimension")?
-        }
-        TmapField::GlobalStride => {
-            if ord >= 4 || v % 16 != 0 {
-                return Err(format!(
-                    "global stride {ord} = {v}: the ordinal is 0-3 and the stride a multiple of 16"
-                ));
-            }
-            m.strides[ord + 1] = v;
-        }
-        TmapField::ElementStride => m.estrides[ord] = small(v.max(1), 8, "the element stride")?,
-        TmapField::Elemtype => m.dtype = small(v, 15, "the element type")?,
-        TmapField::InterleaveLayout => m.interleave = small(v, 2, "the interleave layout")?,
-        TmapField::SwizzleMode => m.swizzle = small(v, 4, "the swizzle mode")?,
-        TmapField::SwizzleAtomicity => m.atomicity = small(v, 3, "the swizzle atomicity")?,
-        TmapField::FillMode => m.fill = small(v, 1, "the fill mode")?,
-    }
-    Ok(())
-}
-
-/// `tensormap.replace.tile.field{.space}.b1024.type [addr]{, ord}, value`.
-pub fn replace(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let x = tma_of(i)?.clone();
-    let Tma::Replace { field, .. } = x.op else {
-        return Ok(Flow::Next);
-    };
-    let Some(a) = x.tmap else {
-        return Ok(Flow::Next);
-    };
-    let vals = c.fetch(&x.value);
-    for l in lanes(c) {
-        let (addr, p) = place(c, &a, l)?;
-        if addr % 64 != 0 {
-            return Err(LaneFault {
-                kind: FaultKind::Misaligned { align: 64 },
-                lane: Some(l as u32),
-                address: Some(addr),
-            });
-        }
-        let b = read_bytes(c, l, addr, p, TMAP_BYTES as u64)?;
-        let mut arr = [0u8; TMAP_BYTES];
-        arr.copy_from_slice(&b);
-        let mut m = TensorMap::decode(&arr);
-        set_field(&mut m, field, x.ordinal as usize, vals[l])
-            .map_err(|e| fault(l, addr, format!("tensormap.replace .{}: {e}", field.name())))?;
-        let out = m.encode();
-        match p {
-            Place::Shared(o) => {
-                c.shared.data[o as usize..o as usize + TMAP_BYTES].copy_from_slice(&out)
-            }
-            Place::Global(g) => {
-                write_global(c, l, g, &out)?;
-                c.asyncs.tma.tmap_written(g, c.pc);
-            }
-            Place::Param(_) | Place::Const(_) => {
-                return Err(fault(
-                    l,
-                    addr,
-                    "tensormap.replace of read-only memory".into(),
-                ))
-            }
-        }
-    }
-    Ok(Flow::Next)
-}
-
-/// `tensormap.cp_fenceproxy...`: copies the 128-byte map from shared to global memory with a
-/// release proxy fence (the user still acquires with `fence.proxy.tensormap::generic`).
-pub fn cp_fenceproxy(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let x = tma_of(i)?.clone();
-    let (Some(d), Some(s)) = (x.dst, x.src) else {
-        return Ok(Flow::Next);
-    };
-    for l in lanes(c) {
-        let (sa, sp) = place(c, &s, l)?;
-        let (da, dp) = place(c, &d, l)?;
-        let Place::Global(g) = dp else {
-            return Err(fault(
-                l,
-                da,
-                "tensormap.cp_fenceproxy writes global memory".into(),
-            ));
-        };
-        if g % 128 != 0 {
-            return Err(LaneFault {
-                kind: FaultKind::Misaligned { align: 128 },
-                lane: Some(l as u32),
-                address: Some(da),
-            });
-        }
-        let b = read_bytes(c, l, sa, sp, TMAP_BYTES as u64)?;
-        write_global(c, l, g, &b)?;
-        c.asyncs.tma.tmap_written(g, c.pc);
-    }
-    Ok(Flow::Next)
-}
-
-/// `fence.proxy.async{.space}`: ends the generic-proxy marks of shared memory.
-pub fn fence_proxy_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let covers_shared = tma_of(i)?.ordinal & 1 != 0;
-    if covers_shared {
-        c.asyncs.tma.fence_async();
-    }
-    super::mem::fence(c, i)
-}
-
-/// `fence.proxy.tensormap::generic.acquire.scope {[addr], size}`.
-pub fn fence_proxy_tensormap(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let x = tma_of(i)?.clone();
-    match x.tmap {
-        Some(a) => {
-            for l in lanes(c) {
-                let (_, p) = place(c, &a, l)?;
-                if let Place::Global(g) = p {
-                    c.asyncs.tma.tmap_acquired(Some(g));
-                }
-            }
-        }
-        None => c.asyncs.tma.tmap_acquired(None),
-    }
-    super::mem::fence(c, i)
-}
-
-/// Whether a program has instructions that access memory through the async or tensormap
-/// proxies (then the proxy checker watches shared-memory accesses).
-pub fn uses_async_proxy(p: &crate::exec::program::Program) -> bool {
-    p.code.iter().any(|d| match &d.extra {
-        // Proxy fences carry `CommitGroup` as their placeholder operation.
-        Extra::Tma(t) => !matches!(
-            t.op,
-            Tma::CommitGroup | Tma::WaitGroup { .. } | Tma::Prefetch { .. }
-        ),
-        _ => false,
-    })
-}
-
-/// The async state of a new CTA: (`--proxy-check`, watch shared accesses).
-pub fn async_state(proxy: (bool, bool)) -> super::async_copy::AsyncState {
-    let mut a = super::async_copy::AsyncState::default();
-    a.tma.check = proxy.0;
-    a.tma.watch = proxy.1;
-    a
 }

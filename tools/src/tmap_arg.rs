@@ -35,7 +35,7 @@ fn list(key: &str, v: &str) -> Result<Vec<i64>, String> {
         .collect()
 }
 
-fn pick<'a>(names: &[(&'a str, u32)], key: &str, v: &str) -> Result<u32, String> {
+fn pick(names: &[(&str, u32)], key: &str, v: &str) -> Result<u32, String> {
     names
         .iter()
         .find(|n| n.0.eq_ignore_ascii_case(v))
@@ -252,7 +252,7 @@ impl TmapSpec {
         }
         m.addr += buffer.0;
         let align = if m.interleave == 2 { 32 } else { 16 };
-        if m.addr % align != 0 {
+        if !m.addr.is_multiple_of(align) {
             return Err(format!(
                 "globalAddress 0x{:x} is not {align}-byte aligned",
                 m.addr

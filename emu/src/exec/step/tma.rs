@@ -239,7 +239,7 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let n = sizes[l] & 0xffff_ffff;
         let (da, dp) = place(c, &dst, l)?;
         let (sa, sp) = place(c, &src, l)?;
-        if n == 0 || n % 16 != 0 {
+        if n == 0 || !n.is_multiple_of(16) {
             return Err(fault(
                 l,
                 sa,
@@ -251,7 +251,7 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 Place::Global(g) => g,
                 Place::Shared(o) | Place::Param(o) | Place::Const(o) => o,
             };
-            if off % 16 != 0 {
+            if !off.is_multiple_of(16) {
                 return Err(LaneFault {
                     kind: FaultKind::Misaligned { align: 16 },
                     lane: Some(l as u32),
@@ -312,7 +312,7 @@ fn tensor_map(c: &Ctx<'_>, x: &TmaInstr, lane: usize) -> Result<(u64, TensorMap)
     if let Place::Shared(_) = p {
         return Err(fault(lane, addr, "the tensor map is in shared memory; copies read it from global, parameter or constant memory".into()));
     }
-    if addr % 64 != 0 {
+    if !addr.is_multiple_of(64) {
         return Err(LaneFault {
             kind: FaultKind::Misaligned { align: 64 },
             lane: Some(lane as u32),
@@ -386,7 +386,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 format!("0x{saddr:x} is not a shared-memory address"),
             ));
         };
-        if base % 128 != 0 {
+        if !base.is_multiple_of(128) {
             return Err(LaneFault {
                 kind: FaultKind::Misaligned { align: 128 },
                 lane: Some(l as u32),

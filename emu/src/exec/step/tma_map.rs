@@ -20,7 +20,7 @@ fn set_field(m: &mut TensorMap, f: TmapField, ord: usize, v: u64) -> Result<(), 
     };
     match f {
         TmapField::GlobalAddress => {
-            if v % 16 != 0 {
+            if !v.is_multiple_of(16) {
                 return Err(format!("the global address 0x{v:x} is not 16-byte aligned"));
             }
             m.addr = v;
@@ -31,7 +31,7 @@ fn set_field(m: &mut TensorMap, f: TmapField, ord: usize, v: u64) -> Result<(), 
             m.dims[ord] = small(v, u64::from(u32::MAX), "the global dimension")?
         }
         TmapField::GlobalStride => {
-            if ord >= 4 || v % 16 != 0 {
+            if ord >= 4 || !v.is_multiple_of(16) {
                 return Err(format!(
                     "global stride {ord} = {v}: the ordinal is 0-3 and the stride a multiple of 16"
                 ));
@@ -60,7 +60,7 @@ pub fn replace(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let vals = c.fetch(&x.value);
     for l in lanes(c) {
         let (addr, p) = place(c, &a, l)?;
-        if addr % 64 != 0 {
+        if !addr.is_multiple_of(64) {
             return Err(LaneFault {
                 kind: FaultKind::Misaligned { align: 64 },
                 lane: Some(l as u32),
@@ -111,7 +111,7 @@ pub fn cp_fenceproxy(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 "tensormap.cp_fenceproxy writes global memory".into(),
             ));
         };
-        if g % 128 != 0 {
+        if !g.is_multiple_of(128) {
             return Err(LaneFault {
                 kind: FaultKind::Misaligned { align: 128 },
                 lane: Some(l as u32),

@@ -78,3 +78,8 @@ fn reading_a_tma_destination_before_the_wait_is_reported() {
 fn a_device_map_used_without_acquire_is_reported() {
     run("tmap_device_noacquire");
 }
+
+#[test]
+fn proxy_check_off_lets_the_unfenced_store_run() {
+    run("store_nofence_unchecked");
+}

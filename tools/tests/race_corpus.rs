@@ -6,7 +6,8 @@
 //! - `every_launch_runs`: every entry runs to completion without `--race` (so the launch
 //!   shapes and arguments are right before races are judged).
 //! - `race_verdicts`: every racy PTX file is reported (exit 1, a non-empty `races` array),
-//!   every race-free one is silent (exit 0, no race).
+//!   every race-free one is silent (exit 0, no race). `RACE_CORPUS_ONLY=TEXT` judges only
+//!   the PTX files whose path contains TEXT.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -221,10 +222,14 @@ fn judge(e: &Value, file: &str, expected: &str) -> Result<(), String> {
 #[test]
 #[ignore = "needs run --race (branch race)"]
 fn race_verdicts() {
+    let only = std::env::var("RACE_CORPUS_ONLY").unwrap_or_default();
     let mut failures = Vec::new();
     let mut judged = 0;
     for e in manifest() {
         for (file, expected) in ptx_files(&e) {
+            if !file.contains(&only) {
+                continue;
+            }
             judged += 1;
             if let Err(why) = judge(&e, &file, &expected) {
                 failures.push(format!(
@@ -234,6 +239,7 @@ fn race_verdicts() {
             }
         }
     }
+    assert!(judged > 0, "RACE_CORPUS_ONLY={only} matches no PTX file");
     assert!(
         failures.is_empty(),
         "{} of {judged} PTX files judged wrongly:\n{}",

@@ -137,26 +137,7 @@ pub fn svg(x: &Explanation, w: &Witness, title: &str) -> String {
     ];
     let legend_h = 50.0;
     let (width, height) = (lay.width.max(900.0), lay.height + legend_h + 20.0);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="DejaVu Sans Mono, monospace" font-size="12">"#
-    );
-    s.push_str("<defs>");
-    for k in kinds {
-        let (c, _) = style(k);
-        let _ = write!(
-            s,
-            r#"<marker id="arrow-{n}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>"#,
-            n = k.name()
-        );
-    }
-    s.push_str("</defs>\n");
-    let _ = writeln!(
-        s,
-        r#"<rect width="100%" height="100%" fill="white"/><text x="10" y="18" font-size="14" font-weight="bold">{}</text>"#,
-        esc(title)
-    );
+    let mut s = open(width, height, &kinds, title);
     for t in 0..nthreads {
         let (gpu, cta) = p.places[t];
         let _ = writeln!(
@@ -169,41 +150,13 @@ pub fn svg(x: &Explanation, w: &Witness, title: &str) -> String {
     // Edges first, nodes on top.
     let edges = drawn_edges(x, w);
     for (k, &(a, b, kind, hi)) in edges.iter().enumerate() {
-        let (ax, ay) = (lay.pos[a].0 + W / 2.0, lay.pos[a].1 + H / 2.0);
-        let (bx, by) = (lay.pos[b].0 + W / 2.0, lay.pos[b].1 + H / 2.0);
-        let (dx, dy) = (bx - ax, by - ay);
-        let len = (dx * dx + dy * dy).sqrt().max(1.0);
-        // Start and end on the boxes' borders (approximately), bend sideways.
-        let shrink = |x: f64, y: f64, tx: f64, ty: f64| {
-            let (ux, uy) = ((tx - x) / len, (ty - y) / len);
-            let f = ((W / 2.0) / ux.abs().max(1e-9)).min((H / 2.0) / uy.abs().max(1e-9));
-            (x + ux * f, y + uy * f)
-        };
-        let (sx, sy) = shrink(ax, ay, bx, by);
-        let (ex, ey) = shrink(bx, by, ax, ay);
-        let bend = if kind == EdgeKind::Po {
-            0.0
-        } else {
-            30.0 + 12.0 * (k % 3) as f64
-        } * if (k % 2) == 0 { 1.0 } else { -1.0 };
-        let (mx, my) = (
-            (sx + ex) / 2.0 - dy / len * bend,
-            (sy + ey) / 2.0 + dx / len * bend,
-        );
-        let (c, dash) = style(kind);
-        let (c, width) = if hi { ("#e60000", 3.5) } else { (c, 1.6) };
-        let dash = if dash.is_empty() {
-            String::new()
-        } else {
-            format!(r#" stroke-dasharray="{dash}""#)
-        };
-        let _ = writeln!(
-            s,
-            r#"<path class="edge {n}{h}" d="M{sx:.1},{sy:.1} Q{mx:.1},{my:.1} {ex:.1},{ey:.1}" fill="none" stroke="{c}" stroke-width="{width}"{dash} marker-end="url(#arrow-{n})"/><text x="{lx:.1}" y="{ly:.1}" fill="{c}" font-size="11">{n}</text>"#,
-            n = kind.name(),
-            h = if hi { " cycle" } else { "" },
-            lx = (sx + 2.0 * mx + ex) / 4.0 + 4.0,
-            ly = (sy + 2.0 * my + ey) / 4.0 - 4.0,
+        edge(
+            &mut s,
+            lay.pos[a],
+            lay.pos[b],
+            BOX,
+            (k, kind, hi),
+            kind.name(),
         );
     }
     for (i, &(x0, y0)) in lay.pos.iter().enumerate() {
@@ -220,44 +173,17 @@ pub fn svg(x: &Explanation, w: &Witness, title: &str) -> String {
                     .map_or(String::new(), |x| x.1.to_string())
             )
         };
-        let _ = writeln!(
-            s,
-            r##"<g class="event"><rect x="{x0:.0}" y="{y0:.0}" width="{W}" height="{H}" rx="6" fill="{fill}" stroke="#333"/><text x="{:.0}" y="{:.0}">{}</text><text x="{:.0}" y="{:.0}" fill="#555" font-size="11">{}</text></g>"##,
-            x0 + 8.0,
-            y0 + 17.0,
-            esc(&text),
-            x0 + 8.0,
-            y0 + 34.0,
-            esc(&effect(&w.skeleton, p, i))
+        event_box(
+            &mut s,
+            (x0, y0),
+            BOX,
+            fill,
+            &text,
+            &effect(&w.skeleton, p, i),
         );
     }
-    // Legend.
-    let mut ly = height - legend_h;
-    let mut lx = 10.0;
-    for k in kinds {
-        let (c, dash) = style(k);
-        let dash = if dash.is_empty() {
-            String::new()
-        } else {
-            format!(r#" stroke-dasharray="{dash}""#)
-        };
-        let _ = write!(
-            s,
-            r#"<g class="legend"><line x1="{lx:.0}" y1="{ly:.0}" x2="{:.0}" y2="{ly:.0}" stroke="{c}" stroke-width="2"{dash}/><text x="{:.0}" y="{:.0}">{} ({})</text></g>"#,
-            lx + 24.0,
-            lx + 28.0,
-            ly + 4.0,
-            k.name(),
-            esc(k.meaning().split(' ').next().unwrap_or(""))
-        );
-        lx += 28.0
-            + 8.0 * (k.name().len() + k.meaning().split(' ').next().unwrap_or("").len() + 3) as f64
-            + 14.0;
-        if lx > width - 200.0 {
-            lx = 10.0;
-            ly += 22.0;
-        }
-    }
+    let entries: Vec<Legend> = kinds.iter().map(|&k| Legend::of(k)).collect();
+    let (lx, ly) = legend(&mut s, &entries, width, height - legend_h);
     let _ = writeln!(
         s,
         r##"<line x1="{lx:.0}" y1="{ly:.0}" x2="{:.0}" y2="{ly:.0}" stroke="#e60000" stroke-width="3.5"/><text x="{:.0}" y="{:.0}">violating cycle</text>"##,
@@ -267,6 +193,167 @@ pub fn svg(x: &Explanation, w: &Witness, title: &str) -> String {
     );
     s.push_str("</svg>\n");
     s
+}
+
+/// Opens an SVG picture of `width` × `height`: the root element, an arrow marker per edge
+/// kind (`url(#arrow-NAME)`), a white background and the title.
+pub(crate) fn open(width: f64, height: f64, kinds: &[EdgeKind], title: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="DejaVu Sans Mono, monospace" font-size="12">"#
+    );
+    s.push_str("<defs>");
+    for &k in kinds {
+        let (c, _) = style(k);
+        let _ = write!(
+            s,
+            r#"<marker id="arrow-{n}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>"#,
+            n = k.name()
+        );
+    }
+    s.push_str("</defs>\n");
+    let _ = writeln!(
+        s,
+        r#"<rect width="100%" height="100%" fill="white"/><text x="10" y="18" font-size="14" font-weight="bold">{}</text>"#,
+        esc(title)
+    );
+    s
+}
+
+/// Width and height of an event box.
+pub(crate) const BOX: (f64, f64) = (W, H);
+
+/// An event box of `size` with its top-left corner at `at`: `text` on the first line, `sub`
+/// in grey on the second.
+pub(crate) fn event_box(
+    s: &mut String,
+    at: (f64, f64),
+    size: (f64, f64),
+    fill: &str,
+    text: &str,
+    sub: &str,
+) {
+    let (x0, y0) = at;
+    let (w, h) = size;
+    let _ = writeln!(
+        s,
+        r##"<g class="event"><rect x="{x0:.0}" y="{y0:.0}" width="{w}" height="{h}" rx="6" fill="{fill}" stroke="#333"/><text x="{:.0}" y="{:.0}">{}</text><text x="{:.0}" y="{:.0}" fill="#555" font-size="11">{}</text></g>"##,
+        x0 + 8.0,
+        y0 + 17.0,
+        esc(text),
+        x0 + 8.0,
+        y0 + 34.0,
+        esc(sub)
+    );
+}
+
+/// A curved edge of `kind` from the box at `a` to the box at `b` (top-left corners, boxes of
+/// `size`), the `k`-th edge drawn (which sets its bend), labelled `label`; `hi` draws it thick
+/// and red. Returns the label's position.
+pub(crate) fn edge(
+    s: &mut String,
+    a: (f64, f64),
+    b: (f64, f64),
+    size: (f64, f64),
+    (k, kind, hi): (usize, EdgeKind, bool),
+    label: &str,
+) -> (f64, f64) {
+    let (bw, bh) = size;
+    let (ax, ay) = (a.0 + bw / 2.0, a.1 + bh / 2.0);
+    let (bx, by) = (b.0 + bw / 2.0, b.1 + bh / 2.0);
+    let (dx, dy) = (bx - ax, by - ay);
+    let len = (dx * dx + dy * dy).sqrt().max(1.0);
+    // Start and end on the boxes' borders (approximately), bend sideways.
+    let shrink = |x: f64, y: f64, tx: f64, ty: f64| {
+        let (ux, uy) = ((tx - x) / len, (ty - y) / len);
+        let f = ((bw / 2.0) / ux.abs().max(1e-9)).min((bh / 2.0) / uy.abs().max(1e-9));
+        (x + ux * f, y + uy * f)
+    };
+    let (sx, sy) = shrink(ax, ay, bx, by);
+    let (ex, ey) = shrink(bx, by, ax, ay);
+    let bend = if kind == EdgeKind::Po {
+        0.0
+    } else {
+        30.0 + 12.0 * (k % 3) as f64
+    } * if (k % 2) == 0 { 1.0 } else { -1.0 };
+    let (mx, my) = (
+        (sx + ex) / 2.0 - dy / len * bend,
+        (sy + ey) / 2.0 + dx / len * bend,
+    );
+    let (c, dash) = style(kind);
+    let (c, width) = if hi { ("#e60000", 3.5) } else { (c, 1.6) };
+    let dash = if dash.is_empty() {
+        String::new()
+    } else {
+        format!(r#" stroke-dasharray="{dash}""#)
+    };
+    let (lx, ly) = (
+        (sx + 2.0 * mx + ex) / 4.0 + 4.0,
+        (sy + 2.0 * my + ey) / 4.0 - 4.0,
+    );
+    let _ = writeln!(
+        s,
+        r#"<path class="edge {n}{h}" d="M{sx:.1},{sy:.1} Q{mx:.1},{my:.1} {ex:.1},{ey:.1}" fill="none" stroke="{c}" stroke-width="{width}"{dash} marker-end="url(#arrow-{n})"/><text x="{lx:.1}" y="{ly:.1}" fill="{c}" font-size="11">{}</text>"#,
+        esc(label),
+        n = kind.name(),
+        h = if hi { " cycle" } else { "" },
+    );
+    (lx, ly)
+}
+
+/// One entry of a picture's legend: a line in a colour, dash pattern and width, and its text.
+pub(crate) struct Legend {
+    pub colour: &'static str,
+    pub dash: &'static str,
+    pub width: f64,
+    pub text: String,
+}
+
+impl Legend {
+    /// The entry of an edge kind: its name and the first word of its meaning.
+    pub(crate) fn of(k: EdgeKind) -> Legend {
+        let (colour, dash) = style(k);
+        Legend {
+            colour,
+            dash,
+            width: 2.0,
+            text: format!(
+                "{} ({})",
+                k.name(),
+                k.meaning().split(' ').next().unwrap_or("")
+            ),
+        }
+    }
+}
+
+/// The legend, in rows from `y` down, wrapped before `width`; returns where a next entry
+/// would go.
+pub(crate) fn legend(s: &mut String, entries: &[Legend], width: f64, y: f64) -> (f64, f64) {
+    let (mut lx, mut ly) = (10.0, y);
+    for e in entries {
+        let dash = if e.dash.is_empty() {
+            String::new()
+        } else {
+            format!(r#" stroke-dasharray="{}""#, e.dash)
+        };
+        let _ = write!(
+            s,
+            r#"<g class="legend"><line x1="{lx:.0}" y1="{ly:.0}" x2="{:.0}" y2="{ly:.0}" stroke="{}" stroke-width="{}"{dash}/><text x="{:.0}" y="{:.0}">{}</text></g>"#,
+            lx + 24.0,
+            e.colour,
+            e.width,
+            lx + 28.0,
+            ly + 4.0,
+            esc(&e.text)
+        );
+        lx += 28.0 + 8.0 * e.text.len() as f64 + 14.0;
+        if lx > width - 200.0 {
+            lx = 10.0;
+            ly += 22.0;
+        }
+    }
+    (lx, ly)
 }
 
 /// The execution in Graphviz DOT.

@@ -3,6 +3,8 @@
 //! axiom, the shortest cycle, each edge in words pointing at the litmus lines, why pairs are or
 //! are not morally strong, and the chain of steps behind each causality edge.
 
+pub mod race;
+
 use std::fmt::Write as _;
 
 use models::explain::{cause_chain, ms_reason, EdgeKind};

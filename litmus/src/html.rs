@@ -11,6 +11,9 @@ use crate::explain::Explanation;
 use crate::report::observation;
 use crate::run::{run, RunOptions};
 
+/// The style sheet of explanation pages.
+pub(crate) const PAGE_STYLE: &str = "body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}pre{background:#f6f8fa;padding:1em;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px}.yes{background:#e8f8f5}.verdict{font-size:1.2em;font-weight:bold}figure{margin:1em 0}";
+
 /// The pictures of an explanation: (caption, SVG).
 pub fn pictures(x: &Explanation) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -49,7 +52,7 @@ pub fn page(x: &Explanation, source: &str) -> String {
     );
     let _ = write!(
         s,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n<style>body{{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}}pre{{background:#f6f8fa;padding:1em;white-space:pre-wrap}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px}}.yes{{background:#e8f8f5}}.verdict{{font-size:1.2em;font-weight:bold}}figure{{margin:1em 0}}</style></head><body>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n<style>{PAGE_STYLE}</style></head><body>\n",
         esc(&title)
     );
     let _ = writeln!(s, "<h1>{}</h1>", esc(&x.prepared.test.name));

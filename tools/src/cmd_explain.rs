@@ -5,6 +5,10 @@
 //! [--format text|dot|svg|html|md] [-o PATH]`. TEST may be a folder for `html` (one page per
 //! test and an index) and `md` (the tutorial: a README.md and its pictures). Exit status 0
 //! when explained, 2 on bad input.
+//!
+//! `ptxemu explain --race-report FILE|- [--format text|dot|svg|html] [-o PATH]`: the races of
+//! a `ptxemu run --race --json` report (or of its `races` array), the two accesses and the
+//! missing causality edge (`litmus::explain::race`). Without FILE, or with `-`, it reads stdin.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -34,8 +38,12 @@ pub enum Format {
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
     /// The litmus test (or, for html and md, a folder of tests).
-    #[arg(value_name = "TEST")]
-    test: PathBuf,
+    #[arg(value_name = "TEST", required_unless_present = "race_report")]
+    test: Option<PathBuf>,
+    /// Explain the races of a `run --race --json` report instead (FILE, or `-` / nothing for
+    /// standard input).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-", conflicts_with_all = ["test", "outcome"])]
+    race_report: Option<String>,
     /// The memory model: ptx-v7.5 (default), ptx-v6.0 or sc.
     #[arg(long, default_value = "ptx-v7.5")]
     model: String,
@@ -130,15 +138,50 @@ fn tests_in(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(v)
 }
 
+/// Explains a race report (`--race-report`).
+fn race_report(from: &str, a: &ExplainArgs) -> Result<ExitCode> {
+    use litmus::explain::race::{draw, parse_report};
+    let (text, name) = if from == "-" {
+        let mut t = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut t).context("standard input")?;
+        (t, "<stdin>".to_string())
+    } else {
+        (
+            std::fs::read_to_string(from).with_context(|| from.to_string())?,
+            from.to_string(),
+        )
+    };
+    let report = parse_report(&text).map_err(|e| anyhow!("{name}: {e}"))?;
+    let title = match &report.kernel {
+        Some(k) => format!("Data races in {k}"),
+        None => format!("Data races of {name}"),
+    };
+    let none = || anyhow!("{name}: the report has no race: nothing to draw");
+    match a.format {
+        Format::Text => emit(&a.output, &report.text())?,
+        Format::Svg => emit(&a.output, &draw::svg(&report, &title).ok_or_else(none)?)?,
+        Format::Dot => emit(&a.output, &draw::dot(&report, &title).ok_or_else(none)?)?,
+        Format::Html => emit(&a.output, &draw::page(&report, &title))?,
+        Format::Md => bail!("--race-report is explained as text, dot, svg or html"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs the subcommand.
 pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
+    if let Some(from) = &a.race_report {
+        return race_report(from, a);
+    }
+    let Some(test) = &a.test else {
+        bail!("name a litmus test, or --race-report FILE")
+    };
     let ro = crate::model_arg::run_options(&a.model)?;
-    if a.test.is_dir() {
+    if test.is_dir() {
         let Some(out) = &a.output else {
             bail!("a folder of tests needs -o DIR")
         };
         std::fs::create_dir_all(out).with_context(|| format!("{}", out.display()))?;
-        let files = tests_in(&a.test)?;
+        let files = tests_in(test)?;
         match a.format {
             Format::Html => {
                 let mut entries = Vec::new();
@@ -192,7 +235,7 @@ pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let (x, src) = load(&a.test, &ro, a.outcome.as_deref())?;
+    let (x, src) = load(test, &ro, a.outcome.as_deref())?;
     match a.format {
         Format::Text => emit(&a.output, &x.text())?,
         Format::Html => emit(&a.output, &page(&x, &src))?,

@@ -236,6 +236,16 @@ impl Region {
         out
     }
 
+    /// Copies `out.len()` bytes from `offset` (which, with them, must lie inside) into `out`.
+    pub fn read_bytes_into(&self, offset: u64, out: &mut [u8]) {
+        let start = offset as usize;
+        for (k, byte) in out.iter_mut().enumerate() {
+            let at = start + k;
+            let w = self.words[at / 8].load(Ordering::Relaxed);
+            *byte = (w >> (8 * (at % 8))) as u8;
+        }
+    }
+
     /// Overwrites the allocation's bytes from `bytes` (at most `len` of them).
     pub fn write_bytes(&self, offset: u64, bytes: &[u8]) {
         let mut i = 0usize;
@@ -281,6 +291,24 @@ impl GlobalMemory {
         self.regions.push(Region::new(base, len, label.into()));
         self.next = base + len.max(1) + GUARD_GAP;
         base
+    }
+
+    /// Frees the allocation that starts at `base` (its addresses are never given out again,
+    /// so a stale pointer to it faults); false when no allocation starts there.
+    pub fn free(&mut self, base: u64) -> bool {
+        match self.regions.binary_search_by_key(&base, |r| r.base) {
+            Ok(i) => {
+                self.regions.remove(i);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The address the next allocation aligned to `align` (at least 256) will get.
+    pub fn next_base(&self, align: u64) -> u64 {
+        let align = align.max(256);
+        self.next.div_ceil(align) * align
     }
 
     /// The allocation containing `[addr, addr+size)`, if any.

@@ -8,6 +8,7 @@
 mod device;
 mod litmus_api;
 mod module;
+mod triton_api;
 
 use pyo3::prelude::*;
 
@@ -32,5 +33,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<module::Module>()?;
     m.add_function(wrap_pyfunction!(litmus_api::litmus_json, m)?)?;
     m.add_function(wrap_pyfunction!(litmus_api::explain, m)?)?;
+    m.add_function(wrap_pyfunction!(triton_api::triton_launch_meta, m)?)?;
+    m.add_function(wrap_pyfunction!(triton_api::triton_scratch, m)?)?;
     Ok(())
 }

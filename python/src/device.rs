@@ -27,7 +27,7 @@ impl Device {
 }
 
 /// The bytes of a C-contiguous buffer.
-pub(crate) fn bytes_of<'a>(buf: &'a PyBuffer<u8>) -> PyResult<&'a [u8]> {
+pub(crate) fn bytes_of(buf: &PyBuffer<u8>) -> PyResult<&[u8]> {
     if !buf.is_c_contiguous() {
         return Err(PyBufferError::new_err("the buffer is not C-contiguous"));
     }
@@ -37,7 +37,7 @@ pub(crate) fn bytes_of<'a>(buf: &'a PyBuffer<u8>) -> PyResult<&'a [u8]> {
 }
 
 /// The bytes of a writable C-contiguous buffer.
-pub(crate) fn bytes_of_mut(buf: &PyBuffer<u8>) -> PyResult<&mut [u8]> {
+pub(crate) fn bytes_of_mut(buf: &mut PyBuffer<u8>) -> PyResult<&mut [u8]> {
     if buf.readonly() {
         return Err(PyBufferError::new_err("the buffer is read-only"));
     }
@@ -88,8 +88,8 @@ impl Device {
     }
 
     /// Fills a writable C-contiguous buffer of bytes from `addr`.
-    fn read_into(&self, addr: u64, out: PyBuffer<u8>) -> PyResult<()> {
-        let bytes = bytes_of_mut(&out)?;
+    fn read_into(&self, addr: u64, mut out: PyBuffer<u8>) -> PyResult<()> {
+        let bytes = bytes_of_mut(&mut out)?;
         if !self.lock().read_into(addr, bytes) {
             return Err(PyValueError::new_err(format!(
                 "{} byte(s) at 0x{addr:x} do not lie in one allocation",

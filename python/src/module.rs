@@ -75,20 +75,11 @@ impl Module {
         let at = match loaded.iter().position(|l| l.device == device.id) {
             Some(i) => i,
             None => {
-                let taken = std::mem::take(&mut *memory);
-                let machine =
-                    match Machine::load_onto(taken, &self.module, &self.name, &self.source) {
-                        Ok(m) => m,
-                        Err((e, back)) => {
-                            *memory = back;
-                            return Err(raise(
-                                py,
-                                "PtxError",
-                                ("load", format!("{}: {e}", self.name)),
-                            ));
-                        }
-                    };
-                let mut machine = machine;
+                let mut machine =
+                    Machine::load_onto(&mut memory, &self.module, &self.name, &self.source)
+                        .map_err(|e| {
+                            raise(py, "PtxError", ("load", format!("{}: {e}", self.name)))
+                        })?;
                 let symbols = Symbols::of(&self.module, &machine);
                 machine.swap_memory(&mut memory);
                 let symbols = symbols
@@ -271,9 +262,9 @@ impl Module {
         py: Python<'_>,
         device: &Device,
         name: &str,
-        out: PyBuffer<u8>,
+        mut out: PyBuffer<u8>,
     ) -> PyResult<()> {
-        let dst = bytes_of_mut(&out)?;
+        let dst = bytes_of_mut(&mut out)?;
         let bytes = self
             .with_machine(py, device, |m, sy| {
                 let var = sy.host_visible(name).map_err(|e| e.to_string())?;

@@ -67,21 +67,20 @@ impl DeviceMemory {
 
 impl Machine {
     /// Decodes a module whose global variables are placed in `memory`, after what is already
-    /// allocated there; the machine owns `memory` until [`Machine::swap_memory`] lends it back.
+    /// allocated there. The machine takes the memory (leaving empty memory in its place) until
+    /// [`Machine::swap_memory`] lends it back; on an error `memory` is left as it was.
     ///
     /// # Errors
-    /// A construct the interpreter cannot run (with `memory` returned unchanged).
+    /// A construct the interpreter cannot run.
     pub fn load_onto(
-        mut memory: DeviceMemory,
+        memory: &mut DeviceMemory,
         module: &Module,
         file_name: &str,
         source: &str,
-    ) -> Result<Machine, (DecodeError, DeviceMemory)> {
+    ) -> Result<Machine, DecodeError> {
         let base = memory.global.next_base(256);
-        let prog = match decode::decode(module, file_name, source, base) {
-            Ok(p) => p,
-            Err(e) => return Err((e, memory)),
-        };
+        let prog = decode::decode(module, file_name, source, base)?;
+        let mut memory = std::mem::take(memory);
         if !prog.globals_image.is_empty() {
             let at = memory.alloc(prog.globals_image.len() as u64, "module globals");
             debug_assert_eq!(at, prog.globals_base);

@@ -239,10 +239,14 @@ impl Region {
     /// Copies `out.len()` bytes from `offset` (which, with them, must lie inside) into `out`.
     pub fn read_bytes_into(&self, offset: u64, out: &mut [u8]) {
         let start = offset as usize;
-        for (k, byte) in out.iter_mut().enumerate() {
+        let mut k = 0;
+        while k < out.len() {
             let at = start + k;
-            let w = self.words[at / 8].load(Ordering::Relaxed);
-            *byte = (w >> (8 * (at % 8))) as u8;
+            let w = self.words[at / 8].load(Ordering::Relaxed).to_le_bytes();
+            // The rest of this word, or as much of it as `out` still takes.
+            let n = (8 - at % 8).min(out.len() - k);
+            out[k..k + n].copy_from_slice(&w[at % 8..at % 8 + n]);
+            k += n;
         }
     }
 

@@ -194,7 +194,7 @@ impl Machine {
         file_name: &str,
         source: &str,
     ) -> Result<Machine, DecodeError> {
-        Machine::load_onto(DeviceMemory::new(), module, file_name, source).map_err(|(e, _)| e)
+        Machine::load_onto(&mut DeviceMemory::new(), module, file_name, source)
     }
 
     /// A machine of a decoded program on device memory that already holds its globals.

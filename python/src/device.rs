@@ -66,19 +66,19 @@ impl Device {
     }
 
     /// Allocates `nbytes` zeroed bytes (aligned to 256); returns the address.
-    fn alloc(&self, nbytes: u64, label: &str) -> u64 {
-        self.lock().alloc(nbytes, label)
+    fn alloc(&self, py: Python<'_>, nbytes: u64, label: &str) -> u64 {
+        py.allow_threads(|| self.lock().alloc(nbytes, label))
     }
 
     /// Frees the allocation at `addr`.
-    fn free(&self, addr: u64) -> bool {
-        self.lock().free(addr)
+    fn free(&self, py: Python<'_>, addr: u64) -> bool {
+        py.allow_threads(|| self.lock().free(addr))
     }
 
     /// Copies a C-contiguous buffer of bytes to `addr`.
-    fn write(&self, addr: u64, data: PyBuffer<u8>) -> PyResult<()> {
+    fn write(&self, py: Python<'_>, addr: u64, data: PyBuffer<u8>) -> PyResult<()> {
         let bytes = bytes_of(&data)?;
-        if !self.lock().write(addr, bytes) {
+        if !py.allow_threads(|| self.lock().write(addr, bytes)) {
             return Err(PyValueError::new_err(format!(
                 "{} byte(s) at 0x{addr:x} do not lie in one allocation",
                 bytes.len()
@@ -88,12 +88,12 @@ impl Device {
     }
 
     /// Fills a writable C-contiguous buffer of bytes from `addr`.
-    fn read_into(&self, addr: u64, mut out: PyBuffer<u8>) -> PyResult<()> {
+    fn read_into(&self, py: Python<'_>, addr: u64, mut out: PyBuffer<u8>) -> PyResult<()> {
         let bytes = bytes_of_mut(&mut out)?;
-        if !self.lock().read_into(addr, bytes) {
+        let n = bytes.len();
+        if !py.allow_threads(|| self.lock().read_into(addr, bytes)) {
             return Err(PyValueError::new_err(format!(
-                "{} byte(s) at 0x{addr:x} do not lie in one allocation",
-                bytes.len()
+                "{n} byte(s) at 0x{addr:x} do not lie in one allocation"
             )));
         }
         Ok(())

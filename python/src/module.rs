@@ -60,7 +60,8 @@ fn kind_name(k: &FaultKind) -> &'static str {
 
 impl Module {
     /// Runs `f` with this module's machine on `device`, loading the module there first if
-    /// needed; the device's memory is lent to the machine meanwhile.
+    /// needed; the device's memory is lent to the machine meanwhile. The GIL is released
+    /// before any lock is taken, so a Python thread waiting for one never holds it.
     fn with_machine<T>(
         &self,
         py: Python<'_>,
@@ -70,34 +71,33 @@ impl Module {
     where
         T: Send,
     {
-        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        let mut memory = device.lock();
-        let at = match loaded.iter().position(|l| l.device == device.id) {
-            Some(i) => i,
-            None => {
-                let mut machine =
-                    Machine::load_onto(&mut memory, &self.module, &self.name, &self.source)
-                        .map_err(|e| {
-                            raise(py, "PtxError", ("load", format!("{}: {e}", self.name)))
-                        })?;
-                let symbols = Symbols::of(&self.module, &machine);
-                machine.swap_memory(&mut memory);
-                let symbols = symbols
-                    .map_err(|e| raise(py, "PtxError", ("load", format!("{}: {e}", self.name))))?;
-                loaded.push(OnDevice {
-                    device: device.id,
-                    machine,
-                    symbols,
-                });
-                loaded.len() - 1
-            }
-        };
-        let on = &mut loaded[at];
-        on.machine.swap_memory(&mut memory);
-        let (machine, symbols) = (&mut on.machine, &on.symbols);
-        let out = py.allow_threads(|| f(machine, symbols));
-        on.machine.swap_memory(&mut memory);
-        Ok(out)
+        py.allow_threads(|| {
+            let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+            let mut memory = device.lock();
+            let at = match loaded.iter().position(|l| l.device == device.id) {
+                Some(i) => i,
+                None => {
+                    let mut machine =
+                        Machine::load_onto(&mut memory, &self.module, &self.name, &self.source)
+                            .map_err(|e| format!("{}: {e}", self.name))?;
+                    let symbols = Symbols::of(&self.module, &machine);
+                    machine.swap_memory(&mut memory);
+                    let symbols = symbols.map_err(|e| format!("{}: {e}", self.name))?;
+                    loaded.push(OnDevice {
+                        device: device.id,
+                        machine,
+                        symbols,
+                    });
+                    loaded.len() - 1
+                }
+            };
+            let on = &mut loaded[at];
+            on.machine.swap_memory(&mut memory);
+            let out = f(&mut on.machine, &on.symbols);
+            on.machine.swap_memory(&mut memory);
+            Ok(out)
+        })
+        .map_err(|e: String| raise(py, "PtxError", ("load", e)))
     }
 }
 

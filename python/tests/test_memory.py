@@ -120,3 +120,39 @@ def test_freed_array_faults(mod):
     with pytest.raises(ptxemu.Fault) as e:
         mod.get_function("copy_bytes")(1, 8, (a, b, 8))
     assert e.value.kind == "out_of_bounds"
+
+
+def test_two_modules_share_a_device(mod):
+    other = ptxemu.Module(COPY, name="copy-again.ptx")  # its own `counter` and `scale`
+    dev = ptxemu.Device()
+    x = dev.zeros(4, np.float32)
+    mod.set_global("scale", np.ones(4, np.float32), device=dev)
+    other.set_global("scale", np.full(4, 10, np.float32), device=dev)
+    mod.get_function("bump")(1, 4, (x,))
+    y = dev.zeros(4, np.float32)
+    other.get_function("copy_bytes")(1, 16, (x, y, 16))  # one module reads the other's output
+    other.get_function("bump")(1, 4, (x,))
+    assert list(y.copy_to_host()) == [1, 1, 1, 1]
+    assert list(x.copy_to_host()) == [10, 10, 10, 10]
+    assert mod.get_global("counter", np.uint32, device=dev)[0] == 1
+    assert other.get_global("counter", np.uint32, device=dev)[0] == 1
+
+
+def test_python_threads(mod):
+    import threading
+    dev = ptxemu.Device()
+    xs = [dev.zeros(32, np.float32) for _ in range(4)]
+    add = mod.get_function("add_f32")
+
+    def work(x):
+        for _ in range(50):
+            add(1, 32, (x, 1.0, 32))
+            x.copy_to_host()
+
+    threads = [threading.Thread(target=work, args=(x,)) for x in xs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for x in xs:
+        assert np.array_equal(x.copy_to_host(), np.full(32, 50, np.float32))

@@ -4,6 +4,7 @@
 pub mod event;
 pub mod exec;
 pub mod front;
+pub mod host;
 pub mod ir;
 pub mod sass;
 pub mod semantics;

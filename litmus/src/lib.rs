@@ -15,6 +15,7 @@ pub mod harness;
 pub mod html;
 pub mod lower;
 pub mod outcome;
+pub mod outcome_names;
 pub mod parse;
 pub mod print;
 pub mod report;

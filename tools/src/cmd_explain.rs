@@ -69,53 +69,11 @@ fn load(path: &Path, ro: &RunOptions, outcome: Option<&str>) -> Result<(Explanat
         None => None,
     };
     if let Some(o) = &out {
-        check_outcome(&test, o).map_err(|e| anyhow!("--outcome: {e} in {}", path.display()))?;
+        litmus::outcome_names::check_outcome(&test, o)
+            .map_err(|e| anyhow!("--outcome: {e} in {}", path.display()))?;
     }
     let x = explain(&test, ro, out).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     Ok((x, src))
-}
-
-/// Refuses an outcome naming a thread, register or location the test does not have (an
-/// explanation of a misspelt name would be a verdict about nothing).
-fn check_outcome(test: &litmus::ast::Test, outcome: &litmus::ast::Expr) -> Result<(), String> {
-    use litmus::ast::Term;
-    let prep = litmus::run::prepare(test).map_err(|e| e.to_string())?;
-    for t in outcome.terms() {
-        match &t {
-            Term::Reg(th, r) => {
-                let Some(thread) = prep.threads.get(*th as usize) else {
-                    return Err(format!(
-                        "P{th}:{r} names thread P{th}, but the test has {} thread(s)",
-                        prep.threads.len()
-                    ));
-                };
-                if thread.regs.get(r).is_none() {
-                    return Err(format!(
-                        "P{th}:{r}: thread P{th} has no register `{r}` (its registers: {})",
-                        list(&thread.regs.names)
-                    ));
-                }
-            }
-            Term::Loc(l) => {
-                if !prep.locs.names.contains(l) {
-                    return Err(format!(
-                        "the test has no location `{l}` (locations: {})",
-                        list(&prep.locs.names)
-                    ));
-                }
-            }
-            Term::Const(_) => {}
-        }
-    }
-    Ok(())
-}
-
-fn list(names: &[String]) -> String {
-    if names.is_empty() {
-        "none".to_string()
-    } else {
-        names.join(", ")
-    }
 }
 
 fn emit(out: &Option<PathBuf>, text: &str) -> Result<()> {

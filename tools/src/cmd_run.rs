@@ -472,7 +472,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
 fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     // Triton's NAME.json beside NAME.ptx supplies what its launcher would (triton_meta).
     let meta = match a.file.as_deref() {
-        Some(f) => crate::triton_meta::TritonMeta::beside(f)
+        Some(f) => crate::triton_meta::beside(f)
             .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?,
         None => None,
     };

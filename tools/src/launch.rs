@@ -86,18 +86,7 @@ pub(crate) fn load(path: &Path) -> Result<Loaded> {
     let src = crate::source::read_source(path)
         .map_err(|e| refuse("io", format!("cannot read {}: {e}", path.display())))?;
     let name = path.display().to_string();
-    let module =
-        emu::front::parse_module(&src, &name).map_err(|e| shown("parse", e.render(&src)))?;
-    // An instruction ptxemu does not implement refuses only the kernels that reach it (at
-    // their launch); `check` reports it.
-    let diags: Vec<_> = emu::validate::validate_module(&module)
-        .into_iter()
-        .filter(|d| d.rule != emu::validate::UNSUPPORTED)
-        .collect();
-    if !diags.is_empty() {
-        let text: Vec<String> = diags.iter().map(|d| d.render(&src, &name)).collect();
-        return Err(shown("validation", text.join("\n")));
-    }
+    let module = emu::host::parse_checked(&src, &name).map_err(|e| shown(e.kind, e.message))?;
     let machine = Machine::load_with_source(&module, &name, &src)
         .map_err(|e| refuse("load", format!("{name}: {e}")))?;
     let symbols =

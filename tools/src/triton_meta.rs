@@ -14,102 +14,28 @@
 //! Not modelled: clusters (`num_ctas` > 1 is refused), `launch_cooperative_grid` and
 //! `launch_pdl` (reported, not acted on), tensor descriptors (`tensordesc_meta`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value as Json};
 
 use crate::argspec::{self, ArgSpec};
+pub use emu::host::triton::TritonMeta;
 
-/// What a Triton `NAME.json` says about launching its kernel.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TritonMeta {
-    /// Where the metadata came from.
-    pub path: PathBuf,
-    /// The kernel's name (`name`).
-    pub name: String,
-    /// Warps per CTA (`num_warps`).
-    pub num_warps: u32,
-    /// Threads per warp (`warp_size`, 32 when absent).
-    pub warp_size: u32,
-    /// Dynamic shared memory in bytes (`shared`).
-    pub shared: u32,
-    /// Global scratch bytes per CTA (`global_scratch_size`).
-    pub global_scratch_size: u64,
-    /// Profile scratch bytes per CTA (`profile_scratch_size`).
-    pub profile_scratch_size: u64,
-}
-
-fn field_u64(v: &Json, key: &str, path: &Path) -> Result<Option<u64>> {
-    match &v[key] {
-        Json::Null => Ok(None),
-        x => x.as_u64().map(Some).with_context(|| {
-            format!(
-                "{}: `{key}` must be a non-negative integer, found {x}",
-                path.display()
-            )
-        }),
+/// Reads `NAME.json` beside `NAME.ptx`, if there is one.
+///
+/// # Errors
+/// The file exists but cannot be read or parsed.
+pub fn beside(ptx: &Path) -> Result<Option<TritonMeta>> {
+    let path = ptx.with_extension("json");
+    if !path.is_file() {
+        return Ok(None);
     }
-}
-
-fn field_u32(v: &Json, key: &str, path: &Path) -> Result<Option<u32>> {
-    field_u64(v, key, path)?
-        .map(|n| {
-            u32::try_from(n)
-                .with_context(|| format!("{}: `{key}` = {n} is too large", path.display()))
-        })
-        .transpose()
-}
-
-impl TritonMeta {
-    /// Parses Triton metadata text read from `path`.
-    ///
-    /// # Errors
-    /// Text that is not JSON, or lacks `name` or `num_warps`, or has fields of the wrong type.
-    pub fn parse(text: &str, path: &Path) -> Result<TritonMeta> {
-        let v: Json =
-            serde_json::from_str(text).with_context(|| format!("{}: not JSON", path.display()))?;
-        let name = v["name"]
-            .as_str()
-            .with_context(|| format!("{}: no kernel `name`", path.display()))?
-            .to_string();
-        let num_warps = field_u32(&v, "num_warps", path)?
-            .with_context(|| format!("{}: no `num_warps`", path.display()))?;
-        if let Some(n) = field_u32(&v, "num_ctas", path)?.filter(|&n| n > 1) {
-            bail!(
-                "{}: num_ctas = {n} (a thread-block cluster launch) is not supported by ptxemu run",
-                path.display()
-            );
-        }
-        Ok(TritonMeta {
-            path: path.to_path_buf(),
-            name,
-            num_warps,
-            warp_size: field_u32(&v, "warp_size", path)?.unwrap_or(32),
-            shared: field_u32(&v, "shared", path)?.unwrap_or(0),
-            global_scratch_size: field_u64(&v, "global_scratch_size", path)?.unwrap_or(0),
-            profile_scratch_size: field_u64(&v, "profile_scratch_size", path)?.unwrap_or(0),
-        })
-    }
-
-    /// Reads `NAME.json` beside `NAME.ptx`, if there is one.
-    ///
-    /// # Errors
-    /// The file exists but cannot be read or parsed.
-    pub fn beside(ptx: &Path) -> Result<Option<TritonMeta>> {
-        let path = ptx.with_extension("json");
-        if !path.is_file() {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        TritonMeta::parse(&text, &path).map(Some)
-    }
-
-    /// Threads per CTA.
-    pub fn threads(&self) -> u32 {
-        self.num_warps.saturating_mul(self.warp_size)
-    }
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    TritonMeta::parse(&text, &path)
+        .map(Some)
+        .map_err(anyhow::Error::msg)
 }
 
 /// The launch settings after the metadata is applied, and a record of what came from it.
@@ -201,29 +127,14 @@ pub fn add_scratch(
     specs: &mut Vec<ArgSpec>,
     ctas: u64,
 ) -> Result<Vec<String>> {
-    let missing = params.len().saturating_sub(specs.len());
-    if missing == 0 {
-        return Ok(Vec::new());
-    }
-    if missing > 2 || params[specs.len()..].iter().any(|&s| s != 8) {
-        bail!(
-            "kernel `{}` takes {} parameter(s) but {} --arg were given; {} adds only its 1 or 2 trailing scratch pointers",
-            meta.name,
-            params.len(),
-            specs.len(),
-            meta.path.display()
-        );
-    }
-    let sizes = [meta.global_scratch_size, meta.profile_scratch_size];
+    let sizes = meta
+        .scratch(params, specs.len(), ctas)
+        .map_err(anyhow::Error::msg)?;
     let mut added = Vec::new();
-    for size in &sizes[..missing] {
-        let text = match size.checked_mul(ctas) {
-            Some(0) => "u64:0".to_string(),
-            Some(bytes) => format!("u8[{bytes}]:zero"),
-            None => bail!(
-                "{}: scratch size {size} × {ctas} CTAs overflows",
-                meta.path.display()
-            ),
+    for bytes in sizes {
+        let text = match bytes {
+            0 => "u64:0".to_string(),
+            n => format!("u8[{n}]:zero"),
         };
         specs.push(argspec::parse(&text).map_err(|e| anyhow::anyhow!("scratch argument: {e}"))?);
         added.push(text);
@@ -301,14 +212,5 @@ mod tests {
         assert_eq!(added, ["u8[96]:zero", "u64:0"]);
         let mut specs = vec![];
         assert!(add_scratch(&m, &[4, 8, 8], &mut specs, 1).is_err());
-    }
-
-    #[test]
-    fn bad_metadata() {
-        let p = Path::new("k.json");
-        assert!(TritonMeta::parse("{", p).is_err());
-        assert!(TritonMeta::parse(r#"{"name": "k"}"#, p).is_err());
-        assert!(TritonMeta::parse(r#"{"name": "k", "num_warps": -1}"#, p).is_err());
-        assert!(TritonMeta::parse(r#"{"name": "k", "num_warps": 4, "num_ctas": 2}"#, p).is_err());
     }
 }

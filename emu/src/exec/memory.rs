@@ -236,6 +236,20 @@ impl Region {
         out
     }
 
+    /// Copies `out.len()` bytes from `offset` (which, with them, must lie inside) into `out`.
+    pub fn read_bytes_into(&self, offset: u64, out: &mut [u8]) {
+        let start = offset as usize;
+        let mut k = 0;
+        while k < out.len() {
+            let at = start + k;
+            let w = self.words[at / 8].load(Ordering::Relaxed).to_le_bytes();
+            // The rest of this word, or as much of it as `out` still takes.
+            let n = (8 - at % 8).min(out.len() - k);
+            out[k..k + n].copy_from_slice(&w[at % 8..at % 8 + n]);
+            k += n;
+        }
+    }
+
     /// Overwrites the allocation's bytes from `bytes` (at most `len` of them).
     pub fn write_bytes(&self, offset: u64, bytes: &[u8]) {
         let mut i = 0usize;
@@ -281,6 +295,24 @@ impl GlobalMemory {
         self.regions.push(Region::new(base, len, label.into()));
         self.next = base + len.max(1) + GUARD_GAP;
         base
+    }
+
+    /// Frees the allocation that starts at `base` (its addresses are never given out again,
+    /// so a stale pointer to it faults); false when no allocation starts there.
+    pub fn free(&mut self, base: u64) -> bool {
+        match self.regions.binary_search_by_key(&base, |r| r.base) {
+            Ok(i) => {
+                self.regions.remove(i);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The address the next allocation aligned to `align` (at least 256) will get.
+    pub fn next_base(&self, align: u64) -> u64 {
+        let align = align.max(256);
+        self.next.div_ceil(align) * align
     }
 
     /// The allocation containing `[addr, addr+size)`, if any.

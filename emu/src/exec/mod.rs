@@ -18,6 +18,7 @@
 pub mod builtins;
 pub mod cta;
 pub mod decode;
+pub mod device;
 pub mod fault;
 pub mod frames;
 pub mod grid;
@@ -35,8 +36,9 @@ use std::time::{Duration, Instant};
 use builtins::Heap;
 use cta::Counts;
 pub use decode::DecodeError;
+pub use device::DeviceMemory;
 pub use fault::{Fault, FaultKind, FaultSite};
-use memory::{Bytes, GlobalMemory, GLOBAL_BASE};
+use memory::{Bytes, GlobalMemory};
 use program::{DFuncKind, Program};
 use step::LaunchInfo;
 
@@ -198,15 +200,11 @@ impl Machine {
         file_name: &str,
         source: &str,
     ) -> Result<Machine, DecodeError> {
-        let prog = decode::decode(module, file_name, source, GLOBAL_BASE)?;
-        let mut global = GlobalMemory::new(GLOBAL_BASE);
-        if !prog.globals_image.is_empty() {
-            let base = global.allocate(prog.globals_image.len() as u64, 256, "module globals");
-            debug_assert_eq!(base, prog.globals_base);
-            if let Some(r) = global.find(base, 1) {
-                r.write_bytes(0, &prog.globals_image);
-            }
-        }
+        Machine::load_onto(&mut DeviceMemory::new(), module, file_name, source)
+    }
+
+    /// A machine of a decoded program on device memory that already holds its globals.
+    fn assemble(prog: Program, module: &Module, memory: DeviceMemory) -> Machine {
         let consts = Bytes {
             data: prog.const_bank.clone(),
         };
@@ -224,13 +222,13 @@ impl Machine {
                 (f.name.clone(), i as u32, sizes)
             })
             .collect();
-        Ok(Machine {
+        Machine {
             prog,
-            global,
+            global: memory.global,
             consts,
             entry_kinds,
-            launch_memory: None,
-        })
+            launch_memory: memory.launch_memory,
+        }
     }
 
     /// The decoded program.

@@ -1,0 +1,97 @@
+//! Device memory that outlives one module, as a CUDA context's does: a host program (the
+//! Python bindings) keeps one [`DeviceMemory`] per device, loads each module onto it with
+//! [`Machine::load_onto`], and lends it to a module's machine for a launch or a variable
+//! access with [`Machine::swap_memory`].
+
+use super::builtins::Heap;
+use super::decode::{self, DecodeError};
+use super::memory::{GlobalMemory, GLOBAL_BASE};
+use super::Machine;
+use crate::ir::Module;
+
+/// Global memory, the device heap and the grid-sync workspace of one device.
+#[derive(Debug)]
+pub struct DeviceMemory {
+    pub(super) global: GlobalMemory,
+    pub(super) launch_memory: Option<(Heap, u64)>,
+}
+
+impl Default for DeviceMemory {
+    fn default() -> Self {
+        DeviceMemory::new()
+    }
+}
+
+impl DeviceMemory {
+    /// Empty device memory.
+    pub fn new() -> DeviceMemory {
+        DeviceMemory {
+            global: GlobalMemory::new(GLOBAL_BASE),
+            launch_memory: None,
+        }
+    }
+
+    /// Allocates a zero-filled buffer of `len` bytes (aligned to 256); returns its address.
+    pub fn alloc(&mut self, len: u64, label: &str) -> u64 {
+        self.global.allocate(len, 256, label)
+    }
+
+    /// Frees the allocation made at `addr` by [`DeviceMemory::alloc`]; false when there is
+    /// none.
+    pub fn free(&mut self, addr: u64) -> bool {
+        self.global.free(addr)
+    }
+
+    /// Writes `bytes` at `addr`; false when they do not lie in one allocation.
+    pub fn write(&self, addr: u64, bytes: &[u8]) -> bool {
+        match self.global.find(addr, bytes.len().max(1) as u64) {
+            Some(r) => {
+                r.write_bytes(addr - r.base, bytes);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Fills `out` with the bytes at `addr`; false when they do not lie in one allocation.
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> bool {
+        match self.global.find(addr, out.len().max(1) as u64) {
+            Some(r) => {
+                r.read_bytes_into(addr - r.base, out);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl Machine {
+    /// Decodes a module whose global variables are placed in `memory`, after what is already
+    /// allocated there. The machine takes the memory (leaving empty memory in its place) until
+    /// [`Machine::swap_memory`] lends it back; on an error `memory` is left as it was.
+    ///
+    /// # Errors
+    /// A construct the interpreter cannot run.
+    pub fn load_onto(
+        memory: &mut DeviceMemory,
+        module: &Module,
+        file_name: &str,
+        source: &str,
+    ) -> Result<Machine, DecodeError> {
+        let base = memory.global.next_base(256);
+        let prog = decode::decode(module, file_name, source, base)?;
+        let mut memory = std::mem::take(memory);
+        if !prog.globals_image.is_empty() {
+            let at = memory.alloc(prog.globals_image.len() as u64, "module globals");
+            debug_assert_eq!(at, prog.globals_base);
+            memory.write(at, &prog.globals_image);
+        }
+        Ok(Machine::assemble(prog, module, memory))
+    }
+
+    /// Exchanges this machine's device memory with `memory`.
+    pub fn swap_memory(&mut self, memory: &mut DeviceMemory) {
+        std::mem::swap(&mut self.global, &mut memory.global);
+        std::mem::swap(&mut self.launch_memory, &mut memory.launch_memory);
+    }
+}

@@ -1,0 +1,169 @@
+//! Triton's kernel metadata: what Triton's CUDA launcher takes from it to launch a kernel.
+//!
+//! * the kernel's `name`;
+//! * the CTA shape: `num_warps * warp_size` threads in x (`warp_size` 32 when absent);
+//! * dynamic shared memory: `shared` bytes (Triton declares `.extern .shared global_smem[]`);
+//! * the trailing scratch-pointer parameters Triton appends to every kernel (global scratch,
+//!   then profile scratch, since Triton 3.3; global scratch only before): a zeroed buffer of
+//!   `size * CTAs` bytes when the metadata gives a size, else a null pointer.
+//!
+//! Not modelled: clusters (`num_ctas` > 1 is refused), `launch_cooperative_grid` and
+//! `launch_pdl`, tensor descriptors (`tensordesc_meta`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value as Json;
+
+/// What a Triton `NAME.json` says about launching its kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TritonMeta {
+    /// Where the metadata came from.
+    pub path: PathBuf,
+    /// The kernel's name (`name`).
+    pub name: String,
+    /// Warps per CTA (`num_warps`).
+    pub num_warps: u32,
+    /// Threads per warp (`warp_size`, 32 when absent).
+    pub warp_size: u32,
+    /// Dynamic shared memory in bytes (`shared`).
+    pub shared: u32,
+    /// Global scratch bytes per CTA (`global_scratch_size`).
+    pub global_scratch_size: u64,
+    /// Profile scratch bytes per CTA (`profile_scratch_size`).
+    pub profile_scratch_size: u64,
+}
+
+fn field_u64(v: &Json, key: &str, path: &Path) -> Result<Option<u64>, String> {
+    match &v[key] {
+        Json::Null => Ok(None),
+        x => x.as_u64().map(Some).ok_or_else(|| {
+            format!(
+                "{}: `{key}` must be a non-negative integer, found {x}",
+                path.display()
+            )
+        }),
+    }
+}
+
+fn field_u32(v: &Json, key: &str, path: &Path) -> Result<Option<u32>, String> {
+    field_u64(v, key, path)?
+        .map(|n| {
+            u32::try_from(n).map_err(|_| format!("{}: `{key}` = {n} is too large", path.display()))
+        })
+        .transpose()
+}
+
+impl TritonMeta {
+    /// Parses Triton metadata text read from `path`.
+    ///
+    /// # Errors
+    /// Text that is not JSON, or lacks `name` or `num_warps`, or has fields of the wrong type,
+    /// or asks for a cluster launch.
+    pub fn parse(text: &str, path: &Path) -> Result<TritonMeta, String> {
+        let v: Json =
+            serde_json::from_str(text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+        let name = v["name"]
+            .as_str()
+            .ok_or_else(|| format!("{}: no kernel `name`", path.display()))?
+            .to_string();
+        let num_warps = field_u32(&v, "num_warps", path)?
+            .ok_or_else(|| format!("{}: no `num_warps`", path.display()))?;
+        if let Some(n) = field_u32(&v, "num_ctas", path)?.filter(|&n| n > 1) {
+            return Err(format!(
+                "{}: num_ctas = {n} (a thread-block cluster launch) is not supported by ptxemu",
+                path.display()
+            ));
+        }
+        Ok(TritonMeta {
+            path: path.to_path_buf(),
+            name,
+            num_warps,
+            warp_size: field_u32(&v, "warp_size", path)?.unwrap_or(32),
+            shared: field_u32(&v, "shared", path)?.unwrap_or(0),
+            global_scratch_size: field_u64(&v, "global_scratch_size", path)?.unwrap_or(0),
+            profile_scratch_size: field_u64(&v, "profile_scratch_size", path)?.unwrap_or(0),
+        })
+    }
+
+    /// Threads per CTA.
+    pub fn threads(&self) -> u32 {
+        self.num_warps.saturating_mul(self.warp_size)
+    }
+
+    /// The trailing scratch-pointer arguments Triton's launcher adds when the kernel takes
+    /// the parameters `params` (sizes in bytes) and the caller gave `given` of them: for each
+    /// missing one (one or two 64-bit parameters: global scratch, then profile scratch), the
+    /// bytes of the zeroed buffer to pass, or 0 for a null pointer.
+    ///
+    /// # Errors
+    /// More than two parameters missing, a missing one that is not 64-bit, or a scratch size
+    /// too large.
+    pub fn scratch(&self, params: &[u64], given: usize, ctas: u64) -> Result<Vec<u64>, String> {
+        let missing = params.len().saturating_sub(given);
+        if missing == 0 {
+            return Ok(Vec::new());
+        }
+        if missing > 2 || params[given..].iter().any(|&s| s != 8) {
+            return Err(format!(
+                "kernel `{}` takes {} parameter(s) but {given} argument(s) were given; {} adds only its 1 or 2 trailing scratch pointers",
+                self.name,
+                params.len(),
+                self.path.display()
+            ));
+        }
+        [self.global_scratch_size, self.profile_scratch_size][..missing]
+            .iter()
+            .map(|size| {
+                size.checked_mul(ctas).ok_or_else(|| {
+                    format!(
+                        "{}: scratch size {size} × {ctas} CTAs overflows",
+                        self.path.display()
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VECTOR_ADD: &str = r#"{"hash": "b9", "target": {"backend": "cuda", "arch": 80, "warp_size": 32},
+        "num_warps": 4, "num_ctas": 1, "num_stages": 3, "warp_size": 32, "shared": 0,
+        "global_scratch_size": 0, "global_scratch_align": 1, "profile_scratch_size": 0,
+        "profile_scratch_align": 1, "name": "vector_add"}"#;
+
+    fn meta(text: &str) -> TritonMeta {
+        TritonMeta::parse(text, Path::new("k.json")).unwrap()
+    }
+
+    #[test]
+    fn fields() {
+        let m = meta(VECTOR_ADD);
+        assert_eq!(
+            (m.name.as_str(), m.threads(), m.shared),
+            ("vector_add", 128, 0)
+        );
+    }
+
+    #[test]
+    fn scratch_pointers() {
+        let mut m = meta(VECTOR_ADD);
+        assert_eq!(m.scratch(&[4, 8, 8], 1, 6).unwrap(), [0, 0]);
+        assert_eq!(m.scratch(&[4, 8, 8], 3, 6).unwrap(), Vec::<u64>::new());
+        m.global_scratch_size = 16;
+        assert_eq!(m.scratch(&[4, 8, 8], 1, 6).unwrap(), [96, 0]);
+        assert!(m.scratch(&[4, 8, 8], 0, 1).is_err());
+        assert!(m.scratch(&[4, 4], 1, 1).is_err());
+    }
+
+    #[test]
+    fn bad_metadata() {
+        let p = Path::new("k.json");
+        assert!(TritonMeta::parse("{", p).is_err());
+        assert!(TritonMeta::parse(r#"{"name": "k"}"#, p).is_err());
+        assert!(TritonMeta::parse(r#"{"name": "k", "num_warps": -1}"#, p).is_err());
+        assert!(TritonMeta::parse(r#"{"name": "k", "num_warps": 4, "num_ctas": 2}"#, p).is_err());
+    }
+}

@@ -1,0 +1,23 @@
+"""ptxemu for Python: run PTX kernels on numpy arrays without a GPU.
+
+    import numpy as np, ptxemu
+    m = ptxemu.Module("saxpy.ptx")
+    m.get_function("saxpy")(4, 256, (np.float32(2), x, y, np.int32(len(x))))  # y updated in place
+
+A `Device` holds global memory that persists across launches (`to_device`, `zeros`,
+`copy_to_host`); numpy arrays passed straight to a kernel are copied in and back out around
+the launch. Faults raise `Fault`, with the fields of ``ptxemu run --json``. Litmus tests run
+with `litmus` and are explained with `explain`. Triton kernels launch with
+`ptxemu.triton.launch`.
+"""
+
+from ._errors import Error, Fault, LaunchError, LitmusError, PtxError, VariableError
+from ._device import Device, DeviceArray, default_device
+from ._module import Function, LaunchStats, Module
+from ._litmus import explain, litmus
+
+__all__ = [
+    "Device", "DeviceArray", "default_device", "Module", "Function", "LaunchStats",
+    "Error", "Fault", "LaunchError", "LitmusError", "PtxError", "VariableError",
+    "litmus", "explain",
+]

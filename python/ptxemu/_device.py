@@ -1,0 +1,118 @@
+"""Devices and device arrays."""
+
+import numpy as np
+
+from . import _native
+
+
+def _native_order(a):
+    """`a` as a C-contiguous array in native byte order (no copy when it already is)."""
+    a = np.asarray(a)
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    return np.ascontiguousarray(a)
+
+
+def _bytes_view(a):
+    """A flat uint8 view of a C-contiguous array (no copy)."""
+    return a.reshape(-1).view(np.uint8)
+
+
+class Device:
+    """An emulated device: global memory that persists across launches (and modules)."""
+
+    def __init__(self):
+        self._native = _native.Device()
+
+    @property
+    def id(self):
+        return self._native.id
+
+    def __repr__(self):
+        return f"<ptxemu.Device {self.id}>"
+
+    def empty(self, shape, dtype=np.float32):
+        """A device array of `shape` and `dtype` (zero-filled, as all device memory starts)."""
+        dtype = np.dtype(dtype)
+        shape = (shape,) if np.isscalar(shape) else tuple(shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        addr = self._native.alloc(nbytes, f"array {shape} {dtype}")
+        return DeviceArray(self, addr, shape, dtype)
+
+    def zeros(self, shape, dtype=np.float32):
+        """A zero-filled device array."""
+        return self.empty(shape, dtype)
+
+    def to_device(self, array):
+        """A device array holding a copy of `array` (read straight from numpy's buffer when it
+        is C-contiguous and in native byte order)."""
+        a = _native_order(array)
+        d = self.empty(a.shape, a.dtype)
+        if a.nbytes:
+            self._native.write(d.ptr, _bytes_view(a))
+        return d
+
+
+class DeviceArray:
+    """An array in a device's global memory. `ptr` is its device address."""
+
+    def __init__(self, device, ptr, shape, dtype):
+        self.device = device
+        self.ptr = ptr
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.nbytes = self.size * self.dtype.itemsize
+        self._freed = False
+
+    def __repr__(self):
+        return f"<ptxemu.DeviceArray {self.shape} {self.dtype} at 0x{self.ptr:x}>"
+
+    def __len__(self):
+        return self.shape[0]
+
+    def copy_to_host(self, out=None):
+        """The array's current contents as a numpy array (written into `out` when given: a
+        C-contiguous array of the same size and dtype)."""
+        if out is None:
+            out = np.empty(self.shape, self.dtype)
+        elif out.dtype != self.dtype or out.size != self.size or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous {self.dtype} array of {self.size} elements")
+        if self.nbytes:
+            self.device._native.read_into(self.ptr, _bytes_view(out))
+        return out
+
+    def copy_from_host(self, array):
+        """Overwrites the array with `array` (same number of bytes)."""
+        a = _native_order(np.asarray(array, dtype=self.dtype))
+        if a.nbytes != self.nbytes:
+            raise ValueError(f"{a.nbytes} bytes given for a {self.nbytes}-byte device array")
+        if a.nbytes:
+            self.device._native.write(self.ptr, _bytes_view(a))
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.copy_to_host()
+        return a if dtype is None else a.astype(dtype)
+
+    def free(self):
+        """Releases the memory now (later launches that use the address fault)."""
+        if not self._freed:
+            self._freed = True
+            self.device._native.free(self.ptr)
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:
+            pass
+
+
+_DEFAULT = None
+
+
+def default_device():
+    """The device modules launch on when no argument or keyword names one."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Device()
+    return _DEFAULT

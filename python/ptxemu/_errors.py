@@ -1,0 +1,68 @@
+"""The exceptions ptxemu raises (the Rust bindings raise them by name)."""
+
+
+class Error(Exception):
+    """Base class of ptxemu's errors."""
+
+
+class PtxError(Error):
+    """The PTX text could not be read: a parse or validation error, or a module that cannot load.
+
+    `kind` is ``parse``, ``validation`` or ``load``; `message` the rendered diagnostics.
+    """
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class LaunchError(Error):
+    """A launch was refused before it ran (arguments, launch limits, an unsupported construct).
+
+    `kind` is the ``error.kind`` of ``ptxemu run --json``.
+    """
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class VariableError(Error):
+    """A module variable the host cannot reach, or more bytes than it holds."""
+
+
+class LitmusError(Error):
+    """A litmus test that could not be read or run."""
+
+
+class Fault(Error):
+    """The kernel faulted. The fields are those of a fault in ``ptxemu run --json``.
+
+    kind: short name (out_of_bounds, misaligned, barrier_deadlock, divergent_collective,
+    step_budget_exhausted, trap, breakpoint, assert_failed, undefined, unsupported);
+    detail: the kind's text; kernel; cta (x, y, z); warp; lane (or None); thread (x, y, z, or
+    None); file; line; instruction; address (an int, or None); message (all of it, as the CLI
+    prints it); stats: the launch's LaunchStats.
+    """
+
+    FIELDS = ("kind", "detail", "kernel", "cta", "warp", "lane", "thread", "file", "line",
+              "instruction", "address", "message")
+
+    def __init__(self, fields, stats=None):
+        super().__init__(fields["message"])
+        for k in self.FIELDS:
+            setattr(self, k, fields.get(k))
+        if self.cta is not None:
+            self.cta = tuple(self.cta)
+        if self.thread is not None:
+            self.thread = tuple(self.thread)
+        self.stats = stats
+
+    def as_dict(self):
+        """The fields as a dict (address as ``0x…`` text, as the CLI's JSON gives it)."""
+        d = {k: getattr(self, k) for k in self.FIELDS}
+        if d["address"] is not None:
+            d["address"] = f"0x{d['address']:x}"
+        return d

@@ -1,0 +1,204 @@
+"""Modules, their kernels, launches and module variables."""
+
+import os
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _native
+from ._device import DeviceArray, _bytes_view, _native_order, default_device
+from ._errors import Fault, LaunchError
+
+_INT_RANGE = {
+    "s": lambda bits: (-(1 << (bits - 1)), (1 << (bits - 1)) - 1),
+    "u": lambda bits: (0, (1 << bits) - 1),
+    "b": lambda bits: (-(1 << (bits - 1)), (1 << bits) - 1),
+}
+_FLOAT_FORMAT = {"f16": "<e", "f32": "<f", "f64": "<d"}
+
+
+@dataclass
+class LaunchStats:
+    """What a launch did (the fields of ``ptxemu run --json`` apart from buffers)."""
+
+    kernel: str
+    grid: tuple
+    block: tuple
+    shared_bytes: int
+    warp_instructions: int
+    thread_instructions: int
+    wall_s: float
+    stdout: str = ""
+    nc_conflicts: list = field(default_factory=list)
+
+
+def _shape(v, what):
+    if isinstance(v, (int, np.integer)):
+        v = (int(v),)
+    v = tuple(int(x) for x in v)
+    if not 1 <= len(v) <= 3:
+        raise ValueError(f"{what} takes 1 to 3 dimensions, got {v}")
+    return v + (1,) * (3 - len(v))
+
+
+def _read_source(ptx):
+    """(text, name) of PTX text or of a path to a PTX file."""
+    if isinstance(ptx, os.PathLike) or (isinstance(ptx, str) and "\n" not in ptx
+                                        and not ptx.lstrip().startswith(".")):
+        with open(ptx, encoding="utf-8") as f:
+            return f.read(), os.fspath(ptx)
+    if isinstance(ptx, bytes):
+        ptx = ptx.decode("utf-8")
+    return ptx, "<string>"
+
+
+def _scalar_bytes(i, value, ptype, size):
+    """The bytes of a Python or numpy scalar for a parameter of PTX type `ptype`."""
+    if isinstance(value, np.generic):
+        b = value.tobytes()
+        if len(b) != size:
+            raise LaunchError("arguments", f"argument {i}: a {value.dtype} is {len(b)} byte(s) "
+                              f"but the parameter (.{ptype}) takes {size}")
+        return b
+    if isinstance(value, (bytes, bytearray)):
+        if len(value) != size:
+            raise LaunchError("arguments", f"argument {i}: {len(value)} byte(s) given for a "
+                              f"{size}-byte parameter")
+        return bytes(value)
+    if ptype in _FLOAT_FORMAT and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return struct.pack(_FLOAT_FORMAT[ptype], value)
+    if isinstance(value, (int, bool)) and ptype[0] in _INT_RANGE and ptype[1:].isdigit():
+        lo, hi = _INT_RANGE[ptype[0]](size * 8)
+        if not lo <= int(value) <= hi:
+            raise LaunchError("arguments", f"argument {i}: {value} does not fit the parameter's "
+                              f"type .{ptype}")
+        return (int(value) & ((1 << (size * 8)) - 1)).to_bytes(size, "little")
+    raise LaunchError("arguments", f"argument {i}: a {type(value).__name__} cannot be passed to "
+                      f"a .{ptype} parameter of {size} byte(s)")
+
+
+class Module:
+    """A PTX module (text, or a path to a file), parsed and validated.
+
+    Its kernels run on any `Device`: the module is loaded onto a device the first time a launch
+    or a variable access uses it, and its variables live there, as with a CUDA context.
+    """
+
+    def __init__(self, ptx, name=None):
+        text, shown = _read_source(ptx)
+        self._native = _native.Module(text, name or shown)
+        self._last_device = None
+        self._functions = {}
+
+    @property
+    def name(self):
+        return self._native.name
+
+    def kernels(self):
+        """The names of the module's kernels."""
+        return self._native.kernels()
+
+    def get_function(self, name):
+        """The kernel `name`, to call as ``f(grid, block, args, shared_mem=0)``."""
+        f = self._functions.get(name)
+        if f is None:
+            params = self._native.params(name)
+            if params is None:
+                raise LaunchError("no_kernel", f"no kernel named `{name}` in {self.name} "
+                                  f"(kernels: {', '.join(self.kernels())})")
+            f = self._functions[name] = Function(self, name, params)
+        return f
+
+    def _device(self, device):
+        if device is None:
+            device = self._last_device or default_device()
+        self._last_device = device
+        return device
+
+    def set_global(self, name, array, device=None):
+        """Writes a module ``.global`` or ``.const`` variable (its leading bytes when `array` is
+        shorter), as cudaMemcpyToSymbol does."""
+        a = _native_order(np.asarray(array))
+        self._native.set_global(self._device(device)._native, name, _bytes_view(a))
+
+    def get_global(self, name, dtype=np.uint8, shape=None, device=None):
+        """A module variable's bytes as a numpy array of `dtype` (its whole size unless `shape`
+        gives fewer elements), as cudaMemcpyFromSymbol does."""
+        dev = self._device(device)._native
+        dtype = np.dtype(dtype)
+        if shape is None:
+            shape = (self._native.global_size(dev, name) // dtype.itemsize,)
+        out = np.empty(shape, dtype)
+        self._native.get_global(dev, name, _bytes_view(out))
+        return out
+
+
+class Function:
+    """A kernel of a module. Call it as ``f(grid, block, args, shared_mem=0, ...)``.
+
+    args: one per kernel parameter, in order: a `DeviceArray` (its address), a numpy array
+    (copied to the device before the launch and back after it), a numpy scalar (its bytes; the
+    size must match), or a Python int or float (converted to the parameter's PTX type).
+    Keywords: shared_mem (bytes of dynamic shared memory), device (default: the device of the
+    device arrays passed, else the module's last device), tmem_check (True/"on" or
+    False/"off"), race (the data-race detector), check_nc, max_steps, threads (host threads,
+    0: all cores).
+    Returns a `LaunchStats`; raises `Fault` when the kernel faults.
+    """
+
+    def __init__(self, module, name, params):
+        self.module = module
+        self.name = name
+        self.params = params
+
+    def __repr__(self):
+        return f"<ptxemu.Function {self.name}>"
+
+    def __call__(self, grid, block, args=(), shared_mem=0, *, device=None, tmem_check=True,
+                 race=False, check_nc=False, max_steps=1_000_000_000, threads=0):
+        if len(args) != len(self.params):
+            raise LaunchError("arguments", f"kernel `{self.name}` takes {len(self.params)} "
+                              f"parameter(s) but {len(args)} argument(s) were given")
+        devices = {a.device.id: a.device for a in args if isinstance(a, DeviceArray)}
+        if device is None and len(devices) == 1:
+            device = next(iter(devices.values()))
+        device = self.module._device(device)
+        if any(d != device.id for d in devices):
+            raise LaunchError("arguments", "the device arrays passed live on another device "
+                              "than the launch's")
+        if isinstance(tmem_check, str):
+            if tmem_check not in ("on", "off"):
+                raise ValueError(f"tmem_check `{tmem_check}`: expected on or off")
+            tmem_check = tmem_check == "on"
+        values, copies = [], []
+        for i, (a, (pname, ptype, size, _aggregate)) in enumerate(zip(args, self.params)):
+            if isinstance(a, np.ndarray):
+                d = device.to_device(a)
+                copies.append((a, d))
+                a = d
+            if isinstance(a, DeviceArray):
+                if size != 8:
+                    raise LaunchError("arguments", f"argument {i}: a device array passes a 64-bit "
+                                      f"address but parameter {i} ({pname}) takes {size} byte(s)")
+                values.append(a.ptr.to_bytes(8, "little"))
+            else:
+                values.append(_scalar_bytes(i, a, ptype, size))
+        options = {"shared_mem": int(shared_mem), "max_steps": int(max_steps),
+                   "threads": int(threads), "tmem_check": bool(tmem_check),
+                   "check_nc": bool(check_nc), "race": bool(race)}
+        r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
+                                       _shape(block, "block"), values, options)
+        for host, dev in copies:
+            if host.flags.writeable:
+                if host.flags.c_contiguous and host.dtype.isnative:
+                    dev.copy_to_host(out=host)
+                else:
+                    host[...] = dev.copy_to_host()
+            dev.free()
+        fault = r.pop("fault", None)
+        r["grid"], r["block"] = tuple(r["grid"]), tuple(r["block"])
+        stats = LaunchStats(**r)
+        if fault is not None:
+            raise Fault(fault, stats)
+        return stats

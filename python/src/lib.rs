@@ -1,0 +1,39 @@
+//! Python bindings of ptxemu (the `ptxemu._native` extension module).
+//!
+//! Thin by design: every behaviour lives in the Rust crates; this layer converts. The Python
+//! package `ptxemu` (python/ptxemu) wraps it with numpy: dtypes, shapes, device arrays,
+//! argument packing and the exception classes, which the bindings raise by name
+//! ([`raise`]).
+
+mod device;
+mod litmus_api;
+mod module;
+mod triton_api;
+
+use pyo3::prelude::*;
+
+/// Raises the exception class `name` of `ptxemu._errors` with `args`.
+pub(crate) fn raise<'py, A>(py: Python<'py>, name: &str, args: A) -> PyErr
+where
+    A: pyo3::call::PyCallArgs<'py>,
+{
+    let made = py
+        .import("ptxemu._errors")
+        .and_then(|m| m.getattr(name))
+        .and_then(|cls| cls.call1(args));
+    match made {
+        Ok(e) => PyErr::from_value(e),
+        Err(e) => e,
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<device::Device>()?;
+    m.add_class::<module::Module>()?;
+    m.add_function(wrap_pyfunction!(litmus_api::litmus_json, m)?)?;
+    m.add_function(wrap_pyfunction!(litmus_api::explain, m)?)?;
+    m.add_function(wrap_pyfunction!(triton_api::triton_launch_meta, m)?)?;
+    m.add_function(wrap_pyfunction!(triton_api::triton_scratch, m)?)?;
+    Ok(())
+}

@@ -9,7 +9,6 @@ use std::time::Instant;
 use emu::event::{Ending, Trace, TraceEvent};
 use models::event::EventKind;
 use models::explore::{explore, Brakes, Halt, Leaf, Progress, Sink, Tree, TreeNode, Universe};
-use models::ptx::Skeleton;
 use models::rel::Rel;
 use models::Next;
 
@@ -34,7 +33,7 @@ pub fn universe(p: &Prepared, per: &[Vec<&Trace>]) -> Universe {
         })
         .collect();
     let inits = events.len();
-    let (mut po, mut rmw, mut data, mut ctrl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut rmw, mut data, mut ctrl) = (Vec::new(), Vec::new(), Vec::new());
     let mut trees = Vec::new();
     for (t, paths) in per.iter().enumerate() {
         let mut tree = Tree {
@@ -55,7 +54,6 @@ pub fn universe(p: &Prepared, per: &[Vec<&Trace>]) -> Universe {
                     None => {
                         let g = events.len();
                         events.push(to_event(p, t, e));
-                        po.extend(along.iter().map(|&a| (a, g)));
                         if let Some(Some(r)) = e.rmw {
                             rmw.extend(along.get(r).map(|&a| (a, g)));
                         }
@@ -77,23 +75,9 @@ pub fn universe(p: &Prepared, per: &[Vec<&Trace>]) -> Universe {
         }
         trees.push(tree);
     }
-    let n = events.len();
-    let rel = |pairs: &[(usize, usize)]| {
-        let mut r = Rel::empty(n);
-        for &(a, b) in pairs {
-            r.add(a, b);
-        }
-        r
-    };
-    let skeleton = Skeleton {
-        po: rel(&po),
-        rmw: rel(&rmw),
-        data: rel(&data),
-        ctrl: rel(&ctrl),
-        addr: Rel::empty(n),
-        events,
-    };
-    Universe::new(skeleton, inits, trees)
+    let mut deps = data;
+    deps.extend(ctrl);
+    Universe::new(events, inits, trees, rmw, deps)
 }
 
 fn index(i: usize) -> u32 {
@@ -142,7 +126,7 @@ impl Sink for Outcomes<'_> {
             }
             return Next::Continue;
         }
-        let ev = &u.skeleton.events;
+        let ev = &u.events;
         let cm = leaf.co_maximal(u);
         let finals = |ph: u32| -> BTreeSet<i64> {
             cm.iter()
@@ -186,7 +170,7 @@ fn fair(u: &Universe, leaf: &Leaf<'_>, paths: &[&Trace]) -> bool {
             continue;
         }
         for &r in &leaf.events[t][tr.spin_start.min(leaf.events[t].len())..] {
-            if u.skeleton.events[leaf.ids[r]].kind != EventKind::Read {
+            if u.events[leaf.ids[r]].kind != EventKind::Read {
                 continue;
             }
             if (0..n).any(|w| rf.has(w, r) && (0..n).any(|x| co.has(w, x))) {
@@ -195,6 +179,20 @@ fn fair(u: &Universe, leaf: &Leaf<'_>, paths: &[&Trace]) -> bool {
         }
     }
     true
+}
+
+/// Partial executions a `--max-executions` run may build per complete execution it allows.
+pub const PARTIAL_PER_EXECUTION: u64 = 10_000;
+
+/// The most partial executions a run may build: the candidate budget, and with
+/// `--max-executions N` also `N` times [`PARTIAL_PER_EXECUTION`] (at least that many), so a
+/// search whose partial executions rarely complete stops too.
+fn max_explored(ro: &RunOptions) -> u64 {
+    let cap = ro.max_candidates;
+    match ro.max_executions {
+        Some(n) => cap.min(n.max(1).saturating_mul(PARTIAL_PER_EXECUTION)),
+        None => cap,
+    }
 }
 
 /// Runs a test with the explorer.
@@ -214,6 +212,7 @@ pub fn run(test: &Test, ro: &RunOptions, progress: Option<&Progress>) -> Result<
     let max = ro.max_executions.unwrap_or(u64::MAX).min(ro.max_candidates);
     let brakes = Brakes {
         max_executions: Some(max),
+        max_explored: Some(max_explored(ro)),
         deadline: ro.timeout.map(|d| start + d),
     };
     let make = || Outcomes {
@@ -232,6 +231,12 @@ pub fn run(test: &Test, ro: &RunOptions, progress: Option<&Progress>) -> Result<
                 return Err(RunError::Budget(n));
             }
             Halt::MaxExecutions(n) => format!("--max-executions {n}"),
+            Halt::MaxExplored(n) => match ro.max_executions {
+                Some(m) if n < ro.max_candidates => {
+                    format!("--max-executions {m} (at {n} partial executions)")
+                }
+                _ => format!("the budget of {n} partial executions"),
+            },
             Halt::Timeout => format!("--timeout {}", ro.timeout.unwrap_or_default().as_secs_f64()),
         };
         return Err(RunError::Halted {

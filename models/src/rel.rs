@@ -191,6 +191,18 @@ impl Rel {
         }
     }
 
+    /// [`Rel::clear_row_col`] where only rows `0..=k` can hold pairs (the explorer takes back
+    /// its last event `k`).
+    pub fn clear_last(&mut self, k: usize) {
+        for w in &mut self.rows[k * self.words..(k + 1) * self.words] {
+            *w = 0;
+        }
+        let (word, bit) = (k / 64, 1u64 << (k % 64));
+        for a in 0..k.min(self.n) {
+            self.rows[a * self.words + word] &= !bit;
+        }
+    }
+
     fn row(&self, a: usize) -> &[u64] {
         &self.rows[a * self.words..(a + 1) * self.words]
     }

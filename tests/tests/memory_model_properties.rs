@@ -257,8 +257,8 @@ fn stronger(i: &Inst) -> Vec<Inst> {
 
 /// The outcomes the model allows, by the reference enumeration: these properties are laws
 /// of the models, and the explorer is compared with the reference elsewhere
-/// (`litmus/tests/explore_same_answers.rs`). The explorer has no bound on the partial
-/// executions it builds, and a rare random program made it run for minutes (issue 21).
+/// (`litmus/tests/explore_same_answers.rs`, whose `chained_read_modify_writes_are_explored_quickly`
+/// keeps the random program here that once made the explorer run for minutes).
 fn outcomes(p: &Prog, model: Model) -> BTreeSet<Vec<i64>> {
     let r = run(
         &p.test(),

@@ -1,12 +1,15 @@
 //! The static relations of a growing execution, gathered from the universe's one event at a
 //! time: local index `k` stands for universe event `ids[k]`.
 //!
-//! Every static relation of [`Statics`] relates two events by their own attributes and their
-//! program order alone, so the relations of a subset of the universe's events are the
-//! universe's restricted to it.
+//! Every static relation of [`Statics`] relates two events by their own attributes, their
+//! program order and their dependencies alone, so the relations of a subset of the universe's
+//! events are the universe's restricted to it: [`Pairs`] computes them pair by pair.
 
+use super::pairs::Pairs;
+use crate::event::{Event, EventKind, FenceKind};
 use crate::ptx::{Model, Options, Statics};
 use crate::rel::{Rel, Set};
+use crate::vocab::Proxy;
 
 /// Statics over `n` local slots, every set and relation empty.
 pub(super) fn blank(model: Model, opts: Options, n: usize) -> Statics {
@@ -37,55 +40,63 @@ pub(super) fn blank(model: Model, opts: Options, n: usize) -> Statics {
     }
 }
 
-fn gather_rel(l: &mut Rel, u: &Rel, ids: &[usize]) {
+/// Which relations to gather: those that may have a pair ([`Pairs::present`]), as flags in
+/// [`rels`] order.
+pub(super) fn present(pairs: &Pairs) -> [bool; 13] {
+    std::array::from_fn(|i| pairs.present & (1 << i) != 0)
+}
+
+/// Every relation and set at the last of `ids` (the event just added), against the events
+/// before it and itself; `events` are the universe's.
+pub(super) fn gather(ls: &mut Statics, pairs: &Pairs, events: &[Event], ids: &[usize]) {
     let k = ids.len() - 1;
     let g = ids[k];
+    let thread = events[g].thread;
+    let rs = rels(ls);
     // Slot k is clear: never used, or cleared by `forget` when its last event was taken back.
     for (j, &h) in ids.iter().enumerate() {
-        if u.has(g, h) {
-            l.add(k, j);
+        let (out, inn) = if j == k {
+            let d = pairs.pair(g, g, false, false);
+            (d, 0)
+        } else {
+            let po = thread.is_some() && events[h].thread == thread;
+            (pairs.pair(g, h, false, po), pairs.pair(h, g, po, false))
+        };
+        let mut b = out & pairs.present;
+        while b != 0 {
+            rs[b.trailing_zeros() as usize].add(k, j);
+            b &= b - 1;
         }
-        if u.has(h, g) {
-            l.add(j, k);
-        }
-    }
-}
-
-fn gather_set(l: &mut Set, u: &Set, g: usize, k: usize) {
-    if u.contains(g) {
-        l.insert(k);
-    } else {
-        l.remove(k);
-    }
-}
-
-/// Every relation and set of the universe's `us` at the last of `ids` (the event just added),
-/// against the events before it.
-/// Which of the universe's relations (in [`rels`] order) have a pair: the others stay empty
-/// locally, so gathering and forgetting skip them.
-pub(super) fn present(us: &Statics) -> [bool; 13] {
-    rels_ref(us).map(|u| !u.is_empty())
-}
-
-pub(super) fn gather(ls: &mut Statics, us: &Statics, present: &[bool; 13], ids: &[usize]) {
-    let k = ids.len() - 1;
-    let g = ids[k];
-    for ((l, u), p) in rels(ls).into_iter().zip(rels_ref(us)).zip(present) {
-        if *p {
-            gather_rel(l, u, ids);
+        let mut b = inn & pairs.present;
+        while b != 0 {
+            rs[b.trailing_zeros() as usize].add(j, k);
+            b &= b - 1;
         }
     }
-    for (l, u) in sets(ls).into_iter().zip(sets_ref(us)) {
-        gather_set(l, u, g, k);
+    let e = &events[g];
+    let flags = [
+        e.kind == EventKind::Read,
+        e.kind == EventKind::Write,
+        e.is_mem(),
+        e.fence == Some(FenceKind::Sc),
+        e.proxy == Some(Proxy::Generic),
+        e.fence == Some(FenceKind::Alias),
+    ];
+    for (l, on) in sets(ls).into_iter().zip(flags) {
+        if on {
+            l.insert(k);
+        } else {
+            l.remove(k);
+        }
     }
 }
 
-/// Forgets local index `k` (its event was taken back). Relations empty in the universe
-/// (`present`) were never gathered, so they have nothing to clear.
+/// Forgets local index `k` (its event was taken back). Relations never gathered (`present`)
+/// have nothing to clear.
 pub(super) fn forget(ls: &mut Statics, present: &[bool; 13], k: usize) {
     for (l, p) in rels(ls).into_iter().zip(present) {
         if *p {
-            l.clear_row_col(k);
+            l.clear_last(k);
         }
     }
     for l in sets(ls) {
@@ -125,24 +136,6 @@ fn rels(s: &mut Statics) -> [&mut Rel; 13] {
     ]
 }
 
-fn rels_ref(s: &Statics) -> [&Rel; 13] {
-    [
-        &s.loc,
-        &s.vloc,
-        &s.po,
-        &s.po_loc,
-        &s.ms,
-        &s.rel_pat,
-        &s.acq_pat,
-        &s.scta,
-        &s.sr,
-        &s.same_proxy,
-        &s.pfo,
-        &s.rmw,
-        &s.deps,
-    ]
-}
-
 /// The sets, in one fixed order.
 fn sets(s: &mut Statics) -> [&mut Set; 6] {
     let Statics {
@@ -155,8 +148,4 @@ fn sets(s: &mut Statics) -> [&mut Set; 6] {
         ..
     } = s;
     [r, w, m, f_sc, gen, alias]
-}
-
-fn sets_ref(s: &Statics) -> [&Set; 6] {
-    [&s.r, &s.w, &s.m, &s.f_sc, &s.gen, &s.alias]
 }

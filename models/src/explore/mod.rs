@@ -16,8 +16,10 @@
 //!
 //! The threads' paths come as one [`Tree`] per thread (paths that agree on a prefix share it),
 //! over a [`Universe`] holding every event of every path. Relations that depend only on two
-//! events (moral strength, patterns, proxies, scopes) are computed once on the universe with
-//! [`Statics::new`] and gathered into the growing execution as events are added.
+//! events (moral strength, patterns, proxies, scopes) are computed pair by pair, with the
+//! definitions of [`crate::ptx::Statics::new`], when an event joins the growing execution:
+//! the universe can hold thousands of events (value-dependent paths), and whole matrices over
+//! it would cost its square in memory and its cube in time.
 //!
 //! # Which axiom is checked when, and why that is sound
 //!
@@ -31,10 +33,18 @@
 //! on the partial execution with the Fence-SC order and barrier synchronisation left empty
 //! (their pairs only add to causality, so the partial check is weaker than the final one):
 //!
-//! 1. the deferred reads: each still has a thread that can write its location and value;
+//! 1. the deferred reads: each still has a thread that can write its location and value, and
+//!    its value is in the least set `F` of (location, value) pairs that the unfinished threads
+//!    can write below where they are, a write counting only when each read its value or its
+//!    path depends on (data, control) reads a present write's value or one of `F`. Sound
+//!    because every model forbids cycles of reads-from and dependencies (no-thin-air; SC's
+//!    acyclicity contains it): in a consistent completion, take a future write not in `F`
+//!    minimal along `rf;deps`: it lies below its thread's node, and each read it depends on
+//!    reads a present write or a future one before it, which is in `F`, so the write is in
+//!    `F`. Only the reads a write depends on are asked for, so load buffering stays in;
 //! 2. coherence: the chosen coherence edges, initial writes first and `[W];cause;[W] & loc`
 //!    are acyclic (the Coherence axiom);
-//! 3. every axiom of [`Statics::check`] on the partial execution: no-thin-air, atomicity,
+//! 3. every axiom of [`crate::ptx::Statics::check`] on the partial execution: no-thin-air, atomicity,
 //!    sc-per-location (v6.0), causality, or the SC model's acyclicity.
 //!
 //! Checks 2 and 3 are skipped after a step that adds no edge leaving the new event: a thread's
@@ -46,6 +56,18 @@
 //! Fence-SC orders and barrier matchings are enumerated as [`crate::enumerate`] does, the
 //! coherence order is closed with the lower bound that causality then gives, and every axiom
 //! is checked again in full: the verdict is the reference's.
+//!
+//! Which thread moves next does not change the executions built (every next event of the
+//! chosen thread is tried); the search prefers threads that wait on no deferred read that
+//! their later events depend on (an await loop's read), so the lock holder's release comes
+//! before the waiter's critical section rather than after every choice in it.
+//!
+//! # Brakes
+//!
+//! [`Brakes`] bound the complete executions judged, the partial executions built (a search
+//! whose partial executions rarely complete is bounded too) and the time; the brakes are
+//! looked at every few hundred steps and before each complete execution is judged, and a run
+//! they stop reports [`Halt`] and no verdict.
 //!
 //! # Coherence choices
 //!
@@ -65,14 +87,15 @@
 //!    Allowed executions, states and verdicts are the same.
 
 mod local;
+mod pairs;
 mod search;
 mod split;
 
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
-use crate::event::EventKind;
-use crate::ptx::{Choice, Skeleton, Violation};
+use crate::event::{Event, EventKind};
+use crate::ptx::{Choice, Violation};
 use crate::rel::Rel;
 use crate::Next;
 
@@ -100,28 +123,59 @@ pub struct TreeNode {
 /// Every event of every path of every thread, and the paths as trees.
 #[derive(Clone, Debug)]
 pub struct Universe {
-    /// The events (initial writes first) and their static relations; program order relates a
-    /// node's event to its descendants' in the same tree, dependencies likewise.
-    pub skeleton: Skeleton,
+    /// The events (initial writes first). Program order relates a node's event to its
+    /// descendants' in the same tree.
+    pub events: Vec<Event>,
+    /// Read-modify-write pairs (read half, write half).
+    pub rmw: Vec<(usize, usize)>,
+    /// Dependencies (address, data, control): (read, event that depends on it).
+    pub deps: Vec<(usize, usize)>,
     /// How many initial writes lead the events.
     pub inits: usize,
     /// One tree per thread.
     pub trees: Vec<Tree>,
-    /// Per tree, per node: the (location, value) pairs written strictly below it, sorted.
-    below: Vec<Vec<Vec<(u32, i64)>>>,
+    /// Per tree, per node: the writes strictly below it, as (location, value, requirement)
+    /// sorted and without repeats; the requirement indexes `reqs`.
+    below: Vec<Vec<Vec<(u32, i64, u32)>>>,
+    /// The (location, value) pairs a write's dependencies read (sorted): the values its path
+    /// must read for it to write what it writes. Entry 0 is empty.
+    reqs: Vec<Vec<(u32, i64)>>,
+    /// Per event: whether a later event depends on it (a read that decides a branch or feeds
+    /// a value, such as an await loop's read).
+    decides: Vec<bool>,
     /// The most events one execution can have.
     cap: usize,
 }
 
 impl Universe {
-    /// Builds a universe; `trees` index `skeleton.events`, whose first `inits` events are the
-    /// initial writes.
-    pub fn new(skeleton: Skeleton, inits: usize, trees: Vec<Tree>) -> Universe {
-        let ev = &skeleton.events;
+    /// Builds a universe; `trees` index `events`, whose first `inits` are the initial writes;
+    /// `rmw` and `deps` relate events of one path, as [`Universe::rmw`] and [`Universe::deps`].
+    pub fn new(
+        events: Vec<Event>,
+        inits: usize,
+        trees: Vec<Tree>,
+        rmw: Vec<(usize, usize)>,
+        deps: Vec<(usize, usize)>,
+    ) -> Universe {
+        let ev = &events;
+        let key = |g: usize| (ev[g].loc.unwrap_or(u32::MAX), ev[g].value);
+        let mut needs: Vec<Vec<(u32, i64)>> = vec![Vec::new(); ev.len()];
+        for &(r, g) in &deps {
+            if ev[r].kind == EventKind::Read && ev[g].kind == EventKind::Write {
+                needs[g].push(key(r));
+            }
+        }
+        let mut decides = vec![false; ev.len()];
+        for &(r, _) in &deps {
+            decides[r] = true;
+        }
+        let mut reqs: Vec<Vec<(u32, i64)>> = vec![Vec::new()];
+        let mut req_of: std::collections::HashMap<Vec<(u32, i64)>, u32> =
+            std::collections::HashMap::from([(Vec::new(), 0)]);
         let mut below = Vec::new();
         let mut cap = inits;
         for t in &trees {
-            let mut b: Vec<Vec<(u32, i64)>> = vec![Vec::new(); t.nodes.len()];
+            let mut b: Vec<Vec<(u32, i64, u32)>> = vec![Vec::new(); t.nodes.len()];
             let mut depth = vec![0usize; t.nodes.len()];
             // Parents come first, so children are finished when their parent is reached.
             for x in (0..t.nodes.len()).rev() {
@@ -131,7 +185,16 @@ impl Universe {
                     acc.extend(b[c].iter().copied());
                     if let Some(g) = t.nodes[c].event {
                         if ev[g].kind == EventKind::Write {
-                            acc.push((ev[g].loc.unwrap_or(u32::MAX), ev[g].value));
+                            let mut need = std::mem::take(&mut needs[g]);
+                            need.sort_unstable();
+                            need.dedup();
+                            let next = u32::try_from(reqs.len()).unwrap_or(u32::MAX);
+                            let id = *req_of.entry(need.clone()).or_insert_with(|| {
+                                reqs.push(need);
+                                next
+                            });
+                            let (loc, value) = key(g);
+                            acc.push((loc, value, id));
                         }
                     }
                     depth[x] = depth[x].max(depth[c] + 1);
@@ -144,10 +207,14 @@ impl Universe {
             below.push(b);
         }
         Universe {
-            skeleton,
+            events,
+            rmw,
+            deps,
             inits,
             trees,
             below,
+            reqs,
+            decides,
             cap,
         }
     }
@@ -159,9 +226,17 @@ impl Universe {
 
     /// Whether thread `t`, at node `x`, can still write `value` to physical location `loc`.
     fn can_write(&self, t: usize, x: u32, loc: u32, value: i64) -> bool {
+        let b = &self.below[t][x as usize];
+        let i = b.partition_point(|&(l, v, _)| (l, v) < (loc, value));
+        b.get(i).is_some_and(|&(l, v, _)| (l, v) == (loc, value))
+    }
+
+    /// The writes thread `t` can still make at node `x`, each with what its dependencies
+    /// must read.
+    fn writes_below(&self, t: usize, x: u32) -> impl Iterator<Item = ((u32, i64), &[(u32, i64)])> {
         self.below[t][x as usize]
-            .binary_search(&(loc, value))
-            .is_ok()
+            .iter()
+            .map(|&(l, v, r)| ((l, v), self.reqs[r as usize].as_slice()))
     }
 }
 
@@ -186,7 +261,7 @@ impl Leaf<'_> {
         let n = self.ids.len();
         (0..n)
             .filter(|&w| {
-                u.skeleton.events[self.ids[w]].kind == EventKind::Write
+                u.events[self.ids[w]].kind == EventKind::Write
                     && (0..n).all(|x| !self.choice.co.has(w, x))
             })
             .collect()
@@ -208,6 +283,9 @@ pub trait Sink {
 pub struct Brakes {
     /// Stop before judging more complete executions than this.
     pub max_executions: Option<u64>,
+    /// Stop once more partial executions than this have been built (every step of the search
+    /// counts, so a search whose partial executions rarely complete is bounded too).
+    pub max_explored: Option<u64>,
     /// Stop at this instant.
     pub deadline: Option<Instant>,
 }
@@ -217,6 +295,8 @@ pub struct Brakes {
 pub enum Halt {
     /// [`Brakes::max_executions`] complete executions were judged and more remained.
     MaxExecutions(u64),
+    /// More than [`Brakes::max_explored`] partial executions were built.
+    MaxExplored(u64),
     /// The deadline passed.
     Timeout,
 }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use super::pairs::Pairs;
 use super::{local, Brakes, Halt, Leaf, Progress, Sink, Stats, Universe};
 use crate::event::EventKind;
 use crate::ptx::{Axiom, Choice, Statics};
@@ -80,8 +81,8 @@ pub(super) struct Collect {
 /// The search state.
 pub(super) struct Search<'a> {
     u: &'a Universe,
-    us: &'a Statics,
-    /// Which of the universe's relations have a pair ([`local::present`]).
+    us: &'a Pairs,
+    /// Which relations may have a pair ([`local::present`]).
     present: [bool; 13],
     ls: Statics,
     sc: bool,
@@ -118,7 +119,7 @@ impl<'a> Search<'a> {
     /// A search over `u` that follows `script` first, as task number `task`.
     pub fn new(
         u: &'a Universe,
-        us: &'a Statics,
+        us: &'a Pairs,
         ctl: &'a Control<'a>,
         script: &'a [u32],
         task: usize,
@@ -149,7 +150,7 @@ impl<'a> Search<'a> {
         };
         for i in 0..u.inits {
             s.ids.push(i);
-            local::gather(&mut s.ls, us, &s.present, &s.ids);
+            local::gather(&mut s.ls, us, &u.events, &s.ids);
         }
         s
     }
@@ -176,10 +177,21 @@ impl<'a> Search<'a> {
             return Next::Continue;
         }
         self.flush();
+        self.brakes()
+    }
+
+    /// Whether to stop: another worker halted or a sink stopped, or a brake is reached.
+    fn brakes(&self) -> Next {
         if self.ctl.halting.load(Ordering::Relaxed)
             || self.ctl.stop_after.load(Ordering::Relaxed) < self.task
         {
             return Next::Stop;
+        }
+        if let Some(max) = self.ctl.brakes.max_explored {
+            if self.ctl.progress.explored.load(Ordering::Relaxed) > max {
+                self.ctl.halt(Halt::MaxExplored(max));
+                return Next::Stop;
+            }
         }
         if let Some(d) = self.ctl.brakes.deadline {
             if Instant::now() >= d {
@@ -190,12 +202,24 @@ impl<'a> Search<'a> {
         Next::Continue
     }
 
-    /// The thread to extend: the unfinished one with the fewest events (round robin), so that
-    /// reads find their writes present early and deferred reads resolve early.
+    /// The thread to extend: an unfinished one that waits on no deferred read of its own that
+    /// its later events depend on, if there is one (such a thread runs ahead of the write it
+    /// needs: at an await loop, the waiting thread's critical section before the holder's
+    /// release), then
+    /// the one with the fewest events (round robin), so that reads find their writes present
+    /// early and deferred reads resolve early. Any choice builds every execution once: all the
+    /// chosen thread's next events are tried.
     fn next_thread(&self) -> Option<usize> {
+        let ev = &self.u.events;
         (0..self.at.len())
             .filter(|&t| self.ended[t].is_none())
-            .min_by_key(|&t| self.events[t].len())
+            .min_by_key(|&t| {
+                let waits = self.deferred.iter().any(|&r| {
+                    let g = self.ids[r];
+                    self.u.decides[g] && ev[g].thread == Some(t as u32)
+                });
+                (waits, self.events[t].len())
+            })
     }
 
     fn step(&mut self, sink: &mut dyn Sink) -> Next {
@@ -250,7 +274,7 @@ impl<'a> Search<'a> {
     fn moves(&self, t: usize) -> Vec<Move> {
         let tree = &self.u.trees[t];
         let node = &tree.nodes[self.at[t] as usize];
-        let ev = &self.u.skeleton.events;
+        let ev = &self.u.events;
         let mut out: Vec<Move> = node.ends.iter().map(|&e| Move::End(e)).collect();
         for &c in &node.children {
             let Some(g) = tree.nodes[c as usize].event else {
@@ -286,14 +310,14 @@ impl<'a> Search<'a> {
     /// present writes it must be ordered with, times each subset of the deferred reads of its
     /// location and value that take it as their source.
     fn write_moves(&self, c: u32, g: usize, out: &mut Vec<Move>) {
-        let ev = &self.u.skeleton.events;
+        let ev = &self.u.events;
         let e = &ev[g];
         let partners: Vec<usize> = (self.u.inits..self.ids.len())
             .filter(|&j| {
                 let h = self.ids[j];
                 ev[h].kind == EventKind::Write
                     && ev[h].loc == e.loc
-                    && (self.sc || self.us.ms.has(h, g) || self.us.ms.has(g, h))
+                    && (self.sc || self.us.ms_either(h, g))
             })
             .collect();
         let mut orders = Vec::new();
@@ -331,7 +355,7 @@ impl<'a> Search<'a> {
         let g = self.u.trees[t].nodes[child as usize].event.unwrap_or(0);
         self.ids.push(g);
         self.events[t].push(k);
-        local::gather(&mut self.ls, self.us, &self.present, &self.ids);
+        local::gather(&mut self.ls, self.us, &self.u.events, &self.ids);
         self.at[t] = child;
         k
     }
@@ -363,7 +387,7 @@ impl<'a> Search<'a> {
                 takes,
             } => {
                 let k = self.add(t, *child);
-                let ev = &self.u.skeleton.events;
+                let ev = &self.u.events;
                 let loc = ev[self.ids[k]].loc;
                 for i in 0..self.u.inits {
                     if ev[self.ids[i]].loc == loc {
@@ -393,8 +417,8 @@ impl<'a> Search<'a> {
         if u.added {
             let k = self.ids.len() - 1;
             local::forget(&mut self.ls, &self.present, k);
-            self.rf.clear_row_col(k);
-            self.co.clear_row_col(k);
+            self.rf.clear_last(k);
+            self.co.clear_last(k);
             self.ids.pop();
             self.events[t].pop();
         } else {
@@ -410,7 +434,7 @@ impl<'a> Search<'a> {
     /// The checks of the module docs on the current partial execution; updates `closed`.
     /// `quiet`: the last move changed no relation that a check reads (see [`quiet`]).
     fn consistent(&mut self, quiet: bool) -> bool {
-        let ev = &self.u.skeleton.events;
+        let ev = &self.u.events;
         for &r in &self.deferred {
             let e = &ev[self.ids[r]];
             let loc = e.loc.unwrap_or(u32::MAX);
@@ -419,6 +443,9 @@ impl<'a> Search<'a> {
             if !possible {
                 return false;
             }
+        }
+        if !self.deferred.is_empty() && !self.deferred_producible() {
+            return false;
         }
         if quiet {
             return true;
@@ -440,6 +467,51 @@ impl<'a> Search<'a> {
         ok
     }
 
+    /// Whether every deferred read's value can still be written by a write whose own path
+    /// can read what it depends on (check 1 of the module docs): the least set `F` of
+    /// (location, value) pairs that the unfinished threads can write below where they are,
+    /// counting a write only when each read it depends on reads a present write's value or
+    /// one of `F`.
+    fn deferred_producible(&self) -> bool {
+        let ev = &self.u.events;
+        let key = |g: usize| (ev[g].loc.unwrap_or(u32::MAX), ev[g].value);
+        let mut present: Vec<(u32, i64)> = self
+            .ids
+            .iter()
+            .filter(|&&g| ev[g].kind == EventKind::Write)
+            .map(|&g| key(g))
+            .collect();
+        present.sort_unstable();
+        present.dedup();
+        let mut future: Vec<(u32, i64)> = Vec::new();
+        let live: Vec<usize> = (0..self.at.len())
+            .filter(|&t| self.ended[t].is_none())
+            .collect();
+        loop {
+            let mut grew = false;
+            for &t in &live {
+                for (w, need) in self.u.writes_below(t, self.at[t]) {
+                    if future.contains(&w) {
+                        continue;
+                    }
+                    let ok = need
+                        .iter()
+                        .all(|r| present.binary_search(r).is_ok() || future.contains(r));
+                    if ok {
+                        future.push(w);
+                        grew = true;
+                    }
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        self.deferred
+            .iter()
+            .all(|&r| future.contains(&key(self.ids[r])))
+    }
+
     /// Causality under a Fence-SC order and barrier matching, and the chosen coherence edges
     /// with the Coherence lower bound it gives.
     fn cause_and_co(&self, sc: &Rel, bar: &Rel) -> (Rel, Rel) {
@@ -458,6 +530,10 @@ impl<'a> Search<'a> {
         let bars = sink.syncbars(&ends, &self.events, self.cap);
         for sc in &self.sc_orders() {
             for bar in &bars {
+                // Judging one complete execution costs more than a step: look at the brakes.
+                if self.brakes() == Next::Stop {
+                    return Next::Stop;
+                }
                 let before = self.ctl.executions.fetch_add(1, Ordering::Relaxed);
                 if let Some(max) = self.ctl.brakes.max_executions {
                     if before >= max {

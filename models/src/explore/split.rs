@@ -6,9 +6,10 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::pairs::Pairs;
 use super::search::{Collect, Control, Search};
 use super::{Brakes, Leaf, Outcome, Progress, Sink, Stats, Universe};
-use crate::ptx::{Model, Options, Statics};
+use crate::ptx::{Model, Options};
 use crate::rel::Rel;
 use crate::Next;
 
@@ -47,7 +48,7 @@ pub fn explore<S: Sink + Send>(
         halt: Mutex::new(None),
         stop_after: AtomicUsize::new(usize::MAX),
     };
-    let us = Statics::new(&u.skeleton, model, opts);
+    let us = Pairs::new(&u.events, &u.rmw, &u.deps, model, opts);
     let (sinks, stats) = if jobs <= 1 {
         let mut sink = make();
         let mut s = Search::new(u, &us, &ctl, &[], 0);
@@ -72,7 +73,7 @@ pub fn explore<S: Sink + Send>(
 /// The tasks: the move paths at the first depth (tried in steps of two) with at least
 /// `TASKS_PER_JOB` per worker, or every path when the tree is smaller; and the steps taken
 /// above that depth.
-fn split(u: &Universe, us: &Statics, ctl: &Control<'_>, jobs: usize) -> (Vec<Vec<u32>>, Stats) {
+fn split(u: &Universe, us: &Pairs, ctl: &Control<'_>, jobs: usize) -> (Vec<Vec<u32>>, Stats) {
     let mut depth = 2;
     loop {
         let mut s = Search::new(u, us, ctl, &[], 0);
@@ -96,7 +97,7 @@ fn split(u: &Universe, us: &Statics, ctl: &Control<'_>, jobs: usize) -> (Vec<Vec
 /// to the stop a sink asked for), in task order, and their counts.
 fn work<S: Sink + Send>(
     u: &Universe,
-    us: &Statics,
+    us: &Pairs,
     ctl: &Control<'_>,
     tasks: &[Vec<u32>],
     jobs: usize,

@@ -139,6 +139,8 @@ pub enum Extra {
     Async(Box<super::step::async_copy::AsyncInstr>),
     /// A warp-level matrix instruction (`mma`, `ldmatrix`, `stmatrix`, `movmatrix`).
     Matrix(Box<MatrixInstr>),
+    /// A warpgroup-level matrix instruction (`wgmma`).
+    Wgmma(Box<super::step::wgmma::WgmmaInstr>),
 }
 
 /// A decoded warp-level matrix instruction: its fragments' registers, in vector order.

@@ -25,6 +25,7 @@ pub mod operands;
 pub mod printer;
 pub mod quals;
 pub mod tcgen05;
+pub mod wgmma;
 
 pub use error::{Error, ErrorKind};
 pub use module::parse_module;

@@ -35,6 +35,7 @@ pub mod tcgen05;
 pub mod types;
 mod variable;
 mod warp;
+pub mod wgmma;
 
 pub use arith::*;
 pub use convert::*;
@@ -63,6 +64,7 @@ pub use tcgen05::{
     TmemRed, TmemRedOp, TmemRedType, TmemShape, REPEATS,
 };
 pub use types::{CvtRounding, Dim, FloatRounding, IntRounding, Type, TypeClass, VecWidth};
+pub use wgmma::{Wgmma, WgmmaMma};
 
 // ---------------------------------------------------------------------------------------------
 // Opcodes
@@ -259,6 +261,8 @@ pub enum Op {
     // ---- warp-level matrix instructions ----------------------------------------------------
     /// `mma.sync.aligned`, `ldmatrix`, `stmatrix`, `movmatrix`.
     WarpMatrix(WarpMatrix),
+    /// `wgmma.mma_async`, `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`.
+    Wgmma(Wgmma),
 
     // ---- control flow --------------------------------------------------------------------
     /// `bra{.uni}` — `label`.

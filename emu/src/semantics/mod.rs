@@ -14,6 +14,7 @@
 //! | [`convert`] | `cvt` between every integer and float type; `.f16/.bf16/.tf32/.e4m3/.e5m2` |
 //! | [`half`] | `.f16/.bf16` and packed `x2` arithmetic |
 //! | [`mma`] | the dot products of `mma`: integer, single-bit, binary64, and the tensor-core accumulation model |
+//! | [`wgmma_desc`] | the shared-memory matrix descriptor of `wgmma.mma_async`: fields, canonical layouts, swizzle |
 
 pub mod approx;
 pub mod bits;
@@ -23,3 +24,4 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod mma;
+pub mod wgmma_desc;

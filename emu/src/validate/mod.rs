@@ -16,6 +16,7 @@ pub use target::is_known_arch_name;
 mod tcgen05;
 mod types;
 mod warp_level;
+mod wgmma;
 mod wmma;
 
 use crate::front::error::render_at;
@@ -77,6 +78,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             warp_level::check(m, f, i, &mut out);
                             async_copy::check(m, f, i, &mut out);
                             mma::check(f, i, &mut out);
+                            wgmma::check(f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);
                     }

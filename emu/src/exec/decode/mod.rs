@@ -17,6 +17,7 @@ pub mod operands;
 pub mod ops;
 pub mod shared;
 pub mod tcgen05;
+pub mod wgmma;
 
 use crate::exec::program::{
     Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, KernelSharedInfo,

@@ -642,6 +642,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::CpAsync(c) => return super::async_copy::lower_cp(fx, ins, c, d),
         Op::Mbarrier(m) => return super::async_copy::lower_mbarrier(fx, ins, m, d),
         Op::WarpMatrix(w) => super::mma::lower(fx, ins, w, &mut d)?,
+        Op::Wgmma(w) => super::wgmma::lower(fx, ins, w, &mut d)?,
     }
     Ok(d)
 }

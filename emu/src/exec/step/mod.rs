@@ -18,6 +18,7 @@ pub mod mma;
 pub mod mma_layout;
 pub mod packed;
 pub mod tcgen05;
+pub mod wgmma;
 pub mod wmma;
 
 pub mod warp_ops;
@@ -125,6 +126,8 @@ pub struct Ctx<'a> {
     pub tmem_opts: tcgen05::TmemOptions,
     /// The CTA's pending `cp.async` copies and mbarrier objects.
     pub asyncs: &'a mut async_copy::AsyncState,
+    /// The warps' `wgmma` groups in flight.
+    pub wgmma: &'a mut wgmma::WgmmaState,
 }
 
 impl Ctx<'_> {

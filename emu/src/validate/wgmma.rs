@@ -26,13 +26,15 @@ pub fn operand_count(w: &Wgmma) -> (usize, usize) {
 /// the message says what is wrong.
 pub fn mma_form(m: &WgmmaMma) -> Result<(), String> {
     use MmaElem::*;
-    let ok_types = match (m.d, m.a, m.b) {
-        (F16 | F32, F16, F16) | (F32, Bf16, Bf16) | (F32, Tf32, Tf32) => true,
-        (F16 | F32, E4m3 | E5m2, E4m3 | E5m2) => true,
-        (S32, S8 | U8, S8 | U8) => true,
-        (S32, B1, B1) => true,
-        _ => false,
-    };
+    let ok_types = matches!(
+        (m.d, m.a, m.b),
+        (F16 | F32, F16, F16)
+            | (F32, Bf16, Bf16)
+            | (F32, Tf32, Tf32)
+            | (F16 | F32, E4m3 | E5m2, E4m3 | E5m2)
+            | (S32, S8 | U8, S8 | U8)
+            | (S32, B1, B1)
+    );
     if !ok_types {
         return Err(format!(
             "wgmma.mma_async has no .{}.{}.{} form",
@@ -51,9 +53,9 @@ pub fn mma_form(m: &WgmmaMma) -> Result<(), String> {
     }
     let int = m.a.is_integer();
     let n_ok = if int {
-        matches!(m.n, 8 | 16 | 24) || (m.n % 16 == 0 && (32..=256).contains(&m.n))
+        matches!(m.n, 8 | 16 | 24) || (m.n.is_multiple_of(16) && (32..=256).contains(&m.n))
     } else {
-        m.n % 8 == 0 && (8..=256).contains(&m.n)
+        m.n.is_multiple_of(8) && (8..=256).contains(&m.n)
     };
     if !n_ok {
         let set = if int {

@@ -40,6 +40,7 @@ fixtures!(
     f16_mn_none,
     fault_acc_written,
     fault_desc_not_uniform,
+    fault_no_fence,
     fault_two_warps,
     fault_warpgroup_diverged,
     s8u8_satfinite,

@@ -28,6 +28,8 @@
 //! 3. `imm-scale-a/b = −1` negates every element of A or B by flipping its sign bit (integer
 //!    forms have no scale immediates).
 //! 4. Pending products of a warp that exits are dropped.
+//! 5. Of the ISA's `wgmma.fence` rules only "before the first `wgmma.mma_async`" is checked;
+//!    a register written between a fence and a later `wgmma.mma_async` is not detected.
 
 use super::mma::{elem_bits, multiply, put, Tiles};
 use super::mma_layout::a_elem;
@@ -86,6 +88,8 @@ struct WarpGroups {
     open: Vec<Pending>,
     committed: VecDeque<Vec<Pending>>,
     issued: u64,
+    /// Whether the warp has executed `wgmma.fence`.
+    fenced: bool,
 }
 
 /// One `wgmma.mma_async` of a warpgroup, as the first of its warps issued it.
@@ -315,6 +319,12 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
         return Ok(flow);
     }
     let g = warpgroup(c)?;
+    let fenced = c.wgmma.warps.get(&c.ids.warp).is_some_and(|w| w.fenced);
+    if !fenced {
+        return Err(LaneFault::new(FaultKind::Undefined {
+            detail: "the warp's first wgmma.mma_async is not preceded by wgmma.fence (the ISA requires one before the first wgmma.mma_async of a warpgroup)".into(),
+        }));
+    }
     let warp_in_group = c.ids.warp % 4;
     let a_desc = match x.a_desc {
         Src::None => None,
@@ -403,12 +413,14 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-/// `wgmma.fence`: orders register accesses before later `wgmma.mma_async`s (nothing to do
-/// beyond the convergence check: products read their registers when issued).
+/// `wgmma.fence`: orders register accesses before later `wgmma.mma_async`s. Products read
+/// their registers when issued, so it only records that the warp has fenced: a warp's first
+/// `wgmma.mma_async` without a fence before it is a fault.
 pub fn fence(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     if let Some(flow) = collective(c, "wgmma.fence.sync.aligned")? {
         return Ok(flow);
     }
+    c.wgmma.warps.entry(c.ids.warp).or_default().fenced = true;
     Ok(Flow::Next)
 }
 

@@ -207,11 +207,11 @@ fn a_kernel_the_interpreter_cannot_run_refuses_only_itself() {
 
 #[test]
 fn an_unimplemented_instruction_refuses_only_the_kernels_that_reach_it() {
-    // `mapa` and `wgmma` are PTX that ptxemu does not implement: the validator reports
+    // `mapa` and `vadd` are PTX that ptxemu does not implement: the validator reports
     // both (so `check` does), `bad` and its caller chain are refused naming the first, and
     // `good` runs.
     let src = format!(
-        "{HEADER}.func helper()\n{{\n.reg .b32 %r<2>;\nwgmma.fence.sync.aligned;\nret;\n}}\n.visible .entry good(.param .u64 out)\n{{\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], 7;\nret;\n}}\n.visible .entry bad(.param .u64 out)\n{{\n.reg .b64 %rd<2>;\n.shared .align 16 .b8 buf[64];\nld.param.u64 %rd1, [out];\nmapa.u64 %rd1, %rd1, 1;\nret;\n}}\n.visible .entry calls(.param .u64 out)\n{{\ncall helper, ();\nret;\n}}\n"
+        "{HEADER}.func helper()\n{{\n.reg .b32 %r<2>;\nvadd.s32.s32.s32 %r1, %r1, %r1, %r1;\nret;\n}}\n.visible .entry good(.param .u64 out)\n{{\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], 7;\nret;\n}}\n.visible .entry bad(.param .u64 out)\n{{\n.reg .b64 %rd<2>;\n.shared .align 16 .b8 buf[64];\nld.param.u64 %rd1, [out];\nmapa.u64 %rd1, %rd1, 1;\nret;\n}}\n.visible .entry calls(.param .u64 out)\n{{\ncall helper, ();\nret;\n}}\n"
     );
     let line = |prefix: &str| src.lines().position(|l| l.starts_with(prefix)).unwrap() + 1;
     let module = emu::front::parse_module(&src, "t.ptx").expect("parses");
@@ -220,7 +220,7 @@ fn an_unimplemented_instruction_refuses_only_the_kernels_that_reach_it() {
     assert_eq!(
         lines,
         vec![
-            (line("wgmma.") as u32, emu::validate::UNSUPPORTED),
+            (line("vadd.") as u32, emu::validate::UNSUPPORTED),
             (line("mapa.") as u32, emu::validate::UNSUPPORTED)
         ]
     );
@@ -236,7 +236,7 @@ fn an_unimplemented_instruction_refuses_only_the_kernels_that_reach_it() {
     assert_eq!(m.read(out, 4), Some(7u32.to_le_bytes().to_vec()));
     for (kernel, what, at) in [
         ("bad", "`mapa`", line("mapa.")),
-        ("calls", "`wgmma`", line("wgmma.")),
+        ("calls", "`vadd`", line("vadd.")),
     ] {
         let e = m.launch(&cfg(kernel), &arg).expect_err("refused");
         let text = e.to_string();

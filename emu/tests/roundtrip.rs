@@ -285,7 +285,6 @@ const NOT_YET: &[&str] = &[
     "stmatrix",
     "movmatrix",
     "wmma",
-    "wgmma",
     "tensormap",
     "tcgen05.mma",
     "tcgen05.commit",

@@ -2,7 +2,8 @@
 //! ld / ld.global.nc / st (tests/ptxas: gen.py, kernel.ptx, the verdicts in ldst.tsv) and the
 //! tcgen05 instructions (gen_tcgen05.py, tcgen05_kernel.ptx, tcgen05.tsv), the syntax Triton
 //! emits (gen_triton.py, triton_kernel.ptx, triton.tsv), and the warp-level matrix instructions
-//! mma, ldmatrix, stmatrix and movmatrix (gen_mma.py, mma_kernel.ptx, mma.tsv).
+//! mma, ldmatrix, stmatrix and movmatrix (gen_mma.py, mma_kernel.ptx, mma.tsv), and the
+//! warpgroup-level wgmma instructions (gen_wgmma.py, wgmma_kernel.ptx, wgmma.tsv).
 //!
 //! The one deliberate difference (tests/ptxas/README.md): where ptxas crashes (`C`: plain
 //! `st.param` through a register in a kernel, from PTX ISA 8.7 on), ptxemu accepts, as ptxas
@@ -151,4 +152,10 @@ fn check_agrees_with_ptxas_on_triton_syntax() {
 fn check_agrees_with_ptxas_on_warp_matrix_instructions() {
     let a = agreement("mma_kernel.ptx", "mma.tsv");
     assert_agreement("mma", &a, 15_000);
+}
+
+#[test]
+fn check_agrees_with_ptxas_on_wgmma() {
+    let a = agreement("wgmma_kernel.ptx", "wgmma.tsv");
+    assert_agreement("wgmma", &a, 4_000);
 }

@@ -27,7 +27,7 @@ fn check_reports_every_unimplemented_instruction() {
         "{err}"
     );
     assert!(
-        err.contains(":18:3: error[unsupported]: not supported by ptxemu: the `wgmma` instruction"),
+        err.contains(":18:3: error[unsupported]: not supported by ptxemu: the `vadd` instruction"),
         "{err}"
     );
 }

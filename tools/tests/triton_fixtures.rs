@@ -167,20 +167,23 @@ fixtures!(
     vector_add_nodiv,
 );
 
-/// Tensor-core kernels (ldmatrix, mma.sync and cp.async at sm_80): their sm_90 and sm_100
-/// builds use wgmma and tcgen05.mma, which ptxemu does not run yet.
+/// Tensor-core kernels: ldmatrix, mma.sync and cp.async at sm_80; wgmma (A from shared memory
+/// and, in attention, from registers) with cp.async at sm_90. Their sm_100 builds use
+/// tcgen05.mma, which ptxemu does not run yet.
 macro_rules! sm80_fixtures {
     ($($name:ident),* $(,)?) => {
         const SM80_ONLY: &[&str] = &[$(stringify!($name)),*];
         $(
             mod $name {
-                #[test]
-                fn sm80() {
-                    let name = stringify!($name)
+                fn name() -> String {
+                    stringify!($name)
                         .replacen("_div", ".div", 1)
-                        .replacen("_nodiv", ".nodiv", 1);
-                    super::run(&name, "sm80");
+                        .replacen("_nodiv", ".nodiv", 1)
                 }
+                #[test]
+                fn sm80() { super::run(&name(), "sm80"); }
+                #[test]
+                fn sm90() { super::run(&name(), "sm90"); }
             }
         )*
     };

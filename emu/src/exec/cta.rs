@@ -105,6 +105,8 @@ pub struct Cta {
     tmem: Option<Box<crate::tcgen05::memory::TensorMemory>>,
     /// Pending `cp.async` copies and mbarrier objects.
     asyncs: super::step::async_copy::AsyncState,
+    /// The warps' `wgmma` groups in flight.
+    wgmma: super::step::wgmma::WgmmaState,
 }
 
 impl Cta {
@@ -164,6 +166,7 @@ impl Cta {
             next_warp: 0,
             tmem: None,
             asyncs: super::step::tma_map::async_state(env.proxy),
+            wgmma: Default::default(),
         }
     }
 
@@ -350,6 +353,7 @@ impl Cta {
             tmem: &mut self.tmem,
             tmem_opts: env.tmem,
             asyncs: &mut self.asyncs,
+            wgmma: &mut self.wgmma,
         };
         let code: &[DInstr] = &prog.code;
         let mut counts = self.counts;

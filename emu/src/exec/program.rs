@@ -141,6 +141,8 @@ pub enum Extra {
     Tma(Box<super::step::tma::TmaInstr>),
     /// A warp-level matrix instruction (`mma`, `ldmatrix`, `stmatrix`, `movmatrix`).
     Matrix(Box<MatrixInstr>),
+    /// A warpgroup-level matrix instruction (`wgmma`).
+    Wgmma(Box<super::step::wgmma::WgmmaInstr>),
 }
 
 /// A decoded warp-level matrix instruction: its fragments' registers, in vector order.

@@ -26,6 +26,7 @@ pub mod printer;
 pub mod quals;
 pub mod tcgen05;
 pub mod tma;
+pub mod wgmma;
 
 pub use error::{Error, ErrorKind};
 pub use module::parse_module;

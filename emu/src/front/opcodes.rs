@@ -18,7 +18,6 @@ use models::vocab::{LoadSem, Proxy, RmwSem, Scope, StoreSem};
 
 /// Opcodes of instruction families ptxemu recognises but does not implement.
 const UNSUPPORTED: &[&str] = &[
-    "wgmma",
     "tex",
     "tld4",
     "suld",
@@ -904,6 +903,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "cp" => super::async_copy::parse_cp(q)?,
         "tensormap" => super::tma::parse_tensormap(q)?,
         "mbarrier" => super::async_copy::parse_mbarrier(q)?,
+        "wgmma" => super::wgmma::parse(q)?,
         "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => super::mma::parse(opcode, q)?,
         _ => {
             return Err(Error::new(

@@ -1159,6 +1159,7 @@ pub fn mnemonic(op: &Op) -> String {
         Op::CpAsync(c) => super::async_copy::cp_mnemonic(o, c),
         Op::Tma(t) => super::tma::mnemonic(o, t),
         Op::Mbarrier(m) => super::async_copy::mbarrier_mnemonic(o, m),
+        Op::Wgmma(w) => super::wgmma::mnemonic(o, w),
         Op::WarpMatrix(w) => {
             o.push_str(super::mma::opcode(w));
             super::mma::mnemonic(o, w);

@@ -36,6 +36,7 @@ pub mod tma;
 pub mod types;
 mod variable;
 mod warp;
+pub mod wgmma;
 
 pub use arith::*;
 pub use convert::*;
@@ -65,6 +66,7 @@ pub use tcgen05::{
 };
 pub use tma::Tma;
 pub use types::{CvtRounding, Dim, FloatRounding, IntRounding, Type, TypeClass, VecWidth};
+pub use wgmma::{Wgmma, WgmmaMma};
 
 // ---------------------------------------------------------------------------------------------
 // Opcodes
@@ -263,6 +265,8 @@ pub enum Op {
     // ---- warp-level matrix instructions ----------------------------------------------------
     /// `mma.sync.aligned`, `ldmatrix`, `stmatrix`, `movmatrix`.
     WarpMatrix(WarpMatrix),
+    /// `wgmma.mma_async`, `wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`.
+    Wgmma(Wgmma),
 
     // ---- control flow --------------------------------------------------------------------
     /// `bra{.uni}` — `label`.

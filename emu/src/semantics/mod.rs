@@ -16,6 +16,7 @@
 //! | [`mma`] | the dot products of `mma`: integer, single-bit, binary64, and the tensor-core accumulation model |
 //! | [`tma`] | tensor maps (ptxemu's 128-byte encoding), TMA box placement (tile, im2col), swizzles |
 //! | [`bulk_reduce`] | the element operations of `cp.reduce.async.bulk(.tensor)` |
+//! | [`wgmma_desc`] | the shared-memory matrix descriptor of `wgmma.mma_async`: fields, canonical layouts, swizzle |
 
 pub mod approx;
 pub mod bits;
@@ -27,3 +28,4 @@ pub mod half;
 pub mod int;
 pub mod mma;
 pub mod tma;
+pub mod wgmma_desc;

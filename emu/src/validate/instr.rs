@@ -128,6 +128,7 @@ fn arity(op: &Op) -> (usize, usize) {
             (n, n)
         }
         Op::WarpMatrix(w) => super::mma::operand_count(w),
+        Op::Wgmma(w) => super::wgmma::operand_count(w),
     }
 }
 
@@ -222,6 +223,8 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         Op::Tcgen05(_) => {}
         // Operand kinds of the matrix instructions are checked in mma.rs.
         Op::WarpMatrix(_) => {}
+        // Operand kinds of wgmma are checked in wgmma.rs.
+        Op::Wgmma(_) => {}
         _ => {
             if !is_dst(&i.args[0]) {
                 bad(out, 0, "a destination register");

@@ -17,6 +17,7 @@ mod tcgen05;
 mod tma;
 mod types;
 mod warp_level;
+mod wgmma;
 mod wmma;
 
 use crate::front::error::render_at;
@@ -79,6 +80,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             async_copy::check(m, f, i, &mut out);
                             tma::check(m, f, i, &mut out);
                             mma::check(f, i, &mut out);
+                            wgmma::check(f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);
                     }

@@ -306,6 +306,9 @@ pub fn check_instr(m: &Module, i: &Instr, out: &mut Vec<Diagnostic>) {
     if let Op::WarpMatrix(w) = &i.op {
         super::mma::check_target(m, i, w, out);
     }
+    if let Op::Wgmma(_) = &i.op {
+        super::wgmma::check_target(m, i, out);
+    }
     for r in reqs(i) {
         if m.version < r.ptx {
             out.push(Diagnostic {

@@ -18,6 +18,7 @@ pub mod ops;
 pub mod shared;
 pub mod tcgen05;
 pub mod tma;
+pub mod wgmma;
 
 use crate::exec::program::{
     Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, KernelSharedInfo,

@@ -21,6 +21,7 @@ pub mod tcgen05;
 pub mod tma;
 pub mod tma_map;
 pub mod tma_proxy;
+pub mod wgmma;
 pub mod wmma;
 
 pub mod warp_ops;
@@ -128,6 +129,8 @@ pub struct Ctx<'a> {
     pub tmem_opts: tcgen05::TmemOptions,
     /// The CTA's pending `cp.async` copies and mbarrier objects.
     pub asyncs: &'a mut async_copy::AsyncState,
+    /// The warps' `wgmma` groups in flight.
+    pub wgmma: &'a mut wgmma::WgmmaState,
 }
 
 impl Ctx<'_> {

@@ -5,6 +5,7 @@ pub mod event;
 pub mod exec;
 pub mod front;
 pub mod ir;
+pub mod race;
 pub mod sass;
 pub mod semantics;
 pub mod tcgen05;

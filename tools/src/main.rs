@@ -21,6 +21,7 @@ mod launch;
 mod model_arg;
 mod plan;
 mod progress;
+mod race_run;
 mod source;
 mod tmem_trace;
 mod triton_meta;

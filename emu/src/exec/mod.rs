@@ -70,6 +70,8 @@ pub struct Env<'a> {
     pub l1: Option<&'a l1::L1System>,
     /// How Tensor Memory is checked and traced.
     pub tmem: step::tcgen05::TmemOptions,
+    /// The race detector's launch-wide state, with `--race`.
+    pub race: Option<&'a std::sync::Arc<crate::race::RaceShared>>,
 }
 
 /// How to launch a kernel.
@@ -93,6 +95,8 @@ pub struct LaunchConfig {
     pub l1: Option<(u32, usize)>,
     /// Tensor Memory checks (on by default) and `--trace-tmem`.
     pub tmem: step::tcgen05::TmemOptions,
+    /// `--race`: detect data races (the launch then runs on one host thread).
+    pub race: Option<crate::race::RaceOptions>,
 }
 
 impl LaunchConfig {
@@ -108,6 +112,7 @@ impl LaunchConfig {
             check_nc: false,
             l1: None,
             tmem: step::tcgen05::TmemOptions::default(),
+            race: None,
         }
     }
 }
@@ -129,6 +134,8 @@ pub struct LaunchReport {
     pub cache: Option<l1::CacheStats>,
     /// With `--trace-tmem`: every tcgen05 instruction's moves, CTA by CTA.
     pub tmem_trace: Vec<crate::tcgen05::trace::TmemEvent>,
+    /// With `race`: the data races found.
+    pub races: Option<crate::race::RaceReport>,
 }
 
 /// A launch that could not start: a problem with the request, not with the program.
@@ -366,6 +373,14 @@ impl Machine {
         envreg[2] = workspace as u32;
         let nc_tracker = cfg.check_nc.then(nc_check::NcTracker::default);
         let l1s = cfg.l1.map(|(sms, lines)| l1::L1System::new(sms, lines));
+        let race = cfg.race.map(|o| {
+            std::sync::Arc::new(crate::race::RaceShared::new(
+                o,
+                std::sync::Arc::new(self.prog.race_ops.clone()),
+                cfg.grid,
+                cfg.block,
+            ))
+        });
         let env = Env {
             prog: &self.prog,
             global: &self.global,
@@ -389,6 +404,7 @@ impl Machine {
             nc: nc_tracker.as_ref(),
             l1: l1s.as_ref(),
             tmem: cfg.tmem,
+            race: race.as_ref(),
         };
         let (counts, outputs, fault) = grid::run_grid(&env, cfg, ctas);
         let mut stdout = Vec::new();
@@ -413,6 +429,11 @@ impl Machine {
             nc_conflicts,
             cache: l1s.map(|l| l.stats()),
             tmem_trace,
+            races: race.map(|r| {
+                let mut rep = r.finish();
+                rep.locate(&self.prog);
+                rep
+            }),
         })
     }
 }

@@ -125,6 +125,8 @@ pub struct Ctx<'a> {
     pub tmem_opts: tcgen05::TmemOptions,
     /// The CTA's pending `cp.async` copies and mbarrier objects.
     pub asyncs: &'a mut async_copy::AsyncState,
+    /// The race detector's state of the CTA, with `--race`.
+    pub race: Option<&'a mut crate::race::CtaRace>,
 }
 
 impl Ctx<'_> {

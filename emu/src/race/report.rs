@@ -190,9 +190,8 @@ fn not_ms(sh: &RaceShared, a: &Acc, b: &Acc, ra: &AccessReport, rb: &AccessRepor
     let (ka, kb) = (a.gtid / n, b.gtid / n);
     if let Some(s) = ca.filter(|s| !super::cta::includes(*s, ka, kb)) {
         return format!(
-            "the {}.{} at {} does not include {} (scope {} covers one CTA)",
-            ra.kind,
-            s.name(),
+            "the {} at {} does not include {} (scope {} covers one CTA)",
+            fence_name(sh, a.pc, s),
             at(a.pc),
             who(rb),
             s.name()
@@ -200,9 +199,8 @@ fn not_ms(sh: &RaceShared, a: &Acc, b: &Acc, ra: &AccessReport, rb: &AccessRepor
     }
     if let Some(s) = cb.filter(|s| !super::cta::includes(*s, kb, ka)) {
         return format!(
-            "the {}.{} at {} does not include {} (scope {} covers one CTA)",
-            rb.kind,
-            s.name(),
+            "the {} at {} does not include {} (scope {} covers one CTA)",
+            fence_name(sh, b.pc, s),
             at(b.pc),
             who(ra),
             s.name()

@@ -57,6 +57,10 @@ pub struct CtaRace {
     rng: Option<Rng>,
     /// Whether the CTA has passed a barrier (for reasons).
     pub(crate) barriers_seen: bool,
+    /// Barriers completed with every thread of the CTA waiting.
+    full_gen: u32,
+    /// Per barrier: lanes that waited at its current instance.
+    waited: Vec<u32>,
 }
 
 /// What an access does.
@@ -97,6 +101,8 @@ impl CtaRace {
             sc_cta: empty,
             rng: sh.cta_seed(linear).map(Rng::new),
             barriers_seen: false,
+            full_gen: 0,
+            waited: vec![0; 17],
         }
     }
 
@@ -143,11 +149,18 @@ impl CtaRace {
             size: size.min(255) as u8,
             shared: in_shared,
             write: writes,
+            gen: self.full_gen,
         };
-        let sh = self.sh.clone();
+        // (full barriers, first thread of the CTA, threads per CTA) for `hb`'s fast path.
+        let gen = (self.full_gen, self.gtid(0), self.sh.cta_threads);
+        let linear = self.linear;
+        let CtaRace {
+            sh, threads, smem, ..
+        } = self;
+        let sh: &RaceShared = sh;
         let mut guard: Option<MutexGuard<'_, Shadow>> = None;
         let shadow: &mut Shadow = if in_shared {
-            &mut self.smem
+            smem
         } else {
             match sh.global.lock() {
                 Ok(g) => guard.insert(g),
@@ -161,17 +174,17 @@ impl CtaRace {
         if reads && sem.strong() {
             let cell = shadow.cell(first_word);
             if let Some(w) = cell.write {
-                if w.gtid == me || ms(&sh, &w, &acc, (sem, scope)) {
+                if w.gtid == me || ms(sh, &w, &acc, (sem, scope)) {
                     observed = cell.payload.clone();
                 } else if cell.payload.is_some() {
-                    self.threads[t].miss = Some(Miss::NotObserved {
+                    threads[t].miss = Some(Miss::NotObserved {
                         write: w,
                         read_pc: pc,
                     });
                 }
             }
         }
-        let th = &mut self.threads[t];
+        let th = &mut threads[t];
         let payload = if writes && sem.strong() {
             let mut v: Vec<Rel> = Vec::new();
             if matches!(kind, Kind::Atomic | Kind::Red) {
@@ -183,7 +196,7 @@ impl CtaRace {
                 merge(&mut v, r.clone());
             }
             if sem.releases() {
-                let r = release(th, me, self.linear, scope.unwrap_or(Scope::Sys), pc);
+                let r = release(th, me, linear, scope.unwrap_or(Scope::Sys), pc);
                 merge(&mut v, r);
             }
             (!v.is_empty()).then(|| Payload::from(v))
@@ -193,13 +206,13 @@ impl CtaRace {
         let mut found: SmallVec<[Acc; 2]> = SmallVec::new();
         for w in first_word..=last_word {
             let cell = shadow.cell(w);
-            check(&sh, th, &acc, (sem, scope), cell, reads, &mut found);
+            check(sh, gen, th, &acc, (sem, scope), cell, reads, &mut found);
             if writes {
                 cell.write = Some(acc);
                 cell.reads.clear();
                 cell.payload.clone_from(&payload);
             } else {
-                add_read(&sh, th, &acc, sem, cell);
+                add_read(sh, gen, th, &acc, sem, cell);
             }
         }
         drop(guard);
@@ -327,6 +340,7 @@ impl CtaRace {
         let Some(j) = self.bar_done[id].clone() else {
             return;
         };
+        self.waited[id] += lanes.count_ones();
         for l in 0..32 {
             let t = warp * 32 + l;
             if lanes & (1 << l) != 0 && t < self.threads.len() {
@@ -345,6 +359,10 @@ impl CtaRace {
         if id < self.bars.len() {
             self.bars[id] = None;
             self.bar_done[id] = None;
+            if self.waited[id] == self.sh.cta_threads {
+                self.full_gen += 1;
+            }
+            self.waited[id] = 0;
         }
     }
 
@@ -449,14 +467,19 @@ fn strong(sh: &RaceShared, a: &Acc) -> bool {
     matches!(sh.ops.get(a.pc as usize), Some(RaceOp::Mem { sem, .. }) if sem.strong())
 }
 
+/// Whether access `p` happens before thread `me`'s current point. Fast path: a barrier at
+/// which every thread of the CTA waited completed after `p`, in `p`'s CTA (`gen` counts them).
 #[inline]
-fn hb(th: &Thread, me: u32, p: &Acc) -> bool {
-    p.gtid == me || th.base.get(p.gtid) >= p.clk
+fn hb(th: &Thread, me: u32, p: &Acc, gen: (u32, u32, u32)) -> bool {
+    p.gtid == me
+        || (p.gen < gen.0 && p.gtid.wrapping_sub(gen.1) < gen.2)
+        || th.base.get(p.gtid) >= p.clk
 }
 
 /// Checks `acc` against the cell's last write and, when `acc` writes, its reads.
 fn check(
     sh: &RaceShared,
+    gen: (u32, u32, u32),
     th: &Thread,
     acc: &Acc,
     cs: (Sem, Option<Scope>),
@@ -465,7 +488,7 @@ fn check(
     found: &mut SmallVec<[Acc; 2]>,
 ) {
     let me = acc.gtid;
-    let racy = |p: &Acc| p.overlaps(acc) && !hb(th, me, p) && !ms(sh, p, acc, cs);
+    let racy = |p: &Acc| p.overlaps(acc) && !hb(th, me, p, gen) && !ms(sh, p, acc, cs);
     if let Some(w) = &cell.write {
         if racy(w) && !found.contains(w) {
             found.push(*w);
@@ -480,12 +503,22 @@ fn check(
     }
 }
 
-fn add_read(sh: &RaceShared, th: &Thread, acc: &Acc, sem: Sem, cell: &mut Cell) {
+fn add_read(
+    sh: &RaceShared,
+    gen: (u32, u32, u32),
+    th: &Thread,
+    acc: &Acc,
+    sem: Sem,
+    cell: &mut Cell,
+) {
     let me = acc.gtid;
-    if cell.reads.len() <= 16 {
-        // A read ordered before this one (and no stronger) is covered by it.
-        cell.reads
-            .retain(|r| !(r.gtid == me || (hb(th, me, r) && (!sem.strong() || strong(sh, r)))));
+    let n = cell.reads.len();
+    if n <= 1 || (n >= 8 && n.is_power_of_two()) {
+        // A read ordered before this one (and no stronger) is covered by it. Pruned when the
+        // list is short or has doubled, so that a read costs O(1) amortised.
+        cell.reads.retain(|r| {
+            !(r.gtid == me || (hb(th, me, r, gen) && (!sem.strong() || strong(sh, r))))
+        });
     } else if cell.reads.last().is_some_and(|r| r.gtid == me) {
         cell.reads.pop();
     }

@@ -33,6 +33,8 @@ pub struct Acc {
     pub shared: bool,
     /// Whether it wrote (an atomic that wrote, or a store).
     pub write: bool,
+    /// How many full-CTA barriers (every thread of the CTA waiting) its CTA had completed.
+    pub gen: u32,
 }
 
 impl Acc {
@@ -71,7 +73,7 @@ pub struct Cell {
     /// The last write.
     pub write: Option<Acc>,
     /// Reads since the last write that are not ordered before a later read.
-    pub reads: SmallVec<[Acc; 2]>,
+    pub reads: SmallVec<[Acc; 1]>,
     /// The releases the last write carries (strong writes only).
     pub payload: Option<Payload>,
 }
@@ -94,21 +96,43 @@ impl Hasher for WordHasher {
     }
 }
 
+/// Words per shadow page: cells are kept in pages so that neighbouring words (a warp's
+/// coalesced access, a thread's sweep) share cache lines and one table lookup.
+const PAGE_WORDS: u64 = 256;
+
 /// Shadow memory of one address space (global memory, or one CTA's shared memory).
 #[derive(Default)]
 pub struct Shadow {
-    cells: HashMap<u64, Cell, BuildHasherDefault<WordHasher>>,
+    pages: HashMap<u64, Box<[Cell]>, BuildHasherDefault<WordHasher>>,
+    last: Option<(u64, *mut Cell)>,
 }
+
+// SAFETY: `last` points into a page owned by `pages` (boxed slices never move while the map
+// holds them); the shadow is only used behind `&mut` or a mutex.
+unsafe impl Send for Shadow {}
 
 impl Shadow {
     /// The cell of word `w` (address / 4), made on first use.
     #[inline]
     pub fn cell(&mut self, w: u64) -> &mut Cell {
-        self.cells.entry(w).or_default()
+        let (page, index) = (w / PAGE_WORDS, (w % PAGE_WORDS) as usize);
+        if let Some((p, ptr)) = self.last {
+            if p == page {
+                // SAFETY: see the `Send` impl; `index` < PAGE_WORDS.
+                return unsafe { &mut *ptr.add(index) };
+            }
+        }
+        let cells = self
+            .pages
+            .entry(page)
+            .or_insert_with(|| vec![Cell::default(); PAGE_WORDS as usize].into_boxed_slice());
+        let ptr = cells.as_mut_ptr();
+        self.last = Some((page, ptr));
+        &mut cells[index]
     }
 
-    /// Words with a shadow.
+    /// Words with a shadow (whole pages).
     pub fn words(&self) -> usize {
-        self.cells.len()
+        self.pages.len() * PAGE_WORDS as usize
     }
 }

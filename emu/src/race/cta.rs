@@ -206,7 +206,7 @@ impl CtaRace {
         let mut found: SmallVec<[Acc; 2]> = SmallVec::new();
         for w in first_word..=last_word {
             let cell = shadow.cell(w);
-            check(sh, gen, th, &acc, (sem, scope), cell, reads, &mut found);
+            check(sh, gen, th, &acc, (sem, scope), cell, &mut found);
             if writes {
                 cell.write = Some(acc);
                 cell.reads.clear();
@@ -484,7 +484,6 @@ fn check(
     acc: &Acc,
     cs: (Sem, Option<Scope>),
     cell: &Cell,
-    _reads: bool,
     found: &mut SmallVec<[Acc; 2]>,
 ) {
     let me = acc.gtid;

@@ -95,7 +95,6 @@ impl RaceReport {
                     a.instruction.clone_from(&i.text);
                 }
             }
-            r.reason = r.reason.replace("{line}", "");
             let lines = |pc: u32| prog.info.get(pc as usize).map_or(0, |i| i.span.line);
             r.reason = fill_lines(&r.reason, lines);
         }
@@ -253,9 +252,7 @@ fn not_ordered(
             acquire_pc,
             acquire_scope,
         }) => {
-            let n = sh.cta_threads.max(1);
             let (rc, _) = sh.position(release.origin);
-            let _ = n;
             if !super::cta::includes(release.scope, release.cta, cta_linear(sh, rb.cta)) {
                 return format!(
                     "the {} at {} in CTA ({},{},{}) does not include {}, so its release pattern does not synchronise with the acquire at {}",

@@ -6,6 +6,7 @@ pub mod exec;
 pub mod front;
 pub mod host;
 pub mod ir;
+pub mod race;
 pub mod sass;
 pub mod semantics;
 pub mod tcgen05;

@@ -109,6 +109,9 @@ pub struct RunArgs {
     /// SASS options (with `--isa sass`).
     #[command(flatten)]
     pub sass: crate::cmd_run_sass::SassOptions,
+    /// Race detection (`--race`, `--schedule`, `--seed`, `--runs`).
+    #[command(flatten)]
+    pub race: crate::race_run::RaceArgs,
 }
 
 /// Parses `X[,Y[,Z]]`.
@@ -281,6 +284,7 @@ fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--trace-tmem", a.trace_tmem),
         ("--tmem-check", a.tmem_check.is_some()),
         ("--proxy-check", a.proxy_check.is_some()),
+        ("--race", a.race.race),
     ];
     let single_only = [
         ("--kernel", a.kernel.is_some()),
@@ -291,6 +295,7 @@ fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--set", !a.sets.is_empty()),
         ("--dump-var", !a.dump_vars.is_empty()),
         ("--shared-bytes", a.shared_bytes.is_some()),
+        ("--race", a.race.race),
     ];
     let given = |flags: &[(&'static str, bool)]| -> Vec<&'static str> {
         flags.iter().filter(|(_, g)| *g).map(|(f, _)| *f).collect()
@@ -549,12 +554,22 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     for w in &sets {
         set_json.push(launch::apply_var_write(machine, w)?);
     }
-    let cfg = checks.config(kernel, grid, block, shared_bytes);
+    let race_plan = a.race.plan()?;
+    let mut cfg = checks.config(kernel, grid, block, shared_bytes);
+    cfg.race = race_plan.as_ref().map(|p| p.opts);
     let report = launch::launch(machine, &cfg, &values)?;
     write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len))?;
     for (var, path) in &var_dumps {
         launch::write_var_dump(machine, var, path)?;
     }
+    let races = match &race_plan {
+        Some(p) => {
+            let mut m = crate::race_run::Merged::new(p, report.races.as_ref());
+            m.explore(p, file, &specs, &a.sets, &cfg)?;
+            Some(m)
+        }
+        None => None,
+    };
     if a.json {
         let bufs = buffers_json(&specs, &buffers, |addr, len| machine.read(addr, len));
         let mut out = launch::launch_json(&cfg, &report, bufs, machine, checks.trace_tmem);
@@ -564,11 +579,21 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         if !a.sets.is_empty() {
             out.insert("sets".into(), Json::Array(set_json));
         }
+        if let Some(m) = &races {
+            let (r, s) = m.json();
+            out.insert("races".into(), r);
+            out.insert("race_schedules".into(), s);
+        }
         outln!("{}", Json::Object(out));
     } else {
         launch::print_text(&report, machine, checks.trace_tmem);
     }
-    Ok(ExitCode::from(report_problems(&report, "")))
+    let mut code = report_problems(&report, "");
+    if let Some(m) = &races {
+        m.print();
+        code = code.max(u8::from(m.any()));
+    }
+    Ok(ExitCode::from(code))
 }
 
 #[cfg(test)]

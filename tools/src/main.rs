@@ -21,6 +21,7 @@ mod launch;
 mod model_arg;
 mod plan;
 mod progress;
+mod race_run;
 mod source;
 mod tmap_arg;
 mod tmem_trace;

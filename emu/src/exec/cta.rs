@@ -107,6 +107,9 @@ pub struct Cta {
     asyncs: super::step::async_copy::AsyncState,
     /// The warps' `wgmma` groups in flight.
     wgmma: super::step::wgmma::WgmmaState,
+
+    /// The race detector's state of this CTA, with `--race`.
+    race: Option<Box<crate::race::CtaRace>>,
 }
 
 impl Cta {
@@ -167,6 +170,9 @@ impl Cta {
             tmem: None,
             asyncs: super::step::tma_map::async_state(env.proxy),
             wgmma: Default::default(),
+            race: env
+                .race
+                .map(|r| Box::new(crate::race::CtaRace::new(r, linear))),
         }
     }
 
@@ -179,13 +185,20 @@ impl Cta {
         loop {
             let mut progress = false;
             let n = self.warps.len();
+            let start = match &mut self.race {
+                Some(r) => r.first_warp(n, self.next_warp),
+                None => self.next_warp,
+            };
             for k in 0..n {
-                let wi = (self.next_warp + k) % n;
+                let wi = (start + k) % n;
                 if self.warps[wi].runnable() == 0 {
                     continue;
                 }
                 progress = true;
-                let share = budget.min(quantum / 4 + 1024);
+                let share = match &mut self.race {
+                    Some(r) => budget.min(r.warp_share(quantum / 4 + 1024)),
+                    None => budget.min(quantum / 4 + 1024),
+                };
                 let mut left = share;
                 let ev = self.run_warp(wi, env, &mut left)?;
                 budget -= share - left;
@@ -354,6 +367,7 @@ impl Cta {
             tmem_opts: env.tmem,
             asyncs: &mut self.asyncs,
             wgmma: &mut self.wgmma,
+            race: self.race.as_deref_mut(),
         };
         let code: &[DInstr] = &prog.code;
         let mut counts = self.counts;
@@ -591,6 +605,9 @@ impl Cta {
             let f = LaneFault::new(FaultKind::DivergentCollective { detail });
             return Err(self.lane_fault(env, wi, pc, f));
         }
+        if let Some(r) = &mut self.race {
+            r.barrier_arrive(id, wi, mask);
+        }
         b.arrived += mask.count_ones();
         b.popc += (req.pred & mask).count_ones();
         b.all &= req.pred & mask == mask;
@@ -639,6 +656,12 @@ impl Cta {
                 continue;
             }
             let b = std::mem::take(&mut self.barriers[id]);
+            if let Some(r) = &mut self.race {
+                for w in &b.waiters {
+                    r.barrier_wait(id, w.warp, w.lanes);
+                }
+                r.barrier_reset(id);
+            }
             let result = match b.red {
                 Some(BarRedOp::Popc) => u64::from(b.popc),
                 Some(BarRedOp::And) => u64::from(b.all),

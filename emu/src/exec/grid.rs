@@ -78,7 +78,13 @@ impl Grid<'_, '_> {
             return Next::Done;
         };
         let limit = self.limit.load(Ordering::Acquire);
-        if q.next < self.ctas && q.next < limit {
+        // `--race --schedule random`: start a new CTA or resume a random paused one.
+        let pick = self.env.race.map_or(0, |r| r.pick(q.paused.len() + 1));
+        if pick > 0 {
+            let n = q.paused.len();
+            q.paused.rotate_left((pick - 1) % n);
+        }
+        if q.next < self.ctas && q.next < limit && pick == 0 {
             let linear = q.next;
             q.next += 1;
             q.in_flight += 1;
@@ -119,7 +125,8 @@ impl Grid<'_, '_> {
     /// Runs one slice of `cta`; returns it if it must run again.
     fn slice(&self, mut cta: Cta, local: &mut Counts) -> Option<Cta> {
         let before = cta.counts;
-        let result = cta.run(self.env, QUANTUM);
+        let quantum = self.env.race.map_or(QUANTUM, |r| r.slice_quantum(QUANTUM));
+        let result = cta.run(self.env, quantum);
         let used = cta.counts.warp_instructions - before.warp_instructions;
         let total = self.steps.fetch_add(used, Ordering::Relaxed) + used;
         if self.limit.load(Ordering::Acquire) != u64::MAX
@@ -196,7 +203,10 @@ pub(super) fn run_grid(
     cfg: &LaunchConfig,
     ctas: u64,
 ) -> (Counts, Vec<step::CtaOutput>, Option<Fault>) {
-    let workers = if cfg.threads == 0 {
+    // The race detector's schedule is one host thread's, so that it can be replayed.
+    let workers = if cfg.race.is_some() {
+        1
+    } else if cfg.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
         cfg.threads

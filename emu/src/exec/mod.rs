@@ -74,6 +74,9 @@ pub struct Env<'a> {
     pub tmem: step::tcgen05::TmemOptions,
     /// (`--proxy-check`, the program has async-proxy instructions).
     pub proxy: (bool, bool),
+
+    /// The race detector's launch-wide state, with `--race`.
+    pub race: Option<&'a std::sync::Arc<crate::race::RaceShared>>,
 }
 
 /// How to launch a kernel.
@@ -100,6 +103,9 @@ pub struct LaunchConfig {
     /// `--proxy-check`: report accesses through different proxies the memory model leaves
     /// unordered (on by default).
     pub proxy_check: bool,
+
+    /// `--race`: detect data races (the launch then runs on one host thread).
+    pub race: Option<crate::race::RaceOptions>,
 }
 
 impl LaunchConfig {
@@ -116,6 +122,8 @@ impl LaunchConfig {
             l1: None,
             tmem: step::tcgen05::TmemOptions::default(),
             proxy_check: true,
+
+            race: None,
         }
     }
 }
@@ -137,6 +145,8 @@ pub struct LaunchReport {
     pub cache: Option<l1::CacheStats>,
     /// With `--trace-tmem`: every tcgen05 instruction's moves, CTA by CTA.
     pub tmem_trace: Vec<crate::tcgen05::trace::TmemEvent>,
+    /// With `race`: the data races found.
+    pub races: Option<crate::race::RaceReport>,
 }
 
 /// A launch that could not start: a problem with the request, not with the program.
@@ -370,6 +380,14 @@ impl Machine {
         envreg[2] = workspace as u32;
         let nc_tracker = cfg.check_nc.then(nc_check::NcTracker::default);
         let l1s = cfg.l1.map(|(sms, lines)| l1::L1System::new(sms, lines));
+        let race = cfg.race.map(|o| {
+            std::sync::Arc::new(crate::race::RaceShared::new(
+                o,
+                std::sync::Arc::new(self.prog.race_ops.clone()),
+                cfg.grid,
+                cfg.block,
+            ))
+        });
         let env = Env {
             prog: &self.prog,
             global: &self.global,
@@ -397,6 +415,8 @@ impl Machine {
                 cfg.proxy_check,
                 cfg.proxy_check && step::tma_map::uses_async_proxy(&self.prog),
             ),
+
+            race: race.as_ref(),
         };
         let (counts, outputs, fault) = grid::run_grid(&env, cfg, ctas);
         let mut stdout = Vec::new();
@@ -421,6 +441,11 @@ impl Machine {
             nc_conflicts,
             cache: l1s.map(|l| l.stats()),
             tmem_trace,
+            races: race.map(|r| {
+                let mut rep = r.finish();
+                rep.locate(&self.prog);
+                rep
+            }),
         })
     }
 }

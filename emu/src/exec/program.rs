@@ -404,4 +404,6 @@ pub struct Program {
     pub module_local_size: u64,
     /// The source file's name (for fault reports).
     pub file_name: String,
+    /// Per instruction: what it is to the race detector (`--race`).
+    pub race_ops: Vec<crate::race::RaceOp>,
 }

@@ -223,6 +223,7 @@ pub fn decode(
     let lay = layout::layout(module, globals_base)?;
     let mut code: Vec<DInstr> = Vec::new();
     let mut info: Vec<InstrInfo> = Vec::new();
+    let mut race_ops = Vec::new();
     let mut func_of_pc: Vec<u32> = Vec::new();
     let mut funcs: Vec<DFunc> = Vec::with_capacity(module.functions.len());
     // First pass: entry pcs, so that calls and function addresses can refer to any function.
@@ -274,6 +275,7 @@ pub fn decode(
                 }
             };
             code.push(d);
+            race_ops.push(crate::race::describe(&ins.op));
             info.push(InstrInfo {
                 span: ins.span,
                 text: lines
@@ -295,6 +297,7 @@ pub fn decode(
                 refused.get_or_insert(e);
                 placeholder()
             }));
+            race_ops.push(crate::race::RaceOp::Other);
             info.push(InstrInfo {
                 span: body.close,
                 text: format!("ret (implicit, at the closing brace of `{}`)", f.name),
@@ -357,5 +360,6 @@ pub fn decode(
         globals_base,
         module_local_size: lay.module_local,
         file_name: file_name.to_string(),
+        race_ops,
     })
 }

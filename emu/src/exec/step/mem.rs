@@ -17,6 +17,7 @@ use crate::exec::memory::{
     window_of, Region, Window, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
 };
 use crate::exec::program::{AddrBase, AddrSpace, DAddr, DInstr, Dst, Extra, Flow, MemAccess};
+use crate::race::cta::Access as RaceAccess;
 
 type R = Result<Flow, LaneFault>;
 
@@ -198,6 +199,21 @@ fn resolve<'g>(
                 ))
             }
         }
+    }
+}
+
+/// `--race`: hands lane `lane`'s access at `loc` to the race detector (global and shared
+/// memory only: local memory is private and parameters and constants are read-only).
+#[cold]
+fn race_access(c: &mut Ctx<'_>, loc: &Loc<'_>, lane: usize, size: u32, a: RaceAccess) {
+    let (shared, addr) = match *loc {
+        Loc::Global(_, g) => (false, g),
+        Loc::Shared(o) => (true, o),
+        Loc::Local(_) | Loc::Param(_) | Loc::Const(_) => return,
+    };
+    let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
+    if let Some(r) = c.race.as_deref_mut() {
+        r.access(t, pc, shared, addr, size, a);
     }
 }
 
@@ -398,6 +414,9 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     if let (true, Some(t), Loc::Global(_, ga)) = (m.nc, c.nc, &loc) {
                         t.nc_read(c.nc_access(l, *ga), m.size);
                     }
+                    if c.race.is_some() {
+                        race_access(c, &loc, l, m.size, RaceAccess::Read);
+                    }
                 }
                 Err(e) => err = Some(e),
             }
@@ -439,6 +458,9 @@ fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
                     };
                     if let (true, Some(t), Loc::Global(_, ga)) = (m.nc, c.nc, &loc) {
                         t.nc_read(c.nc_access(l, *ga), 16);
+                    }
+                    if c.race.is_some() {
+                        race_access(c, &loc, l, 16, RaceAccess::Read);
                     }
                 }
                 Err(e) => err = Some(e),
@@ -508,6 +530,9 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 Ok(loc) => {
                     if let (Some(t), Loc::Global(_, ga)) = (c.nc, &loc) {
                         t.write(c.nc_access(l, *ga), m.size);
+                    }
+                    if c.race.is_some() {
+                        race_access(c, &loc, l, m.size, RaceAccess::Write);
                     }
                     if let Some(hi) = &hi {
                         store_at(c, &loc, 8, l, vals[l]);
@@ -686,6 +711,10 @@ pub fn fence(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     if let Some(l1) = c.l1 {
         l1.invalidate(c.cta_linear());
     }
+    let (mask, warp, pc) = (c.mask, c.ids.warp as usize, c.pc);
+    if let Some(r) = c.race.as_deref_mut() {
+        for_lanes(mask, |l| r.fence(warp * 32 + l, pc));
+    }
     Ok(Flow::Next)
 }
 
@@ -737,7 +766,7 @@ pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let a = addrs[l];
         bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
     });
-    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() {
+    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() || c.race.is_some() {
         return ld(c, i);
     }
     let mut out = [0u64; 32];
@@ -770,7 +799,7 @@ pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let a = addrs[l];
         bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
     });
-    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() {
+    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() || c.race.is_some() {
         return st(c, i);
     }
     let vals = c.fetch(&m.srcs[0]);
@@ -786,7 +815,7 @@ pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// A scalar global (or generic-to-global) load of `SIZE` bytes: all lanes must fall in the
 /// allocation the first lane's address lies in; otherwise [`ld`] handles it.
 pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    if c.l1.is_some() {
+    if c.l1.is_some() || c.race.is_some() {
         return ld(c, i);
     }
     let m = mem_of(i)?;
@@ -813,7 +842,7 @@ pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// A scalar global (or generic-to-global) store of `SIZE` bytes (fast path of [`st`]).
 pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    if c.l1.is_some() {
+    if c.l1.is_some() || c.race.is_some() {
         return st(c, i);
     }
     let m = mem_of(i)?;

@@ -131,6 +131,9 @@ pub struct Ctx<'a> {
     pub asyncs: &'a mut async_copy::AsyncState,
     /// The warps' `wgmma` groups in flight.
     pub wgmma: &'a mut wgmma::WgmmaState,
+
+    /// The race detector's state of the CTA, with `--race`.
+    pub race: Option<&'a mut crate::race::CtaRace>,
 }
 
 impl Ctx<'_> {

@@ -1,0 +1,527 @@
+//! The per-CTA half of the detector: the vector clocks of the CTA's threads, the shadow of
+//! its shared memory, its barriers' clocks, and the hooks the interpreter calls.
+
+use std::sync::{Arc, MutexGuard};
+
+use models::vocab::{FenceSem, Scope};
+use smallvec::SmallVec;
+
+use super::op::{Kind, RaceOp, Sem};
+use super::report::{self, Miss};
+use super::shadow::{Acc, Cell, Payload, Rel, Shadow, MAX_READS};
+use super::vc::Vc;
+use super::{RaceShared, Rng};
+
+/// Pending observed payloads a thread keeps for later acquire fences.
+const MAX_PENDING: usize = 64;
+
+/// One thread's clock: `base` joined with `own` for the thread itself.
+struct Thread {
+    base: Arc<Vc>,
+    own: u32,
+    /// The last release fence at each scope (cta, cluster, gpu, sys), as a release.
+    rel: [Option<Rel>; 4],
+    /// Payloads observed by strong reads, for acquire fences later in program order.
+    pending: Vec<Payload>,
+    /// The last synchronisation that did not happen because of scopes.
+    miss: Option<Miss>,
+}
+
+/// Whether an operation at `scope` by a thread of CTA `a` includes a thread of CTA `b`
+/// (clusters are single CTAs in ptxemu).
+pub(crate) fn includes(scope: Scope, a: u32, b: u32) -> bool {
+    match scope {
+        Scope::Cta | Scope::Cluster => a == b,
+        Scope::Gpu | Scope::Sys => true,
+    }
+}
+
+fn scope_index(s: Scope) -> usize {
+    match s {
+        Scope::Cta => 0,
+        Scope::Cluster => 1,
+        Scope::Gpu => 2,
+        Scope::Sys => 3,
+    }
+}
+
+/// The detector's state of one CTA.
+pub struct CtaRace {
+    sh: Arc<RaceShared>,
+    linear: u32,
+    threads: Vec<Thread>,
+    smem: Shadow,
+    bars: Vec<Option<Vc>>,
+    bar_done: Vec<Option<Arc<Vc>>>,
+    sc_cta: Arc<Vc>,
+    rng: Option<Rng>,
+    /// Whether the CTA has passed a barrier (for reasons).
+    pub(crate) barriers_seen: bool,
+    /// Barriers completed with every thread of the CTA waiting.
+    full_gen: u32,
+    /// Per barrier: lanes that waited at its current instance.
+    waited: Vec<u32>,
+}
+
+/// What an access does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A load.
+    Read,
+    /// A store.
+    Write,
+    /// An atomic; `wrote` is false for a `cas` that failed (a read only).
+    Rmw {
+        /// Whether it wrote.
+        wrote: bool,
+    },
+}
+
+impl CtaRace {
+    /// The state of CTA `linear` of the launch.
+    pub fn new(sh: &Arc<RaceShared>, linear: u64) -> CtaRace {
+        let empty = Arc::new(Vc::default());
+        let n = sh.cta_threads as usize;
+        let threads = (0..n)
+            .map(|_| Thread {
+                base: empty.clone(),
+                own: 1,
+                rel: Default::default(),
+                pending: Vec::new(),
+                miss: None,
+            })
+            .collect();
+        CtaRace {
+            sh: sh.clone(),
+            linear: linear as u32,
+            threads,
+            smem: Shadow::default(),
+            bars: vec![None; 16],
+            bar_done: vec![None; 16],
+            sc_cta: empty,
+            rng: sh.cta_seed(linear).map(Rng::new),
+            barriers_seen: false,
+            full_gen: 0,
+            waited: vec![0; 17],
+        }
+    }
+
+    fn gtid(&self, t: usize) -> u32 {
+        self.linear * self.sh.cta_threads + t as u32
+    }
+
+    /// With a random schedule, how many instructions the next warp runs; else `default`.
+    pub fn warp_share(&mut self, default: u64) -> u64 {
+        match &mut self.rng {
+            Some(r) => 1 + r.below(64),
+            None => default,
+        }
+    }
+
+    /// With a random schedule, the warp to try first; else `default`.
+    pub fn first_warp(&mut self, n: usize, default: usize) -> usize {
+        match &mut self.rng {
+            Some(r) => r.below(n as u64) as usize,
+            None => default,
+        }
+    }
+
+    /// An access of `size` bytes at `addr` (a global address, or a shared-memory offset when
+    /// `in_shared`) by thread `t` (linear in the CTA) executing `pc`.
+    pub fn access(&mut self, t: usize, pc: u32, in_shared: bool, addr: u64, size: u32, a: Access) {
+        let Some(&RaceOp::Mem { kind, sem, scope }) = self.sh.ops.get(pc as usize) else {
+            return;
+        };
+        if kind == Kind::ReadNc || t >= self.threads.len() || size == 0 {
+            return;
+        }
+        let me = self.gtid(t);
+        let (reads, writes) = match a {
+            Access::Read => (true, false),
+            Access::Write => (false, true),
+            Access::Rmw { wrote } => (true, wrote),
+        };
+        let acc = Acc {
+            gtid: me,
+            clk: self.threads[t].own,
+            pc,
+            addr,
+            size: size.min(255) as u8,
+            shared: in_shared,
+            write: writes,
+            gen: self.full_gen,
+        };
+        // (full barriers, first thread of the CTA, threads per CTA) for `hb`'s fast path.
+        let gen = (self.full_gen, self.gtid(0), self.sh.cta_threads);
+        let linear = self.linear;
+        let CtaRace {
+            sh, threads, smem, ..
+        } = self;
+        let sh: &RaceShared = sh;
+        let mut guard: Option<MutexGuard<'_, Shadow>> = None;
+        let shadow: &mut Shadow = if in_shared {
+            smem
+        } else {
+            match sh.global.lock() {
+                Ok(g) => guard.insert(g),
+                Err(_) => return,
+            }
+        };
+        let first_word = addr >> 2;
+        let last_word = (addr + u64::from(size) - 1) >> 2;
+        // Observation: a strong read of a write it is morally strong with.
+        let mut observed: Option<Payload> = None;
+        if reads && sem.strong() {
+            let cell = shadow.cell(first_word);
+            if let Some(w) = cell.write {
+                if w.gtid == me || ms(sh, &w, &acc, (sem, scope)) {
+                    observed = cell.payload.clone();
+                } else if cell.payload.is_some() {
+                    threads[t].miss = Some(Miss::NotObserved {
+                        write: w,
+                        read_pc: pc,
+                    });
+                }
+            }
+        }
+        let th = &mut threads[t];
+        let payload = if writes && sem.strong() {
+            let mut v: Vec<Rel> = Vec::new();
+            if matches!(kind, Kind::Atomic | Kind::Red) {
+                if let Some(p) = &observed {
+                    v.extend(p.iter().cloned());
+                }
+            }
+            for r in th.rel.iter().flatten() {
+                merge(&mut v, r.clone());
+            }
+            if sem.releases() {
+                let r = release(th, me, linear, scope.unwrap_or(Scope::Sys), pc);
+                merge(&mut v, r);
+            }
+            (!v.is_empty()).then(|| Payload::from(v))
+        } else {
+            None
+        };
+        let mut found: SmallVec<[Acc; 2]> = SmallVec::new();
+        for w in first_word..=last_word {
+            let cell = shadow.cell(w);
+            check(sh, gen, th, &acc, (sem, scope), cell, &mut found);
+            if writes {
+                cell.write = Some(acc);
+                cell.reads.clear();
+                cell.payload.clone_from(&payload);
+            } else {
+                add_read(sh, gen, th, &acc, sem, cell);
+            }
+        }
+        drop(guard);
+        for p in found {
+            self.record(t, p, acc);
+        }
+        if let Some(p) = observed {
+            if kind != Kind::Red {
+                if sem.acquires() {
+                    self.acquire(t, &p, scope.unwrap_or(Scope::Sys), pc);
+                }
+                let th = &mut self.threads[t];
+                if !th.pending.iter().any(|q| Arc::ptr_eq(q, &p)) {
+                    if th.pending.len() >= MAX_PENDING {
+                        th.pending.remove(0);
+                    }
+                    th.pending.push(p);
+                }
+            }
+        }
+    }
+
+    /// Joins the releases of `p` that are morally strong with an acquire at `scope` of thread
+    /// `t`; remembers the first that is not.
+    fn acquire(&mut self, t: usize, p: &Payload, scope: Scope, pc: u32) -> bool {
+        let cta = self.linear;
+        let th = &mut self.threads[t];
+        let mut all = true;
+        for e in p.iter() {
+            if includes(e.scope, e.cta, cta) && includes(scope, cta, e.cta) {
+                join(th, &e.base);
+            } else {
+                all = false;
+                th.miss = Some(Miss::Scope {
+                    release: e.clone(),
+                    acquire_pc: pc,
+                    acquire_scope: scope,
+                });
+            }
+        }
+        all
+    }
+
+    /// A `fence`/`membar` executed by thread `t`.
+    pub fn fence(&mut self, t: usize, pc: u32) {
+        let Some(&RaceOp::Fence { sem, scope, .. }) = self.sh.ops.get(pc as usize) else {
+            return;
+        };
+        if t >= self.threads.len() {
+            return;
+        }
+        let me = self.gtid(t);
+        let in_patterns = sem != FenceSem::Sc || self.sh.opts.sc_fence_in_patterns;
+        let acquires = in_patterns && sem != FenceSem::Release;
+        let releases = in_patterns && sem != FenceSem::Acquire;
+        if sem == FenceSem::Sc {
+            // Fence-SC order, taken as the order the fences executed in: join the clock of
+            // the earlier ms fence.sc, then publish this thread's clock.
+            let th = &mut self.threads[t];
+            join(th, &self.sc_cta.clone());
+            let wide = scope >= Scope::Gpu;
+            if wide {
+                if let Ok(g) = self.sh.sc_gpu.lock() {
+                    join(th, &g.clone());
+                }
+            }
+            let snap = snapshot(th, me);
+            self.sc_cta = snap.clone();
+            if wide {
+                if let Ok(mut g) = self.sh.sc_gpu.lock() {
+                    *g = snap;
+                }
+            }
+            th.own += 1;
+        }
+        if acquires {
+            let pending = std::mem::take(&mut self.threads[t].pending);
+            let mut keep = Vec::new();
+            for p in pending {
+                if !self.acquire(t, &p, scope, pc) {
+                    keep.push(p);
+                }
+            }
+            self.threads[t].pending = keep;
+        }
+        if releases {
+            let th = &mut self.threads[t];
+            let r = release(th, me, self.linear, scope, pc);
+            th.rel[scope_index(scope)] = Some(r);
+        }
+    }
+
+    /// Lanes `lanes` of warp `warp` arrive at barrier `id` (a release).
+    pub fn barrier_arrive(&mut self, id: usize, warp: usize, lanes: u32) {
+        let Some(slot) = self.bars.get_mut(id) else {
+            return;
+        };
+        let acc = slot.get_or_insert_with(Vc::default);
+        let mut last: Option<Arc<Vc>> = None;
+        for l in 0..32 {
+            let t = warp * 32 + l;
+            if lanes & (1 << l) == 0 || t >= self.threads.len() {
+                continue;
+            }
+            let g = self.linear * self.sh.cta_threads + t as u32;
+            let th = &mut self.threads[t];
+            if last.as_ref().is_none_or(|b| !Arc::ptr_eq(b, &th.base)) {
+                acc.join(&th.base);
+                last = Some(th.base.clone());
+            }
+            acc.raise(g, th.own);
+            th.own += 1;
+        }
+        self.barriers_seen = true;
+    }
+
+    /// Lanes `lanes` of warp `warp` leave barrier `id` (an acquire of every arrival).
+    pub fn barrier_wait(&mut self, id: usize, warp: usize, lanes: u32) {
+        if id >= self.bars.len() {
+            return;
+        }
+        if self.bar_done[id].is_none() {
+            self.bar_done[id] = Some(Arc::new(self.bars[id].take().unwrap_or_default()));
+        }
+        let Some(j) = self.bar_done[id].clone() else {
+            return;
+        };
+        self.waited[id] += lanes.count_ones();
+        for l in 0..32 {
+            let t = warp * 32 + l;
+            if lanes & (1 << l) != 0 && t < self.threads.len() {
+                let th = &mut self.threads[t];
+                if j.len() >= th.base.len() {
+                    th.base = j.clone();
+                } else {
+                    join(th, &j);
+                }
+            }
+        }
+    }
+
+    /// Barrier `id` completed: its next use starts afresh.
+    pub fn barrier_reset(&mut self, id: usize) {
+        if id < self.bars.len() {
+            self.bars[id] = None;
+            self.bar_done[id] = None;
+            if self.waited[id] == self.sh.cta_threads {
+                self.full_gen += 1;
+            }
+            self.waited[id] = 0;
+        }
+    }
+
+    /// `bar.warp.sync` by lanes `lanes` of warp `warp` (when it orders memory).
+    pub fn warp_sync(&mut self, warp: usize, lanes: u32) {
+        if !self.sh.opts.warp_sync_orders || lanes.count_ones() < 2 {
+            return;
+        }
+        // A private barrier slot past the 16 named ones.
+        if self.bars.len() == 16 {
+            self.bars.push(None);
+            self.bar_done.push(None);
+        }
+        self.barrier_arrive(16, warp, lanes);
+        self.barrier_wait(16, warp, lanes);
+        self.barrier_reset(16);
+    }
+
+    fn record(&mut self, t: usize, first: Acc, second: Acc) {
+        let key = (first.pc.min(second.pc), first.pc.max(second.pc));
+        let Ok(mut races) = self.sh.races.lock() else {
+            return;
+        };
+        if let Some(r) = races.get_mut(&key) {
+            r.count += 1;
+            return;
+        }
+        let miss = self.threads[t].miss.as_ref();
+        let race = report::race(&self.sh, first, second, miss, self.barriers_seen);
+        races.insert(key, race);
+    }
+}
+
+/// The clock of thread `me` now, as a vector clock.
+fn snapshot(th: &Thread, me: u32) -> Arc<Vc> {
+    let mut v = (*th.base).clone();
+    v.raise(me, th.own);
+    Arc::new(v)
+}
+
+/// A release by thread `me`: its clock now; later events of the thread are not in it.
+fn release(th: &mut Thread, me: u32, cta: u32, scope: Scope, pc: u32) -> Rel {
+    let r = Rel {
+        origin: me,
+        cta,
+        scope,
+        pc,
+        base: snapshot(th, me),
+    };
+    th.own += 1;
+    r
+}
+
+/// Adds `r` to a payload, merging it with a release of the same CTA and scope (the scope
+/// checks depend on nothing else).
+fn merge(v: &mut Vec<Rel>, r: Rel) {
+    match v.iter_mut().find(|e| e.cta == r.cta && e.scope == r.scope) {
+        Some(e) => {
+            if !r.base.leq(&e.base) {
+                let mut b = (*e.base).clone();
+                b.join(&r.base);
+                e.base = Arc::new(b);
+            }
+            e.pc = r.pc;
+            e.origin = r.origin;
+        }
+        None => v.push(r),
+    }
+}
+
+fn join(th: &mut Thread, other: &Arc<Vc>) {
+    if Arc::ptr_eq(&th.base, other) || other.leq(&th.base) {
+        return;
+    }
+    Arc::make_mut(&mut th.base).join(other);
+}
+
+/// Whether access `p` (earlier) and `c` (with semantics and scope `cs`) are morally strong:
+/// both strong, each one's scope includes the other's thread, the same bytes.
+fn ms(sh: &RaceShared, p: &Acc, c: &Acc, cs: (Sem, Option<Scope>)) -> bool {
+    let Some(&RaceOp::Mem {
+        sem: ps,
+        scope: pscope,
+        ..
+    }) = sh.ops.get(p.pc as usize)
+    else {
+        return false;
+    };
+    let (Some(pscope), Some(cscope)) = (pscope, cs.1) else {
+        return false;
+    };
+    let n = sh.cta_threads.max(1);
+    let (pc, cc) = (p.gtid / n, c.gtid / n);
+    ps.strong()
+        && cs.0.strong()
+        && includes(pscope, pc, cc)
+        && includes(cscope, cc, pc)
+        && p.same_bytes(c)
+}
+
+fn strong(sh: &RaceShared, a: &Acc) -> bool {
+    matches!(sh.ops.get(a.pc as usize), Some(RaceOp::Mem { sem, .. }) if sem.strong())
+}
+
+/// Whether access `p` happens before thread `me`'s current point. Fast path: a barrier at
+/// which every thread of the CTA waited completed after `p`, in `p`'s CTA (`gen` counts them).
+#[inline]
+fn hb(th: &Thread, me: u32, p: &Acc, gen: (u32, u32, u32)) -> bool {
+    p.gtid == me
+        || (p.gen < gen.0 && p.gtid.wrapping_sub(gen.1) < gen.2)
+        || th.base.get(p.gtid) >= p.clk
+}
+
+/// Checks `acc` against the cell's last write and, when `acc` writes, its reads.
+fn check(
+    sh: &RaceShared,
+    gen: (u32, u32, u32),
+    th: &Thread,
+    acc: &Acc,
+    cs: (Sem, Option<Scope>),
+    cell: &Cell,
+    found: &mut SmallVec<[Acc; 2]>,
+) {
+    let me = acc.gtid;
+    let racy = |p: &Acc| p.overlaps(acc) && !hb(th, me, p, gen) && !ms(sh, p, acc, cs);
+    if let Some(w) = &cell.write {
+        if racy(w) && !found.contains(w) {
+            found.push(*w);
+        }
+    }
+    if acc.write {
+        for r in &cell.reads {
+            if racy(r) && !found.iter().any(|f| f.pc == r.pc) {
+                found.push(*r);
+            }
+        }
+    }
+}
+
+fn add_read(
+    sh: &RaceShared,
+    gen: (u32, u32, u32),
+    th: &Thread,
+    acc: &Acc,
+    sem: Sem,
+    cell: &mut Cell,
+) {
+    let me = acc.gtid;
+    let n = cell.reads.len();
+    if n <= 1 || (n >= 8 && n.is_power_of_two()) {
+        // A read ordered before this one (and no stronger) is covered by it. Pruned when the
+        // list is short or has doubled, so that a read costs O(1) amortised.
+        cell.reads.retain(|r| {
+            !(r.gtid == me || (hb(th, me, r, gen) && (!sem.strong() || strong(sh, r))))
+        });
+    } else if cell.reads.last().is_some_and(|r| r.gtid == me) {
+        cell.reads.pop();
+    }
+    if cell.reads.len() < MAX_READS {
+        cell.reads.push(*acc);
+    }
+}

@@ -1,0 +1,188 @@
+//! `ptxemu run --race`: data races in a kernel's execution, judged by the PTX memory model
+//! (docs/spec/memory-model.md §8; docs/race.md lists every choice made where the spec leaves
+//! room).
+//!
+//! A data race is a pair of accesses to overlapping bytes, at least one a write, by different
+//! threads, that are not *morally strong* and not ordered by *causality order*. The
+//! interpreter runs the kernel on one host thread; each thread keeps a vector clock (FastTrack
+//! style: a shared sparse base plus the thread's own counter, so a barrier over a CTA of n
+//! threads costs O(n), not O(n²)), and shadow memory keeps, per 4-byte word touched, the last
+//! write and the reads since it. Synchronises-with edges come from release/acquire patterns
+//! (including fences and observation through RMW chains), Fence-SC order (in execution order),
+//! `bar`/`barrier` arrive → wait, and, by default, `bar.warp.sync`.
+//!
+//! The detector costs nothing when off: the interpreter's hooks test one `Option`.
+
+pub mod cta;
+pub mod op;
+pub mod report;
+pub mod shadow;
+pub mod vc;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+pub use cta::CtaRace;
+pub use op::{describe, Kind, RaceOp, Sem};
+pub use report::{AccessReport, Race, RaceReport};
+
+use shadow::Shadow;
+use vc::Vc;
+
+/// How CTAs and warps are interleaved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// The interpreter's own order (CTAs in linear order, long time slices).
+    Default,
+    /// Pseudo-random CTA and warp interleavings with short slices, from a seed.
+    Random(u64),
+}
+
+/// Choices where the sources disagree, as switches (docs/race.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RaceOptions {
+    /// The schedule.
+    pub schedule: Schedule,
+    /// Whether `bar.warp.sync` orders memory among its lanes like `bar.sync` (the instruction
+    /// page promises it; §8 of the ISA does not list it). Default on.
+    pub warp_sync_orders: bool,
+    /// Whether `fence.sc` (and `membar`) also counts as a release and acquire fence in
+    /// patterns (the PTX document and both Alloy models: yes; Dat3M: no). Default on.
+    pub sc_fence_in_patterns: bool,
+}
+
+impl Default for RaceOptions {
+    fn default() -> RaceOptions {
+        RaceOptions {
+            schedule: Schedule::Default,
+            warp_sync_orders: true,
+            sc_fence_in_patterns: true,
+        }
+    }
+}
+
+/// A small deterministic generator (splitmix64) for random schedules.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+
+    /// The next value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A value in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+}
+
+/// Launch-wide state: global shadow memory, the Fence-SC clock, the races found.
+pub struct RaceShared {
+    /// The options.
+    pub opts: RaceOptions,
+    /// Per pc: what the instruction is to the detector.
+    pub ops: Arc<Vec<RaceOp>>,
+    /// Threads per CTA.
+    pub cta_threads: u32,
+    /// The CTA shape.
+    pub block: [u32; 3],
+    /// The grid shape.
+    pub grid: [u32; 3],
+    pub(crate) global: Mutex<Shadow>,
+    /// The clock of gpu/sys-scope `fence.sc` (Fence-SC order, taken as execution order).
+    pub(crate) sc_gpu: Mutex<Arc<Vc>>,
+    pub(crate) races: Mutex<HashMap<(u32, u32), Race>>,
+    rng: Mutex<Rng>,
+}
+
+impl RaceShared {
+    /// The state for a launch of `grid` × `block` threads.
+    pub fn new(opts: RaceOptions, ops: Arc<Vec<RaceOp>>, grid: [u32; 3], block: [u32; 3]) -> Self {
+        let seed = match opts.schedule {
+            Schedule::Random(s) => s,
+            Schedule::Default => 0,
+        };
+        RaceShared {
+            opts,
+            ops,
+            cta_threads: block[0] * block[1] * block[2],
+            block,
+            grid,
+            global: Mutex::new(Shadow::default()),
+            sc_gpu: Mutex::new(Arc::new(Vc::default())),
+            races: Mutex::new(HashMap::new()),
+            rng: Mutex::new(Rng::new(seed)),
+        }
+    }
+
+    /// With a random schedule: the number of warp instructions the next CTA slice runs.
+    pub fn slice_quantum(&self, default: u64) -> u64 {
+        match self.opts.schedule {
+            Schedule::Default => default,
+            // Mostly very short slices, so that CTAs interleave between any two
+            // instructions; now and then a long one.
+            Schedule::Random(_) => self.rng.lock().map_or(1, |mut r| {
+                if r.below(4) == 0 {
+                    1 + r.below(256)
+                } else {
+                    1 + r.below(8)
+                }
+            }),
+        }
+    }
+
+    /// With a random schedule: which of `n` candidates to take next (0 otherwise).
+    pub fn pick(&self, n: usize) -> usize {
+        match self.opts.schedule {
+            Schedule::Default => 0,
+            Schedule::Random(_) => self
+                .rng
+                .lock()
+                .map_or(0, |mut r| r.below(n as u64) as usize),
+        }
+    }
+
+    /// A per-CTA generator seed (random schedules only).
+    pub(crate) fn cta_seed(&self, linear: u64) -> Option<u64> {
+        match self.opts.schedule {
+            Schedule::Default => None,
+            Schedule::Random(s) => Some(s.wrapping_mul(0x1000_0000_01b3).wrapping_add(linear)),
+        }
+    }
+
+    /// The races found, ordered by their instructions' pcs.
+    pub fn finish(&self) -> RaceReport {
+        let mut races: Vec<Race> = self
+            .races
+            .lock()
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default();
+        races.sort_by_key(|r| (r.first.pc, r.second.pc));
+        let shadow_words = self.global.lock().map_or(0, |g| g.words());
+        RaceReport {
+            races,
+            shadow_words,
+        }
+    }
+
+    /// The CTA index and thread index of a linear thread id.
+    pub fn position(&self, gtid: u32) -> ([u32; 3], [u32; 3]) {
+        let n = self.cta_threads.max(1);
+        let (c, t) = (gtid / n, gtid % n);
+        let (g, b) = (self.grid, self.block);
+        (
+            [c % g[0], (c / g[0]) % g[1], c / (g[0] * g[1])],
+            [t % b[0], (t / b[0]) % b[1], t / (b[0] * b[1])],
+        )
+    }
+}

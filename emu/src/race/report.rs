@@ -1,0 +1,362 @@
+//! Race reports: both accesses in full, and why the model leaves them unordered, in its own
+//! words (morally strong, causality order, scopes that do not include a thread).
+
+use std::fmt;
+
+use models::vocab::{FenceSem, Scope};
+
+use super::op::{Kind, RaceOp, Sem};
+use super::shadow::{Acc, Rel};
+use super::RaceShared;
+use crate::exec::program::Program;
+
+/// Why an expected synchronisation did not happen, remembered per thread.
+#[derive(Clone, Debug)]
+pub enum Miss {
+    /// An acquire met a release whose scope (or its own) does not include the other thread.
+    Scope {
+        /// The release.
+        release: Rel,
+        /// The acquire's instruction.
+        acquire_pc: u32,
+        /// The acquire's scope.
+        acquire_scope: Scope,
+    },
+    /// A strong read did not observe a write carrying releases: the two are not morally
+    /// strong.
+    NotObserved {
+        /// The write.
+        write: Acc,
+        /// The read's instruction.
+        read_pc: u32,
+    },
+}
+
+/// One access of a race.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessReport {
+    /// The instruction's index in the decoded program.
+    pub pc: u32,
+    /// Its PTX line (filled by [`RaceReport::locate`]).
+    pub line: u32,
+    /// Its text.
+    pub instruction: String,
+    /// read, write or atomic.
+    pub kind: &'static str,
+    /// weak, relaxed, acquire, release, acq_rel, volatile or mmio.
+    pub sem: &'static str,
+    /// cta, cluster, gpu, sys, or none for weak accesses.
+    pub scope: &'static str,
+    /// global or shared.
+    pub space: &'static str,
+    /// `%ctaid`.
+    pub cta: [u32; 3],
+    /// `%tid`.
+    pub thread: [u32; 3],
+    /// The warp in the CTA.
+    pub warp: u32,
+    /// The lane.
+    pub lane: u32,
+    /// The state-space address (global address, or offset in the CTA's shared memory).
+    pub address: u64,
+    /// Bytes.
+    pub bytes: u32,
+}
+
+/// A data race between two instructions (reported once per pair).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Race {
+    /// The access that came first in the execution.
+    pub first: AccessReport,
+    /// The later access.
+    pub second: AccessReport,
+    /// Why they race, in the model's words.
+    pub reason: String,
+    /// How many times the pair raced (per word and thread pair).
+    pub count: u64,
+}
+
+/// The races of one launch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RaceReport {
+    /// Races, ordered by instruction.
+    pub races: Vec<Race>,
+    /// Words of global memory with a shadow (memory cost).
+    pub shadow_words: usize,
+}
+
+impl RaceReport {
+    /// Fills in lines and instruction texts from the program.
+    pub fn locate(&mut self, prog: &Program) {
+        for r in &mut self.races {
+            for a in [&mut r.first, &mut r.second] {
+                if let Some(i) = prog.info.get(a.pc as usize) {
+                    a.line = i.span.line;
+                    a.instruction.clone_from(&i.text);
+                }
+            }
+            let lines = |pc: u32| prog.info.get(pc as usize).map_or(0, |i| i.span.line);
+            r.reason = fill_lines(&r.reason, lines);
+        }
+    }
+}
+
+/// Replaces `@pc<N>@` markers with `line L`.
+fn fill_lines(text: &str, line: impl Fn(u32) -> u32) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("@pc") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 3..];
+        match tail.find('@') {
+            Some(j) => {
+                let pc: u32 = tail[..j].parse().unwrap_or(0);
+                out.push_str(&format!("line {}", line(pc)));
+                rest = &tail[j + 1..];
+            }
+            None => {
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn at(pc: u32) -> String {
+    format!("@pc{pc}@")
+}
+
+fn describe(sh: &RaceShared, a: &Acc) -> AccessReport {
+    let (kind, sem, scope) = match sh.ops.get(a.pc as usize) {
+        Some(RaceOp::Mem { kind, sem, scope }) => (
+            if *kind == Kind::Atomic || *kind == Kind::Red {
+                "atomic"
+            } else if a.write {
+                "write"
+            } else {
+                kind.name()
+            },
+            sem.name(),
+            scope.map_or("none", Scope::name),
+        ),
+        _ => ("read", "weak", "none"),
+    };
+    let (cta, thread) = sh.position(a.gtid);
+    let local = a.gtid % sh.cta_threads.max(1);
+    AccessReport {
+        pc: a.pc,
+        line: 0,
+        instruction: String::new(),
+        kind,
+        sem,
+        scope,
+        space: if a.shared { "shared" } else { "global" },
+        cta,
+        thread,
+        warp: local / 32,
+        lane: local % 32,
+        address: a.addr,
+        bytes: u32::from(a.size),
+    }
+}
+
+fn who(r: &AccessReport) -> String {
+    format!(
+        "thread ({},{},{}) of CTA ({},{},{})",
+        r.thread[0], r.thread[1], r.thread[2], r.cta[0], r.cta[1], r.cta[2]
+    )
+}
+
+fn mem_parts(sh: &RaceShared, a: &Acc) -> (Sem, Option<Scope>) {
+    match sh.ops.get(a.pc as usize) {
+        Some(RaceOp::Mem { sem, scope, .. }) => (*sem, *scope),
+        _ => (Sem::Weak, None),
+    }
+}
+
+/// Why the pair is not morally strong.
+fn not_ms(sh: &RaceShared, a: &Acc, b: &Acc, ra: &AccessReport, rb: &AccessReport) -> String {
+    let (sa, ca) = mem_parts(sh, a);
+    let (sb, cb) = mem_parts(sh, b);
+    match (sa.strong(), sb.strong()) {
+        (false, false) => return "both accesses are weak".into(),
+        (false, true) => return format!("the {} at {} is weak", ra.kind, at(a.pc)),
+        (true, false) => return format!("the {} at {} is weak", rb.kind, at(b.pc)),
+        (true, true) => {}
+    }
+    let n = sh.cta_threads.max(1);
+    let (ka, kb) = (a.gtid / n, b.gtid / n);
+    if let Some(s) = ca.filter(|s| !super::cta::includes(*s, ka, kb)) {
+        return format!(
+            "the {} at {} does not include {} (scope {} covers one CTA)",
+            fence_name(sh, a.pc, s),
+            at(a.pc),
+            who(rb),
+            s.name()
+        );
+    }
+    if let Some(s) = cb.filter(|s| !super::cta::includes(*s, kb, ka)) {
+        return format!(
+            "the {} at {} does not include {} (scope {} covers one CTA)",
+            fence_name(sh, b.pc, s),
+            at(b.pc),
+            who(ra),
+            s.name()
+        );
+    }
+    "they overlap without covering the same bytes (a mixed-size race)".into()
+}
+
+fn fence_name(sh: &RaceShared, pc: u32, scope: Scope) -> String {
+    match sh.ops.get(pc as usize) {
+        Some(RaceOp::Fence {
+            membar: true,
+            scope,
+            ..
+        }) => format!(
+            "membar.{}",
+            match scope {
+                Scope::Cta => "cta",
+                Scope::Gpu => "gl",
+                Scope::Cluster | Scope::Sys => "sys",
+            }
+        ),
+        Some(RaceOp::Fence { sem, scope, .. }) => {
+            format!("fence.{}.{}", FenceSem::name(*sem), scope.name())
+        }
+        Some(RaceOp::Mem { kind, sem, .. }) => {
+            let op = match kind {
+                Kind::Atomic => "atom",
+                Kind::Red => "red",
+                Kind::Write => "st",
+                Kind::Read | Kind::ReadNc => "ld",
+            };
+            format!("{op}.{}.{}", sem.name(), scope.name())
+        }
+        _ => format!("release at scope {}", scope.name()),
+    }
+}
+
+/// Why causality order does not relate the pair.
+fn not_ordered(
+    sh: &RaceShared,
+    ra: &AccessReport,
+    rb: &AccessReport,
+    miss: Option<&Miss>,
+    barriers: bool,
+) -> String {
+    match miss {
+        Some(Miss::Scope {
+            release,
+            acquire_pc,
+            acquire_scope,
+        }) => {
+            let (rc, _) = sh.position(release.origin);
+            if !super::cta::includes(release.scope, release.cta, cta_linear(sh, rb.cta)) {
+                return format!(
+                    "the {} at {} in CTA ({},{},{}) does not include {}, so its release pattern does not synchronise with the acquire at {}",
+                    fence_name(sh, release.pc, release.scope),
+                    at(release.pc),
+                    rc[0], rc[1], rc[2],
+                    who(rb),
+                    at(*acquire_pc)
+                );
+            }
+            return format!(
+                "the acquire {} at {} does not include thread of CTA ({},{},{}) that released at {}",
+                fence_name(sh, *acquire_pc, *acquire_scope),
+                at(*acquire_pc),
+                rc[0],
+                rc[1],
+                rc[2],
+                at(release.pc)
+            );
+        }
+        Some(Miss::NotObserved { write, read_pc }) => {
+            let w = describe(sh, write);
+            return format!(
+                "the strong read at {} does not observe the {} at {} by {} ({}.{}): the two are not morally strong, so no release pattern synchronises with it",
+                at(*read_pc),
+                w.kind,
+                at(write.pc),
+                who(&w),
+                w.sem,
+                w.scope
+            );
+        }
+        None => {}
+    }
+    if ra.cta != rb.cta {
+        let mut s = format!(
+            "no release pattern of {} is observed by an acquire pattern of {}",
+            who(ra),
+            who(rb)
+        );
+        if barriers {
+            s.push_str("; bar.sync orders threads of one CTA only");
+        }
+        return s;
+    }
+    if ra.warp == rb.warp {
+        return "no barrier, bar.warp.sync or release/acquire pattern lies between them (lanes of one warp are not ordered by running together)".into();
+    }
+    "no barrier or release/acquire pattern lies between them".into()
+}
+
+fn cta_linear(sh: &RaceShared, c: [u32; 3]) -> u32 {
+    c[0] + sh.grid[0] * (c[1] + sh.grid[1] * c[2])
+}
+
+/// A race between `first` (earlier) and `second`, with the reason.
+pub(crate) fn race(
+    sh: &RaceShared,
+    first: Acc,
+    second: Acc,
+    miss: Option<&Miss>,
+    barriers: bool,
+) -> Race {
+    let ra = describe(sh, &first);
+    let rb = describe(sh, &second);
+    let reason = format!(
+        "not morally strong: {}; not ordered by causality order: {}",
+        not_ms(sh, &first, &second, &ra, &rb),
+        not_ordered(sh, &ra, &rb, miss, barriers)
+    );
+    Race {
+        first: ra,
+        second: rb,
+        reason,
+        count: 1,
+    }
+}
+
+impl fmt::Display for AccessReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} {} {} of {} bytes at {} 0x{:x} by {} (warp {}, lane {}), line {}: {}",
+            self.kind,
+            self.sem,
+            self.scope,
+            self.space,
+            self.bytes,
+            self.space,
+            self.address,
+            who(self),
+            self.warp,
+            self.lane,
+            self.line,
+            self.instruction
+        )
+    }
+}
+
+impl fmt::Display for Race {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "data race between")?;
+        writeln!(f, "  first:  {}", self.first)?;
+        writeln!(f, "  second: {}", self.second)?;
+        write!(f, "  why:    {}", self.reason)
+    }
+}

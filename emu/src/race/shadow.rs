@@ -1,0 +1,138 @@
+//! Shadow memory: per 4-byte word touched, the last write, the reads since it, and the
+//! release payload the last strong write carries. Memory grows with the words touched, not
+//! with threads × bytes: a word holds one write and the reads no later access has made
+//! redundant.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+
+use models::vocab::Scope;
+use smallvec::SmallVec;
+
+use super::vc::Vc;
+
+/// Reads kept per word before the oldest are forgotten (a later write then cannot be
+/// checked against them; docs/race.md).
+pub const MAX_READS: usize = 4096;
+
+/// One access as shadow memory remembers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Acc {
+    /// Linear thread id over the grid.
+    pub gtid: u32,
+    /// The thread's clock at the access.
+    pub clk: u32,
+    /// The instruction.
+    pub pc: u32,
+    /// The state-space address (a global address, or an offset in the CTA's shared memory).
+    pub addr: u64,
+    /// Bytes.
+    pub size: u8,
+    /// Shared memory (else global).
+    pub shared: bool,
+    /// Whether it wrote (an atomic that wrote, or a store).
+    pub write: bool,
+    /// How many full-CTA barriers (every thread of the CTA waiting) its CTA had completed.
+    pub gen: u32,
+}
+
+impl Acc {
+    /// Whether the two accesses touch a common byte.
+    pub fn overlaps(&self, o: &Acc) -> bool {
+        self.addr < o.addr + u64::from(o.size) && o.addr < self.addr + u64::from(self.size)
+    }
+
+    /// Whether they cover exactly the same bytes.
+    pub fn same_bytes(&self, o: &Acc) -> bool {
+        self.addr == o.addr && self.size == o.size
+    }
+}
+
+/// One release of a release pattern, carried by the strong write that ends it.
+#[derive(Clone, Debug)]
+pub struct Rel {
+    /// The releasing thread.
+    pub origin: u32,
+    /// Its CTA (linear).
+    pub cta: u32,
+    /// The scope of the pattern's first event (the release write or release fence).
+    pub scope: Scope,
+    /// That event's instruction.
+    pub pc: u32,
+    /// The thread's clock at the release (its own entry included).
+    pub base: Arc<Vc>,
+}
+
+/// What an acquire can take from a location: the releases observed through it.
+pub type Payload = Arc<[Rel]>;
+
+/// The shadow of one 4-byte word.
+#[derive(Clone, Debug, Default)]
+pub struct Cell {
+    /// The last write.
+    pub write: Option<Acc>,
+    /// Reads since the last write that are not ordered before a later read.
+    pub reads: SmallVec<[Acc; 1]>,
+    /// The releases the last write carries (strong writes only).
+    pub payload: Option<Payload>,
+}
+
+/// A multiplicative hasher for word indices (std's SipHash costs more than the lookup).
+#[derive(Default, Clone, Copy)]
+pub struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ (v >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// Words per shadow page: cells are kept in pages so that neighbouring words (a warp's
+/// coalesced access, a thread's sweep) share cache lines and one table lookup.
+const PAGE_WORDS: u64 = 256;
+
+/// Shadow memory of one address space (global memory, or one CTA's shared memory).
+#[derive(Default)]
+pub struct Shadow {
+    pages: HashMap<u64, Box<[Cell]>, BuildHasherDefault<WordHasher>>,
+    last: Option<(u64, *mut Cell)>,
+}
+
+// SAFETY: `last` points into a page owned by `pages` (boxed slices never move while the map
+// holds them); the shadow is only used behind `&mut` or a mutex.
+unsafe impl Send for Shadow {}
+
+impl Shadow {
+    /// The cell of word `w` (address / 4), made on first use.
+    #[inline]
+    pub fn cell(&mut self, w: u64) -> &mut Cell {
+        let (page, index) = (w / PAGE_WORDS, (w % PAGE_WORDS) as usize);
+        if let Some((p, ptr)) = self.last {
+            if p == page {
+                // SAFETY: see the `Send` impl; `index` < PAGE_WORDS.
+                return unsafe { &mut *ptr.add(index) };
+            }
+        }
+        let cells = self
+            .pages
+            .entry(page)
+            .or_insert_with(|| vec![Cell::default(); PAGE_WORDS as usize].into_boxed_slice());
+        let ptr = cells.as_mut_ptr();
+        self.last = Some((page, ptr));
+        &mut cells[index]
+    }
+
+    /// Words with a shadow (whole pages).
+    pub fn words(&self) -> usize {
+        self.pages.len() * PAGE_WORDS as usize
+    }
+}

@@ -1,0 +1,280 @@
+//! `ptxemu run --race`: the options, repeated runs under other schedules, and the report
+//! (text on standard error, `races` and `race_schedules` in `--json`).
+//!
+//! Contract: exit status 1 when any race is found. Each race is reported once per pair of
+//! instructions with both accesses (kind, sem, scope, space, thread, CTA, warp, lane, line,
+//! instruction, address, bytes) and the reason. `--schedule random --seed S --runs N` runs the
+//! launch N times, with seeds S, S+1, …, and says of each race whether it was seen on every
+//! run or on some.
+
+use std::path::Path;
+
+use anyhow::Result;
+use clap::Args;
+use emu::exec::LaunchConfig;
+use emu::race::{AccessReport, Race, RaceOptions, RaceReport, Schedule};
+use serde_json::{json, Value as Json};
+
+use crate::argspec::ArgSpec;
+use crate::launch;
+
+/// The `--race` options of `ptxemu run`.
+#[derive(Args, Debug, Default)]
+pub struct RaceArgs {
+    /// Detect data races, as the PTX memory model defines them (exit status 1 when any).
+    #[arg(long)]
+    pub race: bool,
+    /// default (the interpreter's order) or random (other CTA and warp interleavings).
+    #[arg(long, value_name = "default|random")]
+    pub schedule: Option<String>,
+    /// The seed of `--schedule random` (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Runs to explore (seeds S, S+1, …; default 1).
+    #[arg(long)]
+    pub runs: Option<u32>,
+    /// Whether bar.warp.sync orders memory among its lanes: on (default) or off.
+    #[arg(long, value_name = "on|off")]
+    pub race_warp_sync: Option<String>,
+    /// Whether fence.sc/membar also act as release/acquire fences in patterns: doc (default,
+    /// the PTX document and the Alloy models) or dat3m (fence.sc takes part in Fence-SC only).
+    #[arg(long, value_name = "doc|dat3m")]
+    pub race_sc_fence: Option<String>,
+}
+
+/// What the race options ask for.
+pub(crate) struct RacePlan {
+    /// Options of the first run.
+    pub opts: RaceOptions,
+    /// Seeds of the runs (the first is in `opts`); one `0` for the default schedule.
+    pub seeds: Vec<u64>,
+    /// Whether the schedule is random.
+    pub random: bool,
+}
+
+impl RaceArgs {
+    /// The plan, or `None` without `--race`.
+    ///
+    /// # Errors
+    /// Bad values, or schedule options without `--race`.
+    pub(crate) fn plan(&self) -> Result<Option<RacePlan>> {
+        if !self.race {
+            let given = self.schedule.is_some()
+                || self.seed.is_some()
+                || self.runs.is_some()
+                || self.race_warp_sync.is_some()
+                || self.race_sc_fence.is_some();
+            if given {
+                return Err(launch::refuse(
+                    "options",
+                    "--schedule, --seed, --runs, --race-warp-sync and --race-sc-fence need --race",
+                ));
+            }
+            return Ok(None);
+        }
+        let bad = |what: String| launch::refuse("options", what);
+        let random = match self.schedule.as_deref().unwrap_or("default") {
+            "default" => false,
+            "random" => true,
+            o => return Err(bad(format!("--schedule `{o}`: expected default or random"))),
+        };
+        let warp_sync_orders = match self.race_warp_sync.as_deref().unwrap_or("on") {
+            "on" => true,
+            "off" => false,
+            o => return Err(bad(format!("--race-warp-sync `{o}`: expected on or off"))),
+        };
+        let sc_fence_in_patterns = match self.race_sc_fence.as_deref().unwrap_or("doc") {
+            "doc" => true,
+            "dat3m" => false,
+            o => return Err(bad(format!("--race-sc-fence `{o}`: expected doc or dat3m"))),
+        };
+        let runs = self.runs.unwrap_or(1);
+        if runs == 0 {
+            return Err(bad("--runs must be at least 1".into()));
+        }
+        let seed = self.seed.unwrap_or(1);
+        let seeds: Vec<u64> = (0..u64::from(runs)).map(|k| seed.wrapping_add(k)).collect();
+        let schedule = if random {
+            Schedule::Random(seed)
+        } else {
+            Schedule::Default
+        };
+        Ok(Some(RacePlan {
+            opts: RaceOptions {
+                schedule,
+                warp_sync_orders,
+                sc_fence_in_patterns,
+            },
+            seeds,
+            random,
+        }))
+    }
+}
+
+/// A race over all runs, with the runs that saw it.
+pub(crate) struct Seen {
+    race: Race,
+    runs: u32,
+}
+
+/// The races of every run, merged by pair of instructions.
+pub(crate) struct Merged {
+    races: Vec<Seen>,
+    runs: u32,
+    plan_random: bool,
+    seeds: Vec<u64>,
+}
+
+impl Merged {
+    /// Starts from the first run's report.
+    pub(crate) fn new(plan: &RacePlan, first: Option<&RaceReport>) -> Merged {
+        let mut m = Merged {
+            races: Vec::new(),
+            runs: 0,
+            plan_random: plan.random,
+            seeds: plan.seeds.clone(),
+        };
+        m.add(first);
+        m
+    }
+
+    fn add(&mut self, rep: Option<&RaceReport>) {
+        self.runs += 1;
+        let Some(rep) = rep else { return };
+        for r in &rep.races {
+            let key = |x: &Race| {
+                let (a, b) = (x.first.pc, x.second.pc);
+                (a.min(b), a.max(b))
+            };
+            match self.races.iter_mut().find(|s| key(&s.race) == key(r)) {
+                Some(s) => s.runs += 1,
+                None => self.races.push(Seen {
+                    race: r.clone(),
+                    runs: 1,
+                }),
+            }
+        }
+    }
+
+    /// Whether any race was found.
+    pub(crate) fn any(&self) -> bool {
+        !self.races.is_empty()
+    }
+
+    /// Runs the launch again for each further seed of the plan, on a freshly loaded module
+    /// with the same arguments and variable writes.
+    ///
+    /// # Errors
+    /// The module or arguments cannot be set up again.
+    pub(crate) fn explore(
+        &mut self,
+        plan: &RacePlan,
+        file: &Path,
+        specs: &[ArgSpec],
+        sets: &[String],
+        cfg: &LaunchConfig,
+    ) -> Result<()> {
+        for &seed in plan.seeds.iter().skip(1) {
+            let mut loaded = launch::load(file)?;
+            let writes = sets
+                .iter()
+                .map(|s| launch::var_write(&loaded, s, None))
+                .collect::<Result<Vec<_>>>()?;
+            let machine = &mut loaded.machine;
+            let laid = crate::cmd_run::lay_out(specs, |bytes, i| {
+                let addr = machine.alloc(bytes.len() as u64, &format!("argument {i}"));
+                machine.write(addr, bytes);
+                addr
+            })?;
+            for w in &writes {
+                launch::apply_var_write(machine, w)?;
+            }
+            let mut c = cfg.clone();
+            if let Some(o) = &mut c.race {
+                if plan.random {
+                    o.schedule = Schedule::Random(seed);
+                }
+            }
+            let report = launch::launch(machine, &c, &laid.values)?;
+            self.add(report.races.as_ref());
+        }
+        Ok(())
+    }
+
+    fn seen(&self, s: &Seen) -> &'static str {
+        if s.runs == self.runs {
+            "every"
+        } else {
+            "some"
+        }
+    }
+
+    /// The report on standard error.
+    pub(crate) fn print(&self) {
+        let sched = if self.plan_random {
+            format!(
+                "schedule random, seeds {}..={}",
+                self.seeds.first().copied().unwrap_or(0),
+                self.seeds.last().copied().unwrap_or(0)
+            )
+        } else {
+            "schedule default".to_string()
+        };
+        eprintln!(
+            "ptxemu: --race: {} data race(s) in {} run(s) ({sched})",
+            self.races.len(),
+            self.runs
+        );
+        for s in &self.races {
+            eprintln!("ptxemu: --race: {}", s.race);
+            eprintln!(
+                "  seen:   on {} explored schedule ({} of {} runs)",
+                self.seen(s),
+                s.runs,
+                self.runs
+            );
+        }
+    }
+
+    /// `races` and `race_schedules` for `--json`.
+    pub(crate) fn json(&self) -> (Json, Json) {
+        let races = self
+            .races
+            .iter()
+            .map(|s| {
+                json!({
+                    "first": access_json(&s.race.first),
+                    "second": access_json(&s.race.second),
+                    "reason": s.race.reason,
+                    "seen": self.seen(s),
+                    "seen_runs": s.runs,
+                    "runs": self.runs,
+                    "count": s.race.count,
+                })
+            })
+            .collect();
+        let sched = json!({
+            "schedule": if self.plan_random { "random" } else { "default" },
+            "seeds": self.seeds,
+            "runs": self.runs,
+        });
+        (Json::Array(races), sched)
+    }
+}
+
+fn access_json(a: &AccessReport) -> Json {
+    json!({
+        "line": a.line,
+        "instruction": a.instruction,
+        "kind": a.kind,
+        "sem": a.sem,
+        "scope": a.scope,
+        "space": a.space,
+        "cta": a.cta,
+        "thread": a.thread,
+        "warp": a.warp,
+        "lane": a.lane,
+        "address": format!("0x{:x}", a.address),
+        "bytes": a.bytes,
+    })
+}

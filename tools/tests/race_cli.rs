@@ -1,0 +1,287 @@
+//! `ptxemu run --race`: data races judged by the PTX memory model on small kernels whose
+//! verdicts follow from their known semantics (each fixture's header says why), not from
+//! ptxemu. Racy kernels are reported with both accesses and a reason, exit status 1;
+//! race-free kernels are silent with exit status 0, on the default schedule and on random
+//! ones.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value as Json;
+
+const DIR: &str = "tests/fixtures/race_kernels";
+
+fn ptxemu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A fixture launch: file, kernel, grid, block and arguments.
+fn launch(file: &str, kernel: &str) -> Vec<String> {
+    let (grid, block, args): (&str, &str, &[&str]) = match file {
+        "reductions.ptx" => ("2", "128", &["f32[256]:fill=1", "f32[2]:zero"]),
+        "sync_scopes.ptx" => ("8", "32", &["u32[8]:zero", "u32[1]:zero", "u32[1]:zero"]),
+        _ => ("2", "32", &["u32[1]:zero", "u32[1]:zero"]),
+    };
+    let mut v: Vec<String> = vec![
+        "run".into(),
+        format!("{DIR}/{file}"),
+        "--kernel".into(),
+        kernel.into(),
+        "--grid".into(),
+        grid.into(),
+        "--block".into(),
+        block.into(),
+    ];
+    for a in args {
+        v.push("--arg".into());
+        v.push((*a).into());
+    }
+    v
+}
+
+fn race_json(file: &str, kernel: &str, extra: &[&str]) -> (Option<i32>, Json) {
+    let mut args = launch(file, kernel);
+    args.extend(["--race", "--json"].iter().map(|s| s.to_string()));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = ptxemu(&refs);
+    let j: Json = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{kernel}: {e}: {}", String::from_utf8_lossy(&o.stderr)));
+    (o.status.code(), j)
+}
+
+const RACE_FREE: &[(&str, &str)] = &[
+    ("reductions.ptx", "_Z9reduce_okPKfPf"),
+    ("reductions.ptx", "_Z20reduce_tail_volatilePKfPf"),
+    ("reductions.ptx", "_Z20reduce_tail_syncwarpPKfPf"),
+    ("sync_scopes.ptx", "_Z17last_block_fencedPjS_S_"),
+    ("sync_scopes.ptx", "_Z8lock_gpuPjS_S_"),
+    ("message_passing.ptx", "mp_fence_gpu"),
+    ("message_passing.ptx", "mp_rel_acq_gpu"),
+];
+
+const RACY: &[(&str, &str)] = &[
+    ("reductions.ptx", "_Z19reduce_missing_syncPKfPf"),
+    ("reductions.ptx", "_Z17reduce_tail_plainPKfPf"),
+    ("sync_scopes.ptx", "_Z18last_block_nofencePjS_S_"),
+    ("sync_scopes.ptx", "_Z8lock_ctaPjS_S_"),
+    ("message_passing.ptx", "mp_fence_cta"),
+    ("message_passing.ptx", "mp_rel_cta"),
+];
+
+#[test]
+fn race_free_kernels_are_silent_on_default_and_random_schedules() {
+    for (file, kernel) in RACE_FREE {
+        for extra in [
+            &[][..],
+            &["--schedule", "random", "--seed", "3", "--runs", "8"],
+        ] {
+            let (code, j) = race_json(file, kernel, extra);
+            assert_eq!(code, Some(0), "{kernel} {extra:?}: {j}");
+            assert_eq!(
+                j["races"].as_array().map(Vec::len),
+                Some(0),
+                "{kernel}: {j}"
+            );
+        }
+    }
+}
+
+#[test]
+fn racy_kernels_are_reported_on_every_schedule_with_both_accesses() {
+    for (file, kernel) in RACY {
+        let (code, j) = race_json(file, kernel, &["--schedule", "random", "--runs", "4"]);
+        assert_eq!(code, Some(1), "{kernel}: {j}");
+        let races = j["races"].as_array().unwrap();
+        assert!(!races.is_empty(), "{kernel}");
+        for r in races {
+            assert_eq!(
+                r["seen"], "every",
+                "{kernel}: the race does not depend on the schedule: {r}"
+            );
+            for side in ["first", "second"] {
+                let a = &r[side];
+                for key in [
+                    "line",
+                    "instruction",
+                    "cta",
+                    "thread",
+                    "address",
+                    "kind",
+                    "sem",
+                    "scope",
+                    "space",
+                    "warp",
+                    "lane",
+                    "bytes",
+                ] {
+                    assert!(!a[key].is_null(), "{kernel}: {side} lacks {key}: {r}");
+                }
+            }
+            assert!(r["reason"]
+                .as_str()
+                .unwrap()
+                .contains("not ordered by causality order"));
+        }
+    }
+}
+
+#[test]
+fn a_missing_syncthreads_is_a_race_between_two_warps_of_one_cta() {
+    let (_, j) = race_json("reductions.ptx", "_Z19reduce_missing_syncPKfPf", &[]);
+    let r = &j["races"][0];
+    assert_eq!(r["first"]["space"], "shared");
+    assert_eq!(r["first"]["cta"], r["second"]["cta"]);
+    assert_ne!(r["first"]["warp"], r["second"]["warp"]);
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .contains("both accesses are weak"),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_warp_synchronous_tail_without_volatile_races_inside_one_warp() {
+    let (_, j) = race_json("reductions.ptx", "_Z17reduce_tail_plainPKfPf", &[]);
+    let races = j["races"].as_array().unwrap();
+    assert!(
+        races
+            .iter()
+            .all(|r| r["first"]["warp"] == r["second"]["warp"]),
+        "{j}"
+    );
+    assert!(races[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("lanes of one warp"));
+}
+
+#[test]
+fn bar_warp_sync_orders_memory_only_with_the_switch_on() {
+    let k = "_Z20reduce_tail_syncwarpPKfPf";
+    let (code, _) = race_json("reductions.ptx", k, &["--race-warp-sync", "on"]);
+    assert_eq!(code, Some(0));
+    let (code, j) = race_json("reductions.ptx", k, &["--race-warp-sync", "off"]);
+    assert_eq!(code, Some(1), "{j}");
+}
+
+#[test]
+fn the_same_lock_races_at_cta_scope_and_not_at_gpu_scope() {
+    let (code, _) = race_json("sync_scopes.ptx", "_Z8lock_gpuPjS_S_", &[]);
+    assert_eq!(code, Some(0));
+    let (_, j) = race_json("sync_scopes.ptx", "_Z8lock_ctaPjS_S_", &[]);
+    let races = j["races"].as_array().unwrap();
+    // The lock word's atomics are not morally strong across CTAs.
+    let atoms = races
+        .iter()
+        .find(|r| r["first"]["kind"] == "atomic" && r["second"]["kind"] == "atomic")
+        .expect("the lock's atomics race");
+    assert_eq!(atoms["first"]["scope"], "cta");
+    assert_ne!(atoms["first"]["cta"], atoms["second"]["cta"]);
+    assert!(atoms["reason"]
+        .as_str()
+        .unwrap()
+        .contains("does not include thread"));
+    // And the counter's weak accesses are not ordered.
+    assert!(races
+        .iter()
+        .any(|r| r["first"]["sem"] == "weak" && r["second"]["sem"] == "weak"));
+}
+
+#[test]
+fn a_fence_of_cta_scope_does_not_reach_another_cta() {
+    let (_, j) = race_json("message_passing.ptx", "mp_fence_cta", &[]);
+    let races = j["races"].as_array().unwrap();
+    assert_eq!(
+        races.len(),
+        1,
+        "only the data, the flag accesses are morally strong: {j}"
+    );
+    let why = races[0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("the fence.acq_rel.cta at line 58 in CTA (0,0,0) does not include thread (0,0,0) of CTA (1,0,0)"),
+        "{why}"
+    );
+    assert_eq!(races[0]["first"]["line"], 57);
+    assert_eq!(races[0]["second"]["line"], 66);
+    assert_eq!(races[0]["second"]["cta"], serde_json::json!([1, 0, 0]));
+}
+
+#[test]
+fn a_last_block_reduction_needs_its_fences() {
+    let (_, j) = race_json("sync_scopes.ptx", "_Z18last_block_nofencePjS_S_", &[]);
+    let r = &j["races"][0];
+    assert_eq!(r["first"]["kind"], "write");
+    assert_eq!(r["second"]["kind"], "read");
+    assert_eq!(
+        r["second"]["cta"],
+        serde_json::json!([7, 0, 0]),
+        "the last block reads"
+    );
+}
+
+#[test]
+fn a_race_behind_fence_sc_order_shows_on_some_random_schedules_only() {
+    let k = "_Z17last_block_samplePjS_S_";
+    let (code, _) = race_json("sync_scopes.ptx", k, &[]);
+    assert_eq!(code, Some(0), "the default schedule orders the fences");
+    let (code, j) = race_json(
+        "sync_scopes.ptx",
+        k,
+        &["--schedule", "random", "--seed", "1", "--runs", "20"],
+    );
+    assert_eq!(code, Some(1), "{j}");
+    assert_eq!(j["races"][0]["seen"], "some");
+    assert_eq!(j["race_schedules"]["runs"], 20);
+    assert_eq!(j["race_schedules"]["seeds"][0], 1);
+    // The same seed replays the same report.
+    let (_, again) = race_json(
+        "sync_scopes.ptx",
+        k,
+        &["--schedule", "random", "--seed", "1", "--runs", "20"],
+    );
+    assert_eq!(j["races"], again["races"]);
+}
+
+#[test]
+fn the_text_report_names_both_accesses_and_the_reason() {
+    let mut args = launch("message_passing.ptx", "mp_rel_cta");
+    args.push("--race".into());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = ptxemu(&refs);
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("2 data race(s) in 1 run(s)"), "{e}");
+    assert!(
+        e.contains("first:  write release cta global of 4 bytes"),
+        "{e}"
+    );
+    assert!(
+        e.contains("(warp 0, lane 0), line 110: st.release.cta.global.u32 [%rd2], 1;"),
+        "{e}"
+    );
+    assert!(
+        e.contains("the st.release.cta at line 110 does not include thread (0,0,0) of CTA (1,0,0)"),
+        "{e}"
+    );
+    assert!(e.contains("seen:   on every explored schedule"), "{e}");
+}
+
+#[test]
+fn schedule_options_need_race_and_no_race_run_is_unchanged() {
+    let mut args = launch("message_passing.ptx", "mp_rel_cta");
+    args.extend(["--schedule".to_string(), "random".to_string()]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(ptxemu(&refs).status.code(), Some(2));
+    let args = launch("message_passing.ptx", "mp_rel_cta");
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = ptxemu(&refs);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stderr.is_empty());
+}

@@ -150,6 +150,18 @@ pub(crate) fn parse_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// How many threads a litmus test may have. Exploring grows factorially with the threads,
+/// published GPU tests use at most 8, and the bound keeps every per-thread structure small.
+pub const MAX_THREADS: usize = 64;
+
+/// The refusal of a thread header row with more than [`MAX_THREADS`] threads.
+pub(crate) fn too_many_threads(pos: usize) -> RawError {
+    err(
+        pos,
+        format!("a litmus test has at most {MAX_THREADS} threads; this header row has more"),
+    )
+}
+
 /// Parses a litmus test: the dialect, or herd's GPU_PTX format (see [`crate::gpu_ptx`]) when
 /// the file starts with `GPU_PTX`.
 ///
@@ -269,6 +281,9 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
         .ok_or_else(|| err(th_line, "missing the thread header row"))?;
     let mut threads = Vec::new();
     for (k, decl) in header_row.split('|').enumerate() {
+        if k >= MAX_THREADS {
+            return Err(too_many_threads(th_line));
+        }
         let d = decl.trim();
         let (p, pos) = d
             .split_once('@')
@@ -441,6 +456,28 @@ fn filter_text(t: &mut Text<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn more_threads_than_the_bound_are_refused_in_both_dialects() {
+        // Issue 23: 200 and 1,000 one-store threads once overflowed the stack.
+        for n in [MAX_THREADS + 1, 200, 1000] {
+            let heads: Vec<String> = (0..n).map(|i| format!("P{i}@cta {i},gpu 0")).collect();
+            let body = vec!["st.relaxed.gpu x, 1"; n].join(" | ");
+            let src = format!("PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n", heads.join(" | "));
+            let e = parse(&src).unwrap_err();
+            assert!(e.message.contains("at most 64 threads"), "{e}");
+            assert_eq!(e.line, 3);
+            let names: Vec<String> = (0..n).map(|i| format!("P{i}")).collect();
+            let body = vec!["st.u32 [x], 1"; n].join(" | ");
+            let src = format!("GPU_PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n", names.join(" | "));
+            let e = parse(&src).unwrap_err();
+            assert!(e.message.contains("at most 64 threads"), "{e}");
+        }
+        let heads: Vec<String> = (0..MAX_THREADS).map(|i| format!("P{i}@cta {i},gpu 0")).collect();
+        let body = vec!["st.relaxed.gpu x, 1"; MAX_THREADS].join(" | ");
+        let src = format!("PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n", heads.join(" | "));
+        assert_eq!(parse(&src).unwrap().threads.len(), MAX_THREADS);
+    }
     use crate::ast::Mo;
     use models::vocab::{Proxy, Scope};
 

@@ -69,7 +69,7 @@ pub struct RunArgs {
     /// Bytes of dynamic shared memory (default 0; PTX only).
     #[arg(long)]
     pub shared_bytes: Option<u32>,
-    /// Stop after this many warp instructions.
+    /// Stop after this many warp instructions, counted over the whole launch (all CTAs together).
     #[arg(long, default_value_t = 1_000_000_000)]
     pub max_steps: u64,
     /// Host threads to run CTAs on (default 0: all cores; PTX only).

@@ -70,7 +70,18 @@ fn tokens(s: &str, base: usize) -> Result<Vec<(Tok, usize)>, RawError> {
                     };
                     (t, j - i)
                 }
-                _ => return Err(err(at, format!("unexpected `{c}` in the condition"))),
+                _ => {
+                    // The whole character, not its first byte (`é`, not `Ã`), escaped if a
+                    // control character.
+                    let c = s[i..].chars().next().unwrap_or('?');
+                    return Err(err(
+                        at,
+                        format!(
+                            "unexpected `{}` in the condition",
+                            emu::front::error::printable(&c.to_string())
+                        ),
+                    ));
+                }
             },
         };
         out.push((t, at));
@@ -445,6 +456,14 @@ mod tests {
         };
         let err = err.located(&s).to_string();
         assert!(err.contains("more than 1000 levels"), "{err}");
+    }
+
+    #[test]
+    fn a_stray_character_is_named_whole_and_escaped() {
+        // Issue 23: `é` was reported as `Ã`, and control bytes were echoed raw.
+        let m = |s: &str| expr(s, 0).unwrap_err().message;
+        assert_eq!(m("x == 1 /\\ é"), "unexpected `é` in the condition");
+        assert_eq!(m("x == 1 /\\ \u{1b}[2J"), "unexpected `\\u{1b}` in the condition");
     }
 
     #[test]

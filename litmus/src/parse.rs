@@ -36,10 +36,14 @@ impl RawError {
         ParseError {
             line,
             col,
-            message: self.message,
+            // The message may quote the file: escaped, and a line-sized quote cut short.
+            message: emu::front::error::clipped(&self.message, MAX_MESSAGE_CHARS),
         }
     }
 }
+
+/// How many characters of a parse error's message are shown.
+const MAX_MESSAGE_CHARS: usize = 400;
 
 pub(crate) fn err(pos: usize, m: impl Into<String>) -> RawError {
     RawError {

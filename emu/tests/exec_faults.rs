@@ -137,8 +137,13 @@ fn the_step_budget_bounds_the_launch_total_not_only_each_cta() {
     let o = launch_with(&src, "k", [1000, 1, 1], [1, 1, 1], vec![], |c| {
         c.max_steps = 10
     });
-    assert_eq!(o.fault().kind, FaultKind::StepBudgetExhausted { budget: 10 });
-    let o = launch_with(&src, "k", [10, 1, 1], [1, 1, 1], vec![], |c| c.max_steps = 10);
+    assert_eq!(
+        o.fault().kind,
+        FaultKind::StepBudgetExhausted { budget: 10 }
+    );
+    let o = launch_with(&src, "k", [10, 1, 1], [1, 1, 1], vec![], |c| {
+        c.max_steps = 10
+    });
     o.ok();
 }
 

@@ -391,20 +391,27 @@ mod tests {
         let e = compare_log(log).unwrap_err();
         assert!(e.contains("line 3: `P1:r1` appears twice"), "{e}");
         // Spelled two ways, it is still one key.
-        let e = parse_log("Test MP Allowed\nHistogram (1 states)\n5 :>1:r0=1; P1:%r0=0;\n").unwrap_err();
+        let e = parse_log("Test MP Allowed\nHistogram (1 states)\n5 :>1:r0=1; P1:%r0=0;\n")
+            .unwrap_err();
         assert!(e.contains("line 3: `P1:r0` appears twice"), "{e}");
         let json = r#"{"test":"MP","states":[{"count":1,"values":{"1:r0":0,"P1:r0":1}}]}"#;
-        assert!(parse_histogram_json(json).unwrap_err().contains("state 0: `P1:r0` appears twice"));
+        assert!(parse_histogram_json(json)
+            .unwrap_err()
+            .contains("state 0: `P1:r0` appears twice"));
     }
 
     #[test]
     fn unknown_keys_are_refused_with_their_line() {
         for (extra, why) in [
-            ("7:r0=0;", "`P7:r0` names thread 7, but the test has 2 thread(s)"),
+            (
+                "7:r0=0;",
+                "`P7:r0` names thread 7, but the test has 2 thread(s)",
+            ),
             ("z=0;", "`z` is not a location the test declares"),
             ("1:r9=0;", "`P1:r9` is not a register thread 1 writes"),
         ] {
-            let log = format!("Test MP Allowed\nHistogram (1 states)\n5 :>1:r0=1; 1:r1=1; {extra}\n");
+            let log =
+                format!("Test MP Allowed\nHistogram (1 states)\n5 :>1:r0=1; 1:r1=1; {extra}\n");
             let e = compare_log(&log).unwrap_err();
             assert!(e.contains(&format!("line 3: {why}")), "{e}");
         }
@@ -417,13 +424,18 @@ mod tests {
         // A state lacking a key the others have.
         let log = "Test MP Allowed\nHistogram (2 states)\n5 :>1:r0=1; 1:r1=1;\n7 :>1:r0=1;\n";
         let e = compare_log(log).unwrap_err();
-        assert!(e.contains("line 4: this state lacks `P1:r1`, which line 3 has"), "{e}");
+        assert!(
+            e.contains("line 4: this state lacks `P1:r1`, which line 3 has"),
+            "{e}"
+        );
         // Every state lacking a term the condition reads: the outcome would be narrowed.
         let log = "Test MP Allowed\nHistogram (1 states)\n5 :>1:r0=1;\n";
         let e = compare_log(log).unwrap_err();
         assert!(e.contains("line 3: the state lacks `P1:r1`"), "{e}");
         let json = r#"{"test":"MP","states":[{"count":1,"values":{"1:r0":0,"1:r1":0}},{"count":1,"values":{"1:r0":1}}]}"#;
-        assert!(parse_histogram_json(json).unwrap_err().contains("state 1: this state lacks `P1:r1`"));
+        assert!(parse_histogram_json(json)
+            .unwrap_err()
+            .contains("state 1: this state lacks `P1:r1`"));
     }
 
     #[test]

@@ -428,7 +428,11 @@ mod tests {
             for op in ["/\\", "\\/"] {
                 let s = vec!["x == 1"; n].join(&format!(" {op} "));
                 let e = e(&s);
-                assert!(tree_depth(&e) < 64, "{n} terms gave depth {}", tree_depth(&e));
+                assert!(
+                    tree_depth(&e) < 64,
+                    "{n} terms gave depth {}",
+                    tree_depth(&e)
+                );
                 let all = |v: i64| {
                     move |t: &Term| match t {
                         Term::Const(c) => *c,
@@ -441,7 +445,10 @@ mod tests {
             }
         }
         // Short chains keep the grouping as written.
-        assert_eq!(e("x=1 /\\ y=1 /\\ z=1").to_string(), "((x == 1 /\\ y == 1) /\\ z == 1)");
+        assert_eq!(
+            e("x=1 /\\ y=1 /\\ z=1").to_string(),
+            "((x == 1 /\\ y == 1) /\\ z == 1)"
+        );
     }
 
     #[test]
@@ -463,7 +470,10 @@ mod tests {
         // Issue 23: `é` was reported as `Ã`, and control bytes were echoed raw.
         let m = |s: &str| expr(s, 0).unwrap_err().message;
         assert_eq!(m("x == 1 /\\ é"), "unexpected `é` in the condition");
-        assert_eq!(m("x == 1 /\\ \u{1b}[2J"), "unexpected `\\u{1b}` in the condition");
+        assert_eq!(
+            m("x == 1 /\\ \u{1b}[2J"),
+            "unexpected `\\u{1b}` in the condition"
+        );
     }
 
     #[test]

@@ -467,19 +467,30 @@ mod tests {
         for n in [MAX_THREADS + 1, 200, 1000] {
             let heads: Vec<String> = (0..n).map(|i| format!("P{i}@cta {i},gpu 0")).collect();
             let body = vec!["st.relaxed.gpu x, 1"; n].join(" | ");
-            let src = format!("PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n", heads.join(" | "));
+            let src = format!(
+                "PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n",
+                heads.join(" | ")
+            );
             let e = parse(&src).unwrap_err();
             assert!(e.message.contains("at most 64 threads"), "{e}");
             assert_eq!(e.line, 3);
             let names: Vec<String> = (0..n).map(|i| format!("P{i}")).collect();
             let body = vec!["st.u32 [x], 1"; n].join(" | ");
-            let src = format!("GPU_PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n", names.join(" | "));
+            let src = format!(
+                "GPU_PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n",
+                names.join(" | ")
+            );
             let e = parse(&src).unwrap_err();
             assert!(e.message.contains("at most 64 threads"), "{e}");
         }
-        let heads: Vec<String> = (0..MAX_THREADS).map(|i| format!("P{i}@cta {i},gpu 0")).collect();
+        let heads: Vec<String> = (0..MAX_THREADS)
+            .map(|i| format!("P{i}@cta {i},gpu 0"))
+            .collect();
         let body = vec!["st.relaxed.gpu x, 1"; MAX_THREADS].join(" | ");
-        let src = format!("PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n", heads.join(" | "));
+        let src = format!(
+            "PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n",
+            heads.join(" | ")
+        );
         assert_eq!(parse(&src).unwrap().threads.len(), MAX_THREADS);
     }
     use crate::ast::Mo;

@@ -384,17 +384,10 @@ impl ArgSpec {
             Init::Fill(v) => Ok(v.iter().copied().cycle().take(len).collect()),
             Init::List(b) => Ok(b.clone()),
             Init::File(p) => {
-                let b =
-                    std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-                if b.len() != len {
-                    return Err(format!(
-                        "{} has {} bytes but {}[{count}] needs exactly {len}",
-                        p.display(),
-                        b.len(),
-                        ty.name()
-                    ));
-                }
-                Ok(b)
+                // The size is checked before anything is read: an 8 GiB file, or /dev/zero, given
+                // for a 16-byte buffer is refused at once.
+                crate::bounded::read_exactly(p, len as u64)
+                    .map_err(|e| format!("{e} ({}[{count}])", ty.name()))
             }
         }
     }

@@ -51,7 +51,7 @@ pub struct ExplainArgs {
 }
 
 fn load(path: &Path, ro: &RunOptions, outcome: Option<&str>) -> Result<(Explanation, String)> {
-    let src = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
+    let src = crate::bounded::read_text(path).with_context(|| format!("{}", path.display()))?;
     let test = litmus::parse(&src).map_err(|e| anyhow!("{}:{e}", path.display()))?;
     let out = match outcome {
         Some(o) => Some(
@@ -120,6 +120,16 @@ fn emit(out: &Option<PathBuf>, text: &str) -> Result<()> {
     }
 }
 
+/// The page of test `f` found under `dir`: its path below `dir`, folders joined by `-`.
+fn page_name(dir: &Path, f: &Path) -> String {
+    let rel = f.strip_prefix(dir).unwrap_or(f).with_extension("");
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    format!("{}.html", parts.join("-"))
+}
+
 fn tests_in(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("{}", dir.display()))?
@@ -127,6 +137,12 @@ fn tests_in(dir: &Path) -> Result<Vec<PathBuf>> {
         .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
         .collect();
     v.sort();
+    if v.is_empty() {
+        bail!(
+            "no `*.litmus` file in {}: nothing to explain",
+            dir.display()
+        );
+    }
     Ok(v)
 }
 
@@ -138,13 +154,15 @@ pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
             bail!("a folder of tests needs -o DIR")
         };
         std::fs::create_dir_all(out).with_context(|| format!("{}", out.display()))?;
-        let files = tests_in(&a.test)?;
         match a.format {
             Format::Html => {
+                // The folder is searched recursively, as `litmus` searches it; a test in a
+                // subfolder gets the page `SUB-NAME.html`.
+                let files = crate::bounded::litmus_files_of(std::slice::from_ref(&a.test))?;
                 let mut entries = Vec::new();
                 for f in &files {
                     let (x, src) = load(f, &ro, a.outcome.as_deref())?;
-                    let name = format!("{}.html", f.file_stem().unwrap_or_default().to_string_lossy());
+                    let name = page_name(&a.test, f);
                     std::fs::write(out.join(&name), page(&x, &src))?;
                     let r = &x.report;
                     entries.push((x.prepared.test.name.clone(), name, format!("{} {}: {}", r.quantifier.name(), r.condition, if r.holds { "holds" } else { "does not hold" })));
@@ -153,6 +171,7 @@ pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
                 outln!("wrote {} pages and {}", files.len(), out.join("index.html").display());
             }
             Format::Md => {
+                let files = tests_in(&a.test)?;
                 let img = out.join("img");
                 std::fs::create_dir_all(&img)?;
                 let mut md = String::from(

@@ -507,9 +507,11 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     }
     let cfg = checks.config(kernel, grid, block, shared_bytes);
     let report = launch::launch(machine, &cfg, &values)?;
-    write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len))?;
+    // A dump that cannot be written must not hide the fault: both are reported, and the
+    // exit status stays the fault's.
+    let mut dumped = write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len));
     for (var, path) in &var_dumps {
-        launch::write_var_dump(machine, var, path)?;
+        dumped = dumped.and_then(|()| launch::write_var_dump(machine, var, path));
     }
     if a.json {
         let bufs = buffers_json(&specs, &buffers, |addr, len| machine.read(addr, len));
@@ -524,7 +526,26 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     } else {
         launch::print_text(&report, machine, checks.trace_tmem);
     }
-    Ok(ExitCode::from(report_problems(&report, "")))
+    Ok(ExitCode::from(after_dumps(
+        report_problems(&report, ""),
+        dumped,
+    )))
+}
+
+/// The exit status once the dumps were written: a fault's or conflict's status stands; a dump
+/// that failed on a clean run makes it 2. The dump's failure is reported either way.
+pub(crate) fn after_dumps(status: u8, dumped: Result<()>) -> u8 {
+    match dumped {
+        Ok(()) => status,
+        Err(e) => {
+            eprintln!("ptxemu: {e:#}");
+            if status == 0 {
+                2
+            } else {
+                status
+            }
+        }
+    }
 }
 
 #[cfg(test)]

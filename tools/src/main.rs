@@ -8,6 +8,7 @@
 mod out;
 
 mod argspec;
+mod bounded;
 mod cmd_check;
 mod cmd_compare;
 mod cmd_examples;

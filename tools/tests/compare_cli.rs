@@ -69,9 +69,18 @@ fn every_recorded_corpus_outcome_is_allowed_by_ptx_v75() {
         .partition(|l| !l.ends_with("/WRW+WR2.log"));
     assert_eq!(mismatched.len(), 1);
     let corpus = corpus.display().to_string();
-    let o = ptxemu(&["compare", "--tests", corpus.as_str(), mismatched[0].as_str()]);
+    let o = ptxemu(&[
+        "compare",
+        "--tests",
+        corpus.as_str(),
+        mismatched[0].as_str(),
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("line 4: the state lacks `P2:r2`"), "{}", text(&o));
+    assert!(
+        text(&o).contains("line 4: the state lacks `P2:r2`"),
+        "{}",
+        text(&o)
+    );
     let mut args = vec!["compare", "-q", "--tests", corpus.as_str()];
     args.extend(logs.iter().map(String::as_str));
     let o = ptxemu(&args);

@@ -216,7 +216,12 @@ mod tests {
     fn control_characters_are_escaped_not_echoed() {
         // Issue 23: ESC, BEL and NUL from the input reached the terminal raw.
         let src = "mov \u{1b}[31m\u{7}\0 x;";
-        let r = render_at(src, "k.ptx", at(1, 5, 4, 1), "error: unexpected character `\u{1b}`");
+        let r = render_at(
+            src,
+            "k.ptx",
+            at(1, 5, 4, 1),
+            "error: unexpected character `\u{1b}`",
+        );
         assert!(!r.chars().any(|c| c.is_control() && c != '\n'), "{r:?}");
         assert_eq!(
             r,
@@ -227,8 +232,16 @@ mod tests {
     #[test]
     fn a_non_ascii_character_gets_one_caret_under_it() {
         let src = "{ é ret; }";
-        let r = render_at(src, "k.ptx", at(1, 3, 2, 2), "error: unexpected character `é`");
-        assert_eq!(r, "k.ptx:1:3: error: unexpected character `é`\n  { é ret; }\n    ^");
+        let r = render_at(
+            src,
+            "k.ptx",
+            at(1, 3, 2, 2),
+            "error: unexpected character `é`",
+        );
+        assert_eq!(
+            r,
+            "k.ptx:1:3: error: unexpected character `é`\n  { é ret; }\n    ^"
+        );
     }
 
     #[test]
@@ -237,7 +250,11 @@ mod tests {
         let src = format!("{}BAD{}", "a".repeat(500_000), "b".repeat(500_000));
         let r = render_at(&src, "k.ptx", at(1, 500_001, 500_000, 3), "error: here");
         let lines: Vec<&str> = r.lines().collect();
-        assert!(lines[1].chars().count() < SHOWN_CHARS + 8, "{}", lines[1].len());
+        assert!(
+            lines[1].chars().count() < SHOWN_CHARS + 8,
+            "{}",
+            lines[1].len()
+        );
         assert!(lines[1].starts_with("  …a") && lines[1].ends_with("b…"));
         let caret = lines[2].find('^').unwrap();
         assert_eq!(&lines[1][caret + 2..caret + 5], "BAD", "{r}");

@@ -177,7 +177,11 @@ mod tests {
         .unwrap();
         let mut out = Vec::new();
         check_module(&m, &mut out);
-        assert!(out.iter().any(|d| d.rule == "size-overflow" && d.message.contains("`l`")), "{out:?}");
+        assert!(
+            out.iter()
+                .any(|d| d.rule == "size-overflow" && d.message.contains("`l`")),
+            "{out:?}"
+        );
         // The largest product that fits is not an overflow.
         assert!(diags(".global .u8 g[4294967295][4294967295];")
             .iter()

@@ -12,13 +12,16 @@ pub const NEWEST: Version = Version::new(9, 9);
 /// Checks `.version` and `.target`.
 pub fn check_header(m: &Module, out: &mut Vec<Diagnostic>) {
     // Line 1, column 1 when the module declares nothing to point at (never 0:0).
-    let span = m.functions.first().map(|f| f.span).unwrap_or(crate::ir::Span {
-        line: 1,
-        col: 1,
-        ..Default::default()
-    });
-    if m.version.major == 0 && m.target.sm == 0 && m.functions.is_empty() && m.globals.is_empty()
-    {
+    let span = m
+        .functions
+        .first()
+        .map(|f| f.span)
+        .unwrap_or(crate::ir::Span {
+            line: 1,
+            col: 1,
+            ..Default::default()
+        });
+    if m.version.major == 0 && m.target.sm == 0 && m.functions.is_empty() && m.globals.is_empty() {
         out.push(Diagnostic {
             rule: "empty-module",
             message: "the file holds no PTX: a module starts with `.version`, `.target` and `.address_size`".into(),
@@ -363,7 +366,12 @@ mod tests {
     #[test]
     fn version_0_is_refused_as_such_not_as_missing() {
         // Issue 23: `.version 0.0` was reported as "no .version directive".
-        let e = parse_module(".version 0.0\n.target sm_90\n.address_size 64\n", "v.ptx").unwrap_err();
-        assert!(e.to_string().contains("v.ptx:1:10: PTX ISA 0.0 does not exist"), "{e}");
+        let e =
+            parse_module(".version 0.0\n.target sm_90\n.address_size 64\n", "v.ptx").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("v.ptx:1:10: PTX ISA 0.0 does not exist"),
+            "{e}"
+        );
     }
 }

@@ -335,3 +335,52 @@ fn max_steps_bounds_the_whole_launch() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("raise --max-steps"), "{}", stderr(&o));
 }
+
+#[test]
+fn scalar_arguments_are_checked_against_the_parameter_type() {
+    let d = scratch("argtype");
+    let f = write(
+        &d,
+        "k.ptx",
+        &format!("{HEADER}.visible .entry k(.param .u32 n, .param .f32 x, .param .b32 b)\n{{\nret;\n}}\n"),
+    );
+    let run = |n: &str, x: &str, b: &str| {
+        ptxemu(&[
+            "run", &f, "--kernel", "k", "--arg", n, "--arg", x, "--arg", b,
+        ])
+    };
+    let o = run("f32:1.5", "f32:1", "u32:0");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o)
+            .contains("argument 0: an f32 is given for parameter 0 `n` of `k`, which is .u32"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run("u32:1", "u32:1", "u32:0");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("parameter 1 `x` of `k`, which is .f32"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run("u32:1", "f32:1e99999", "u32:0");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("out of the f32 range"),
+        "{}",
+        stderr(&o)
+    );
+    for ok in [
+        ("s32:-1", "f32:inf", "f32:2"),
+        ("u32:1", "0f3F800000", "b32:1"),
+    ] {
+        let x = if ok.1.starts_with("0f") {
+            format!("f32:{}", ok.1)
+        } else {
+            ok.1.to_string()
+        };
+        let o = run(ok.0, &x, ok.2);
+        assert_eq!(o.status.code(), Some(0), "{ok:?}: {}", stderr(&o));
+    }
+}

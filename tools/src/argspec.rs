@@ -399,7 +399,7 @@ impl ArgSpec {
                 // The size is checked before anything is read: an 8 GiB file, or /dev/zero, given
                 // for a 16-byte buffer is refused at once.
                 crate::bounded::read_exactly(p, len as u64)
-                    .map_err(|e| format!("{e} ({}[{count}])", ty.name()))
+                    .map_err(|e| format!("{e} ({}[{count}] needs exactly {len})", ty.name()))
             }
         }
     }

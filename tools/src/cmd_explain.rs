@@ -48,6 +48,10 @@ pub struct ExplainArgs {
     /// Where to write (a file; a folder for a folder of tests). Default: standard output.
     #[arg(short = 'o', value_name = "PATH")]
     output: Option<PathBuf>,
+    /// Stop a test, without an explanation, once it has run S seconds (exit status 3), as
+    /// `litmus --timeout` does.
+    #[arg(long, value_name = "S")]
+    timeout: Option<f64>,
 }
 
 fn load(path: &Path, ro: &RunOptions, outcome: Option<&str>) -> Result<(Explanation, String)> {
@@ -63,7 +67,15 @@ fn load(path: &Path, ro: &RunOptions, outcome: Option<&str>) -> Result<(Explanat
     if let Some(o) = &out {
         check_outcome(&test, o).map_err(|e| anyhow!("--outcome: {e} in {}", path.display()))?;
     }
-    let x = explain(&test, ro, out).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let x = explain(&test, ro, out).map_err(|e| {
+        let halted = matches!(e, litmus::run::RunError::Halted { .. });
+        let e = anyhow!("{}: {e}", path.display());
+        if halted {
+            e.context(Stopped)
+        } else {
+            e
+        }
+    })?;
     Ok((x, src))
 }
 
@@ -146,9 +158,35 @@ fn tests_in(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(v)
 }
 
-/// Runs the subcommand.
+/// Marks an error as a `--timeout` stop (exit status 3, as `litmus` gives).
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stopped")
+    }
+}
+
+/// Runs the subcommand: exit status 0 when explained, 3 when `--timeout` stopped a test, 2 on
+/// bad input.
 pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
-    let ro = crate::model_arg::run_options(&a.model)?;
+    match explain_all(a) {
+        Err(e) if e.is::<Stopped>() => {
+            eprintln!("ptxemu explain: {}", e.root_cause());
+            Ok(ExitCode::from(3))
+        }
+        r => r,
+    }
+}
+
+fn explain_all(a: &ExplainArgs) -> Result<ExitCode> {
+    let mut ro = crate::model_arg::run_options(&a.model)?;
+    if let Some(s) = a.timeout {
+        ro.timeout = Some(
+            std::time::Duration::try_from_secs_f64(s).map_err(|e| anyhow!("--timeout {s}: {e}"))?,
+        );
+    }
     if a.test.is_dir() {
         let Some(out) = &a.output else {
             bail!("a folder of tests needs -o DIR")

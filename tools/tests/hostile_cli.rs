@@ -384,3 +384,30 @@ fn scalar_arguments_are_checked_against_the_parameter_type() {
         assert_eq!(o.status.code(), Some(0), "{ok:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn explain_takes_timeout_with_litmus_semantics() {
+    let d = scratch("explain-timeout");
+    let n = 20;
+    let heads: Vec<String> = (0..n).map(|i| format!("P{i}@cta {i},gpu 0")).collect();
+    let body = vec!["st.relaxed.gpu x, 1"; n].join(" | ");
+    let f = write(
+        &d,
+        "t.litmus",
+        &format!(
+            "PTX T\n{{\n x=0;\n}}\n {} ;\n {body} ;\nexists (x == 1)\n",
+            heads.join(" | ")
+        ),
+    );
+    let started = std::time::Instant::now();
+    let o = ptxemu(&["explain", "--timeout", "0.5", &f]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("stopped by --timeout 0.5"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(started.elapsed().as_secs() < 30);
+    let o = ptxemu(&["explain", "--timeout", "nan", &f]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

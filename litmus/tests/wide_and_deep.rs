@@ -54,3 +54,16 @@ fn fuzz_bytes_select_shapes_and_sizes() {
         assert!(shapes_gen::from_bytes(&bytes).is_some());
     }
 }
+
+#[test]
+fn many_init_locations_parse_in_linear_time() {
+    // Issue 23: the offset of each init entry was found by summing all before it; 20,000
+    // locations took minutes and 1 GiB.
+    let Shape::Litmus(src) = shape(5, 50_000) else {
+        unreachable!()
+    };
+    let started = std::time::Instant::now();
+    let t = litmus::parse(&src).unwrap();
+    assert_eq!(t.locations.len(), 50_000);
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+}

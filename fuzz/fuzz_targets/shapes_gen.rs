@@ -30,8 +30,8 @@ pub fn shape(kind: u8, n: usize) -> Shape {
         ))
     };
     match kind % 9 {
-        0 | 1 => {
-            let op = if kind % 9 == 0 { " /\\ " } else { " \\/ " };
+        k @ (0 | 1) => {
+            let op = if k == 0 { " /\\ " } else { " \\/ " };
             let (i, h, b) = one();
             litmus(i, h, b, vec!["x == 1"; n.max(1)].join(op))
         }

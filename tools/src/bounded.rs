@@ -115,10 +115,7 @@ mod tests {
             assert!(e.contains("yields more than 1024 bytes"), "{e}");
             let e = read_exactly(zero, 16).unwrap_err();
             assert!(e.contains("more than 16 bytes"), "{e}");
-            assert_eq!(
-                read_exactly(zero, 0).unwrap_err().contains("more than 0"),
-                true
-            );
+            assert!(read_exactly(zero, 0).unwrap_err().contains("more than 0"));
         }
         let p = std::env::temp_dir().join(format!("ptxemu-bounded-{}", std::process::id()));
         std::fs::write(&p, [1u8; 40]).unwrap();

@@ -55,8 +55,13 @@ pub fn shape(kind: u8, n: usize) -> Shape {
         }
         5 => {
             let init: Vec<String> = (0..n.max(1)).map(|k| format!("l{k}=0;")).collect();
-            let (_, h, b) = one();
-            litmus(init.join(" "), h, b.replace('x', "l0"), "l0 == 1".into())
+            let (_, h, _) = one();
+            litmus(
+                init.join(" "),
+                h,
+                "st.relaxed.gpu l0, 1".into(),
+                "l0 == 1".into(),
+            )
         }
         6 => ptx(format!(
             ".global .u32 g = {};",

@@ -125,6 +125,29 @@ LOOP:
 }
 
 #[test]
+fn the_step_budget_bounds_the_launch_total_not_only_each_cta() {
+    // Issue 23: 100,000 CTAs of one instruction each under --max-steps 10 ran to the end and
+    // reported success; the budget was checked only when a CTA paused.
+    let src = ptx(r#"
+.visible .entry k()
+{
+    ret;
+}
+"#);
+    let o = launch_with(&src, "k", [1000, 1, 1], [1, 1, 1], vec![], |c| {
+        c.max_steps = 10
+    });
+    assert_eq!(
+        o.fault().kind,
+        FaultKind::StepBudgetExhausted { budget: 10 }
+    );
+    let o = launch_with(&src, "k", [10, 1, 1], [1, 1, 1], vec![], |c| {
+        c.max_steps = 10
+    });
+    o.ok();
+}
+
+#[test]
 fn cvta_converts_both_ways_and_rejects_foreign_windows() {
     let src = ptx(r#"
 .visible .entry k(.param .u64 out)

@@ -23,6 +23,8 @@ pub struct Observed {
     pub device: Option<String>,
     /// Instances abandoned because a loop ran past its budget (harness logs only).
     pub abandoned: u64,
+    /// Where each state came from (`line 12`, `state 3`), parallel to `states`.
+    pub origins: Vec<String>,
 }
 
 impl Observed {
@@ -66,19 +68,27 @@ fn parse_value(v: &str) -> Option<i64> {
 }
 
 /// Parses one histogram line (`12345 *>1:r0=1; 1:r1=0;`).
-fn parse_state_line(line: &str) -> Option<(State, u64)> {
-    let digits = line.find(|c: char| !c.is_ascii_digit())?;
-    let count: u64 = line[..digits].parse().ok()?;
+///
+/// # Errors
+/// A malformed line, or one naming a key twice.
+fn parse_state_line(line: &str) -> Result<(State, u64), String> {
+    let malformed = || format!("malformed state line `{line}`");
+    let digits = line
+        .find(|c: char| !c.is_ascii_digit())
+        .ok_or_else(malformed)?;
+    let count: u64 = line[..digits].parse().map_err(|_| malformed())?;
     let rest = line[digits..].trim_start();
     let rest = rest
         .strip_prefix(":>")
-        .or_else(|| rest.strip_prefix("*>"))?;
+        .or_else(|| rest.strip_prefix("*>"))
+        .ok_or_else(malformed)?;
     let mut state = State::new();
     for part in rest.split(';').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part.rsplit_once('=')?;
-        state.insert(normalise_term(k), parse_value(v)?);
+        let (k, v) = part.rsplit_once('=').ok_or_else(malformed)?;
+        let v = parse_value(v).ok_or_else(malformed)?;
+        crate::compare_keys::insert_once(&mut state, normalise_term(k), v)?;
     }
-    Some((state, count))
+    Ok((state, count))
 }
 
 /// Reads a litmus7-format log: every `Test … / Histogram (N states)` section.
@@ -101,6 +111,7 @@ pub fn parse_log(text: &str) -> Result<Vec<Observed>, String> {
                 states: Vec::new(),
                 device: device.take(),
                 abandoned: 0,
+                origins: Vec::new(),
             });
         } else if let Some(rest) = l.strip_prefix("Histogram (") {
             let n: usize = rest
@@ -119,10 +130,11 @@ pub fn parse_log(text: &str) -> Result<Vec<Observed>, String> {
                         at + 1
                     )
                 })?;
-                let st = parse_state_line(line)
-                    .ok_or_else(|| format!("line {}: malformed state line `{line}`", at + 1))?;
+                let st = parse_state_line(line).map_err(|e| format!("line {}: {e}", at + 1))?;
                 cur.states.push(st);
+                cur.origins.push(format!("line {}", at + 1));
             }
+            crate::compare_keys::same_keys(&cur.states, &cur.origins)?;
             check_total(&cur.states, &format!("line {}", k + 1))?;
             k += n;
         } else if let Some(rest) = l.strip_prefix("Abandoned ") {
@@ -163,10 +175,13 @@ pub fn parse_histogram_json(text: &str) -> Result<Observed, String> {
             let x = val
                 .as_i64()
                 .ok_or_else(|| format!("state {k}: `{t}` is not an integer"))?;
-            state.insert(normalise_term(t), x);
+            crate::compare_keys::insert_once(&mut state, normalise_term(t), x)
+                .map_err(|e| format!("state {k}: {e}"))?;
         }
         states.push((state, count));
     }
+    let origins: Vec<String> = (0..states.len()).map(|k| format!("state {k}")).collect();
+    crate::compare_keys::same_keys(&states, &origins)?;
     check_total(&states, "states")?;
     let device = v["gpu"].as_str().map(|g| {
         format!(
@@ -181,6 +196,7 @@ pub fn parse_histogram_json(text: &str) -> Result<Observed, String> {
         states,
         device,
         abandoned: v["abandoned"].as_u64().unwrap_or(0),
+        origins,
     })
 }
 
@@ -245,6 +261,7 @@ pub fn compare(test: &Test, obs: &Observed, ro: &RunOptions) -> Result<Compariso
         .iter()
         .map(|t| normalise_term(&t.to_string()))
         .collect();
+    crate::compare_keys::check_against(test, obs, &model_terms)?;
     let logged: BTreeSet<&String> = obs.states.iter().flat_map(|(s, _)| s.keys()).collect();
     let common: Vec<usize> = (0..model_terms.len())
         .filter(|&k| logged.contains(&model_terms[k]))
@@ -354,7 +371,71 @@ mod tests {
         assert_eq!(n, 2211836);
         assert_eq!(s["P0:r0"], 16);
         assert_eq!(s["x"], -2);
-        assert!(parse_state_line("12 =>1:r0=1;").is_none());
+        assert!(parse_state_line("12 =>1:r0=1;").is_err());
+    }
+
+    const MP: &str = "PTX MP\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
+        st.relaxed.gpu x, 1 | ld.acquire.gpu r0, y ;\n st.release.gpu y, 1 | ld.relaxed.gpu r1, x ;\n\
+        exists (1:r0 == 1 /\\ 1:r1 == 0)\n";
+
+    fn compare_log(log: &str) -> Result<Comparison, String> {
+        let test = crate::parse(MP).unwrap();
+        let obs = parse_log(log)?.remove(0);
+        compare(&test, &obs, &RunOptions::default())
+    }
+
+    #[test]
+    fn a_state_with_a_duplicate_key_is_refused_with_its_line() {
+        // Issue 23: the last value was kept, which hid the forbidden outcome 1:r1=0.
+        let log = "Test MP Allowed\nHistogram (2 states)\n5 :>1:r0=1; 1:r1=0; 1:r1=1;\n7 :>1:r0=0; 1:r1=0;\n";
+        let e = compare_log(log).unwrap_err();
+        assert!(e.contains("line 3: `P1:r1` appears twice"), "{e}");
+        // Spelled two ways, it is still one key.
+        let e = parse_log("Test MP Allowed\nHistogram (1 states)\n5 :>1:r0=1; P1:%r0=0;\n")
+            .unwrap_err();
+        assert!(e.contains("line 3: `P1:r0` appears twice"), "{e}");
+        let json = r#"{"test":"MP","states":[{"count":1,"values":{"1:r0":0,"P1:r0":1}}]}"#;
+        assert!(parse_histogram_json(json)
+            .unwrap_err()
+            .contains("state 0: `P1:r0` appears twice"));
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_their_line() {
+        for (extra, why) in [
+            (
+                "7:r0=0;",
+                "`P7:r0` names thread 7, but the test has 2 thread(s)",
+            ),
+            ("z=0;", "`z` is not a location the test declares"),
+            ("1:r9=0;", "`P1:r9` is not a register thread 1 writes"),
+        ] {
+            let log =
+                format!("Test MP Allowed\nHistogram (1 states)\n5 :>1:r0=1; 1:r1=1; {extra}\n");
+            let e = compare_log(&log).unwrap_err();
+            assert!(e.contains(&format!("line 3: {why}")), "{e}");
+        }
+        let fine = "Test MP Allowed\nHistogram (1 states)\n5 :>1:r0=1; 1:r1=1; [x]=1; y=1;\n";
+        assert_eq!(compare_log(fine).unwrap().instances, 5);
+    }
+
+    #[test]
+    fn missing_keys_are_refused_with_their_line() {
+        // A state lacking a key the others have.
+        let log = "Test MP Allowed\nHistogram (2 states)\n5 :>1:r0=1; 1:r1=1;\n7 :>1:r0=1;\n";
+        let e = compare_log(log).unwrap_err();
+        assert!(
+            e.contains("line 4: this state lacks `P1:r1`, which line 3 has"),
+            "{e}"
+        );
+        // Every state lacking a term the condition reads: the outcome would be narrowed.
+        let log = "Test MP Allowed\nHistogram (1 states)\n5 :>1:r0=1;\n";
+        let e = compare_log(log).unwrap_err();
+        assert!(e.contains("line 3: the state lacks `P1:r1`"), "{e}");
+        let json = r#"{"test":"MP","states":[{"count":1,"values":{"1:r0":0,"1:r1":0}},{"count":1,"values":{"1:r0":1}}]}"#;
+        assert!(parse_histogram_json(json)
+            .unwrap_err()
+            .contains("state 1: this state lacks `P1:r1`"));
     }
 
     #[test]

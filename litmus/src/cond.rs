@@ -70,7 +70,18 @@ fn tokens(s: &str, base: usize) -> Result<Vec<(Tok, usize)>, RawError> {
                     };
                     (t, j - i)
                 }
-                _ => return Err(err(at, format!("unexpected `{c}` in the condition"))),
+                _ => {
+                    // The whole character, not its first byte (`é`, not `Ã`), escaped if a
+                    // control character.
+                    let c = s[i..].chars().next().unwrap_or('?');
+                    return Err(err(
+                        at,
+                        format!(
+                            "unexpected `{}` in the condition",
+                            emu::front::error::printable(&c.to_string())
+                        ),
+                    ));
+                }
             },
         };
         out.push((t, at));
@@ -129,20 +140,20 @@ impl P {
         self.toks.get(self.k).map_or(self.end, |t| t.1)
     }
     fn or(&mut self) -> Result<Expr, RawError> {
-        let mut e = self.and()?;
+        let mut terms = vec![self.and()?];
         while self.peek() == Some(&Tok::Or) {
             self.k += 1;
-            e = Expr::Or(Box::new(e), Box::new(self.and()?));
+            terms.push(self.and()?);
         }
-        Ok(e)
+        Ok(associate(terms, Expr::Or))
     }
     fn and(&mut self) -> Result<Expr, RawError> {
-        let mut e = self.unary()?;
+        let mut terms = vec![self.unary()?];
         while self.peek() == Some(&Tok::And) {
             self.k += 1;
-            e = Expr::And(Box::new(e), Box::new(self.unary()?));
+            terms.push(self.unary()?);
         }
-        Ok(e)
+        Ok(associate(terms, Expr::And))
     }
     fn unary(&mut self) -> Result<Expr, RawError> {
         if self.depth > MAX_DEPTH {
@@ -206,6 +217,63 @@ impl P {
     }
 }
 
+/// How many operands of one flat `/\` or `\/` chain are grouped to the left, as written.
+const LEFT_RUN: usize = 32;
+
+/// Joins the operands of a flat chain with `op`. Short chains are grouped to the left, as
+/// written (`a /\ b /\ c` is `(a /\ b) /\ c`); longer ones join runs of [`LEFT_RUN`] as a
+/// balanced tree, so a chain of any length is a tree of logarithmic depth and every recursive
+/// pass over a condition (evaluation, printing, harness generation, dropping) stays shallow.
+/// Both operators are associative, so the grouping never changes the value.
+fn associate(terms: Vec<Expr>, op: fn(Box<Expr>, Box<Expr>) -> Expr) -> Expr {
+    let mut runs: Vec<Expr> = Vec::with_capacity(terms.len() / LEFT_RUN + 1);
+    let mut it = terms.into_iter();
+    while let Some(first) = it.next() {
+        let mut e = first;
+        for _ in 1..LEFT_RUN {
+            match it.next() {
+                Some(t) => e = op(Box::new(e), Box::new(t)),
+                None => break,
+            }
+        }
+        runs.push(e);
+    }
+    while runs.len() > 1 {
+        let mut next = Vec::with_capacity(runs.len() / 2 + 1);
+        let mut it = runs.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => op(Box::new(a), Box::new(b)),
+                None => a,
+            });
+        }
+        runs = next;
+    }
+    runs.pop().unwrap_or(Expr::True)
+}
+
+/// How deep a parsed condition tree may be: far beyond any real test, and shallow enough that
+/// every recursive pass over it fits a worker thread's stack.
+const MAX_TREE_DEPTH: usize = 1_000;
+
+/// The depth of `e`, walked with an explicit stack so the walk itself cannot overflow.
+fn tree_depth(e: &Expr) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(e, 1usize)];
+    while let Some((e, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match e {
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                stack.push((a, d + 1));
+                stack.push((b, d + 1));
+            }
+            Expr::Not(a) => stack.push((a, d + 1)),
+            Expr::True | Expr::Cmp(..) => {}
+        }
+    }
+    deepest
+}
+
 /// Parses a condition expression; `base` is the byte offset of `s` in the file.
 pub(crate) fn expr(s: &str, base: usize) -> Result<Expr, RawError> {
     let toks = tokens(s, base)?;
@@ -218,6 +286,12 @@ pub(crate) fn expr(s: &str, base: usize) -> Result<Expr, RawError> {
     let e = p.or()?;
     if p.k != p.toks.len() {
         return Err(err(p.at(), "unexpected text after the condition"));
+    }
+    if tree_depth(&e) > MAX_TREE_DEPTH {
+        return Err(err(
+            base,
+            format!("the condition nests more than {MAX_TREE_DEPTH} levels of `~`, `(`, `/\\` and `\\/`"),
+        ));
     }
     Ok(e)
 }
@@ -345,6 +419,61 @@ mod tests {
         assert!(expr(&nots, 0).is_err());
         let fine = format!("{}x==1{}", "(".repeat(150), ")".repeat(150));
         assert_eq!(e(&fine), e("x==1"));
+    }
+
+    #[test]
+    fn flat_chains_of_any_length_parse_shallow_not_overflow() {
+        // Issue 23: 20,000 and 200,000 terms once overflowed the stack of every pass.
+        for n in [20_000usize, 200_000] {
+            for op in ["/\\", "\\/"] {
+                let s = vec!["x == 1"; n].join(&format!(" {op} "));
+                let e = e(&s);
+                assert!(
+                    tree_depth(&e) < 64,
+                    "{n} terms gave depth {}",
+                    tree_depth(&e)
+                );
+                let all = |v: i64| {
+                    move |t: &Term| match t {
+                        Term::Const(c) => *c,
+                        _ => v,
+                    }
+                };
+                assert!(e.eval(&all(1)));
+                assert!(!e.eval(&all(0)));
+                assert_eq!(e.to_string().matches("x == 1").count(), n);
+            }
+        }
+        // Short chains keep the grouping as written.
+        assert_eq!(
+            e("x=1 /\\ y=1 /\\ z=1").to_string(),
+            "((x == 1 /\\ y == 1) /\\ z == 1)"
+        );
+    }
+
+    #[test]
+    fn a_deep_mix_of_parentheses_and_chains_is_refused() {
+        let unit = vec!["x == 1"; 31].join(" /\\ ");
+        let mut s = unit.clone();
+        for _ in 0..150 {
+            s = format!("({s}) /\\ {unit}");
+        }
+        let Err(err) = expr(&s, 0) else {
+            panic!("a condition 4,800 levels deep was accepted")
+        };
+        let err = err.located(&s).to_string();
+        assert!(err.contains("more than 1000 levels"), "{err}");
+    }
+
+    #[test]
+    fn a_stray_character_is_named_whole_and_escaped() {
+        // Issue 23: `é` was reported as `Ã`, and control bytes were echoed raw.
+        let m = |s: &str| expr(s, 0).unwrap_err().message;
+        assert_eq!(m("x == 1 /\\ é"), "unexpected `é` in the condition");
+        assert_eq!(
+            m("x == 1 /\\ \u{1b}[2J"),
+            "unexpected `\\u{1b}` in the condition"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod ast;
 pub mod barrier;
 mod cell;
 pub mod compare;
+mod compare_keys;
 pub mod cond;
 pub mod draw;
 pub mod explain;

@@ -36,10 +36,14 @@ impl RawError {
         ParseError {
             line,
             col,
-            message: self.message,
+            // The message may quote the file: escaped, and a line-sized quote cut short.
+            message: emu::front::error::clipped(&self.message, MAX_MESSAGE_CHARS),
         }
     }
 }
+
+/// How many characters of a parse error's message are shown.
+const MAX_MESSAGE_CHARS: usize = 400;
 
 pub(crate) fn err(pos: usize, m: impl Into<String>) -> RawError {
     RawError {
@@ -150,6 +154,18 @@ pub(crate) fn parse_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// How many threads a litmus test may have. Exploring grows factorially with the threads,
+/// published GPU tests use at most 8, and the bound keeps every per-thread structure small.
+pub const MAX_THREADS: usize = 64;
+
+/// The refusal of a thread header row with more than [`MAX_THREADS`] threads.
+pub(crate) fn too_many_threads(pos: usize) -> RawError {
+    err(
+        pos,
+        format!("a litmus test has at most {MAX_THREADS} threads; this header row has more"),
+    )
+}
+
 /// Parses a litmus test: the dialect, or herd's GPU_PTX format (see [`crate::gpu_ptx`]) when
 /// the file starts with `GPU_PTX`.
 ///
@@ -191,27 +207,33 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
         .ok_or_else(|| err(init_line, "unterminated `{` initial state"))?;
     let mut locations = Vec::new();
     let mut reg_init = Vec::new();
-    for (k, entry) in init.split(';').enumerate() {
+    // The offset of each entry, kept as the entries are walked: summing the lengths before
+    // each entry anew made 20,000 locations take minutes.
+    let mut next = init_line;
+    // Where each location is in `locations`, so a reference to one is found in constant time.
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for entry in init.split(';') {
+        let line = next;
+        next += entry.len() + 1;
         let e = entry.trim();
         if e.is_empty() {
             continue;
         }
-        let line = init_line + init.split(';').take(k).map(|s| s.len() + 1).sum::<usize>();
         if let Some((lhs, rhs)) = e.split_once('@') {
             let words: Vec<&str> = rhs.split_whitespace().collect();
             match words.as_slice() {
                 [p, "aliases", target] => {
                     let proxy = proxy_of_name(p)
                         .ok_or_else(|| err(line, format!("unknown proxy `{p}`")))?;
-                    if !locations
-                        .iter()
-                        .any(|(n, _): &(String, LocDecl)| n == target)
-                    {
+                    if !index.contains_key(*target) {
                         return Err(err(
                             line,
                             format!("`{target}` must be declared before its alias"),
                         ));
                     }
+                    index
+                        .entry(lhs.trim().to_string())
+                        .or_insert(locations.len());
                     locations.push((
                         lhs.trim().to_string(),
                         LocDecl::Alias {
@@ -246,7 +268,7 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
                 Some(v) => v,
                 None => {
                     let other = rhs.trim_start_matches('&');
-                    match locations.iter().find(|(n, _)| n == other) {
+                    match index.get(other).map(|&k| &locations[k]) {
                         Some((_, LocDecl::Value(v))) => *v,
                         _ => {
                             return Err(err(line, format!("cannot read the initial value `{rhs}`")))
@@ -254,6 +276,7 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
                     }
                 }
             };
+            index.entry(lhs.to_string()).or_insert(locations.len());
             locations.push((lhs.to_string(), LocDecl::Value(v)));
         }
     }
@@ -269,6 +292,9 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
         .ok_or_else(|| err(th_line, "missing the thread header row"))?;
     let mut threads = Vec::new();
     for (k, decl) in header_row.split('|').enumerate() {
+        if k >= MAX_THREADS {
+            return Err(too_many_threads(th_line));
+        }
         let d = decl.trim();
         let (p, pos) = d
             .split_once('@')
@@ -441,6 +467,39 @@ fn filter_text(t: &mut Text<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn more_threads_than_the_bound_are_refused_in_both_dialects() {
+        // Issue 23: 200 and 1,000 one-store threads once overflowed the stack.
+        for n in [MAX_THREADS + 1, 200, 1000] {
+            let heads: Vec<String> = (0..n).map(|i| format!("P{i}@cta {i},gpu 0")).collect();
+            let body = vec!["st.relaxed.gpu x, 1"; n].join(" | ");
+            let src = format!(
+                "PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n",
+                heads.join(" | ")
+            );
+            let e = parse(&src).unwrap_err();
+            assert!(e.message.contains("at most 64 threads"), "{e}");
+            assert_eq!(e.line, 3);
+            let names: Vec<String> = (0..n).map(|i| format!("P{i}")).collect();
+            let body = vec!["st.u32 [x], 1"; n].join(" | ");
+            let src = format!(
+                "GPU_PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n",
+                names.join(" | ")
+            );
+            let e = parse(&src).unwrap_err();
+            assert!(e.message.contains("at most 64 threads"), "{e}");
+        }
+        let heads: Vec<String> = (0..MAX_THREADS)
+            .map(|i| format!("P{i}@cta {i},gpu 0"))
+            .collect();
+        let body = vec!["st.relaxed.gpu x, 1"; MAX_THREADS].join(" | ");
+        let src = format!(
+            "PTX T\n{{ x=0; }}\n {} ;\n {body} ;\nexists (x == 1)\n",
+            heads.join(" | ")
+        );
+        assert_eq!(parse(&src).unwrap().threads.len(), MAX_THREADS);
+    }
     use crate::ast::Mo;
     use models::vocab::{Proxy, Scope};
 

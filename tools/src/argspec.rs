@@ -136,6 +136,18 @@ impl ElemType {
                     "nan" => f64::NAN,
                     _ => t.parse().map_err(|_| self.not_a_value(t))?,
                 };
+                // `1e99999` is a number too large for the type, not infinity.
+                let rounded_inf = if self == ElemType::F32 {
+                    (v as f32).is_infinite()
+                } else {
+                    v.is_infinite()
+                };
+                if rounded_inf && !t.to_ascii_lowercase().contains("inf") {
+                    return Err(format!(
+                        "`{t}` is out of the {} range (write inf for infinity)",
+                        self.name()
+                    ));
+                }
                 if self == ElemType::F32 {
                     u64::from((v as f32).to_bits())
                 } else {
@@ -397,17 +409,10 @@ impl ArgSpec {
             Init::Fill(v) => Ok(v.iter().copied().cycle().take(len).collect()),
             Init::List(b) => Ok(b.clone()),
             Init::File(p) => {
-                let b =
-                    std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-                if b.len() != len {
-                    return Err(format!(
-                        "{} has {} bytes but {}[{count}] needs exactly {len}",
-                        p.display(),
-                        b.len(),
-                        ty.name()
-                    ));
-                }
-                Ok(b)
+                // The size is checked before anything is read: an 8 GiB file, or /dev/zero, given
+                // for a 16-byte buffer is refused at once.
+                crate::bounded::read_exactly(p, len as u64)
+                    .map_err(|e| format!("{e} ({}[{count}] needs exactly {len})", ty.name()))
             }
         }
     }
@@ -508,6 +513,12 @@ mod tests {
         assert!(parse("q32:1").unwrap_err().contains("unknown type"));
         assert!(parse("u32").unwrap_err().contains("expected"));
         assert!(parse("f32:abc").unwrap_err().contains("not an f32 value"));
+        // Issue 23: these silently became infinity.
+        for s in ["f32:1e99999", "f32:-1e39", "f64:1e99999"] {
+            assert!(parse(s).unwrap_err().contains("out of the f"), "{s}");
+        }
+        assert!(parse("f32:3.4e38").is_ok());
+        assert_eq!(parse("f32:-inf").unwrap(), parse("f32:-infinity").unwrap());
         assert!(parse("s32:x").unwrap_err().contains("not an s32 value"));
         assert!(parse("u32:x").unwrap_err().contains("not a u32 value"));
     }

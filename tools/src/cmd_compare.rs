@@ -83,7 +83,7 @@ impl Finder<'_> {
         if self.by_header.is_none() {
             let mut map = HashMap::new();
             for f in self.files().to_vec() {
-                if let Ok(Ok(t)) = std::fs::read_to_string(&f).map(|s| litmus::parse(&s)) {
+                if let Ok(Ok(t)) = crate::bounded::read_text(&f).map(|s| litmus::parse(&s)) {
                     map.entry(t.name).or_insert(f);
                 }
             }
@@ -94,7 +94,7 @@ impl Finder<'_> {
 }
 
 fn read_log(path: &Path) -> Result<Vec<Observed>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::bounded::read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if path.extension().is_some_and(|x| x == "json") {
         parse_histogram_json(&text)
             .map(|o| vec![o])
@@ -141,7 +141,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
                 errors += 1;
                 continue;
             };
-            let parsed = std::fs::read_to_string(&file)
+            let parsed = crate::bounded::read_text(&file)
                 .map_err(|e| e.to_string())
                 .and_then(|s| litmus::parse(&s).map_err(|e| e.to_string()));
             let test = match parsed {

@@ -56,10 +56,14 @@ pub struct ExplainArgs {
     /// Where to write (a file; a folder for a folder of tests). Default: standard output.
     #[arg(short = 'o', value_name = "PATH")]
     output: Option<PathBuf>,
+    /// Stop a test, without an explanation, once it has run S seconds (exit status 3), as
+    /// `litmus --timeout` does.
+    #[arg(long, value_name = "S")]
+    timeout: Option<f64>,
 }
 
 fn load(path: &Path, ro: &RunOptions, outcome: Option<&str>) -> Result<(Explanation, String)> {
-    let src = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
+    let src = crate::bounded::read_text(path).with_context(|| format!("{}", path.display()))?;
     let test = litmus::parse(&src).map_err(|e| anyhow!("{}:{e}", path.display()))?;
     let out = match outcome {
         Some(o) => Some(
@@ -72,7 +76,15 @@ fn load(path: &Path, ro: &RunOptions, outcome: Option<&str>) -> Result<(Explanat
         litmus::outcome_names::check_outcome(&test, o)
             .map_err(|e| anyhow!("--outcome: {e} in {}", path.display()))?;
     }
-    let x = explain(&test, ro, out).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let x = explain(&test, ro, out).map_err(|e| {
+        let halted = matches!(e, litmus::run::RunError::Halted { .. });
+        let e = anyhow!("{}: {e}", path.display());
+        if halted {
+            e.context(Stopped)
+        } else {
+            e
+        }
+    })?;
     Ok((x, src))
 }
 
@@ -86,6 +98,16 @@ fn emit(out: &Option<PathBuf>, text: &str) -> Result<()> {
     }
 }
 
+/// The page of test `f` found under `dir`: its path below `dir`, folders joined by `-`.
+fn page_name(dir: &Path, f: &Path) -> String {
+    let rel = f.strip_prefix(dir).unwrap_or(f).with_extension("");
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    format!("{}.html", parts.join("-"))
+}
+
 fn tests_in(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("{}", dir.display()))?
@@ -93,6 +115,12 @@ fn tests_in(dir: &Path) -> Result<Vec<PathBuf>> {
         .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
         .collect();
     v.sort();
+    if v.is_empty() {
+        bail!(
+            "no `*.litmus` file in {}: nothing to explain",
+            dir.display()
+        );
+    }
     Ok(v)
 }
 
@@ -125,27 +153,55 @@ fn race_report(from: &str, a: &ExplainArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs the subcommand.
+/// Marks an error as a `--timeout` stop (exit status 3, as `litmus` gives).
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stopped")
+    }
+}
+
+/// Runs the subcommand: exit status 0 when explained, 3 when `--timeout` stopped a test, 2 on
+/// bad input.
 pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
     if let Some(from) = &a.race_report {
         return race_report(from, a);
     }
+    match explain_all(a) {
+        Err(e) if e.is::<Stopped>() => {
+            eprintln!("ptxemu explain: {}", e.root_cause());
+            Ok(ExitCode::from(3))
+        }
+        r => r,
+    }
+}
+
+fn explain_all(a: &ExplainArgs) -> Result<ExitCode> {
     let Some(test) = &a.test else {
         bail!("name a litmus test, or --race-report FILE")
     };
-    let ro = crate::model_arg::run_options(&a.model)?;
+    let mut ro = crate::model_arg::run_options(&a.model)?;
+    if let Some(s) = a.timeout {
+        ro.timeout = Some(
+            std::time::Duration::try_from_secs_f64(s).map_err(|e| anyhow!("--timeout {s}: {e}"))?,
+        );
+    }
     if test.is_dir() {
         let Some(out) = &a.output else {
             bail!("a folder of tests needs -o DIR")
         };
         std::fs::create_dir_all(out).with_context(|| format!("{}", out.display()))?;
-        let files = tests_in(test)?;
         match a.format {
             Format::Html => {
+                // The folder is searched recursively, as `litmus` searches it; a test in a
+                // subfolder gets the page `SUB-NAME.html`.
+                let files = crate::bounded::litmus_files_of(std::slice::from_ref(test))?;
                 let mut entries = Vec::new();
                 for f in &files {
                     let (x, src) = load(f, &ro, a.outcome.as_deref())?;
-                    let name = format!("{}.html", f.file_stem().unwrap_or_default().to_string_lossy());
+                    let name = page_name(test, f);
                     std::fs::write(out.join(&name), page(&x, &src))?;
                     let r = &x.report;
                     entries.push((x.prepared.test.name.clone(), name, format!("{} {}: {}", r.quantifier.name(), r.condition, if r.holds { "holds" } else { "does not hold" })));
@@ -154,6 +210,7 @@ pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
                 outln!("wrote {} pages and {}", files.len(), out.join("index.html").display());
             }
             Format::Md => {
+                let files = tests_in(test)?;
                 let img = out.join("img");
                 std::fs::create_dir_all(&img)?;
                 let mut md = String::from(

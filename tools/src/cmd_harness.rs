@@ -116,18 +116,12 @@ pub fn run(a: &HarnessArgs) -> Result<ExitCode> {
             a.arch
         );
     }
-    let mut files = Vec::new();
-    for p in &a.paths {
-        files.extend(
-            litmus::litmus_files(p)
-                .map_err(|(path, e)| anyhow::anyhow!("{}: {e}", path.display()))?,
-        );
-    }
+    let files = crate::bounded::litmus_files_of(&a.paths)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("{}", a.out.display()))?;
     let mut written: BTreeSet<String> = BTreeSet::new();
     let mut refused = 0usize;
     for f in &files {
-        let src = std::fs::read_to_string(f).with_context(|| format!("{}", f.display()))?;
+        let src = crate::bounded::read_text(f).with_context(|| format!("{}", f.display()))?;
         let test = litmus::parse(&src).map_err(|e| anyhow::anyhow!("{}:{e}", f.display()))?;
         let Some(name) = unique_name(&test.name, f, &written) else {
             eprintln!(

@@ -64,7 +64,7 @@ type Outcome = Result<Report, (String, bool)>;
 
 fn run_file(path: &Path, ro: &RunOptions, progress: &Progress) -> Outcome {
     let src =
-        std::fs::read_to_string(path).map_err(|e| (format!("{}: {e}", path.display()), false))?;
+        crate::bounded::read_text(path).map_err(|e| (format!("{}: {e}", path.display()), false))?;
     let test = litmus::parse(&src).map_err(|e| (format!("{}:{e}", path.display()), false))?;
     run_with(&test, ro, Some(progress)).map_err(|e| {
         let braked = matches!(e, RunError::Halted { .. });
@@ -79,7 +79,7 @@ fn print_dialect(paths: &[PathBuf]) -> Result<ExitCode> {
         let files = litmus::litmus_files(p)
             .map_err(|(path, e)| anyhow::anyhow!("{}: {e}", path.display()))?;
         for f in files {
-            let read = std::fs::read_to_string(&f)
+            let read = crate::bounded::read_text(&f)
                 .map_err(|e| format!("{}: {e}", f.display()))
                 .and_then(|src| litmus::parse(&src).map_err(|e| format!("{}:{e}", f.display())))
                 // Real-PTX cells are read when lowered: an unknown spelling there is reported
@@ -122,17 +122,11 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
         timeout,
         ..crate::model_arg::run_options(&a.model)?
     };
-    let mut files = Vec::new();
-    for p in &a.paths {
-        files.extend(
-            litmus::litmus_files(p)
-                .map_err(|(path, e)| anyhow::anyhow!("{}: {e}", path.display()))?,
-        );
-    }
+    let mut files = crate::bounded::litmus_files_of(&a.paths)?;
     let expect = match &a.expect {
         Some(csv) => {
             let text =
-                std::fs::read_to_string(csv).with_context(|| format!("{}", csv.display()))?;
+                crate::bounded::read_text(csv).with_context(|| format!("{}", csv.display()))?;
             Some(
                 Expectations::parse(&text)
                     .map_err(|e| anyhow::anyhow!("{}: {e}", csv.display()))?,

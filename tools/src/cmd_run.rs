@@ -69,7 +69,7 @@ pub struct RunArgs {
     /// Bytes of dynamic shared memory (default 0; PTX only).
     #[arg(long)]
     pub shared_bytes: Option<u32>,
-    /// Stop after this many warp instructions.
+    /// Stop after this many warp instructions, counted over the whole launch (all CTAs together).
     #[arg(long, default_value_t = 1_000_000_000)]
     pub max_steps: u64,
     /// Host threads to run CTAs on (default 0: all cores; PTX only).
@@ -558,9 +558,11 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     let mut cfg = checks.config(kernel, grid, block, shared_bytes);
     cfg.race = race_plan.as_ref().map(|p| p.opts);
     let report = launch::launch(machine, &cfg, &values)?;
-    write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len))?;
+    // A dump that cannot be written must not hide the fault: both are reported, and the
+    // exit status stays the fault's.
+    let mut dumped = write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len));
     for (var, path) in &var_dumps {
-        launch::write_var_dump(machine, var, path)?;
+        dumped = dumped.and_then(|()| launch::write_var_dump(machine, var, path));
     }
     let races = match &race_plan {
         Some(p) => {
@@ -588,12 +590,28 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     } else {
         launch::print_text(&report, machine, checks.trace_tmem);
     }
-    let mut code = report_problems(&report, "");
+    let mut code = after_dumps(report_problems(&report, ""), dumped);
     if let Some(m) = &races {
         m.print();
         code = code.max(u8::from(m.any()));
     }
     Ok(ExitCode::from(code))
+}
+
+/// The exit status once the dumps were written: a fault's or conflict's status stands; a dump
+/// that failed on a clean run makes it 2. The dump's failure is reported either way.
+pub(crate) fn after_dumps(status: u8, dumped: Result<()>) -> u8 {
+    match dumped {
+        Ok(()) => status,
+        Err(e) => {
+            eprintln!("ptxemu: {e:#}");
+            if status == 0 {
+                2
+            } else {
+                status
+            }
+        }
+    }
 }
 
 #[cfg(test)]

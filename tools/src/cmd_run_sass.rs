@@ -107,7 +107,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     })?;
     let dumps = dumps_of(&a.dumps, &laid.buffers)?;
     let result = machine.launch(&prog, &cfg, &laid.values);
-    write_dumps(&dumps, &laid.buffers, |addr, len| machine.read(addr, len))?;
+    let dumped = write_dumps(&dumps, &laid.buffers, |addr, len| machine.read(addr, len));
     let (report, fault) = match result {
         Ok(r) => (Some(r), None),
         Err(SassFault::Shape(m)) => bail!("{m}"),
@@ -149,9 +149,6 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     if let Some(f) = &fault {
         eprintln!("ptxemu: {name}: {f}");
     }
-    Ok(if fault.is_some() || !errors.is_empty() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let status = u8::from(fault.is_some() || !errors.is_empty());
+    Ok(ExitCode::from(crate::cmd_run::after_dumps(status, dumped)))
 }

@@ -174,7 +174,13 @@ pub(crate) fn check_args(loaded: &Loaded, kernel: &str, args: &[ArgShape]) -> Re
                     ),
                 ))
             }
-            ArgShape::Scalar(..) | ArgShape::Buffer => {}
+            ArgShape::Scalar(ty, _) => {
+                let f = loaded.module.kernels().find(|(_, f)| f.name == kernel);
+                if let Some(m) = f.and_then(|(_, f)| crate::argtype::mismatch(f, i, ty)) {
+                    return Err(refuse("arguments", m));
+                }
+            }
+            ArgShape::Buffer => {}
         }
     }
     Ok(())

@@ -8,6 +8,8 @@
 mod out;
 
 mod argspec;
+mod argtype;
+mod bounded;
 mod cmd_check;
 mod cmd_compare;
 mod cmd_examples;

@@ -7,9 +7,9 @@ use std::path::Path;
 /// reports them at their line and column, since every PTX and SASS token is ASCII.
 ///
 /// # Errors
-/// The file cannot be read.
+/// The file cannot be read, or is larger than [`crate::bounded::MAX_TEXT_BYTES`].
 pub fn read_source(path: &Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
+    let bytes = crate::bounded::read_at_most(path, crate::bounded::MAX_TEXT_BYTES)?;
     Ok(match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),

@@ -143,11 +143,12 @@ impl Grid<'_, '_> {
                 self.record_fault(cta.linear, *f);
                 None
             }
-            Ok(CtaStatus::Done) => {
-                self.keep_output(&mut cta);
-                None
-            }
-            Ok(CtaStatus::Paused) if total > self.cfg.max_steps => {
+            // The budget bounds the launch's total: a CTA that finishes past it (the last of
+            // 100,000 short ones) stops the launch as surely as one that pauses past it.
+            Ok(status) if total > self.cfg.max_steps => {
+                if status == CtaStatus::Done {
+                    self.keep_output(&mut cta);
+                }
                 let budget = Fault {
                     kind: FaultKind::StepBudgetExhausted {
                         budget: self.cfg.max_steps,
@@ -162,6 +163,10 @@ impl Grid<'_, '_> {
                     slot.get_or_insert((cta.linear, budget));
                 }
                 self.stop.store(true, Ordering::Relaxed);
+                None
+            }
+            Ok(CtaStatus::Done) => {
+                self.keep_output(&mut cta);
                 None
             }
             Ok(CtaStatus::Paused) => Some(cta),

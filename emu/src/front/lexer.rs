@@ -204,7 +204,10 @@ pub fn lex(src: &str, file: FileId) -> Result<Vec<Token>, Error> {
         } else {
             let ch = src[i..].chars().next().unwrap_or('?');
             return Err(Error::new(
-                ErrorKind::Lex(format!("unexpected character `{ch}`")),
+                ErrorKind::Lex(format!(
+                    "unexpected character `{}`",
+                    super::error::printable(&ch.to_string())
+                )),
                 span_at(start, start + ch.len_utf8(), line, line_start),
             ));
         };

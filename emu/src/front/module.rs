@@ -349,10 +349,16 @@ fn version(c: &mut Cursor<'_>, src: &str) -> Result<Version, Error> {
         .get(span.offset as usize..(span.offset + span.len) as usize)
         .ok_or_else(bad)?;
     let (a, b) = text.split_once('.').unwrap_or((text, "0"));
-    Ok(Version::new(
-        a.parse().map_err(|_| bad())?,
-        b.parse().map_err(|_| bad())?,
-    ))
+    let v = Version::new(a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+    if v.major == 0 {
+        return Err(Error::new(
+            ErrorKind::Syntax(format!(
+                "PTX ISA {text} does not exist: the first version is 1.0"
+            )),
+            span,
+        ));
+    }
+    Ok(v)
 }
 
 fn target(c: &mut Cursor<'_>) -> Result<Target, Error> {

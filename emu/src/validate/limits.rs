@@ -14,11 +14,21 @@ pub fn check_module(m: &Module, out: &mut Vec<Diagnostic>) {
 }
 
 /// Reports variables without a size that are not `.extern` (ptxas: "Non-external variable has
-/// incomplete type"): a `[0]` dimension, or `[]` with no initialiser to size it.
+/// incomplete type"): a `[0]` dimension, or `[]` with no initialiser to size it; and every
+/// variable whose size in bytes does not fit 64 bits.
 fn check_sizes(m: &Module, out: &mut Vec<Diagnostic>) {
-    let locals = m.functions.iter().flat_map(|f| f.locals.iter());
+    let locals = m.functions.iter().flat_map(|f| {
+        f.locals
+            .iter()
+            .chain(f.params.iter().map(|p| &p.var))
+            .chain(f.returns.iter().map(|p| &p.var))
+    });
     for v in m.globals.iter().chain(locals) {
-        if v.linkage == Linkage::Extern {
+        if let Some(d) = size_overflow(v) {
+            out.push(d);
+            continue;
+        }
+        if v.linkage == Linkage::Extern || matches!(v.space, StateSpace::Param(_)) {
             continue;
         }
         let zero = v.dims.contains(&ArrayDim::Sized(0));
@@ -34,6 +44,43 @@ fn check_sizes(m: &Module, out: &mut Vec<Diagnostic>) {
             });
         }
     }
+}
+
+/// The refusal of a variable whose size in bytes overflows 64 bits (`g[4294967295][4294967295]`
+/// of `.u32`), in whichever state space it lives: such a size must not wrap to a small one.
+fn size_overflow(v: &crate::ir::Variable) -> Option<Diagnostic> {
+    let sized = v.dims.iter().all(|d| matches!(d, ArrayDim::Sized(_)));
+    let overflows = if sized {
+        v.size_bytes().is_none()
+    } else {
+        match (&v.init, v.dims.first()) {
+            (Some(crate::ir::Initializer::List(items)), Some(ArrayDim::Unsized)) => v
+                .entry_bytes(0)
+                .and_then(|e| e.checked_mul(items.len() as u64))
+                .is_none(),
+            _ => false,
+        }
+    };
+    overflows.then(|| Diagnostic {
+        rule: "size-overflow",
+        message: format!(
+            "the size of `{}` ({} of {}-byte elements) does not fit 64 bits",
+            v.name,
+            dims_text(&v.dims),
+            u64::from(v.ty.bytes()) * v.vec.map_or(1, |x| x.len() as u64)
+        ),
+        span: v.span,
+    })
+}
+
+/// The dimensions as written, `[4294967295][4294967295]`.
+fn dims_text(dims: &[ArrayDim]) -> String {
+    dims.iter()
+        .map(|d| match d {
+            ArrayDim::Sized(n) => format!("[{n}]"),
+            ArrayDim::Unsized => "[]".to_string(),
+        })
+        .collect()
 }
 
 /// Reports each `.align N` whose N is not a power of two (module variables, function
@@ -105,6 +152,40 @@ mod tests {
             diags(".global .u32 g[20000];").is_empty(),
             "only .const counts"
         );
+    }
+
+    #[test]
+    fn a_size_that_overflows_64_bits_is_refused_naming_the_variable() {
+        // Issue 23: these became 0-byte variables that aliased argument 0's buffer.
+        for decl in [
+            ".global .u32 g[4294967295][4294967295];",
+            ".global .u32 g[4611686018427387904];",
+            ".shared .u64 g[4611686018427387904];",
+            ".const .u32 g[4294967295][4294967295];",
+            ".extern .shared .u32 g[4294967295][4294967295];",
+        ] {
+            let d = diags(decl);
+            let o = d.iter().find(|d| d.rule == "size-overflow");
+            let o = o.unwrap_or_else(|| panic!("{decl}: {d:?}"));
+            assert!(o.message.contains("`g`"), "{}", o.message);
+        }
+        let m = crate::front::parse_module(
+            ".version 8.0\n.target sm_90\n.address_size 64\n\
+             .visible .entry k()\n{\n.local .u64 l[4294967295][4294967295];\nret;\n}\n",
+            "t.ptx",
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        check_module(&m, &mut out);
+        assert!(
+            out.iter()
+                .any(|d| d.rule == "size-overflow" && d.message.contains("`l`")),
+            "{out:?}"
+        );
+        // The largest product that fits is not an overflow.
+        assert!(diags(".global .u8 g[4294967295][4294967295];")
+            .iter()
+            .all(|d| d.rule != "size-overflow"));
     }
 
     #[test]

@@ -11,7 +11,24 @@ pub const NEWEST: Version = Version::new(9, 9);
 
 /// Checks `.version` and `.target`.
 pub fn check_header(m: &Module, out: &mut Vec<Diagnostic>) {
-    let span = m.functions.first().map(|f| f.span).unwrap_or_default();
+    // Line 1, column 1 when the module declares nothing to point at (never 0:0).
+    let span = m
+        .functions
+        .first()
+        .map(|f| f.span)
+        .unwrap_or(crate::ir::Span {
+            line: 1,
+            col: 1,
+            ..Default::default()
+        });
+    if m.version.major == 0 && m.target.sm == 0 && m.functions.is_empty() && m.globals.is_empty() {
+        out.push(Diagnostic {
+            rule: "empty-module",
+            message: "the file holds no PTX: a module starts with `.version`, `.target` and `.address_size`".into(),
+            span,
+        });
+        return;
+    }
     if m.version.major == 0 {
         out.push(Diagnostic {
             rule: "missing-version",
@@ -330,5 +347,34 @@ pub fn check_instr(m: &Module, i: &Instr, out: &mut Vec<Diagnostic>) {
                 span: i.span,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::front::parse_module;
+
+    #[test]
+    fn an_empty_file_is_reported_at_line_1_as_empty() {
+        // Issue 23: an empty file was reported at 0:0 as two missing directives.
+        for src in ["", "\n\n", "// nothing here\n"] {
+            let m = parse_module(src, "e.ptx").unwrap();
+            let d = crate::validate::validate_module(&m);
+            assert_eq!(d.len(), 1, "{d:?}");
+            assert_eq!(d[0].rule, "empty-module");
+            assert_eq!((d[0].span.line, d[0].span.col), (1, 1));
+        }
+    }
+
+    #[test]
+    fn version_0_is_refused_as_such_not_as_missing() {
+        // Issue 23: `.version 0.0` was reported as "no .version directive".
+        let e =
+            parse_module(".version 0.0\n.target sm_90\n.address_size 64\n", "v.ptx").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("v.ptx:1:10: PTX ISA 0.0 does not exist"),
+            "{e}"
+        );
     }
 }

@@ -76,6 +76,9 @@ fn read(s: &str) -> Result<Test, RawError> {
         .ok_or_else(|| err(pos, "missing the thread header row `P0 | P1 ;`"))?;
     let mut nthreads = 0u32;
     for (k, name) in s[pos..pos + row_end].split('|').enumerate() {
+        if k >= crate::parse::MAX_THREADS {
+            return Err(crate::parse::too_many_threads(pos));
+        }
         let n = name.trim();
         let id = n
             .strip_prefix('P')

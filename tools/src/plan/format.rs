@@ -187,7 +187,7 @@ fn name_eq<'a>(v: &'a Json, at: &str, key: &str, form: &str) -> Result<(&'a str,
 /// An unreadable file, JSON that is not a version-1 plan, an unknown key, or a malformed
 /// value, naming the step (the caller names the file).
 pub(crate) fn read(path: &Path) -> Result<Plan> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::bounded::read_text(path)
         .map_err(|e| refuse("io", format!("cannot read {}: {e}", path.display())))?;
     let json: Json =
         serde_json::from_str(&text).map_err(|e| refuse("plan", format!("not JSON: {e}")))?;

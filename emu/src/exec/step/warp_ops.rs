@@ -41,6 +41,27 @@ fn must_wait(c: &Ctx<'_>, m: &[u32; 32]) -> bool {
     named & c.valid & !c.mask != 0
 }
 
+/// The fault of the first executing lane that its own member mask leaves out (the PTX ISA
+/// leaves the result undefined; the hardware may hang or return garbage).
+fn outside_own_mask(c: &Ctx<'_>, m: &[u32; 32], what: &str) -> Option<LaneFault> {
+    let mut first = None;
+    for_lanes(c.mask, |l| {
+        if first.is_none() && m[l] & (1 << l) == 0 {
+            first = Some(l);
+        }
+    });
+    first.map(|l| LaneFault {
+        kind: FaultKind::Undefined {
+            detail: format!(
+                "{what} executed by lane {l}, which its member mask 0x{:08x} leaves out",
+                m[l]
+            ),
+        },
+        lane: Some(l as u32),
+        address: None,
+    })
+}
+
 fn shfl_mode(i: &DInstr) -> ShflMode {
     match i.extra {
         Extra::Param(0) => ShflMode::Up,
@@ -64,6 +85,9 @@ pub fn shfl_code(m: ShflMode) -> u64 {
 /// `d = [d, p]`.
 pub fn shfl(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = members(c, &i.s[3]);
+    if let Some(f) = outside_own_mask(c, &m, "shfl.sync") {
+        return Err(f);
+    }
     if must_wait(c, &m) {
         return Ok(Flow::WaitCollective);
     }

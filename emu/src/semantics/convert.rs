@@ -78,6 +78,7 @@ pub fn to_f64(bits: u64, ty: Type, ftz: bool) -> f64 {
 /// Finite binary16 and bfloat16 values are widened by their bit fields (they are hot in MMA
 /// operands); infinities, NaNs and the 8-bit formats go through `rustc_apfloat`, which the
 /// fast path is tested against on every bit pattern.
+#[inline]
 pub fn narrow_to_f64(bits: u64, n: Narrow) -> f64 {
     match n {
         Narrow::F16 => {

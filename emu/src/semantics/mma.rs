@@ -195,9 +195,18 @@ fn pow2(e: i32) -> f64 {
 fn block_sum_scaled(width: i32, e_field: u64, p: impl Iterator<Item = f64>, c: f32) -> f32 {
     let q = e_field as i32 - 1023 - width;
     let scale = pow2(-q);
-    let mut sum: i64 = (f64::from(c) * scale) as i64;
+    // The terms are finite (the callers check every product's exponent field and the
+    // accumulator's) and at most e_field's binade, so each scaled term is below
+    // 2^(width + 1) <= 2^41 in magnitude: an i64 holds it, and the conversion (which truncates
+    // toward zero) needs no saturation.
+    let trunc = |t: f64| -> i64 {
+        debug_assert!(t.abs() < pow2(width + 1));
+        // SAFETY: `t` is finite and |t| < 2^41, as argued above.
+        unsafe { t.to_int_unchecked::<i64>() }
+    };
+    let mut sum: i64 = trunc(f64::from(c) * scale);
     for x in p {
-        sum += (x * scale) as i64;
+        sum += trunc(x * scale);
     }
     if sum == 0 {
         return 0.0;
@@ -265,8 +274,8 @@ pub fn dot_f32(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> f32 {
         return dot_products(model, &all(), c);
     }
     let fixed = match model.block {
-        8 if n % 8 == 0 => Some(dot_blocks::<8>(model, a, b, c)),
-        4 if n % 4 == 0 => Some(dot_blocks::<4>(model, a, b, c)),
+        8 if n.is_multiple_of(8) => Some(dot_blocks::<8>(model, a, b, c)),
+        4 if n.is_multiple_of(4) => Some(dot_blocks::<4>(model, a, b, c)),
         _ => None,
     };
     match fixed {

@@ -153,7 +153,7 @@ fn scaled_blocks_agree_with_integer_alignment() {
         x ^= x << 17;
         x
     };
-    let mut half = |r: u64| -> f64 {
+    let half = |r: u64| -> f64 {
         let bits = (r & 0xFFFF) as u16;
         let e = (bits >> 10) & 0x1F;
         let f = f64::from(bits & 0x3FF);
@@ -162,7 +162,11 @@ fn scaled_blocks_agree_with_integer_alignment() {
             0 => f * p(-24),
             _ => (1.0 + f / 1024.0) * p(i32::from(e) - 15),
         };
-        let v = if (r >> 20) % 7 == 0 { 0.0 } else { mag };
+        let v = if (r >> 20).is_multiple_of(7) {
+            0.0
+        } else {
+            mag
+        };
         if bits & 0x8000 != 0 {
             -v
         } else {
@@ -177,7 +181,12 @@ fn scaled_blocks_agree_with_integer_alignment() {
     ];
     for n in 0..20_000 {
         let model = models[n % models.len()];
-        let k = 1 + (next() % 40) as usize;
+        // Half whole blocks (the unrolled path), half any length.
+        let k = if n % 2 == 0 {
+            model.block * (1 + (next() % 4) as usize)
+        } else {
+            1 + (next() % 40) as usize
+        };
         let a: Vec<f64> = (0..k).map(|_| half(next())).collect();
         let b: Vec<f64> = (0..k).map(|_| half(next())).collect();
         let r = next();

@@ -145,13 +145,17 @@ impl Tiles {
 }
 
 /// The rows of A and the columns of B, converted once: `a[row·k + x]`, `b[col·k + x]`.
-fn operands<T: Copy + Default>(t: &Tiles, conv: impl Fn(bool, u64) -> T) -> (Vec<T>, Vec<T>) {
+fn operands<T: Copy + Default>(
+    t: &Tiles,
+    conv_a: impl Fn(u64) -> T,
+    conv_b: impl Fn(u64) -> T,
+) -> (Vec<T>, Vec<T>) {
     let (k, cols) = (t.a.cols, t.b.cols);
-    let a = t.a.data.iter().map(|v| conv(true, *v)).collect();
+    let a = t.a.data.iter().map(|v| conv_a(*v)).collect();
     let mut b = vec![T::default(); cols * k];
     for x in 0..k {
         for col in 0..cols {
-            b[col * k + x] = conv(false, t.b.data[x * cols + col]);
+            b[col * k + x] = conv_b(t.b.data[x * cols + col]);
         }
     }
     (a, b)
@@ -171,7 +175,7 @@ pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
     };
     match m.a {
         MmaElem::B1 => {
-            let (a, b) = operands(t, |_, v| v as u8);
+            let (a, b) = operands(t, |v| v as u8, |v| v as u8);
             each(&mut d, &mut |r, col, cbits| {
                 let ones: i64 = (0..k)
                     .map(|x| {
@@ -187,7 +191,7 @@ pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
             });
         }
         e if e.is_integer() => {
-            let (a, b) = operands(t, |is_a, v| int_of(if is_a { m.a } else { m.b }, v));
+            let (a, b) = operands(t, |v| int_of(m.a, v), |v| int_of(m.b, v));
             each(&mut d, &mut |r, col, cbits| {
                 let (a, b) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
                 let c = int_of(MmaElem::S32, cbits) as i32;
@@ -195,7 +199,7 @@ pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
             });
         }
         _ => {
-            let (a, b) = operands(t, |is_a, v| float_of(if is_a { m.a } else { m.b }, v));
+            let (a, b) = operands(t, |v| float_of(m.a, v), |v| float_of(m.b, v));
             each(&mut d, &mut |r, col, cbits| {
                 let (a, b) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
                 let c = float_of(m.c, cbits);
@@ -391,27 +395,46 @@ pub fn ldmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let space = space_of(x);
     let mut out = vec![[0u64; 32]; x.d.len()];
     for mat in 0..mv.num.count() {
-        for l in 0..32u32 {
-            let v = if mv.trans {
-                let mut v = 0u64;
-                for j in 0..2 {
-                    let (addr, lane) = row_addr(c, x, mat, 2 * (l % 4) + j)?;
-                    let h =
-                        super::mem::load_shared(c, space, addr + 2 * u64::from(l / 4), 2, 2, lane)?;
-                    v |= h << (16 * j);
-                }
-                v
+        let mut rows = [[0u16; 8]; 8];
+        for (r, row) in rows.iter_mut().enumerate() {
+            *row = read_row(c, x, space, mat, r as u32)?;
+        }
+        for (l, o) in out[mat as usize].iter_mut().enumerate() {
+            let (g, t) = (l / 4, l % 4);
+            // Lane l holds row l/4, columns 2(l%4) and 2(l%4)+1 (with .trans, those rows of
+            // column l/4).
+            let (lo, hi) = if mv.trans {
+                (rows[2 * t][g], rows[2 * t + 1][g])
             } else {
-                let (addr, lane) = row_addr(c, x, mat, l / 4)?;
-                super::mem::load_shared(c, space, addr + 4 * u64::from(l % 4), 4, 4, lane)?
+                (rows[g][2 * t], rows[g][2 * t + 1])
             };
-            out[mat as usize][l as usize] = v;
+            *o = u64::from(lo) | u64::from(hi) << 16;
         }
     }
     for (dst, vals) in x.d.iter().zip(&out) {
         c.write(dst, vals);
     }
     Ok(Flow::Next)
+}
+
+/// Row `row` of matrix `mat` of a matrix load: eight 16-bit elements from the 16 bytes at the
+/// row address its lane supplies, read as two 8-byte halves.
+fn read_row(
+    c: &Ctx<'_>,
+    x: &MatrixInstr,
+    space: AddrSpace,
+    mat: u32,
+    row: u32,
+) -> Result<[u16; 8], LaneFault> {
+    let (addr, lane) = row_addr(c, x, mat, row)?;
+    let mut out = [0u16; 8];
+    for half in 0..2 {
+        let v = super::mem::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
+        for (j, o) in out[4 * half..4 * half + 4].iter_mut().enumerate() {
+            *o = (v >> (16 * j)) as u16;
+        }
+    }
+    Ok(out)
 }
 
 /// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16`: the inverse of `ldmatrix`.

@@ -78,11 +78,19 @@ pub fn to_f64(bits: u64, ty: Type, ftz: bool) -> f64 {
 /// Finite binary16 and bfloat16 values are widened by their bit fields (they are hot in MMA
 /// operands); infinities, NaNs and the 8-bit formats go through `rustc_apfloat`, which the
 /// fast path is tested against on every bit pattern.
+#[inline]
 pub fn narrow_to_f64(bits: u64, n: Narrow) -> f64 {
     match n {
         Narrow::F16 => {
             let h = bits as u16;
             let exp = (h >> 10) & 0x1f;
+            if exp != 0 && exp != 0x1f {
+                // Normal: the same sign and fraction, the exponent rebiased (15 to 1023).
+                let bits = (u64::from(h & 0x8000) << 48)
+                    | ((u64::from(exp) + 1008) << 52)
+                    | (u64::from(h & 0x3ff) << 42);
+                return f64::from_bits(bits);
+            }
             if exp != 0x1f {
                 let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
                 let frac = f64::from(h & 0x3ff);

@@ -172,9 +172,141 @@ fn block_sum(model: &AccModel, products: &[f64], c: f32) -> f32 {
     to_f32_rz(sum, q)
 }
 
+/// The biased exponent field of a binary64 value (0 for zeros and subnormals, 0x7FF for
+/// infinities and NaNs).
+#[inline(always)]
+fn field(x: f64) -> u64 {
+    (x.to_bits() >> 52) & 0x7FF
+}
+
+/// `2^e` for `-1022 <= e <= 1023`.
+#[inline(always)]
+fn pow2(e: i32) -> f64 {
+    f64::from_bits(((1023 + e) as u64) << 52)
+}
+
+/// One block of the exact products `p` by scaling in binary64, for a block whose largest term
+/// has the binary64 exponent field `e_field`, in `64..=1800`, and a model no wider than 40
+/// bits. Each term times `2^-q` is then exact (a power-of-two scaling in range, or a value
+/// below 1 that truncates to zero anyway), and converting it to an integer truncates toward
+/// zero as the model's alignment does; the integers are below `2^(frac + extra + 1)`, so their
+/// sum, and its conversion back to binary64, are exact.
+#[inline(always)]
+fn block_sum_scaled(width: i32, e_field: u64, p: impl Iterator<Item = f64>, c: f32) -> f32 {
+    let q = e_field as i32 - 1023 - width;
+    let scale = pow2(-q);
+    // The terms are finite (the callers check every product's exponent field and the
+    // accumulator's) and at most e_field's binade, so each scaled term is below
+    // 2^(width + 1) <= 2^41 in magnitude: an i64 holds it, and the conversion (which truncates
+    // toward zero) needs no saturation.
+    let trunc = |t: f64| -> i64 {
+        debug_assert!(t.abs() < pow2(width + 1));
+        // SAFETY: `t` is finite and |t| < 2^41, as argued above.
+        unsafe { t.to_int_unchecked::<i64>() }
+    };
+    let mut sum: i64 = trunc(f64::from(c) * scale);
+    for x in p {
+        sum += trunc(x * scale);
+    }
+    if sum == 0 {
+        return 0.0;
+    }
+    // |sum| < 2^47 and q is well inside the normal range: exact.
+    f64_to_f32_rz(sum as f64 * pow2(q))
+}
+
+/// Whether [`block_sum_scaled`] applies to a block with largest exponent field `e_field`.
+#[inline(always)]
+fn scalable(width: i32, e_field: u64) -> bool {
+    width <= 40 && (64..=1800).contains(&e_field)
+}
+
+/// [`dot_f32`] for finite `c` and `k` a multiple of the block `B`, with fixed-size blocks the
+/// compiler unrolls; `None` when a product is not finite.
+#[inline(always)]
+fn dot_blocks<const B: usize>(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> Option<f32> {
+    let width = (model.frac_bits + model.extra_bits) as i32;
+    let mut acc = c;
+    for (ca, cb) in a.chunks_exact(B).zip(b.chunks_exact(B)) {
+        let mut p = [0f64; B];
+        let mut pf = 0;
+        for j in 0..B {
+            p[j] = ca[j] * cb[j];
+            pf = pf.max(field(p[j]));
+        }
+        if pf == 0x7FF {
+            return None;
+        }
+        let e_field = pf.max(field(f64::from(acc)));
+        acc = if scalable(width, e_field) {
+            block_sum_scaled(width, e_field, p.into_iter(), acc)
+        } else {
+            block_sum(model, &p, acc)
+        };
+    }
+    Some(acc)
+}
+
+/// A binary64 value rounded toward zero to binary32 (an infinity from 2^128 on).
+fn f64_to_f32_rz(v: f64) -> f32 {
+    if v.abs() >= pow2(128) {
+        return if v < 0.0 {
+            f32::NEG_INFINITY
+        } else {
+            f32::INFINITY
+        };
+    }
+    let r = v as f32;
+    if f64::from(r).abs() > v.abs() {
+        // Rounded away from zero: the neighbour toward zero (magnitude bits minus one).
+        f32::from_bits(r.to_bits() - 1)
+    } else {
+        r
+    }
+}
+
 /// `c + Σ a_k·b_k` for finite or non-finite inputs widened exactly to f64, under `model`.
 pub fn dot_f32(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> f32 {
-    let products: Vec<f64> = a.iter().zip(b).map(|(x, y)| x * y).collect();
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let all = || -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x * y).collect() };
+    if !c.is_finite() {
+        return dot_products(model, &all(), c);
+    }
+    let fixed = match model.block {
+        8 if n.is_multiple_of(8) => Some(dot_blocks::<8>(model, a, b, c)),
+        4 if n.is_multiple_of(4) => Some(dot_blocks::<4>(model, a, b, c)),
+        _ => None,
+    };
+    match fixed {
+        Some(Some(v)) => return v,
+        // A product is not finite: the reference's IEEE sum of everything.
+        Some(None) => return dot_products(model, &all(), c),
+        None => {}
+    }
+    let width = (model.frac_bits + model.extra_bits) as i32;
+    let mut acc = c;
+    for (ba, bb) in a
+        .chunks(model.block.max(1))
+        .zip(b.chunks(model.block.max(1)))
+    {
+        let products = ba.iter().zip(bb).map(|(x, y)| x * y);
+        let pf = products.clone().fold(0, |m, p| m.max(field(p)));
+        if pf == 0x7FF {
+            return dot_products(model, &all(), c);
+        }
+        let e_field = pf.max(field(f64::from(acc)));
+        acc = if scalable(width, e_field) {
+            block_sum_scaled(width, e_field, products, acc)
+        } else {
+            block_sum(model, &products.collect::<Vec<_>>(), acc)
+        };
+    }
+    acc
+}
+
+/// `c + Σ p_k` of the exact products `p_k` under `model` (the reference path of [`dot_f32`]).
+fn dot_products(model: &AccModel, products: &[f64], c: f32) -> f32 {
     if !c.is_finite() || products.iter().any(|p| !p.is_finite()) {
         let s = products.iter().fold(f64::from(c), |acc, p| acc + p);
         return if s.is_nan() {

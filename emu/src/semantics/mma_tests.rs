@@ -140,3 +140,68 @@ fn agrees_with_the_python_model() {
     }
     assert_eq!(n, 400);
 }
+
+/// Random binary16-like values (all exponents, subnormals, zeros of both signs) and binary32
+/// accumulators: the binary64 scaling of `dot_f32` gives what the integer alignment of
+/// `block_sum` gives (the path the Python-model vectors above check).
+#[test]
+fn scaled_blocks_agree_with_integer_alignment() {
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let half = |r: u64| -> f64 {
+        let bits = (r & 0xFFFF) as u16;
+        let e = (bits >> 10) & 0x1F;
+        let f = f64::from(bits & 0x3FF);
+        let mag = match e {
+            0x1F => 1.5,
+            0 => f * p(-24),
+            _ => (1.0 + f / 1024.0) * p(i32::from(e) - 15),
+        };
+        let v = if (r >> 20).is_multiple_of(7) {
+            0.0
+        } else {
+            mag
+        };
+        if bits & 0x8000 != 0 {
+            -v
+        } else {
+            v
+        }
+    };
+    let models = [
+        AccModel::for_target(70, MmaInput::F16),
+        AccModel::for_target(80, MmaInput::F16),
+        AccModel::for_target(80, MmaInput::Tf32),
+        AccModel::for_target(89, MmaInput::Fp8),
+    ];
+    for n in 0..20_000 {
+        let model = models[n % models.len()];
+        // Half whole blocks (the unrolled path), half any length.
+        let k = if n % 2 == 0 {
+            model.block * (1 + (next() % 4) as usize)
+        } else {
+            1 + (next() % 40) as usize
+        };
+        let a: Vec<f64> = (0..k).map(|_| half(next())).collect();
+        let b: Vec<f64> = (0..k).map(|_| half(next())).collect();
+        let r = next();
+        // Zero, binary32 subnormals, and random binary32 values of magnitude 2^-60..2^40.
+        let c = match r % 4 {
+            0 => 0.0,
+            1 => f32::from_bits(r as u32 >> 9),
+            _ => {
+                let e = 67 + ((r >> 8) % 100) as u32;
+                f32::from_bits(((r >> 40) as u32 & 0x8000_0000) | (e << 23) | (r as u32 >> 9))
+            }
+        };
+        let products: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
+        let fast = dot_f32(&model, &a, &b, c);
+        let want = dot_products(&model, &products, c);
+        assert_eq!(fast.to_bits(), want.to_bits(), "{model:?} {a:?} {b:?} {c}");
+    }
+}

@@ -25,8 +25,9 @@
 //! 2. The `.sem`/`.scope` qualifiers add no ordering beyond the interpreter's sequentially
 //!    consistent shared memory.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
+use super::async_pending::{PendingCopies, PendingCopy};
 use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
@@ -36,18 +37,6 @@ type R = Result<Flow, LaneFault>;
 
 /// CTA warp instructions without any mbarrier change after which a failing wait is a deadlock.
 pub const DEADLOCK_STEPS: u64 = 4_000_000;
-
-/// A copy issued and not yet written to shared memory.
-#[derive(Clone, Debug)]
-struct PendingCopy {
-    thread: u32,
-    /// The group it was committed in (`None`: not committed yet).
-    group: Option<u64>,
-    dst: u64,
-    bytes: [u8; 16],
-    len: u8,
-    pc: u32,
-}
 
 /// One mbarrier object.
 #[derive(Clone, Debug)]
@@ -68,9 +57,7 @@ enum Slot {
 /// The asynchronous-copy and mbarrier state of one CTA.
 #[derive(Clone, Debug, Default)]
 pub struct AsyncState {
-    copies: Vec<PendingCopy>,
-    groups: HashMap<u32, VecDeque<u64>>,
-    next_group: u64,
+    copies: PendingCopies,
     mbarriers: HashMap<u64, Slot>,
     /// The CTA step of the last mbarrier change or copy delivery.
     last_change: u64,
@@ -85,12 +72,16 @@ impl AsyncState {
         !self.copies.is_empty() || self.tma.watch
     }
 
+    /// Whether a pending copy may write bytes of `[off, off + size)` (a cheap test; `false`
+    /// is certain).
+    #[inline]
+    pub fn may_touch(&self, off: u64, size: u64) -> bool {
+        self.copies.may_touch(off, size)
+    }
+
     /// The pending copy that overlaps `[off, off + size)`, as (line pc, thread), if any.
     pub fn overlapping(&self, off: u64, size: u64) -> Option<(u32, u32)> {
-        self.copies
-            .iter()
-            .find(|p| off < p.dst + u64::from(p.len) && p.dst < off + size)
-            .map(|p| (p.pc, p.thread))
+        self.copies.overlapping(off, size)
     }
 }
 
@@ -252,8 +243,17 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     lane: Some(l as u32),
                     address: Some(s_addr),
                 })?;
-                for k in 0..n {
-                    bytes[k as usize] = region.load(g + k, 1) as u8;
+                if n == size {
+                    // Whole and aligned (checked above): words of up to eight bytes.
+                    let w = size.min(8);
+                    for k in (0..n).step_by(w as usize) {
+                        let v = region.load(g + k, w as u32).to_le_bytes();
+                        bytes[k as usize..(k + w) as usize].copy_from_slice(&v[..w as usize]);
+                    }
+                } else {
+                    for k in 0..n {
+                        bytes[k as usize] = region.load(g + k, 1) as u8;
+                    }
                 }
             }
             Ok(PendingCopy {
@@ -280,28 +280,17 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
 pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     super::for_lanes(c.mask, |l| {
         let t = thread(c, l);
-        let g = c.asyncs.next_group;
-        c.asyncs.next_group += 1;
-        for p in c.asyncs.copies.iter_mut() {
-            if p.thread == t && p.group.is_none() {
-                p.group = Some(g);
-            }
-        }
-        c.asyncs.groups.entry(t).or_default().push_back(g);
+        c.asyncs.copies.commit(t);
     });
     Ok(Flow::Next)
 }
 
-/// Writes the copies `pick` selects to shared memory and forgets them.
-fn deliver(c: &mut Ctx<'_>, pick: impl Fn(&PendingCopy) -> bool) {
-    let (done, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut c.asyncs.copies)
-        .into_iter()
-        .partition(|p| pick(p));
-    c.asyncs.copies = keep;
+/// Writes `done` (taken from the pending copies, in issue order) to shared memory.
+fn deliver(c: &mut Ctx<'_>, done: Vec<(u64, PendingCopy)>) {
     if !done.is_empty() {
         c.asyncs.last_change = c.clock.wrapping_add(c.cta_step_offset);
     }
-    for p in done {
+    for (_, p) in done {
         let o = p.dst as usize;
         c.shared.data[o..o + usize::from(p.len)].copy_from_slice(&p.bytes[..usize::from(p.len)]);
     }
@@ -313,15 +302,8 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let mut lanes = Vec::new();
     super::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
     for t in lanes {
-        let mut old = Vec::new();
-        if let Some(q) = c.asyncs.groups.get_mut(&t) {
-            while q.len() > n {
-                old.extend(q.pop_front());
-            }
-        }
-        deliver(c, |p| {
-            p.thread == t && p.group.is_some_and(|g| old.contains(&g))
-        });
+        let done = c.asyncs.copies.wait_group(t, n);
+        deliver(c, done);
     }
     Ok(Flow::Next)
 }
@@ -331,18 +313,23 @@ pub fn wait_all(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let mut lanes = Vec::new();
     super::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
     for t in lanes {
-        c.asyncs.groups.remove(&t);
-        deliver(c, |p| p.thread == t);
+        let done = c.asyncs.copies.take_all(t);
+        deliver(c, done);
     }
     Ok(Flow::Next)
 }
 
-/// Delivers every copy of the threads of warp `warp` in `lanes` (they exit).
+/// Delivers every copy of the threads of warp `warp` in `lanes` (they exit), in issue order.
 pub fn deliver_on_exit(c: &mut Ctx<'_>, lanes: u32) {
     let w = c.ids.warp;
-    deliver(c, |p| {
-        p.thread / 32 == w && lanes & (1 << (p.thread % 32)) != 0
-    });
+    let mut done = Vec::new();
+    for l in 0..32 {
+        if lanes & (1 << l) != 0 {
+            done.extend(c.asyncs.copies.take_all(w * 32 + l));
+        }
+    }
+    done.sort_by_key(|(seq, _)| *seq);
+    deliver(c, done);
 }
 
 fn obj(
@@ -428,8 +415,8 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
         };
         if kind == op::CP_ARRIVE {
             let t = thread(c, l);
-            c.asyncs.groups.remove(&t);
-            deliver(c, |q| q.thread == t);
+            let done = c.asyncs.copies.take_all(t);
+            deliver(c, done);
         }
         let st = &mut *c.asyncs;
         if kind == op::INIT {

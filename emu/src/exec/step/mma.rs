@@ -14,7 +14,9 @@
 //! 2. `ldmatrix`/`stmatrix` check each row address for 16-byte alignment (the ISA requires
 //!    it) and fault on the lane that supplied it.
 
-use super::mma_layout::{a_elem, b_elem, c_elem, quad_pair, quad_pair_a, quad_pair_b, quad_pair_c};
+use super::mma_layout::{
+    a_elem_at, b_elem_at, c_elem, quad_pair, quad_pair_a, quad_pair_b, quad_pair_c,
+};
 use super::tcgen05::converge;
 use super::{Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
@@ -58,6 +60,7 @@ pub(super) fn elem_bits(regs: &[[u64; 32]], e: MmaElem, lane: u32, i: u32) -> u6
 }
 
 /// A floating-point element, widened exactly.
+#[inline]
 fn float_of(e: MmaElem, bits: u64) -> f64 {
     match e {
         MmaElem::F16 => narrow_to_f64(bits, Narrow::F16),
@@ -93,73 +96,180 @@ fn input_of(e: MmaElem) -> MmaInput {
     }
 }
 
-/// The matrices of one multiplication: `a[row][k]`, `b[k][col]`, `c[row][col]` as raw bits.
+/// A matrix of raw element bits, row-major.
+pub(super) struct Tile {
+    cols: usize,
+    data: Vec<u64>,
+}
+
+impl Tile {
+    fn new(rows: u32, cols: u32) -> Tile {
+        Tile {
+            cols: cols as usize,
+            data: vec![0; rows as usize * cols as usize],
+        }
+    }
+
+    /// Sets element `(row, col)`.
+    #[inline]
+    pub(super) fn set(&mut self, row: u32, col: u32, v: u64) {
+        self.data[row as usize * self.cols + col as usize] = v;
+    }
+
+    /// Element `(row, col)`.
+    #[inline]
+    pub(super) fn get(&self, row: u32, col: u32) -> u64 {
+        self.data[row as usize * self.cols + col as usize]
+    }
+
+    /// Replaces every element `v` by `f(v)`.
+    pub(super) fn map_in_place(&mut self, f: impl Fn(u64) -> u64) {
+        self.data.iter_mut().for_each(|v| *v = f(*v));
+    }
+
+    fn rows(&self) -> usize {
+        self.data.len() / self.cols.max(1)
+    }
+}
+
+/// The matrices of one multiplication: `a` (M×K), `b` (K×N), `c` (M×N) as raw bits.
 pub(super) struct Tiles {
-    pub(super) a: Vec<Vec<u64>>,
-    pub(super) b: Vec<Vec<u64>>,
-    pub(super) c: Vec<Vec<u64>>,
+    pub(super) a: Tile,
+    pub(super) b: Tile,
+    pub(super) c: Tile,
 }
 
 impl Tiles {
     pub(super) fn new(m: u32, n: u32, k: u32) -> Tiles {
         Tiles {
-            a: vec![vec![0; k as usize]; m as usize],
-            b: vec![vec![0; n as usize]; k as usize],
-            c: vec![vec![0; n as usize]; m as usize],
+            a: Tile::new(m, k),
+            b: Tile::new(k, n),
+            c: Tile::new(m, n),
         }
     }
 }
 
-/// `D = A·B + C` on raw element bits; returns `d[row][col]` as raw bits of `m.d`.
-pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Vec<Vec<u64>> {
-    let (rows, cols, k) = (t.a.len(), t.c[0].len(), t.b.len());
-    let mut d = vec![vec![0u64; cols]; rows];
+/// The rows of A and the columns of B, converted once: `a[row·k + x]`, `b[col·k + x]`.
+fn operands<T: Copy + Default>(
+    t: &Tiles,
+    conv_a: impl Fn(u64) -> T,
+    conv_b: impl Fn(u64) -> T,
+) -> (Vec<T>, Vec<T>) {
+    let (k, cols) = (t.a.cols, t.b.cols);
+    let a = t.a.data.iter().map(|v| conv_a(*v)).collect();
+    let mut b = vec![T::default(); cols * k];
+    for x in 0..k {
+        for col in 0..cols {
+            b[col * k + x] = conv_b(t.b.data[x * cols + col]);
+        }
+    }
+    (a, b)
+}
+
+/// `D = A·B + C` on raw element bits; returns D (M×N) as raw bits of `m.d`.
+pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
+    let (rows, cols, k) = (t.a.rows(), t.c.cols, t.a.cols);
+    let mut d = Tile::new(rows as u32, cols as u32);
     let model = AccModel::for_target(sm, input_of(m.a));
-    for (r, drow) in d.iter_mut().enumerate() {
-        for (col, out) in drow.iter_mut().enumerate() {
-            let cbits = t.c[r][col];
-            *out = match m.a {
-                MmaElem::B1 => {
-                    let ones: i64 = (0..k)
-                        .map(|x| {
-                            let (a, b) = (t.a[r][x], t.b[x][col]);
-                            i64::from(match m.bitop {
-                                Some(MmaBitOp::Xor) => a ^ b,
-                                Some(MmaBitOp::And) | None => a & b,
-                            } as u8)
+    let each = |d: &mut Tile, f: &mut dyn FnMut(usize, usize, u64) -> u64| {
+        for r in 0..rows {
+            for col in 0..cols {
+                d.data[r * cols + col] = f(r, col, t.c.data[r * cols + col]);
+            }
+        }
+    };
+    match m.a {
+        MmaElem::B1 => {
+            let (a, b) = operands(t, |v| v as u8, |v| v as u8);
+            each(&mut d, &mut |r, col, cbits| {
+                let ones: i64 = (0..k)
+                    .map(|x| {
+                        let (a, b) = (a[r * k + x], b[col * k + x]);
+                        i64::from(match m.bitop {
+                            Some(MmaBitOp::Xor) => a ^ b,
+                            Some(MmaBitOp::And) | None => a & b,
                         })
-                        .sum();
-                    let s = dot_int(&[ones], &[1], int_of(MmaElem::S32, cbits) as i32, false);
-                    u64::from(s as u32)
-                }
-                e if e.is_integer() => {
-                    let a: Vec<i64> = (0..k).map(|x| int_of(m.a, t.a[r][x])).collect();
-                    let b: Vec<i64> = (0..k).map(|x| int_of(m.b, t.b[x][col])).collect();
-                    let c = int_of(MmaElem::S32, cbits) as i32;
-                    u64::from(dot_int(&a, &b, c, m.satfinite) as u32)
-                }
-                _ => {
-                    let a: Vec<f64> = (0..k).map(|x| float_of(m.a, t.a[r][x])).collect();
-                    let b: Vec<f64> = (0..k).map(|x| float_of(m.b, t.b[x][col])).collect();
-                    let c = float_of(m.c, cbits);
-                    match m.d {
-                        MmaElem::F64 => dot_f64(&a, &b, c).to_bits(),
-                        MmaElem::F16 => {
-                            let s = dot_f32(&model, &a, &b, c as f32);
-                            f64_to_narrow(
-                                f64::from(s),
-                                Narrow::F16,
-                                Round::NearestTiesToEven,
-                                false,
-                            )
-                        }
-                        _ => u64::from(dot_f32(&model, &a, &b, c as f32).to_bits()),
+                    })
+                    .sum();
+                let s = dot_int(&[ones], &[1], int_of(MmaElem::S32, cbits) as i32, false);
+                u64::from(s as u32)
+            });
+        }
+        e if e.is_integer() => {
+            let (a, b) = operands(t, |v| int_of(m.a, v), |v| int_of(m.b, v));
+            each(&mut d, &mut |r, col, cbits| {
+                let (a, b) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
+                let c = int_of(MmaElem::S32, cbits) as i32;
+                u64::from(dot_int(a, b, c, m.satfinite) as u32)
+            });
+        }
+        _ => {
+            let (a, b) = operands(t, |v| float_of(m.a, v), |v| float_of(m.b, v));
+            each(&mut d, &mut |r, col, cbits| {
+                let (a, b) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
+                let c = float_of(m.c, cbits);
+                match m.d {
+                    MmaElem::F64 => dot_f64(a, b, c).to_bits(),
+                    MmaElem::F16 => {
+                        let s = dot_f32(&model, a, b, c as f32);
+                        f64_to_narrow(f64::from(s), Narrow::F16, Round::NearestTiesToEven, false)
                     }
+                    _ => u64::from(dot_f32(&model, a, b, c as f32).to_bits()),
                 }
-            };
+            });
         }
     }
     d
+}
+
+/// Bits per element and the mask of one element of `e` in a register.
+#[inline(always)]
+fn elem_width(e: MmaElem) -> (u32, u64) {
+    let bits = if e == MmaElem::F64 { 64 } else { e.bits() };
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    (bits, mask)
+}
+
+/// Scatters the `n` elements per lane of fragment registers `regs` into `tile`: position `j`
+/// of register `r` of lane `l` goes to `pos(l, r, j, per_reg)`.
+#[inline(always)]
+fn unpack(
+    regs: &[[u64; 32]],
+    e: MmaElem,
+    n: u32,
+    tile: &mut Tile,
+    pos: impl Fn(u32, u32, u32, u32) -> (u32, u32),
+) {
+    let p = e.per_reg();
+    let (bits, mask) = elem_width(e);
+    for (r, vals) in regs.iter().enumerate().take(n.div_ceil(p) as usize) {
+        for (l, v) in vals.iter().enumerate() {
+            for j in 0..p.min(n - r as u32 * p) {
+                let (row, col) = pos(l as u32, r as u32, j, p);
+                tile.set(row, col, (v >> (j * bits)) & mask);
+            }
+        }
+    }
+}
+
+/// Packs D (`n` elements per lane, laid out as C) into the registers `out`.
+fn pack(d: &Tile, e: MmaElem, n: u32, out: &mut [[u64; 32]]) {
+    let p = e.per_reg();
+    let (bits, mask) = elem_width(e);
+    for (r, vals) in out.iter_mut().enumerate().take(n.div_ceil(p) as usize) {
+        for (l, slot) in vals.iter_mut().enumerate() {
+            let mut v = 0u64;
+            for j in 0..p.min(n - r as u32 * p) {
+                let (row, col) = c_elem(l as u32, r as u32 * p + j);
+                v |= (d.get(row, col) & mask) << (j * bits);
+            }
+            *slot = v;
+        }
+    }
 }
 
 /// Packs element `i` (raw bits) into lane `lane`'s D registers.
@@ -199,49 +309,36 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             for &l in &lanes {
                 for e in 0..ea {
                     let (r, k) = quad_pair_a(m.alayout, l, e);
-                    t.a[r as usize][k as usize] = elem_bits(&ra, m.a, l, e);
+                    t.a.set(r, k, elem_bits(&ra, m.a, l, e));
                 }
                 for e in 0..eb {
                     let (k, col) = quad_pair_b(m.blayout, l, e);
-                    t.b[k as usize][col as usize] = elem_bits(&rb, m.b, l, e);
+                    t.b.set(k, col, elem_bits(&rb, m.b, l, e));
                 }
                 for e in 0..ec {
                     let (r, col) = quad_pair_c(f32c, l, e);
-                    t.c[r as usize][col as usize] = elem_bits(&rc, m.c, l, e);
+                    t.c.set(r, col, elem_bits(&rc, m.c, l, e));
                 }
             }
             let d = multiply(&m, &t, x.sm);
             for &l in &lanes {
                 for e in 0..ec {
                     let (r, col) = quad_pair_c(f32d, l, e);
-                    put(&mut out, m.d, l, e, d[r as usize][col as usize]);
+                    put(&mut out, m.d, l, e, d.get(r, col));
                 }
             }
         }
     } else {
         let (rows, cols, k) = m.shape.mnk();
         let mut t = Tiles::new(rows, cols, k);
-        for l in 0..32 {
-            for e in 0..ea {
-                let (r, kk) = a_elem(&m, l, e);
-                t.a[r as usize][kk as usize] = elem_bits(&ra, m.a, l, e);
-            }
-            for e in 0..eb {
-                let (kk, col) = b_elem(&m, l, e);
-                t.b[kk as usize][col as usize] = elem_bits(&rb, m.b, l, e);
-            }
-            for e in 0..ec {
-                let (r, col) = c_elem(l, e);
-                t.c[r as usize][col as usize] = elem_bits(&rc, m.c, l, e);
-            }
-        }
+        let m16 = rows == 16;
+        unpack(&ra, m.a, ea, &mut t.a, |l, r, j, p| {
+            a_elem_at(m16, p, l, r, j)
+        });
+        unpack(&rb, m.b, eb, &mut t.b, |l, r, j, p| b_elem_at(p, l, r, j));
+        unpack(&rc, m.c, ec, &mut t.c, |l, r, j, p| c_elem(l, r * p + j));
         let d = multiply(&m, &t, x.sm);
-        for l in 0..32 {
-            for e in 0..ec {
-                let (r, col) = c_elem(l, e);
-                put(&mut out, m.d, l, e, d[r as usize][col as usize]);
-            }
-        }
+        pack(&d, m.d, ec, &mut out);
     }
     for (dst, vals) in x.d.iter().zip(&out) {
         c.write(dst, vals);
@@ -303,27 +400,46 @@ pub fn ldmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let space = space_of(x);
     let mut out = vec![[0u64; 32]; x.d.len()];
     for mat in 0..mv.num.count() {
-        for l in 0..32u32 {
-            let v = if mv.trans {
-                let mut v = 0u64;
-                for j in 0..2 {
-                    let (addr, lane) = row_addr(c, x, mat, 2 * (l % 4) + j)?;
-                    let h =
-                        super::mem::load_shared(c, space, addr + 2 * u64::from(l / 4), 2, 2, lane)?;
-                    v |= h << (16 * j);
-                }
-                v
+        let mut rows = [[0u16; 8]; 8];
+        for (r, row) in rows.iter_mut().enumerate() {
+            *row = read_row(c, x, space, mat, r as u32)?;
+        }
+        for (l, o) in out[mat as usize].iter_mut().enumerate() {
+            let (g, t) = (l / 4, l % 4);
+            // Lane l holds row l/4, columns 2(l%4) and 2(l%4)+1 (with .trans, those rows of
+            // column l/4).
+            let (lo, hi) = if mv.trans {
+                (rows[2 * t][g], rows[2 * t + 1][g])
             } else {
-                let (addr, lane) = row_addr(c, x, mat, l / 4)?;
-                super::mem::load_shared(c, space, addr + 4 * u64::from(l % 4), 4, 4, lane)?
+                (rows[g][2 * t], rows[g][2 * t + 1])
             };
-            out[mat as usize][l as usize] = v;
+            *o = u64::from(lo) | u64::from(hi) << 16;
         }
     }
     for (dst, vals) in x.d.iter().zip(&out) {
         c.write(dst, vals);
     }
     Ok(Flow::Next)
+}
+
+/// Row `row` of matrix `mat` of a matrix load: eight 16-bit elements from the 16 bytes at the
+/// row address its lane supplies, read as two 8-byte halves.
+fn read_row(
+    c: &Ctx<'_>,
+    x: &MatrixInstr,
+    space: AddrSpace,
+    mat: u32,
+    row: u32,
+) -> Result<[u16; 8], LaneFault> {
+    let (addr, lane) = row_addr(c, x, mat, row)?;
+    let mut out = [0u16; 8];
+    for half in 0..2 {
+        let v = super::mem::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
+        for (j, o) in out[4 * half..4 * half + 4].iter_mut().enumerate() {
+            *o = (v >> (16 * j)) as u16;
+        }
+    }
+    Ok(out)
 }
 
 /// `stmatrix.sync.aligned.m8n8.num{.trans}{.shared}.b16`: the inverse of `ldmatrix`.

@@ -20,10 +20,16 @@ use crate::ir::{Mma, MmaLayout};
 
 /// `(row, column)` of element `i` of lane `lane`'s A fragment.
 pub fn a_elem(m: &Mma, lane: u32, i: u32) -> (u32, u32) {
-    let (g, t) = (lane / 4, lane % 4);
     let p = m.a.per_reg();
-    let (r, j) = (i / p, i % p);
-    if m.shape.mnk().0 == 16 {
+    a_elem_at(m.shape.mnk().0 == 16, p, lane, i / p, i % p)
+}
+
+/// `(row, column)` of position `j` of register `r` of lane `lane`'s A fragment, with `p`
+/// elements per register and M = 16 (`m16`) or 8.
+#[inline(always)]
+pub fn a_elem_at(m16: bool, p: u32, lane: u32, r: u32, j: u32) -> (u32, u32) {
+    let (g, t) = (lane / 4, lane % 4);
+    if m16 {
         (g + 8 * (r % 2), t * p + 4 * p * (r / 2) + j)
     } else {
         (g, t * p + 4 * p * r + j)
@@ -32,9 +38,15 @@ pub fn a_elem(m: &Mma, lane: u32, i: u32) -> (u32, u32) {
 
 /// `(row, column)` of element `i` of lane `lane`'s B fragment.
 pub fn b_elem(m: &Mma, lane: u32, i: u32) -> (u32, u32) {
-    let (g, t) = (lane / 4, lane % 4);
     let p = m.b.per_reg();
-    let (r, j) = (i / p, i % p);
+    b_elem_at(p, lane, i / p, i % p)
+}
+
+/// `(row, column)` of position `j` of register `r` of lane `lane`'s B fragment, with `p`
+/// elements per register.
+#[inline(always)]
+pub fn b_elem_at(p: u32, lane: u32, r: u32, j: u32) -> (u32, u32) {
+    let (g, t) = (lane / 4, lane % 4);
     (t * p + 4 * p * r + j, g)
 }
 

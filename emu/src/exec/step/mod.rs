@@ -7,6 +7,7 @@
 //! so each instruction family is a small lane loop over pure semantics functions.
 
 pub mod async_copy;
+mod async_pending;
 pub mod atom;
 pub mod bits;
 pub mod control;

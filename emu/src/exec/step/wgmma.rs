@@ -342,8 +342,11 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
             let major = if x.trans_a { Major::Mn } else { Major::K };
             for r in 0..16 {
                 for kk in 0..k {
-                    t.a[r as usize][kk as usize] =
-                        smem_elem(c, &d, major, m.a, 16 * warp_in_group + r, kk)?;
+                    t.a.set(
+                        r,
+                        kk,
+                        smem_elem(c, &d, major, m.a, 16 * warp_in_group + r, kk)?,
+                    );
                 }
             }
         }
@@ -352,7 +355,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
             for l in 0..32 {
                 for e in 0..(16 * k / 32) {
                     let (r, kk) = a_elem(&mma, l, e);
-                    t.a[r as usize][kk as usize] = elem_bits(&ra, m.a, l, e);
+                    t.a.set(r, kk, elem_bits(&ra, m.a, l, e));
                 }
             }
         }
@@ -361,14 +364,14 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let major = if x.trans_b { Major::Mn } else { Major::K };
     for col in 0..n {
         for kk in 0..k {
-            t.b[kk as usize][col as usize] = smem_elem(c, &bd, major, m.b, col, kk)?;
+            t.b.set(kk, col, smem_elem(c, &bd, major, m.b, col, kk)?);
         }
     }
     if x.neg_a {
-        t.a.iter_mut().flatten().for_each(|v| *v ^= sign_bit(m.a));
+        t.a.map_in_place(|v| v ^ sign_bit(m.a));
     }
     if x.neg_b {
-        t.b.iter_mut().flatten().for_each(|v| *v ^= sign_bit(m.b));
+        t.b.map_in_place(|v| v ^ sign_bit(m.b));
     }
     let slots: Vec<u32> =
         x.c.iter()
@@ -385,7 +388,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
         for l in 0..32 {
             for e in 0..per_lane {
                 let (r, col) = d_elem(l, e);
-                t.c[r as usize][col as usize] = elem_bits(&rc, m.d, l, e);
+                t.c.set(r, col, elem_bits(&rc, m.d, l, e));
             }
         }
     }
@@ -394,7 +397,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     for l in 0..32 {
         for e in 0..per_lane {
             let (r, col) = d_elem(l, e);
-            put(&mut out, m.d, l, e, d[r as usize][col as usize]);
+            put(&mut out, m.d, l, e, d.get(r, col));
         }
     }
     let regs = slots

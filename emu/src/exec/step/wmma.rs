@@ -184,15 +184,15 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
     for lane in (0..32u32).rev() {
         for e in (0..elems(ra.len(), w.a)).rev() {
             let (r, col) = position(m, k, lane, e);
-            t.a[r as usize][col as usize] = elem_bits(&ra, w.a, lane, e);
+            t.a.set(r, col, elem_bits(&ra, w.a, lane, e));
         }
         for e in (0..elems(rb.len(), w.b)).rev() {
             let (r, col) = position(k, n, lane, e);
-            t.b[r as usize][col as usize] = elem_bits(&rb, w.b, lane, e);
+            t.b.set(r, col, elem_bits(&rb, w.b, lane, e));
         }
         for e in (0..elems(rc.len(), w.c)).rev() {
             let (r, col) = position(m, n, lane, e);
-            t.c[r as usize][col as usize] = elem_bits(&rc, w.c, lane, e);
+            t.c.set(r, col, elem_bits(&rc, w.c, lane, e));
         }
     }
     // Only the types and `.satfinite` of the `Mma` are read by `multiply`.
@@ -213,7 +213,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
     for lane in 0..32u32 {
         for e in 0..elems(x.d.len(), w.d) {
             let (r, col) = position(m, n, lane, e);
-            let mut v = d[r as usize][col as usize];
+            let mut v = d.get(r, col);
             if w.satfinite {
                 v = saturate(w.d, v);
             }

@@ -41,6 +41,7 @@ fixtures!(
     fault_acc_written,
     fault_desc_not_uniform,
     fault_no_fence,
+    fault_no_proxy_fence,
     fault_two_warps,
     fault_warpgroup_diverged,
     s8u8_satfinite,

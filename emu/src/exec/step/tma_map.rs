@@ -160,6 +160,8 @@ pub fn uses_async_proxy(p: &crate::exec::program::Program) -> bool {
             t.op,
             Tma::CommitGroup | Tma::WaitGroup { .. } | Tma::Prefetch { .. }
         ),
+        // wgmma reads its shared-memory operands through the async proxy.
+        Extra::Wgmma(_) => true,
         _ => false,
     })
 }

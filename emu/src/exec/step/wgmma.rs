@@ -122,10 +122,15 @@ fn collective(c: &Ctx<'_>, what: &str) -> Result<Option<Flow>, LaneFault> {
     converge(c, what)
 }
 
-/// The call site where the integrator connects the async-proxy check of a wgmma operand read
-/// (`bytes` bytes of shared memory at `addr`, read through the async proxy by lane `lane`'s
-/// warp). It checks nothing yet.
-fn async_proxy_operand_read(_c: &Ctx<'_>, _addr: u64, _bytes: u64, _lane: u32) {}
+/// Checks a wgmma operand read of `bytes` bytes of shared memory at `addr`, made through the
+/// async proxy, against generic writes not yet fenced with `fence.proxy.async`
+/// (`--proxy-check`).
+fn async_proxy_operand_read(c: &Ctx<'_>, addr: u64, bytes: u64) -> Result<(), LaneFault> {
+    match super::tma_proxy::async_read(c, 0, addr, bytes, "a wgmma.mma_async operand") {
+        Some(f) => Err(f),
+        None => Ok(()),
+    }
+}
 
 /// The value every lane gives for `s`; a fault naming the lanes that differ.
 fn uniform(c: &Ctx<'_>, s: &Src, name: &str) -> Result<u64, LaneFault> {
@@ -275,7 +280,7 @@ fn smem_elem(
     let bits = e.bits();
     let (addr, bit) = element_addr(d, major, bits, mn, k);
     let bytes = u32::max(bits / 8, 1);
-    async_proxy_operand_read(c, addr, u64::from(bytes), 0);
+    async_proxy_operand_read(c, addr, u64::from(bytes))?;
     let v = super::mem::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, 0)?;
     Ok(if bits == 1 { (v >> bit) & 1 } else { v })
 }

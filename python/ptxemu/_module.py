@@ -31,6 +31,10 @@ class LaunchStats:
     wall_s: float
     stdout: str = ""
     nc_conflicts: list = field(default_factory=list)
+    #: With ``race=True``: the data races found, each a dict with ``first`` and ``second``
+    #: (line, instruction, kind, sem, scope, space, cta, thread, warp, lane, address, bytes),
+    #: ``reason`` and ``count``, as ``ptxemu run --race --json`` reports them; else None.
+    races: list = None
 
 
 def _shape(v, what):

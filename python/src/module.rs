@@ -7,9 +7,8 @@ use emu::exec::symbols::Symbols;
 use emu::exec::{FaultKind, LaunchConfig, LaunchError, Machine};
 use emu::ir::FunctionKind;
 use pyo3::buffer::PyBuffer;
-use pyo3::exceptions::PyNotImplementedError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 
 use crate::device::{bytes_of, bytes_of_mut, Device};
 use crate::raise;
@@ -170,19 +169,15 @@ impl Module {
         args: Vec<Vec<u8>>,
         options: Options,
     ) -> PyResult<Bound<'py, PyDict>> {
-        if options.race {
-            // MERGE(race): the race detector (branch `race`) is not in this tree; when it is,
-            // set its run option on `cfg` below instead of refusing.
-            return Err(PyNotImplementedError::new_err(
-                "race=True needs the data-race detector, which this build of ptxemu does not have",
-            ));
-        }
         let mut cfg = LaunchConfig::new(&kernel, grid, block);
         cfg.dynamic_shared = options.shared_mem;
         cfg.max_steps = options.max_steps;
         cfg.threads = options.threads;
         cfg.check_nc = options.check_nc;
         cfg.tmem.checked = options.tmem_check;
+        if options.race {
+            cfg.race = Some(emu::race::RaceOptions::default());
+        }
         let result = self.with_machine(py, device, |m, _| m.launch(&cfg, &args))?;
         let report = result.map_err(|e| {
             let kind = match &e {
@@ -208,6 +203,9 @@ impl Module {
             .map(ToString::to_string)
             .collect();
         d.set_item("nc_conflicts", conflicts)?;
+        if let Some(r) = &report.races {
+            d.set_item("races", races_list(py, r)?)?;
+        }
         if let Some(f) = &report.fault {
             let s = &f.site;
             let fd = PyDict::new(py);
@@ -275,4 +273,34 @@ impl Module {
         dst[..n].copy_from_slice(&bytes[..n]);
         Ok(())
     }
+}
+
+/// The races of a `race=True` launch, with the fields of `ptxemu run --race --json`.
+fn races_list<'py>(py: Python<'py>, r: &emu::race::RaceReport) -> PyResult<Bound<'py, PyList>> {
+    let access = |a: &emu::race::AccessReport| -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("line", a.line)?;
+        d.set_item("instruction", &a.instruction)?;
+        d.set_item("kind", a.kind)?;
+        d.set_item("sem", a.sem)?;
+        d.set_item("scope", a.scope)?;
+        d.set_item("space", a.space)?;
+        d.set_item("cta", a.cta)?;
+        d.set_item("thread", a.thread)?;
+        d.set_item("warp", a.warp)?;
+        d.set_item("lane", a.lane)?;
+        d.set_item("address", a.address)?;
+        d.set_item("bytes", a.bytes)?;
+        Ok(d)
+    };
+    let list = PyList::empty(py);
+    for race in &r.races {
+        let d = PyDict::new(py);
+        d.set_item("first", access(&race.first)?)?;
+        d.set_item("second", access(&race.second)?)?;
+        d.set_item("reason", &race.reason)?;
+        d.set_item("count", race.count)?;
+        list.append(d)?;
+    }
+    Ok(list)
 }

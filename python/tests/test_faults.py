@@ -115,13 +115,3 @@ def test_refusals_are_not_faults(mod):
     with pytest.raises(ptxemu.PtxError) as e:
         ptxemu.Module(".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k() { bogus; }\n")
     assert e.value.kind == "parse" and "<string>:4:" in e.value.message
-
-
-def test_race_keyword_is_explicit(mod):
-    # The data-race detector is wired at merge; until then race=True refuses, naming it.
-    try:
-        mod.get_function("trapper")(1, 1, (), race=True)
-    except NotImplementedError as e:
-        assert "race" in str(e)
-    except ptxemu.Fault:
-        pass

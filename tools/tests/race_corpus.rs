@@ -220,7 +220,6 @@ fn judge(e: &Value, file: &str, expected: &str) -> Result<(), String> {
 }
 
 #[test]
-#[ignore = "needs run --race (branch race)"]
 fn race_verdicts() {
     let only = std::env::var("RACE_CORPUS_ONLY").unwrap_or_default();
     let mut failures = Vec::new();

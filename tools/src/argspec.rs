@@ -5,12 +5,15 @@
 //! the parameter receives its 64-bit address. `INIT` is `zero`, `fill=V`, `file=PATH` (raw
 //! little-endian, exactly N elements) or an inline list `[v0,v1,…]` of exactly N values.
 //! Floats accept decimal, `inf`, `-inf`, `nan`, and raw bits written PTX-style (`0f3F800000`,
-//! `0d3FF0000000000000`). A struct passed by value (a `.param .align A .b8 name[N]` parameter,
+//! `0d3FF0000000000000`); `f16` and `bf16` take the same decimals (rounded once, to nearest
+//! even), and raw bits as PTX writes a 16-bit float, `0x3C00`. A struct passed by value (a `.param .align A .b8 name[N]` parameter,
 //! as nvcc declares one) is `{SCALAR,SCALAR,…}`: each field at the next offset aligned to its
 //! size and the whole padded to its largest field, as C lays a struct out.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+use emu::ir::Type;
 
 /// An element or scalar type of an argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +46,10 @@ pub enum ElemType {
     F32,
     /// `f64`
     F64,
+    /// `f16` (IEEE binary16)
+    F16,
+    /// `bf16` (bfloat16)
+    BF16,
 }
 
 impl ElemType {
@@ -62,6 +69,8 @@ impl ElemType {
             "b64" => ElemType::B64,
             "f32" => ElemType::F32,
             "f64" => ElemType::F64,
+            "f16" => ElemType::F16,
+            "bf16" => ElemType::BF16,
             _ => return None,
         })
     }
@@ -70,7 +79,7 @@ impl ElemType {
     pub fn size(self) -> usize {
         match self {
             ElemType::U8 | ElemType::S8 | ElemType::B8 => 1,
-            ElemType::U16 | ElemType::S16 | ElemType::B16 => 2,
+            ElemType::U16 | ElemType::S16 | ElemType::B16 | ElemType::F16 | ElemType::BF16 => 2,
             ElemType::U32 | ElemType::S32 | ElemType::B32 | ElemType::F32 => 4,
             ElemType::U64 | ElemType::S64 | ElemType::B64 | ElemType::F64 => 8,
         }
@@ -93,6 +102,8 @@ impl ElemType {
             ElemType::B64 => "b64",
             ElemType::F32 => "f32",
             ElemType::F64 => "f64",
+            ElemType::F16 => "f16",
+            ElemType::BF16 => "bf16",
         }
     }
 
@@ -103,8 +114,12 @@ impl ElemType {
         )
     }
 
-    fn is_float(self) -> bool {
-        matches!(self, ElemType::F32 | ElemType::F64)
+    /// Whether this is a floating-point type.
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            ElemType::F32 | ElemType::F64 | ElemType::F16 | ElemType::BF16
+        )
     }
 
     fn not_a_value(self, text: &str) -> String {
@@ -122,6 +137,9 @@ impl ElemType {
     pub fn encode(self, text: &str) -> Result<Vec<u8>, String> {
         let t = text.trim();
         let n = self.size();
+        if matches!(self, ElemType::F16 | ElemType::BF16) {
+            return crate::argfloat16::encode(self, t).map(|b| b.to_le_bytes().to_vec());
+        }
         if self.is_float() {
             let bits: u64 = if let Some(h) = t.strip_prefix("0f").or_else(|| t.strip_prefix("0F")) {
                 u64::from(
@@ -205,6 +223,8 @@ impl ElemType {
             ElemType::S64 => Value::I(u as i64),
             ElemType::F32 => Value::F(f64::from(f32::from_bits(u as u32))),
             ElemType::F64 => Value::F(f64::from_bits(u)),
+            ElemType::F16 => Value::F(emu::semantics::convert::to_f64(u, Type::F16, false)),
+            ElemType::BF16 => Value::F(emu::semantics::convert::to_f64(u, Type::BF16, false)),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! A scalar `--arg` checked against its parameter's declared type, not only its size: a float
 //! given for an integer parameter (`f32:1.5` for `.u32`), or an integer for a float parameter
-//! (`u32:1` for `.f32`, which would pass the bits of a denormal), is refused. `.b` parameters
+//! (`u32:1` for `.f32`, which would pass the bits of a denormal), or one 16-bit float format for
+//! the other (`f16:1` for `.bf16`), is refused. `.b` parameters
 //! take any scalar of their size, and signed and unsigned integers take each other's spelling.
 
 use emu::ir::{Function, Type};
@@ -16,12 +17,13 @@ pub(crate) fn mismatch(kernel: &Function, i: usize, ty: ElemType) -> Option<Stri
         return None;
     }
     let want = v.ty;
-    let float_arg = matches!(ty, ElemType::F32 | ElemType::F64);
+    let float_arg = ty.is_float();
     let bits_arg = matches!(ty, ElemType::B16 | ElemType::B32 | ElemType::B64);
     let clash = if matches!(want, Type::B8 | Type::B16 | Type::B32 | Type::B64) || bits_arg {
         false
     } else if want.is_float() {
-        !float_arg
+        // Same-sized float formats differ (`f16` given for `.bf16`): the name must match.
+        !float_arg || (ty.size() == 2 && ty.name() != want.name())
     } else {
         want.is_integer() && float_arg
     };

@@ -7,6 +7,7 @@
 #[macro_use]
 mod out;
 
+mod argfloat16;
 mod argspec;
 mod argtype;
 mod bounded;

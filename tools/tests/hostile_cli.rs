@@ -386,6 +386,64 @@ fn scalar_arguments_are_checked_against_the_parameter_type() {
 }
 
 #[test]
+fn sixteen_bit_float_arguments_are_checked_and_stored() {
+    let d = scratch("argtype16");
+    let f = write(
+        &d,
+        "k.ptx",
+        &format!(
+            "{HEADER}.visible .entry k(.param .u64 out, .param .f16 h, .param .bf16 g)\n{{\n\
+             .reg .b64 %rd<3>; .reg .b16 %h<3>;\nld.param.u64 %rd1, [out];\n\
+             ld.param.b16 %h1, [h];\nld.param.b16 %h2, [g];\ncvta.to.global.u64 %rd2, %rd1;\n\
+             st.global.v2.b16 [%rd2], {{%h1, %h2}};\nret;\n}}\n"
+        ),
+    );
+    let out = d.join("out.bin");
+    let run = |h: &str, g: &str| {
+        let dump = format!("0={}", out.display());
+        ptxemu(&[
+            "run",
+            &f,
+            "--kernel",
+            "k",
+            "--arg",
+            "u16[2]:zero",
+            "--arg",
+            h,
+            "--arg",
+            g,
+            "--dump",
+            &dump,
+        ])
+    };
+    // 0.1 rounds to 0x2E66 as f16 and 0x3DCD as bf16 (numpy; tools/tests/data/f16_args).
+    let o = run("f16:0.1", "bf16:0.1");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), [0x66, 0x2E, 0xCD, 0x3D]);
+    let o = run("f16:0x3C00", "bf16:-inf");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), [0x00, 0x3C, 0x80, 0xFF]);
+    for (h, g, why) in [
+        (
+            "bf16:1",
+            "bf16:1",
+            "a bf16 is given for parameter 1 `h` of `k`, which is .f16",
+        ),
+        (
+            "f16:1",
+            "u16:1",
+            "a u16 is given for parameter 2 `g` of `k`, which is .bf16",
+        ),
+        ("f16:65520", "bf16:1", "out of the f16 range"),
+        ("f16:1", "f32:1", "an f32 is 4 byte(s)"),
+    ] {
+        let o = run(h, g);
+        assert_eq!(o.status.code(), Some(2), "{h} {g}");
+        assert!(stderr(&o).contains(why), "{h} {g}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn explain_takes_timeout_with_litmus_semantics() {
     let d = scratch("explain-timeout");
     let n = 20;

@@ -24,6 +24,7 @@ fn launch(file: &str, kernel: &str) -> Vec<String> {
     let (grid, block, args): (&str, &str, &[&str]) = match file {
         "reductions.ptx" => ("2", "128", &["f32[256]:fill=1", "f32[2]:zero"]),
         "sync_scopes.ptx" => ("8", "32", &["u32[8]:zero", "u32[1]:zero", "u32[1]:zero"]),
+        "async_mbarrier.ptx" => ("1", "64", &["u32[64]:fill=7", "u32[64]:zero"]),
         _ => ("2", "32", &["u32[1]:zero", "u32[1]:zero"]),
     };
     let mut v: Vec<String> = vec![
@@ -62,6 +63,8 @@ const RACE_FREE: &[(&str, &str)] = &[
     ("sync_scopes.ptx", "_Z8lock_gpuPjS_S_"),
     ("message_passing.ptx", "mp_fence_gpu"),
     ("message_passing.ptx", "mp_rel_acq_gpu"),
+    ("async_mbarrier.ptx", "mbar_rel_acq"),
+    ("async_mbarrier.ptx", "cp_mbar_arrive"),
 ];
 
 const RACY: &[(&str, &str)] = &[
@@ -71,7 +74,35 @@ const RACY: &[(&str, &str)] = &[
     ("sync_scopes.ptx", "_Z8lock_ctaPjS_S_"),
     ("message_passing.ptx", "mp_fence_cta"),
     ("message_passing.ptx", "mp_rel_cta"),
+    ("async_mbarrier.ptx", "mbar_relaxed"),
+    ("async_mbarrier.ptx", "cp_plain_arrive"),
+    ("async_mbarrier.ptx", "cp_src_overwrite"),
 ];
+
+#[test]
+fn a_cp_async_is_performed_by_its_copy_and_ordered_only_by_its_wait() {
+    // The thread's own store to the source of its pending copy races with the copy's read.
+    let (code, j) = race_json("async_mbarrier.ptx", "cp_src_overwrite", &[]);
+    assert_eq!(code, Some(1), "{j}");
+    let r = &j["races"][0];
+    assert!(r["first"]["instruction"]
+        .as_str()
+        .unwrap()
+        .starts_with("cp.async"));
+    assert_eq!(r["first"]["space"], "global");
+    assert_eq!(r["first"]["kind"], "read");
+    assert_eq!(r["second"]["kind"], "write");
+    assert!(r["reason"]
+        .as_str()
+        .unwrap()
+        .contains("cp.async.wait_group"));
+    // An mbarrier arrive releases the thread's own accesses, not its pending copies.
+    let (_, j) = race_json("async_mbarrier.ptx", "cp_plain_arrive", &[]);
+    let r = &j["races"][0];
+    assert_eq!(r["first"]["space"], "shared");
+    assert_eq!(r["first"]["kind"], "write");
+    assert_eq!(r["second"]["thread"], serde_json::json!([32, 0, 0]));
+}
 
 #[test]
 fn race_free_kernels_are_silent_on_default_and_random_schedules() {

@@ -1,6 +1,7 @@
 //! The per-CTA half of the detector: the vector clocks of the CTA's threads, the shadow of
 //! its shared memory, its barriers' clocks, and the hooks the interpreter calls.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, MutexGuard};
 
 use models::vocab::{FenceSem, Scope};
@@ -11,6 +12,10 @@ use super::report::{self, Miss};
 use super::shadow::{Acc, Cell, Payload, Rel, Shadow, MAX_READS};
 use super::vc::Vc;
 use super::{RaceShared, Rng};
+
+mod asyncs;
+
+pub use asyncs::{MbarEvent, AGENT};
 
 /// Pending observed payloads a thread keeps for later acquire fences.
 const MAX_PENDING: usize = 64;
@@ -25,6 +30,10 @@ struct Thread {
     pending: Vec<Payload>,
     /// The last synchronisation that did not happen because of scopes.
     miss: Option<Miss>,
+    /// The clock of the thread's cp.async agent (one event per copy).
+    agent_clk: u32,
+    /// The thread's copies not yet waited for, in issue order.
+    copies: VecDeque<asyncs::Copy>,
 }
 
 /// Whether an operation at `scope` by a thread of CTA `a` includes a thread of CTA `b`
@@ -61,6 +70,8 @@ pub struct CtaRace {
     full_gen: u32,
     /// Per barrier: lanes that waited at its current instance.
     waited: Vec<u32>,
+    /// Per mbarrier (by shared offset): the clocks of its arrivals and completed phases.
+    mbars: HashMap<u64, asyncs::MbarClock>,
 }
 
 /// What an access does.
@@ -89,6 +100,8 @@ impl CtaRace {
                 rel: Default::default(),
                 pending: Vec::new(),
                 miss: None,
+                agent_clk: 0,
+                copies: VecDeque::new(),
             })
             .collect();
         CtaRace {
@@ -103,6 +116,7 @@ impl CtaRace {
             barriers_seen: false,
             full_gen: 0,
             waited: vec![0; 17],
+            mbars: HashMap::new(),
         }
     }
 
@@ -132,6 +146,20 @@ impl CtaRace {
         let Some(&RaceOp::Mem { kind, sem, scope }) = self.sh.ops.get(pc as usize) else {
             return;
         };
+        self.access_as(t, pc, (in_shared, addr, size), a, (kind, sem, scope), None);
+    }
+
+    /// An access as [`Self::access`], of the given kind; `actor` (gtid, clock) names who
+    /// performs it when that is not thread `t` itself (its cp.async agent).
+    fn access_as(
+        &mut self,
+        t: usize,
+        pc: u32,
+        (in_shared, addr, size): (bool, u64, u32),
+        a: Access,
+        (kind, sem, scope): (Kind, Sem, Option<Scope>),
+        actor: Option<(u32, u32)>,
+    ) {
         if kind == Kind::ReadNc || t >= self.threads.len() || size == 0 {
             return;
         }
@@ -141,9 +169,10 @@ impl CtaRace {
             Access::Write => (false, true),
             Access::Rmw { wrote } => (true, wrote),
         };
+        let (who, clk) = actor.unwrap_or((me, self.threads[t].own));
         let acc = Acc {
-            gtid: me,
-            clk: self.threads[t].own,
+            gtid: who,
+            clk,
             pc,
             addr,
             size: size.min(255) as u8,
@@ -206,7 +235,7 @@ impl CtaRace {
         let mut found: SmallVec<[Acc; 2]> = SmallVec::new();
         for w in first_word..=last_word {
             let cell = shadow.cell(w);
-            check(sh, gen, th, &acc, (sem, scope), cell, &mut found);
+            check(sh, gen, (th, me), &acc, (sem, scope), cell, &mut found);
             if writes {
                 cell.write = Some(acc);
                 cell.reads.clear();
@@ -480,13 +509,12 @@ fn hb(th: &Thread, me: u32, p: &Acc, gen: (u32, u32, u32)) -> bool {
 fn check(
     sh: &RaceShared,
     gen: (u32, u32, u32),
-    th: &Thread,
+    (th, me): (&Thread, u32),
     acc: &Acc,
     cs: (Sem, Option<Scope>),
     cell: &Cell,
     found: &mut SmallVec<[Acc; 2]>,
 ) {
-    let me = acc.gtid;
     let racy = |p: &Acc| p.overlaps(acc) && !hb(th, me, p, gen) && !ms(sh, p, acc, cs);
     if let Some(w) = &cell.write {
         if racy(w) && !found.contains(w) {

@@ -9,7 +9,9 @@
 //! threads costs O(n), not O(n²)), and shadow memory keeps, per 4-byte word touched, the last
 //! write and the reads since it. Synchronises-with edges come from release/acquire patterns
 //! (including fences and observation through RMW chains), Fence-SC order (in execution order),
-//! `bar`/`barrier` arrive → wait, and, by default, `bar.warp.sync`.
+//! `bar`/`barrier` arrive → wait, `mbarrier` arrive → wait of the phase, `cp.async` →
+//! `cp.async.wait_group`/`wait_all` (a copy's accesses are its copy agent's), and, by default,
+//! `bar.warp.sync`.
 //!
 //! The detector costs nothing when off: the interpreter's hooks test one `Option`.
 
@@ -175,8 +177,10 @@ impl RaceShared {
         }
     }
 
-    /// The CTA index and thread index of a linear thread id.
+    /// The CTA index and thread index of a linear thread id (a cp.async agent's: its
+    /// thread's).
     pub fn position(&self, gtid: u32) -> ([u32; 3], [u32; 3]) {
+        let gtid = gtid & !cta::AGENT;
         let n = self.cta_threads.max(1);
         let (c, t) = (gtid / n, gtid % n);
         let (g, b) = (self.grid, self.block);

@@ -6,7 +6,7 @@
 
 use models::vocab::{FenceSem, LoadSem, RmwSem, Scope, StoreSem};
 
-use crate::ir::{Fence, Op};
+use crate::ir::{CpAsync, Fence, MbarrierSem, Op};
 
 /// The semantics of an access as the model sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +106,17 @@ pub enum RaceOp {
         /// Written as `membar`.
         membar: bool,
     },
+    /// `cp.async` (non-bulk): a weak global read and shared write performed by the copy.
+    CpAsync,
+    /// An `mbarrier` instruction: whether its arrive releases and its successful wait
+    /// acquires (default semantics: arrive is release, waits are acquire; `.relaxed`
+    /// neither).
+    Mbarrier {
+        /// An arrive that releases.
+        release: bool,
+        /// A wait that acquires.
+        acquire: bool,
+    },
 }
 
 fn load_sem(s: Option<LoadSem>) -> (Sem, Option<Scope>) {
@@ -177,6 +188,11 @@ pub fn describe(op: &Op) -> RaceOp {
             sem: FenceSem::Sc,
             scope: l.scope(),
             membar: true,
+        },
+        Op::CpAsync(CpAsync::Copy(_)) => RaceOp::CpAsync,
+        Op::Mbarrier(m) => RaceOp::Mbarrier {
+            release: m.sem != MbarrierSem::Relaxed,
+            acquire: m.sem != MbarrierSem::Relaxed,
         },
         _ => RaceOp::Other,
     }

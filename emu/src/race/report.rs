@@ -140,10 +140,11 @@ fn describe(sh: &RaceShared, a: &Acc) -> AccessReport {
             sem.name(),
             scope.map_or("none", Scope::name),
         ),
-        _ => ("read", "weak", "none"),
+        // A cp.async's access (performed by the issuing thread's copy agent).
+        _ => (if a.write { "write" } else { "read" }, "weak", "none"),
     };
     let (cta, thread) = sh.position(a.gtid);
-    let local = a.gtid % sh.cta_threads.max(1);
+    let local = (a.gtid & !super::cta::AGENT) % sh.cta_threads.max(1);
     AccessReport {
         pc: a.pc,
         line: 0,
@@ -246,6 +247,16 @@ fn not_ordered(
     miss: Option<&Miss>,
     barriers: bool,
 ) -> String {
+    let copy = [ra, rb]
+        .into_iter()
+        .find(|r| sh.ops.get(r.pc as usize) == Some(&RaceOp::CpAsync));
+    if let Some(c) = copy {
+        return format!(
+            "the cp.async at {} is performed asynchronously: only a cp.async.wait_group/wait_all (or an mbarrier phase it arrives on) of {} orders it, and other threads only through a barrier or release/acquire pattern after that",
+            at(c.pc),
+            who(c)
+        );
+    }
     match miss {
         Some(Miss::Scope {
             release,

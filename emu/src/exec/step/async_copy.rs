@@ -23,7 +23,7 @@
 //!    of the CTA changed and no copy was delivered for [`DEADLOCK_STEPS`] warp instructions of
 //!    the CTA is reported as a deadlock naming the barrier, its phase and what is missing.
 //! 2. The `.sem`/`.scope` qualifiers add no ordering beyond the interpreter's sequentially
-//!    consistent shared memory.
+//!    consistent shared memory (the race detector, `--race`, follows them: docs/race.md).
 
 use std::collections::HashMap;
 
@@ -32,6 +32,7 @@ use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow};
+use crate::race::cta::MbarEvent;
 
 type R = Result<Flow, LaneFault>;
 
@@ -219,6 +220,7 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 ));
             }
             let mut bytes = [0u8; 16];
+            let mut read = None;
             if n > 0 {
                 let g = match window_of(s_addr) {
                     Window::Global(g) => g,
@@ -243,6 +245,7 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     lane: Some(l as u32),
                     address: Some(s_addr),
                 })?;
+                read = Some((g, n as u32));
                 if n == size {
                     // Whole and aligned (checked above): words of up to eight bytes.
                     let w = size.min(8);
@@ -256,17 +259,25 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     }
                 }
             }
-            Ok(PendingCopy {
-                thread: thread(c, l),
-                group: None,
-                dst,
-                bytes,
-                len: size as u8,
-                pc: c.pc,
-            })
+            Ok((
+                PendingCopy {
+                    thread: thread(c, l),
+                    group: None,
+                    dst,
+                    bytes,
+                    len: size as u8,
+                    pc: c.pc,
+                },
+                read,
+            ))
         })();
         match r {
-            Ok(p) => c.asyncs.copies.push(p),
+            Ok((p, read)) => {
+                if let Some(race) = c.race.as_deref_mut() {
+                    race.cp_async(p.thread as usize, p.pc, read, p.dst, u32::from(p.len));
+                }
+                c.asyncs.copies.push(p)
+            }
             Err(e) => err = Some(e),
         }
     });
@@ -303,6 +314,9 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     super::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
     for t in lanes {
         let done = c.asyncs.copies.wait_group(t, n);
+        if let Some(r) = c.race.as_deref_mut() {
+            r.cp_async_waited(t as usize, done.len());
+        }
         deliver(c, done);
     }
     Ok(Flow::Next)
@@ -314,6 +328,9 @@ pub fn wait_all(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     super::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
     for t in lanes {
         let done = c.asyncs.copies.take_all(t);
+        if let Some(r) = c.race.as_deref_mut() {
+            r.cp_async_waited(t as usize, done.len());
+        }
         deliver(c, done);
     }
     Ok(Flow::Next)
@@ -361,6 +378,15 @@ fn settle(o: &mut MbarrierObj) {
     }
 }
 
+/// [`settle`], telling the race detector (when `ev` is given) that the phase completed.
+fn settled(o: &mut MbarrierObj, off: u64, ev: Option<&mut Vec<MbarEvent>>) {
+    let before = o.phase;
+    settle(o);
+    if let (Some(ev), true) = (ev, before != o.phase) {
+        ev.push(MbarEvent::PhaseDone(off, before));
+    }
+}
+
 /// Param bits of `mbarrier` instructions.
 pub mod op {
     /// `init`
@@ -404,7 +430,11 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let mut err = None;
     let mut lanes = Vec::new();
     super::for_lanes(c.mask, |l| lanes.push(l));
+    // `--race`: what each lane did to the mbarrier, in order.
+    let mut ev: Vec<MbarEvent> = Vec::new();
+    let race = c.race.is_some();
     for l in lanes {
+        let t = thread(c, l) as usize;
         let addr = super::mem::lane_addr(c, &a.addr, l);
         let off = match shared_offset(c, &a.addr, l, 8) {
             Ok(o) => o,
@@ -414,8 +444,10 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
             }
         };
         if kind == op::CP_ARRIVE {
-            let t = thread(c, l);
-            let done = c.asyncs.copies.take_all(t);
+            let done = c.asyncs.copies.take_all(t as u32);
+            if race {
+                ev.push(MbarEvent::CopiesArrive(t, off, done.len()));
+            }
             deliver(c, done);
         }
         let st = &mut *c.asyncs;
@@ -431,6 +463,9 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 }),
             );
             st.last_change = step;
+            if race {
+                ev.push(MbarEvent::Reset(off));
+            }
             continue;
         }
         if kind == op::INVAL {
@@ -440,6 +475,9 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
             }
             st.mbarriers.insert(off, Slot::Invalidated);
             st.last_change = step;
+            if race {
+                ev.push(MbarEvent::Reset(off));
+            }
             continue;
         }
         let last_change = st.last_change;
@@ -483,7 +521,10 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
                             o.phase
                         ))
                     } else {
-                        settle(o);
+                        if race && kind == op::ARRIVE {
+                            ev.push(MbarEvent::Arrive(t, off));
+                        }
+                        settled(o, off, race.then_some(&mut ev));
                         Ok(())
                     }
                 }
@@ -494,7 +535,7 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
             }
             op::COMPLETE_TX => {
                 o.tx -= arg[l] as i64;
-                settle(o);
+                settled(o, off, race.then_some(&mut ev));
                 Ok(())
             }
             _ => {
@@ -506,6 +547,15 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 };
                 if done {
                     pmask |= 1 << l;
+                    if race {
+                        // The phase seen complete: the state's, or (parity) the last one.
+                        let seen = if p & op::PARITY != 0 {
+                            o.phase.wrapping_sub(1)
+                        } else {
+                            arg[l] as u32
+                        };
+                        ev.push(MbarEvent::Waited(t, off, seen));
+                    }
                     let ph = o.phase;
                     st.tma.observed(off, ph);
                 } else if p & op::TRY != 0 && step.wrapping_sub(last_change) > DEADLOCK_STEPS {
@@ -529,6 +579,9 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
             err = Some(fault(l, addr, detail));
             break;
         }
+    }
+    if let Some(r) = c.race.as_deref_mut() {
+        r.mbarrier_events(c.pc, &ev);
     }
     if let Some(e) = err {
         return Err(e);
@@ -560,7 +613,11 @@ pub fn complete_tx(
     let phase = o.phase;
     o.tx -= bytes as i64;
     settle(o);
+    let completed = phase != o.phase;
     st.last_change = step;
+    if let (Some(r), true) = (c.race.as_deref_mut(), completed) {
+        r.mbarrier_events(c.pc, &[MbarEvent::PhaseDone(off, phase)]);
+    }
     Ok((off, phase))
 }
 

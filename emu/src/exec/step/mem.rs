@@ -217,6 +217,30 @@ fn race_access(c: &mut Ctx<'_>, loc: &Loc<'_>, lane: usize, size: u32, a: RaceAc
     }
 }
 
+/// `--race`: an access refused because a pending `cp.async` still writes its bytes races
+/// with that copy; hands it to the detector so the report names the race beside the fault.
+#[cold]
+fn race_pending(
+    c: &mut Ctx<'_>,
+    space: AddrSpace,
+    addr: u64,
+    size: u32,
+    lane: usize,
+    a: RaceAccess,
+) {
+    let off = match space {
+        AddrSpace::Shared => shared_wrap(addr),
+        AddrSpace::Generic => match window_of(addr) {
+            Window::Shared(o) => o,
+            _ => return,
+        },
+        _ => return,
+    };
+    if c.asyncs.overlapping(off, u64::from(size)).is_some() {
+        race_access(c, &Loc::Shared(off), lane, size, a);
+    }
+}
+
 #[inline]
 fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64 {
     match *loc {
@@ -418,7 +442,13 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
                         race_access(c, &loc, l, m.size, RaceAccess::Read);
                     }
                 }
-                Err(e) => err = Some(e),
+                Err(e) => {
+                    if c.race.is_some() {
+                        let a = a.wrapping_add(u64::from(m.size) * k as u64);
+                        race_pending(c, m.addr.space, a, m.size, l, RaceAccess::Read);
+                    }
+                    err = Some(e)
+                }
             }
         });
         if let Some(e) = err {
@@ -463,7 +493,12 @@ fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
                         race_access(c, &loc, l, 16, RaceAccess::Read);
                     }
                 }
-                Err(e) => err = Some(e),
+                Err(e) => {
+                    if c.race.is_some() {
+                        race_pending(c, m.addr.space, a, 16, l, RaceAccess::Read);
+                    }
+                    err = Some(e)
+                }
             }
         });
         if let Some(e) = err {
@@ -551,6 +586,9 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     }
                 }
                 Err(e) => {
+                    if c.race.is_some() {
+                        race_pending(c, m.addr.space, a, m.size, l, RaceAccess::Write);
+                    }
                     err = Some(e);
                     break;
                 }

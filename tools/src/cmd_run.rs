@@ -12,7 +12,7 @@
 //! and trailing scratch pointers come from it (`crate::triton_meta`; `triton_metadata` in
 //! `--json`).
 //! Exit status: 0 on success, 1 when the program faults, 2 for bad input (arguments, parse or
-//! validation errors). With `--json`, a refused run still prints one JSON object, with
+//! validation errors), 3 when `--timeout S` stopped the launch (no result: see `crate::timeout`). With `--json`, a refused run still prints one JSON object, with
 //! `error` (`kind`, `message`). Flags of the other instruction set are refused, not ignored.
 //!
 //! `--isa sass` runs a SPA 5.0 SASS program instead (see `cmd_run_sass`): same arguments and

@@ -235,7 +235,7 @@ pub fn run(test: &Test, ro: &RunOptions, progress: Option<&Progress>) -> Result<
                 Some(m) if n < ro.max_candidates => {
                     format!("--max-executions {m} (at {n} partial executions)")
                 }
-                _ => format!("the budget of {n} partial executions"),
+                _ => format!("the budget of {n} partial executions (--max-candidates raises it)"),
             },
             Halt::Timeout => format!("--timeout {}", ro.timeout.unwrap_or_default().as_secs_f64()),
         };

@@ -95,7 +95,7 @@ pub enum RunError {
         message: String,
     },
     /// Too many candidate executions.
-    #[error("more than {0} candidate executions; giving up (raise the budget or shrink the test)")]
+    #[error("more than {0} candidate executions; giving up (raise the budget with --max-candidates N, or shrink the test)")]
     Budget(u64),
     /// Too many coherence orders to enumerate.
     #[error("more than 2^20 coherence orders for one reads-from choice; giving up")]

@@ -49,6 +49,7 @@ fn kind_name(k: &FaultKind) -> &'static str {
         FaultKind::BarrierDeadlock { .. } => "barrier_deadlock",
         FaultKind::DivergentCollective { .. } => "divergent_collective",
         FaultKind::StepBudgetExhausted { .. } => "step_budget_exhausted",
+        FaultKind::TimedOut { .. } => "timed_out",
         FaultKind::Trap => "trap",
         FaultKind::Breakpoint => "breakpoint",
         FaultKind::AssertFailed { .. } => "assert_failed",

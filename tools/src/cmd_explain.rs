@@ -58,8 +58,11 @@ pub struct ExplainArgs {
     output: Option<PathBuf>,
     /// Stop a test, without an explanation, once it has run S seconds (exit status 3), as
     /// `litmus --timeout` does.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = crate::timeout::seconds)]
     timeout: Option<f64>,
+    /// The budget of candidate and partial executions, as `litmus --max-candidates` sets it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_candidates: Option<u64>,
 }
 
 fn load(path: &Path, ro: &RunOptions, outcome: Option<&str>) -> Result<(Explanation, String)> {
@@ -183,6 +186,9 @@ fn explain_all(a: &ExplainArgs) -> Result<ExitCode> {
         bail!("name a litmus test, or --race-report FILE")
     };
     let mut ro = crate::model_arg::run_options(&a.model)?;
+    if let Some(n) = a.max_candidates {
+        ro.max_candidates = n;
+    }
     if let Some(s) = a.timeout {
         ro.timeout = Some(
             std::time::Duration::try_from_secs_f64(s).map_err(|e| anyhow!("--timeout {s}: {e}"))?,

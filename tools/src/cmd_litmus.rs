@@ -2,7 +2,8 @@
 //! format or as JSON lines, optionally compared with a Dat3M-style expectation CSV.
 //!
 //! Contract: `ptxemu litmus [--model ptx-v7.5|ptx-v6.0|sc] [--json] [--expect CSV]
-//! [--liveness] [--jobs N] [--max-executions N] [--timeout S] [--print-dialect] PATH...`.
+//! [--liveness] [--jobs N] [--max-executions N] [--timeout S] [--print-dialect] PATH...`,
+//! extended with `--max-candidates N` (the budget of candidate and partial executions).
 //! Exit status: 0 when every test ran (and, with `--expect`, matched); 1 when some expectation
 //! failed; 2 when a test could not be read or run; 3 (before 1 and 2) when a brake
 //! (`--max-executions`, `--timeout`) stopped a test before its end: it gets no verdict, and the
@@ -52,8 +53,12 @@ pub struct LitmusArgs {
     #[arg(long, value_name = "N")]
     max_executions: Option<u64>,
     /// Stop a test, without a verdict, once it has run S seconds (exit status 3).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = crate::timeout::seconds)]
     timeout: Option<f64>,
+    /// The budget of one test: the most candidate executions judged and (the explorer) partial
+    /// executions built before it gives up (default 50,000,000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_candidates: Option<u64>,
     /// Litmus files or directories (searched recursively for `*.litmus`).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -122,6 +127,9 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
         timeout,
         ..crate::model_arg::run_options(&a.model)?
     };
+    if let Some(n) = a.max_candidates {
+        ro.max_candidates = n;
+    }
     let mut files = crate::bounded::litmus_files_of(&a.paths)?;
     let expect = match &a.expect {
         Some(csv) => {

@@ -12,7 +12,7 @@
 //! and trailing scratch pointers come from it (`crate::triton_meta`; `triton_metadata` in
 //! `--json`).
 //! Exit status: 0 on success, 1 when the program faults, 2 for bad input (arguments, parse or
-//! validation errors). With `--json`, a refused run still prints one JSON object, with
+//! validation errors), 3 when `--timeout S` stopped the launch (no result: see `crate::timeout`). With `--json`, a refused run still prints one JSON object, with
 //! `error` (`kind`, `message`). Flags of the other instruction set are refused, not ignored.
 //!
 //! `--isa sass` runs a SPA 5.0 SASS program instead (see `cmd_run_sass`): same arguments and
@@ -75,6 +75,10 @@ pub struct RunArgs {
     /// Host threads to run CTAs on (default 0: all cores; PTX only).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Stop the launch once it has run S seconds: no result, no dumps (exit status 3; PTX
+    /// single launches only).
+    #[arg(long, value_name = "S", value_parser = crate::timeout::seconds)]
+    pub timeout: Option<f64>,
     /// Print one JSON object describing the launch.
     #[arg(long)]
     pub json: bool,
@@ -285,6 +289,7 @@ fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--tmem-check", a.tmem_check.is_some()),
         ("--proxy-check", a.proxy_check.is_some()),
         ("--race", a.race.race),
+        ("--timeout", a.timeout.is_some()),
     ];
     let single_only = [
         ("--kernel", a.kernel.is_some()),
@@ -296,6 +301,7 @@ fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--dump-var", !a.dump_vars.is_empty()),
         ("--shared-bytes", a.shared_bytes.is_some()),
         ("--race", a.race.race),
+        ("--timeout", a.timeout.is_some()),
     ];
     let given = |flags: &[(&'static str, bool)]| -> Vec<&'static str> {
         flags.iter().filter(|(_, g)| *g).map(|(f, _)| *f).collect()
@@ -344,6 +350,7 @@ pub(crate) struct Checks {
     /// `--trace-tmem`.
     pub trace_tmem: bool,
     proxy_check: bool,
+    timeout: Option<std::time::Duration>,
 }
 
 impl Checks {
@@ -394,6 +401,7 @@ impl Checks {
             tmem,
             trace_tmem: a.trace_tmem,
             proxy_check,
+            timeout: crate::timeout::duration(a.timeout),
         })
     }
 
@@ -413,6 +421,7 @@ impl Checks {
         cfg.l1 = self.l1;
         cfg.tmem = self.tmem;
         cfg.proxy_check = self.proxy_check;
+        cfg.timeout = self.timeout;
         cfg
     }
 }
@@ -557,7 +566,12 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     let race_plan = a.race.plan()?;
     let mut cfg = checks.config(kernel, grid, block, shared_bytes);
     cfg.race = race_plan.as_ref().map(|p| p.opts);
-    let report = launch::launch(machine, &cfg, &values)?;
+    let report = crate::progress::with_ctas(a.json, &mut cfg, |cfg| {
+        launch::launch(machine, cfg, &values)
+    })?;
+    if crate::timeout::stopped(&report) {
+        return Ok(crate::timeout::report_stop(&cfg, &report, machine, a.json));
+    }
     // A dump that cannot be written must not hide the fault: both are reported, and the
     // exit status stays the fault's.
     let mut dumped = write_dumps(&dumps, &buffers, |addr, len| machine.read(addr, len));

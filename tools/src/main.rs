@@ -26,6 +26,7 @@ mod plan;
 mod progress;
 mod race_run;
 mod source;
+mod timeout;
 mod tmap_arg;
 mod tmem_trace;
 mod triton_meta;

@@ -38,6 +38,17 @@ pub enum FaultKind {
         /// The budget.
         budget: u64,
     },
+    /// The launch ran longer than `--timeout` allows; it did not finish.
+    TimedOut {
+        /// The time allowed.
+        timeout: std::time::Duration,
+        /// CTAs that had finished (ended or faulted).
+        ctas_done: u64,
+        /// CTAs in the grid.
+        ctas: u64,
+        /// Warp instructions executed.
+        steps: u64,
+    },
     /// `trap` executed.
     Trap,
     /// `brkpt` executed.
@@ -77,6 +88,16 @@ impl fmt::Display for FaultKind {
             FaultKind::StepBudgetExhausted { budget } => write!(
                 f,
                 "step budget exhausted: more than {budget} warp instructions executed (raise --max-steps)"
+            ),
+            FaultKind::TimedOut {
+                timeout,
+                ctas_done,
+                ctas,
+                steps,
+            } => write!(
+                f,
+                "stopped by --timeout {} after {ctas_done} of {ctas} CTA(s) done and {steps} warp instructions executed; the launch did not finish: no result",
+                timeout.as_secs_f64()
             ),
             FaultKind::Trap => f.write_str("trap executed"),
             FaultKind::Breakpoint => f.write_str("brkpt executed"),

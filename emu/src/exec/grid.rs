@@ -14,6 +14,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::Instant;
 
 use super::cta::{Counts, Cta, CtaStatus};
 use super::fault::{Fault, FaultKind, FaultSite};
@@ -50,6 +51,10 @@ struct Grid<'e, 'a> {
     ctas: u64,
     queue: Mutex<Queue>,
     steps: AtomicU64,
+    /// CTAs finished (ended or faulted).
+    done: AtomicU64,
+    /// When `--timeout` stops the launch.
+    deadline: Option<Instant>,
     /// Everything stops (the step budget ran out, or the CTAs before a fault used theirs).
     stop: AtomicBool,
     /// The lowest linear index of a CTA that faulted (`u64::MAX`: none yet).
@@ -139,6 +144,7 @@ impl Grid<'_, '_> {
         local.thread_instructions += cta.counts.thread_instructions - before.thread_instructions;
         match result {
             Err(f) => {
+                self.finished();
                 self.keep_output(&mut cta);
                 self.record_fault(cta.linear, *f);
                 None
@@ -165,12 +171,47 @@ impl Grid<'_, '_> {
                 self.stop.store(true, Ordering::Relaxed);
                 None
             }
+            Ok(status) if self.deadline.is_some_and(|d| Instant::now() >= d) => {
+                if status == CtaStatus::Done {
+                    self.finished();
+                }
+                self.timed_out(cta.ctaid, cta.linear);
+                None
+            }
             Ok(CtaStatus::Done) => {
+                self.finished();
                 self.keep_output(&mut cta);
                 None
             }
             Ok(CtaStatus::Paused) => Some(cta),
         }
+    }
+
+    /// Counts a CTA that ended or faulted.
+    fn finished(&self) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+        if let Some(p) = &self.cfg.progress {
+            p.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Stops the launch for `--timeout` (noticed by CTA `linear`), unless a fault came first.
+    fn timed_out(&self, ctaid: [u32; 3], linear: u64) {
+        let kind = FaultKind::TimedOut {
+            timeout: self.cfg.timeout.unwrap_or_default(),
+            ctas_done: self.done.load(Ordering::Relaxed),
+            ctas: self.ctas,
+            steps: self.steps.load(Ordering::Relaxed),
+        };
+        let site = FaultSite {
+            kernel: self.cfg.kernel.clone(),
+            cta: ctaid,
+            ..FaultSite::default()
+        };
+        if let Ok(mut slot) = self.fault.lock() {
+            slot.get_or_insert((linear, Fault { kind, site }));
+        }
+        self.stop.store(true, Ordering::Relaxed);
     }
 
     /// One host thread: takes CTAs until none is left.
@@ -229,6 +270,8 @@ pub(super) fn run_grid(
             in_flight: 0,
         }),
         steps: AtomicU64::new(0),
+        done: AtomicU64::new(0),
+        deadline: cfg.timeout.and_then(|t| Instant::now().checked_add(t)),
         stop: AtomicBool::new(false),
         limit: AtomicU64::new(u64::MAX),
         after_fault: AtomicU64::new(0),

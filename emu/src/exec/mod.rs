@@ -106,6 +106,10 @@ pub struct LaunchConfig {
 
     /// `--race`: detect data races (the launch then runs on one host thread).
     pub race: Option<crate::race::RaceOptions>,
+    /// `--timeout`: stop the launch (a [`FaultKind::TimedOut`] fault) once it has run this long.
+    pub timeout: Option<Duration>,
+    /// Counts the CTAs that have finished (ended or faulted), for a progress display.
+    pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 impl LaunchConfig {
@@ -124,6 +128,8 @@ impl LaunchConfig {
             proxy_check: true,
 
             race: None,
+            timeout: None,
+            progress: None,
         }
     }
 }

@@ -2,12 +2,14 @@
 //! mismatches shrunk to minimal kernels and saved as regression fixtures.
 //!
 //! Contract: `ptxemu difftest [--count N] [--seed S] [--per-module K] [--jobs J] [--out DIR]
-//! [--host PATH | --nvcc PATH] [--gen-only] [--emu-only] [--max-shrink M]`. Kernel `i` of the
+//! [--host PATH | --nvcc PATH] [--gen-only] [--emu-only] [--max-shrink M] [--time-limit S]
+//! [--timeout S]`. Kernel `i` of the
 //! run is `Kernel::generate(kernel_seed(S, i))`; kernels are grouped `K` to a module. The
 //! GPU side is a driver-API program (`DIR/difftest_host.cu`, built with nvcc unless `--host`
 //! names a built one) speaking the protocol of [`host`]. Writes `DIR/summary.json` and, per
 //! mismatch, `DIR/mismatches/seed-<seed>.{ptx,in.bin,gpu.bin,emu.bin,txt}`. Exit status: 0
-//! when every kernel agrees, 1 when some mismatch, 2 on errors.
+//! when every kernel agrees, 1 when some mismatch, 2 on errors, 3 when `--timeout S` stopped
+//! the run (no verdict: no shrinking, no summary; stderr gives the counts so far).
 
 pub mod gen;
 pub mod host;
@@ -15,7 +17,7 @@ pub mod inputs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -60,6 +62,10 @@ pub struct DifftestArgs {
     /// ran); shrinking and the summary follow.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     time_limit: Option<f64>,
+    /// Stop the run once it has run S seconds (checked between modules), without a verdict:
+    /// no shrinking and no summary (exit status 3).
+    #[arg(long, value_name = "S", value_parser = crate::timeout::seconds)]
+    timeout: Option<f64>,
     /// Mismatches to shrink and save (the rest are counted).
     #[arg(long, default_value_t = 20, value_name = "M")]
     max_shrink: usize,
@@ -345,14 +351,20 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     let mismatches: Mutex<Vec<Mismatch>> = Mutex::new(Vec::new());
     let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let t0 = Instant::now();
+    let deadline = crate::timeout::duration(a.timeout).and_then(|d| t0.checked_add(d));
+    let timed_out = AtomicBool::new(false);
     let work = a.out.join("work");
     std::fs::create_dir_all(&work)?;
     std::thread::scope(|s| {
         for w in 0..jobs {
             let (next, compared, mismatches, errors, host, work) =
                 (&next, &compared, &mismatches, &errors, &host, &work);
-            let (kernels_of, input_of) = (&kernels_of, &input_of);
+            let (kernels_of, input_of, timed_out) = (&kernels_of, &input_of, &timed_out);
             s.spawn(move || loop {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    timed_out.store(true, Ordering::Relaxed);
+                    break;
+                }
                 if a.time_limit.is_some_and(|l| t0.elapsed().as_secs_f64() > l) {
                     break;
                 }
@@ -405,6 +417,18 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     });
     let elapsed = t0.elapsed().as_secs_f64();
     let mut found = mismatches.into_inner().expect("lock");
+    if timed_out.load(Ordering::Relaxed) && (compared.load(Ordering::Relaxed) as u64) < a.count {
+        let _ = std::fs::remove_dir_all(&work);
+        eprintln!(
+            "ptxemu difftest: stopped by --timeout {} after {} of {} kernel(s) compared ({} mismatch(es), {} error(s) so far) in {elapsed:.1} s; no verdict",
+            a.timeout.unwrap_or_default(),
+            compared.load(Ordering::Relaxed),
+            a.count,
+            found.len(),
+            errors.lock().map_or(0, |e| e.len()),
+        );
+        return Ok(ExitCode::from(3));
+    }
     found.sort_by_key(|m| m.seed);
     let errors = errors.into_inner().expect("lock");
     let mut saved = Vec::new();

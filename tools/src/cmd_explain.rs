@@ -130,16 +130,14 @@ fn tests_in(dir: &Path) -> Result<Vec<PathBuf>> {
 /// Explains a race report (`--race-report`).
 fn race_report(from: &str, a: &ExplainArgs) -> Result<ExitCode> {
     use litmus::explain::race::{draw, parse_report};
-    let (text, name) = if from == "-" {
-        let mut t = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut t).context("standard input")?;
-        (t, "<stdin>".to_string())
+    // Standard input is read through /dev/stdin so that it gets the same size bound as files.
+    let (path, name) = if from == "-" {
+        ("/dev/stdin", "<stdin>")
     } else {
-        (
-            std::fs::read_to_string(from).with_context(|| from.to_string())?,
-            from.to_string(),
-        )
+        (from, from)
     };
+    let text =
+        crate::bounded::read_text(std::path::Path::new(path)).with_context(|| name.to_string())?;
     let report = parse_report(&text).map_err(|e| anyhow!("{name}: {e}"))?;
     let title = match &report.kernel {
         Some(k) => format!("Data races in {k}"),

@@ -86,7 +86,10 @@
 //!    choice that breaks no-thin-air, coherence or causality before coherence is completed.
 //!    Allowed executions, states and verdicts are the same.
 
+mod check;
+mod leaf;
 mod local;
+mod moves;
 mod pairs;
 mod search;
 mod split;

@@ -1,15 +1,15 @@
 //! The depth-first search of one exploration (or of one task of a split one): the state of a
-//! partial execution, the moves that extend it, and the checks of the module docs.
+//! partial execution, applying and taking back moves ([`super::moves`]), the checks
+//! ([`super::check`]) and complete executions ([`super::leaf`]).
 
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use super::moves::{quiet, Move};
 use super::pairs::Pairs;
-use super::{local, Brakes, Halt, Leaf, Progress, Sink, Stats, Universe};
-use crate::event::EventKind;
-use crate::ptx::{Axiom, Choice, Statics};
+use super::{local, Brakes, Halt, Progress, Sink, Stats, Universe};
+use crate::ptx::Statics;
 use crate::rel::Rel;
 use crate::{Model, Next};
 
@@ -34,30 +34,12 @@ pub(super) struct Control<'p> {
 }
 
 impl Control<'_> {
-    fn halt(&self, h: Halt) {
+    pub(super) fn halt(&self, h: Halt) {
         if let Ok(mut g) = self.halt.lock() {
             g.get_or_insert(h);
         }
         self.halting.store(true, Ordering::Relaxed);
     }
-}
-
-/// One way to extend a partial execution.
-enum Move {
-    /// Thread ends with this path.
-    End(u32),
-    /// Add a read, reading from a present write (local index) or from a later one.
-    Read { child: u32, src: Option<usize> },
-    /// Add a write, after the `before` writes and before the `after` ones, and the source of
-    /// the deferred reads in `takes`.
-    Write {
-        child: u32,
-        before: Vec<usize>,
-        after: Vec<usize>,
-        takes: Vec<usize>,
-    },
-    /// Add a fence or barrier.
-    Plain { child: u32 },
 }
 
 /// What taking a move back needs.
@@ -80,35 +62,35 @@ pub(super) struct Collect {
 
 /// The search state.
 pub(super) struct Search<'a> {
-    u: &'a Universe,
-    us: &'a Pairs,
+    pub(super) u: &'a Universe,
+    pub(super) us: &'a Pairs,
     /// Which relations may have a pair ([`local::present`]).
-    present: [bool; 13],
-    ls: Statics,
-    sc: bool,
-    cap: usize,
+    pub(super) present: [bool; 13],
+    pub(super) ls: Statics,
+    pub(super) sc: bool,
+    pub(super) cap: usize,
     /// Universe event of each local index.
-    ids: Vec<usize>,
+    pub(super) ids: Vec<usize>,
     /// Each thread's tree node.
-    at: Vec<u32>,
+    pub(super) at: Vec<u32>,
     /// Each finished thread's path.
-    ended: Vec<Option<u32>>,
+    pub(super) ended: Vec<Option<u32>>,
     /// Each thread's events (local indices).
-    events: Vec<Vec<usize>>,
-    rf: Rel,
+    pub(super) events: Vec<Vec<usize>>,
+    pub(super) rf: Rel,
     /// Chosen coherence edges (initial writes first included).
-    co: Rel,
+    pub(super) co: Rel,
     /// The closure of `co` and the Coherence lower bound of the current partial execution.
-    closed: Rel,
+    pub(super) closed: Rel,
     /// Reads whose source is a write still to come.
-    deferred: Vec<usize>,
+    pub(super) deferred: Vec<usize>,
     /// The move index taken at each depth.
-    path: Vec<u32>,
+    pub(super) path: Vec<u32>,
     /// Forced move indices for the first depths (a task of a split).
-    script: &'a [u32],
-    task: usize,
-    ctl: &'a Control<'a>,
-    unflushed: u64,
+    pub(super) script: &'a [u32],
+    pub(super) task: usize,
+    pub(super) ctl: &'a Control<'a>,
+    pub(super) unflushed: u64,
     /// Counts of this search.
     pub stats: Stats,
     /// Set when collecting the tasks of a split.
@@ -181,7 +163,7 @@ impl<'a> Search<'a> {
     }
 
     /// Whether to stop: another worker halted or a sink stopped, or a brake is reached.
-    fn brakes(&self) -> Next {
+    pub(super) fn brakes(&self) -> Next {
         if self.ctl.halting.load(Ordering::Relaxed)
             || self.ctl.stop_after.load(Ordering::Relaxed) < self.task
         {
@@ -258,96 +240,6 @@ impl<'a> Search<'a> {
             }
         }
         Next::Continue
-    }
-
-    /// Whether some unfinished thread can still write `value` to `loc`; thread `t` is taken at
-    /// node `x` (where it is about to be).
-    fn can_write_later(&self, t: usize, x: u32, loc: u32, value: i64) -> bool {
-        (0..self.at.len()).any(|t2| {
-            self.ended[t2].is_none()
-                && self
-                    .u
-                    .can_write(t2, if t2 == t { x } else { self.at[t2] }, loc, value)
-        })
-    }
-
-    fn moves(&self, t: usize) -> Vec<Move> {
-        let tree = &self.u.trees[t];
-        let node = &tree.nodes[self.at[t] as usize];
-        let ev = &self.u.events;
-        let mut out: Vec<Move> = node.ends.iter().map(|&e| Move::End(e)).collect();
-        for &c in &node.children {
-            let Some(g) = tree.nodes[c as usize].event else {
-                continue;
-            };
-            let e = &ev[g];
-            match e.kind {
-                EventKind::Read => {
-                    for (j, &h) in self.ids.iter().enumerate() {
-                        let w = &ev[h];
-                        if w.kind == EventKind::Write && w.loc == e.loc && w.value == e.value {
-                            out.push(Move::Read {
-                                child: c,
-                                src: Some(j),
-                            });
-                        }
-                    }
-                    if self.can_write_later(t, c, e.loc.unwrap_or(u32::MAX), e.value) {
-                        out.push(Move::Read {
-                            child: c,
-                            src: None,
-                        });
-                    }
-                }
-                EventKind::Write => self.write_moves(c, g, &mut out),
-                EventKind::Fence | EventKind::Barrier => out.push(Move::Plain { child: c }),
-            }
-        }
-        out
-    }
-
-    /// The ways to add write `g` at tree node `c`: each acyclic orientation against the
-    /// present writes it must be ordered with, times each subset of the deferred reads of its
-    /// location and value that take it as their source.
-    fn write_moves(&self, c: u32, g: usize, out: &mut Vec<Move>) {
-        let ev = &self.u.events;
-        let e = &ev[g];
-        let partners: Vec<usize> = (self.u.inits..self.ids.len())
-            .filter(|&j| {
-                let h = self.ids[j];
-                ev[h].kind == EventKind::Write
-                    && ev[h].loc == e.loc
-                    && (self.sc || self.us.ms_either(h, g))
-            })
-            .collect();
-        let mut orders = Vec::new();
-        orient(
-            &self.closed,
-            &partners,
-            &mut Vec::new(),
-            &mut Vec::new(),
-            &mut orders,
-        );
-        let readers: Vec<usize> = self
-            .deferred
-            .iter()
-            .copied()
-            .filter(|&r| ev[self.ids[r]].loc == e.loc && ev[self.ids[r]].value == e.value)
-            .collect();
-        for (before, after) in orders {
-            for mask in 0..1u64 << readers.len().min(63) {
-                let takes = (0..readers.len())
-                    .filter(|&i| mask >> i & 1 == 1)
-                    .map(|i| readers[i])
-                    .collect();
-                out.push(Move::Write {
-                    child: c,
-                    before: before.clone(),
-                    after: after.clone(),
-                    takes,
-                });
-            }
-        }
     }
 
     fn add(&mut self, t: usize, child: u32) -> usize {
@@ -429,221 +321,5 @@ impl<'a> Search<'a> {
         if let Some(closed) = u.closed {
             self.closed = closed;
         }
-    }
-
-    /// The checks of the module docs on the current partial execution; updates `closed`.
-    /// `quiet`: the last move changed no relation that a check reads (see [`quiet`]).
-    fn consistent(&mut self, quiet: bool) -> bool {
-        let ev = &self.u.events;
-        for &r in &self.deferred {
-            let e = &ev[self.ids[r]];
-            let loc = e.loc.unwrap_or(u32::MAX);
-            let possible = (0..self.at.len())
-                .any(|t| self.ended[t].is_none() && self.u.can_write(t, self.at[t], loc, e.value));
-            if !possible {
-                return false;
-            }
-        }
-        if !self.deferred.is_empty() && !self.deferred_producible() {
-            return false;
-        }
-        if quiet {
-            return true;
-        }
-        let none = Rel::empty(self.cap);
-        let (cause, co_all) = self.cause_and_co(&none, &none);
-        let closed = co_all.plus();
-        if !closed.irreflexive() {
-            return false;
-        }
-        let ch = Choice {
-            rf: self.rf.clone(),
-            co: closed,
-            sc: none.clone(),
-            syncbar: none,
-        };
-        let ok = self.ls.check(&ch, &cause).is_ok();
-        self.closed = ch.co;
-        ok
-    }
-
-    /// Whether every deferred read's value can still be written by a write whose own path
-    /// can read what it depends on (check 1 of the module docs): the least set `F` of
-    /// (location, value) pairs that the unfinished threads can write below where they are,
-    /// counting a write only when each read it depends on reads a present write's value or
-    /// one of `F`.
-    fn deferred_producible(&self) -> bool {
-        let ev = &self.u.events;
-        let key = |g: usize| (ev[g].loc.unwrap_or(u32::MAX), ev[g].value);
-        let mut present: Vec<(u32, i64)> = self
-            .ids
-            .iter()
-            .filter(|&&g| ev[g].kind == EventKind::Write)
-            .map(|&g| key(g))
-            .collect();
-        present.sort_unstable();
-        present.dedup();
-        let mut future: Vec<(u32, i64)> = Vec::new();
-        let live: Vec<usize> = (0..self.at.len())
-            .filter(|&t| self.ended[t].is_none())
-            .collect();
-        loop {
-            let mut grew = false;
-            for &t in &live {
-                for (w, need) in self.u.writes_below(t, self.at[t]) {
-                    if future.contains(&w) {
-                        continue;
-                    }
-                    let ok = need
-                        .iter()
-                        .all(|r| present.binary_search(r).is_ok() || future.contains(r));
-                    if ok {
-                        future.push(w);
-                        grew = true;
-                    }
-                }
-            }
-            if !grew {
-                break;
-            }
-        }
-        self.deferred
-            .iter()
-            .all(|&r| future.contains(&key(self.ids[r])))
-    }
-
-    /// Causality under a Fence-SC order and barrier matching, and the chosen coherence edges
-    /// with the Coherence lower bound it gives.
-    fn cause_and_co(&self, sc: &Rel, bar: &Rel) -> (Rel, Rel) {
-        if self.sc {
-            return (Rel::empty(self.cap), self.co.clone());
-        }
-        let cause = self.ls.cause(&self.rf, sc, bar);
-        let lower = cause.restrict(&self.ls.w, &self.ls.w).inter(&self.ls.loc);
-        let co_all = self.co.union(&lower);
-        (cause, co_all)
-    }
-
-    /// A complete execution: judge it under every Fence-SC order and barrier matching.
-    fn leaf(&mut self, sink: &mut dyn Sink) -> Next {
-        let ends: Vec<u32> = self.ended.iter().map(|e| e.unwrap_or(0)).collect();
-        let bars = sink.syncbars(&ends, &self.events, self.cap);
-        for sc in &self.sc_orders() {
-            for bar in &bars {
-                // Judging one complete execution costs more than a step: look at the brakes.
-                if self.brakes() == Next::Stop {
-                    return Next::Stop;
-                }
-                let before = self.ctl.executions.fetch_add(1, Ordering::Relaxed);
-                if let Some(max) = self.ctl.brakes.max_executions {
-                    if before >= max {
-                        self.ctl.halt(Halt::MaxExecutions(max));
-                        return Next::Stop;
-                    }
-                }
-                let (cause, co_all) = self.cause_and_co(sc, bar);
-                let closed = co_all.plus();
-                let cyclic = !closed.irreflexive();
-                let ch = Choice {
-                    rf: self.rf.clone(),
-                    co: if cyclic { co_all.clone() } else { closed },
-                    sc: sc.clone(),
-                    syncbar: bar.clone(),
-                };
-                let verdict = if cyclic {
-                    let cycle = co_all.find_cycle().unwrap_or_default();
-                    let named = [("cause", &cause), ("co", &co_all)];
-                    Err(self.ls.labelled(Axiom::Coherence, cycle, &named))
-                } else {
-                    self.ls.check(&ch, &cause)
-                };
-                self.stats.executions += 1;
-                let p = self.ctl.progress;
-                p.executions.fetch_add(1, Ordering::Relaxed);
-                if verdict.is_ok() {
-                    self.stats.allowed += 1;
-                    p.allowed.fetch_add(1, Ordering::Relaxed);
-                }
-                let leaf = Leaf {
-                    ends: &ends,
-                    events: &self.events,
-                    ids: &self.ids,
-                    choice: &ch,
-                    verdict: &verdict,
-                };
-                if sink.visit(self.u, &leaf) == Next::Stop {
-                    self.ctl.stop_after.fetch_min(self.task, Ordering::Relaxed);
-                    return Next::Stop;
-                }
-            }
-        }
-        Next::Continue
-    }
-
-    /// The distinct Fence-SC orders of the present `fence.sc` events, as
-    /// [`crate::enumerate::sc_orders`] builds them.
-    fn sc_orders(&self) -> Vec<Rel> {
-        let n = self.cap;
-        let fences: Vec<usize> = (0..self.ids.len())
-            .filter(|&i| self.ls.f_sc.contains(i))
-            .collect();
-        if self.sc || fences.len() < 2 {
-            return vec![Rel::empty(n)];
-        }
-        let mut seen = HashSet::new();
-        let mut out = Vec::new();
-        let mut perm = fences;
-        crate::enumerate::permute(&mut perm, 0, &mut |p| {
-            let mut r = Rel::empty(n);
-            for i in 0..p.len() {
-                for j in i + 1..p.len() {
-                    if self.ls.sr.has(p[i], p[j]) {
-                        r.add(p[i], p[j]);
-                    }
-                }
-            }
-            if seen.insert(r.clone()) {
-                out.push(r);
-            }
-        });
-        out
-    }
-}
-
-/// Whether a move leaves every relation between present events, and every constraint on the
-/// new event, unchanged, so that only the deferred reads need a look: a thread's end; a
-/// deferred read or a fence or barrier, added last in its thread with no edge leaving it (no
-/// reads-from, no coherence, no program-order successor, and no pattern can start at it
-/// without a later event), so no new path runs through it and none of the axioms'
-/// relations gains an edge out of it.
-fn quiet(m: &Move) -> bool {
-    match m {
-        Move::End(_) | Move::Plain { .. } | Move::Read { src: None, .. } => true,
-        Move::Read { src: Some(_), .. } | Move::Write { .. } => false,
-    }
-}
-
-/// Every split of `partners` into writes before and after a new write that closes no cycle
-/// with `closed` (a write after it must not be coherence-before one before it).
-fn orient(
-    closed: &Rel,
-    partners: &[usize],
-    before: &mut Vec<usize>,
-    after: &mut Vec<usize>,
-    out: &mut Vec<(Vec<usize>, Vec<usize>)>,
-) {
-    let Some((&x, rest)) = partners.split_first() else {
-        out.push((before.clone(), after.clone()));
-        return;
-    };
-    if after.iter().all(|&a| !closed.has(a, x)) {
-        before.push(x);
-        orient(closed, rest, before, after, out);
-        before.pop();
-    }
-    if before.iter().all(|&b| !closed.has(x, b)) {
-        after.push(x);
-        orient(closed, rest, before, after, out);
-        after.pop();
     }
 }

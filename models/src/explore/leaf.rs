@@ -1,0 +1,98 @@
+//! A complete execution: judged under every Fence-SC order and barrier matching, with the
+//! verdict of the reference, and handed to the sink.
+
+use std::collections::HashSet;
+use std::sync::atomic::Ordering;
+
+use super::search::Search;
+use super::{Halt, Leaf, Sink};
+use crate::ptx::{Axiom, Choice};
+use crate::rel::Rel;
+use crate::Next;
+
+impl Search<'_> {
+    /// A complete execution: judge it under every Fence-SC order and barrier matching.
+    pub(super) fn leaf(&mut self, sink: &mut dyn Sink) -> Next {
+        let ends: Vec<u32> = self.ended.iter().map(|e| e.unwrap_or(0)).collect();
+        let bars = sink.syncbars(&ends, &self.events, self.cap);
+        for sc in &self.sc_orders() {
+            for bar in &bars {
+                // Judging one complete execution costs more than a step: look at the brakes.
+                if self.brakes() == Next::Stop {
+                    return Next::Stop;
+                }
+                let before = self.ctl.executions.fetch_add(1, Ordering::Relaxed);
+                if let Some(max) = self.ctl.brakes.max_executions {
+                    if before >= max {
+                        self.ctl.halt(Halt::MaxExecutions(max));
+                        return Next::Stop;
+                    }
+                }
+                let (cause, co_all) = self.cause_and_co(sc, bar);
+                let closed = co_all.plus();
+                let cyclic = !closed.irreflexive();
+                let ch = Choice {
+                    rf: self.rf.clone(),
+                    co: if cyclic { co_all.clone() } else { closed },
+                    sc: sc.clone(),
+                    syncbar: bar.clone(),
+                };
+                let verdict = if cyclic {
+                    let cycle = co_all.find_cycle().unwrap_or_default();
+                    let named = [("cause", &cause), ("co", &co_all)];
+                    Err(self.ls.labelled(Axiom::Coherence, cycle, &named))
+                } else {
+                    self.ls.check(&ch, &cause)
+                };
+                self.stats.executions += 1;
+                let p = self.ctl.progress;
+                p.executions.fetch_add(1, Ordering::Relaxed);
+                if verdict.is_ok() {
+                    self.stats.allowed += 1;
+                    p.allowed.fetch_add(1, Ordering::Relaxed);
+                }
+                let leaf = Leaf {
+                    ends: &ends,
+                    events: &self.events,
+                    ids: &self.ids,
+                    choice: &ch,
+                    verdict: &verdict,
+                };
+                if sink.visit(self.u, &leaf) == Next::Stop {
+                    self.ctl.stop_after.fetch_min(self.task, Ordering::Relaxed);
+                    return Next::Stop;
+                }
+            }
+        }
+        Next::Continue
+    }
+
+    /// The distinct Fence-SC orders of the present `fence.sc` events, as
+    /// [`crate::enumerate::sc_orders`] builds them.
+    fn sc_orders(&self) -> Vec<Rel> {
+        let n = self.cap;
+        let fences: Vec<usize> = (0..self.ids.len())
+            .filter(|&i| self.ls.f_sc.contains(i))
+            .collect();
+        if self.sc || fences.len() < 2 {
+            return vec![Rel::empty(n)];
+        }
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        let mut perm = fences;
+        crate::enumerate::permute(&mut perm, 0, &mut |p| {
+            let mut r = Rel::empty(n);
+            for i in 0..p.len() {
+                for j in i + 1..p.len() {
+                    if self.ls.sr.has(p[i], p[j]) {
+                        r.add(p[i], p[j]);
+                    }
+                }
+            }
+            if seen.insert(r.clone()) {
+                out.push(r);
+            }
+        });
+        out
+    }
+}

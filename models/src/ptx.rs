@@ -524,6 +524,9 @@ impl Statics {
 
     /// Atomicity: `empty(((ms & fr); (ms & co)) & rmw)`.
     pub fn atomicity(&self, fr: &Rel, co: &Rel) -> Result<(), Violation> {
+        if self.rmw.is_empty() {
+            return Ok(());
+        }
         self.no_write_inside_rmw(&self.ms.inter(fr), &self.ms.inter(co))
     }
 

@@ -240,18 +240,27 @@ impl Rel {
         self.zip_with(o, |x, y| x & !y)
     }
 
-    /// The relation whose words are `f` of `self`'s and `o`'s (built in place, without a
-    /// copy of `self` first: the explorer makes many small relations).
+    /// The relation whose words are `f` of `self`'s and `o`'s (a copy of `self`'s words,
+    /// then changed in place: cheaper than collecting an iterator into the inline buffer).
     fn zip_with(&self, o: &Rel, f: impl Fn(u64, u64) -> u64) -> Rel {
-        Rel {
-            rows: self
-                .rows
-                .iter()
-                .zip(&o.rows)
-                .map(|(x, y)| f(*x, *y))
-                .collect(),
-            words: self.words,
-            n: self.n,
+        let mut r = self.clone();
+        for (x, y) in r.rows.iter_mut().zip(&o.rows) {
+            *x = f(*x, *y);
+        }
+        r
+    }
+
+    /// `self := self | o`, in place.
+    pub fn union_with(&mut self, o: &Rel) {
+        for (x, y) in self.rows.iter_mut().zip(&o.rows) {
+            *x |= *y;
+        }
+    }
+
+    /// `self := self & o`, in place.
+    pub fn inter_with(&mut self, o: &Rel) {
+        for (x, y) in self.rows.iter_mut().zip(&o.rows) {
+            *x &= *y;
         }
     }
 
@@ -259,6 +268,19 @@ impl Rel {
     pub fn seq(&self, o: &Rel) -> Rel {
         let mut r = Rel::empty(self.n);
         let w = self.words;
+        if w == 1 {
+            // One word per row (up to 64 events): a row is the union of `o`'s rows it names.
+            for (out, &row) in r.rows.iter_mut().zip(&self.rows) {
+                let mut bits = row;
+                let mut acc = 0;
+                while bits != 0 {
+                    acc |= o.rows[bits.trailing_zeros() as usize];
+                    bits &= bits - 1;
+                }
+                *out = acc;
+            }
+            return r;
+        }
         for a in 0..self.n {
             for wi in 0..w {
                 let mut bits = self.rows[a * w + wi];
@@ -326,6 +348,22 @@ impl Rel {
     pub fn plus(&self) -> Rel {
         let mut r = self.clone();
         let w = r.words;
+        if w == 1 {
+            // One word per row: row `k` does not change while `k` is the pivot.
+            let rows = &mut r.rows[..self.n];
+            for k in 0..rows.len() {
+                let (bit, rk) = (1u64 << k, rows[k]);
+                if rk == 0 {
+                    continue;
+                }
+                for row in rows.iter_mut() {
+                    if *row & bit != 0 {
+                        *row |= rk;
+                    }
+                }
+            }
+            return r;
+        }
         for k in 0..self.n {
             let (word, bit) = (k / 64, 1u64 << (k % 64));
             for a in 0..self.n {

@@ -1,15 +1,15 @@
 //! The checks of the module docs on a partial execution: the deferred reads' values can still
 //! be written (check 1), coherence (check 2) and every axiom (check 3).
 
-use super::search::Search;
+use super::search::{Search, Undo};
 use crate::event::EventKind;
-use crate::ptx::Choice;
 use crate::rel::Rel;
 
 impl Search<'_> {
-    /// The checks of the module docs on the current partial execution; updates `closed`.
-    /// `quiet`: the last move changed no relation that a check reads (see [`quiet`]).
-    pub(super) fn consistent(&mut self, quiet: bool) -> bool {
+    /// The checks of the module docs on the current partial execution; updates the closed
+    /// coherence, keeping the one before in `undo`.
+    /// `quiet`: the last move changed no relation that a check reads (see [`super::moves::quiet`]).
+    pub(super) fn consistent(&mut self, quiet: bool, undo: &mut Undo) -> bool {
         let ev = &self.u.events;
         for &r in &self.deferred {
             let e = &ev[self.ids[r]];
@@ -26,28 +26,24 @@ impl Search<'_> {
         if quiet {
             return true;
         }
-        let none = Rel::empty(self.cap);
-        let (cause, co_all) = self.cause_and_co(&none, &none);
+        let (cause, co_all) = self.cause_and_co(&self.ch.sc, &self.ch.syncbar);
         let closed = co_all.plus();
         if !closed.irreflexive() {
             return false;
         }
-        let ch = Choice {
-            rf: self.rf.clone(),
-            co: closed,
-            sc: none.clone(),
-            syncbar: none,
-        };
-        let ok = self.ls.check(&ch, &cause).is_ok();
-        self.closed = ch.co;
-        ok
+        undo.closed = Some(std::mem::replace(&mut self.ch.co, closed));
+        self.ls.check(&self.ch, &cause).is_ok()
     }
 
     /// Whether every deferred read's value can still be written by a write whose own path
-    /// can read what it depends on (check 1 of the module docs): the least set `F` of
-    /// (location, value) pairs that the unfinished threads can write below where they are,
-    /// counting a write only when each read it depends on reads a present write's value or
-    /// one of `F`.
+    /// can read what it depends on, by a chain of writes no longer than the unfinished
+    /// threads can make (check 1 of the module docs). `F` is the least set of (location,
+    /// value) pairs that the unfinished threads can write below where they are, counting a
+    /// write only when each read it depends on reads a present write's value or one of `F`;
+    /// each pair of `F` gets the least `depth`: one plus the largest depth of the pairs of its
+    /// own location that a write of it depends on and that no present write has, minimised
+    /// over the writes of the pair. A deferred read's pair must be in `F`, and its depth at
+    /// most the writes to its location that the unfinished threads can still make.
     fn deferred_producible(&self) -> bool {
         let ev = &self.u.events;
         let key = |g: usize| (ev[g].loc.unwrap_or(u32::MAX), ev[g].value);
@@ -59,33 +55,55 @@ impl Search<'_> {
             .collect();
         present.sort_unstable();
         present.dedup();
-        let mut future: Vec<(u32, i64)> = Vec::new();
+        let mut future: Vec<((u32, i64), u32)> = Vec::new();
+        let depth_of =
+            |f: &[((u32, i64), u32)], w: &(u32, i64)| f.iter().find(|(x, _)| x == w).map(|p| p.1);
         let live: Vec<usize> = (0..self.at.len())
             .filter(|&t| self.ended[t].is_none())
             .collect();
         loop {
-            let mut grew = false;
+            let mut changed = false;
             for &t in &live {
                 for (w, need) in self.u.writes_below(t, self.at[t]) {
-                    if future.contains(&w) {
-                        continue;
+                    let mut d = Some(1u32);
+                    for r in need {
+                        if present.binary_search(r).is_ok() {
+                            continue;
+                        }
+                        d = match (d, depth_of(&future, r)) {
+                            (Some(d), Some(dr)) if r.0 == w.0 => Some(d.max(dr + 1)),
+                            (Some(d), Some(_)) => Some(d),
+                            _ => None,
+                        };
                     }
-                    let ok = need
-                        .iter()
-                        .all(|r| present.binary_search(r).is_ok() || future.contains(r));
-                    if ok {
-                        future.push(w);
-                        grew = true;
+                    let Some(d) = d else { continue };
+                    match future.iter_mut().find(|(x, _)| *x == w) {
+                        Some((_, old)) if *old <= d => {}
+                        Some((_, old)) => {
+                            *old = d;
+                            changed = true;
+                        }
+                        None => {
+                            future.push((w, d));
+                            changed = true;
+                        }
                     }
                 }
             }
-            if !grew {
+            if !changed {
                 break;
             }
         }
-        self.deferred
-            .iter()
-            .all(|&r| future.contains(&key(self.ids[r])))
+        self.deferred.iter().all(|&r| {
+            let (loc, v) = key(self.ids[r]);
+            depth_of(&future, &(loc, v)).is_some_and(|d| {
+                let left: u32 = live
+                    .iter()
+                    .map(|&t| self.u.writes_left(t, self.at[t], loc))
+                    .sum();
+                d <= left
+            })
+        })
     }
 
     /// Causality under a Fence-SC order and barrier matching, and the chosen coherence edges
@@ -94,7 +112,7 @@ impl Search<'_> {
         if self.sc {
             return (Rel::empty(self.cap), self.co.clone());
         }
-        let cause = self.ls.cause(&self.rf, sc, bar);
+        let cause = self.ls.cause(&self.ch.rf, sc, bar);
         let lower = cause.restrict(&self.ls.w, &self.ls.w).inter(&self.ls.loc);
         let co_all = self.co.union(&lower);
         (cause, co_all)

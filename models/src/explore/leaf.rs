@@ -32,7 +32,7 @@ impl Search<'_> {
                 let closed = co_all.plus();
                 let cyclic = !closed.irreflexive();
                 let ch = Choice {
-                    rf: self.rf.clone(),
+                    rf: self.ch.rf.clone(),
                     co: if cyclic { co_all.clone() } else { closed },
                     sc: sc.clone(),
                     syncbar: bar.clone(),

@@ -41,7 +41,17 @@
 //!    acyclicity contains it): in a consistent completion, take a future write not in `F`
 //!    minimal along `rf;deps`: it lies below its thread's node, and each read it depends on
 //!    reads a present write or a future one before it, which is in `F`, so the write is in
-//!    `F`. Only the reads a write depends on are asked for, so load buffering stays in;
+//!    `F`. Only the reads a write depends on are asked for, so load buffering stays in.
+//!    Moreover the read's value must have a `depth` in `F` no greater than the writes to its
+//!    location that the unfinished threads can still make (the most on any one path of
+//!    each): a pair's depth is the least, over the writes of it, of one plus the largest
+//!    depth of the pairs of the same location, not written by a present write, that the
+//!    write depends on. Sound because, in a completion, the future write `w` the read takes
+//!    starts a chain of distinct future writes to that location, each the source of a read
+//!    the one before depends on (distinct and finite by no-thin-air); by induction along
+//!    `rf;deps` the depth of `w`'s pair is at most the chain's length, and the chain's writes
+//!    are among those still to be made. A ticket lock's `atom.add` can so take only tickets
+//!    that the threads left can reach, not every value of the over-approximated domain;
 //! 2. coherence: the chosen coherence edges, initial writes first and `[W];cause;[W] & loc`
 //!    are acyclic (the Coherence axiom);
 //! 3. every axiom of [`crate::ptx::Statics::check`] on the partial execution: no-thin-air, atomicity,
@@ -143,6 +153,9 @@ pub struct Universe {
     /// The (location, value) pairs a write's dependencies read (sorted): the values its path
     /// must read for it to write what it writes. Entry 0 is empty.
     reqs: Vec<Vec<(u32, i64)>>,
+    /// Per tree, per node: for each location, the most writes to it on one path strictly
+    /// below the node, as (location, count) sorted by location.
+    wmax: Vec<Vec<Vec<(u32, u32)>>>,
     /// Per event: whether a later event depends on it (a read that decides a branch or feeds
     /// a value, such as an await loop's read).
     decides: Vec<bool>,
@@ -176,10 +189,12 @@ impl Universe {
         let mut req_of: std::collections::HashMap<Vec<(u32, i64)>, u32> =
             std::collections::HashMap::from([(Vec::new(), 0)]);
         let mut below = Vec::new();
+        let mut wmax = Vec::new();
         let mut cap = inits;
         for t in &trees {
             let mut b: Vec<Vec<(u32, i64, u32)>> = vec![Vec::new(); t.nodes.len()];
             let mut depth = vec![0usize; t.nodes.len()];
+            let mut most: Vec<Vec<(u32, u32)>> = vec![Vec::new(); t.nodes.len()];
             // Parents come first, so children are finished when their parent is reached.
             for x in (0..t.nodes.len()).rev() {
                 let mut acc = Vec::new();
@@ -201,6 +216,9 @@ impl Universe {
                         }
                     }
                     depth[x] = depth[x].max(depth[c] + 1);
+                    let own = t.nodes[c].event.filter(|&g| ev[g].kind == EventKind::Write);
+                    let m = most_with(&most[c], own.map(|g| key(g).0));
+                    most[x] = max_merge(&most[x], &m);
                 }
                 acc.sort_unstable();
                 acc.dedup();
@@ -208,6 +226,7 @@ impl Universe {
             }
             cap += depth.first().copied().unwrap_or(0);
             below.push(b);
+            wmax.push(most);
         }
         Universe {
             events,
@@ -217,6 +236,7 @@ impl Universe {
             trees,
             below,
             reqs,
+            wmax,
             decides,
             cap,
         }
@@ -234,6 +254,14 @@ impl Universe {
         b.get(i).is_some_and(|&(l, v, _)| (l, v) == (loc, value))
     }
 
+    /// The most writes to physical location `loc` that thread `t` can still make at node `x`
+    /// (on any one of its paths from there).
+    fn writes_left(&self, t: usize, x: u32, loc: u32) -> u32 {
+        let m = &self.wmax[t][x as usize];
+        m.binary_search_by_key(&loc, |&(l, _)| l)
+            .map_or(0, |i| m[i].1)
+    }
+
     /// The writes thread `t` can still make at node `x`, each with what its dependencies
     /// must read.
     fn writes_below(&self, t: usize, x: u32) -> impl Iterator<Item = ((u32, i64), &[(u32, i64)])> {
@@ -241,6 +269,30 @@ impl Universe {
             .iter()
             .map(|&(l, v, r)| ((l, v), self.reqs[r as usize].as_slice()))
     }
+}
+
+/// `counts` (location, count) with one more write to `loc`, if any.
+fn most_with(counts: &[(u32, u32)], loc: Option<u32>) -> Vec<(u32, u32)> {
+    let mut out = counts.to_vec();
+    if let Some(l) = loc {
+        match out.binary_search_by_key(&l, |&(x, _)| x) {
+            Ok(i) => out[i].1 += 1,
+            Err(i) => out.insert(i, (l, 1)),
+        }
+    }
+    out
+}
+
+/// The per-location maximum of two sorted (location, count) lists.
+fn max_merge(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out = a.to_vec();
+    for &(l, c) in b {
+        match out.binary_search_by_key(&l, |&(x, _)| x) {
+            Ok(i) => out[i].1 = out[i].1.max(c),
+            Err(i) => out.insert(i, (l, c)),
+        }
+    }
+    out
 }
 
 /// One complete execution, as the explorer hands it to a [`Sink`]. Relations are over local

@@ -87,7 +87,7 @@ impl Search<'_> {
             .collect();
         let mut orders = Vec::new();
         orient(
-            &self.closed,
+            &self.ch.co,
             &partners,
             &mut Vec::new(),
             &mut Vec::new(),

@@ -9,7 +9,7 @@ use std::time::Instant;
 use super::moves::{quiet, Move};
 use super::pairs::Pairs;
 use super::{local, Brakes, Halt, Progress, Sink, Stats, Universe};
-use crate::ptx::Statics;
+use crate::ptx::{Choice, Statics};
 use crate::rel::Rel;
 use crate::{Model, Next};
 
@@ -43,13 +43,13 @@ impl Control<'_> {
 }
 
 /// What taking a move back needs.
-struct Undo {
+pub(super) struct Undo {
     thread: usize,
     prev_at: u32,
     added: bool,
     deferred: Vec<usize>,
-    /// `closed` before the move, kept only when the move may change it (not [`quiet`]).
-    closed: Option<Rel>,
+    /// The closed coherence before the move, kept when the checks changed it.
+    pub(super) closed: Option<Rel>,
 }
 
 /// Collecting the tasks of a split: the decision paths at `depth` (or at an earlier complete
@@ -77,11 +77,12 @@ pub(super) struct Search<'a> {
     pub(super) ended: Vec<Option<u32>>,
     /// Each thread's events (local indices).
     pub(super) events: Vec<Vec<usize>>,
-    pub(super) rf: Rel,
+    /// Reads-from, the closure of `co` with the Coherence lower bound of the current partial
+    /// execution (as `co`), and an empty Fence-SC order and barrier matching: what the
+    /// checks judge, kept here so that no step copies it.
+    pub(super) ch: Choice,
     /// Chosen coherence edges (initial writes first included).
     pub(super) co: Rel,
-    /// The closure of `co` and the Coherence lower bound of the current partial execution.
-    pub(super) closed: Rel,
     /// Reads whose source is a write still to come.
     pub(super) deferred: Vec<usize>,
     /// The move index taken at each depth.
@@ -118,9 +119,13 @@ impl<'a> Search<'a> {
             at: vec![0; u.trees.len()],
             ended: vec![None; u.trees.len()],
             events: vec![Vec::new(); u.trees.len()],
-            rf: Rel::empty(cap),
+            ch: Choice {
+                rf: Rel::empty(cap),
+                co: Rel::empty(cap),
+                sc: Rel::empty(cap),
+                syncbar: Rel::empty(cap),
+            },
             co: Rel::empty(cap),
-            closed: Rel::empty(cap),
             deferred: Vec::new(),
             path: Vec::new(),
             script,
@@ -227,8 +232,8 @@ impl<'a> Search<'a> {
                 continue;
             }
             self.path.push(i);
-            let undo = self.apply(t, m);
-            let r = if self.consistent(quiet(m)) {
+            let mut undo = self.apply(t, m);
+            let r = if self.consistent(quiet(m), &mut undo) {
                 self.step(sink)
             } else {
                 Next::Continue
@@ -258,7 +263,7 @@ impl<'a> Search<'a> {
             prev_at: self.at[t],
             added: true,
             deferred: self.deferred.clone(),
-            closed: (!quiet(m)).then(|| self.closed.clone()),
+            closed: None,
         };
         match m {
             Move::End(e) => {
@@ -268,7 +273,7 @@ impl<'a> Search<'a> {
             Move::Read { child, src } => {
                 let k = self.add(t, *child);
                 match src {
-                    Some(j) => self.rf.add(*j, k),
+                    Some(j) => self.ch.rf.add(*j, k),
                     None => self.deferred.push(k),
                 }
             }
@@ -293,7 +298,7 @@ impl<'a> Search<'a> {
                     self.co.add(k, a);
                 }
                 for &r in takes {
-                    self.rf.add(k, r);
+                    self.ch.rf.add(k, r);
                 }
                 self.deferred.retain(|r| !takes.contains(r));
             }
@@ -309,7 +314,7 @@ impl<'a> Search<'a> {
         if u.added {
             let k = self.ids.len() - 1;
             local::forget(&mut self.ls, &self.present, k);
-            self.rf.clear_last(k);
+            self.ch.rf.clear_last(k);
             self.co.clear_last(k);
             self.ids.pop();
             self.events[t].pop();
@@ -319,7 +324,7 @@ impl<'a> Search<'a> {
         self.at[t] = u.prev_at;
         self.deferred = u.deferred;
         if let Some(closed) = u.closed {
-            self.closed = closed;
+            self.ch.co = closed;
         }
     }
 }

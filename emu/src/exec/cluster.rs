@@ -114,6 +114,11 @@ impl Directives {
     }
 }
 
+/// `(x,y,z)`, as fault sites write a CTA.
+pub fn triple(v: [u32; 3]) -> String {
+    format!("({},{},{})", v[0], v[1], v[2])
+}
+
 fn dims_text(d: [u32; 3]) -> String {
     format!("{}x{}x{}", d[0], d[1], d[2])
 }
@@ -432,8 +437,8 @@ impl Cluster {
     fn deadlock(&self, env: &Env<'_>) -> (usize, Box<Fault>) {
         let live: u32 = self.ctas.iter().map(Cta::live_threads).sum();
         let mut parts = vec![format!(
-            "cluster {:?}: phase {} of the cluster barrier has {} of {} arrivals (live threads of the cluster)",
-            self.ctas[0].launch_ids().clusterid,
+            "cluster {}: phase {} of the cluster barrier has {} of {} arrivals (live threads of the cluster)",
+            triple(self.ctas[0].launch_ids().clusterid),
             self.barrier.phase,
             self.barrier.arrived,
             live
@@ -441,12 +446,12 @@ impl Cluster {
         let mut first: Option<(usize, Box<Fault>)> = None;
         for (r, cta) in self.ctas.iter().enumerate() {
             if self.done[r] {
-                parts.push(format!("CTA {:?} (rank {r}) exited", cta.ctaid));
+                parts.push(format!("CTA {} (rank {r}) exited", triple(cta.ctaid)));
                 continue;
             }
             let f = cta.blocked_fault(env);
             if let FaultKind::BarrierDeadlock { detail } = &f.kind {
-                parts.push(format!("CTA {:?} (rank {r}): {detail}", cta.ctaid));
+                parts.push(format!("CTA {} (rank {r}): {detail}", triple(cta.ctaid)));
             }
             if first.is_none() {
                 first = Some((r, f));

@@ -152,7 +152,10 @@ impl Cta {
             let waiting: Vec<String> = self
                 .cluster_waiters
                 .iter()
-                .map(|(w, l)| format!("warp {w} lanes {}", lane_list(*l)))
+                .map(|(w, l)| match *l {
+                    u32::MAX => format!("warp {w}"),
+                    l => format!("warp {w} lanes {}", lane_list(l)),
+                })
                 .collect();
             if let FaultKind::BarrierDeadlock { detail } = &mut f.kind {
                 let local = if detail.starts_with(';') {

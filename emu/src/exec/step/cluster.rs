@@ -199,7 +199,8 @@ pub fn locate(c: &Ctx<'_>, off: u64, size: u64) -> Option<Result<(u32, u64), Str
             c.cluster.ctaid(rank)
         };
         return Some(Err(format!(
-            "offset {o} of cluster rank {rank} (CTA {ctaid:?}) is outside its {len} bytes of shared memory"
+            "offset {o} of cluster rank {rank} (CTA {}) is outside its {len} bytes of shared memory",
+            crate::exec::cluster::triple(ctaid)
         )));
     }
     Some(Ok((rank, o)))

@@ -2,7 +2,7 @@
 //! sm_90a), run through `ptxemu run` and compared with numpy references (`ref.py`): a
 //! distributed-shared-memory histogram, a cluster-wide reduction, neighbour rings over 2-D and
 //! 1-D clusters, the cluster special registers, a producer/consumer pair through a peer CTA's
-//! mbarrier; and the refusals and faults (a shape that contradicts `.reqnctapercluster`, a grid
+//! mbarrier, multicast tensor and bulk loads; and the refusals and faults (a shape that contradicts `.reqnctapercluster`, a grid
 //! that is no whole number of clusters, a DSMEM access outside the peer's window, a cluster
 //! barrier deadlock).
 
@@ -78,4 +78,9 @@ fn dsmem_access_outside_the_peer_window_faults() {
 #[test]
 fn cluster_barrier_deadlock_names_the_ctas() {
     run("cluster_barrier_deadlock");
+}
+
+#[test]
+fn multicast_tensor_and_bulk_loads_reach_every_cta_of_the_mask() {
+    run("multicast");
 }

@@ -239,8 +239,10 @@ pub struct ClusterBarrier {
     pub phase: u32,
     /// Arrivals in the current phase.
     pub arrived: u32,
-    /// Per CTA rank and thread: the phase of its arrival not yet waited for.
+    /// Per CTA rank and thread: the phase of its arrival not yet waited for (allocated by
+    /// the first arrival: most launches never use the barrier).
     threads: Vec<u32>,
+    size: u32,
     per_cta: u32,
 }
 
@@ -250,7 +252,8 @@ impl ClusterBarrier {
         ClusterBarrier {
             phase: 0,
             arrived: 0,
-            threads: vec![NONE; (size * per_cta) as usize],
+            threads: Vec::new(),
+            size,
             per_cta,
         }
     }
@@ -264,6 +267,9 @@ impl ClusterBarrier {
     /// # Errors
     /// It already arrived in the current phase.
     pub fn arrive(&mut self, rank: u32, thread: u32) -> Result<(), String> {
+        if self.threads.is_empty() {
+            self.threads = vec![NONE; (self.size * self.per_cta) as usize];
+        }
         let s = self.slot(rank, thread);
         match self.threads.get(s) {
             Some(&p) if p == self.phase => Err(format!(

@@ -7,7 +7,7 @@
 //! latest store to its bytes; `membar`/`fence` are no-ops.
 //!
 //! Not modelled here: weak memory behaviours (the axiomatic models in `models` and the litmus
-//! layer cover them), clusters beyond one CTA, texture/surface memory, tensor cores.
+//! layer cover them), texture/surface memory, tensor cores.
 //!
 //! Deliberate deviations:
 //! 1. `%clock`/`%clock64` count the warp's executed instructions and `%globaltimer` is

@@ -329,3 +329,66 @@ pub fn per_peer(
     c.mask = mask;
     Some(result)
 }
+
+/// Runs `f` with the shared memory and mbarriers of CTA `rank` as the context's own (the
+/// executing CTA's when `rank` is its own).
+///
+/// # Errors
+/// `rank` is not in the cluster, or `f`'s fault.
+pub fn at_rank<T>(
+    c: &mut Ctx<'_>,
+    rank: u32,
+    lane: usize,
+    f: impl FnOnce(&mut Ctx<'_>) -> Result<T, LaneFault>,
+) -> Result<T, LaneFault> {
+    if rank == c.cluster.rank() {
+        return f(c);
+    }
+    if rank >= c.cluster.size() {
+        return Err(undefined(
+            lane,
+            0,
+            format!(
+                "the copy names CTA rank {rank}, but the cluster has {} CTA(s)",
+                c.cluster.size()
+            ),
+        ));
+    }
+    let race = c.race.take();
+    c.cluster.swap(rank, c.shared, c.asyncs);
+    let r = f(c);
+    super::async_copy::mark_peer_change(c.asyncs);
+    c.cluster.swap(rank, c.shared, c.asyncs);
+    c.race = race;
+    r
+}
+
+/// The CTA ranks a copy into shared memory at offset `off` delivers to, with the offset in
+/// each: the bits of `mask` (a `.multicast::cluster` copy, at the same offset in each CTA), or
+/// the one CTA a `.shared::cluster` address names.
+///
+/// # Errors
+/// A mask naming a CTA outside the cluster, or an empty mask.
+pub fn targets(
+    c: &Ctx<'_>,
+    mask: Option<u64>,
+    off: u64,
+    lane: usize,
+) -> Result<(Vec<u32>, u64), LaneFault> {
+    let (rank, o) = rank_and_offset(c, off);
+    let Some(m) = mask else {
+        return Ok((vec![rank], o));
+    };
+    let m = m & 0xffff;
+    let n = c.cluster.size();
+    if m == 0 || m >> n != 0 {
+        return Err(undefined(
+            lane,
+            off,
+            format!(
+                "the multicast ctaMask 0x{m:x} names no CTA or a CTA outside the cluster of {n}"
+            ),
+        ));
+    }
+    Ok(((0..n).filter(|r| m & (1 << r) != 0).collect(), o))
+}

@@ -174,7 +174,7 @@ pub fn launch_shape(
             ));
         }
     }
-    if (0..3).any(|i| grid[i] % dims[i] != 0) {
+    if (0..3).any(|i| !grid[i].is_multiple_of(dims[i])) {
         return Err(format!(
             "the grid {} is not a whole number of clusters of {}: each grid dimension must be a multiple of the cluster's",
             dims_text(grid),

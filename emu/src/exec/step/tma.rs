@@ -299,12 +299,9 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 return Err(fault(l, da, "a bulk copy into read-only memory".into()))
             }
         }
-        match (x.mbar, sp, dp) {
-            (None, Place::Shared(o), _) => {
-                let t = thread(c, l);
-                c.asyncs.tma.async_read_pending(o, o + n, c.pc, t);
-            }
-            _ => {}
+        if let (None, Place::Shared(o)) = (x.mbar, sp) {
+            let t = thread(c, l);
+            c.asyncs.tma.async_read_pending(o, o + n, c.pc, t);
         }
     }
     Ok(Flow::Next)

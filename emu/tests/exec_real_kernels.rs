@@ -207,11 +207,11 @@ fn a_kernel_the_interpreter_cannot_run_refuses_only_itself() {
 
 #[test]
 fn an_unimplemented_instruction_refuses_only_the_kernels_that_reach_it() {
-    // `mapa` and `vadd` are PTX that ptxemu does not implement: the validator reports
+    // `stacksave` and `vadd` are PTX that ptxemu does not implement: the validator reports
     // both (so `check` does), `bad` and its caller chain are refused naming the first, and
     // `good` runs.
     let src = format!(
-        "{HEADER}.func helper()\n{{\n.reg .b32 %r<2>;\nvadd.s32.s32.s32 %r1, %r1, %r1, %r1;\nret;\n}}\n.visible .entry good(.param .u64 out)\n{{\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], 7;\nret;\n}}\n.visible .entry bad(.param .u64 out)\n{{\n.reg .b64 %rd<2>;\n.shared .align 16 .b8 buf[64];\nld.param.u64 %rd1, [out];\nmapa.u64 %rd1, %rd1, 1;\nret;\n}}\n.visible .entry calls(.param .u64 out)\n{{\ncall helper, ();\nret;\n}}\n"
+        "{HEADER}.func helper()\n{{\n.reg .b32 %r<2>;\nvadd.s32.s32.s32 %r1, %r1, %r1, %r1;\nret;\n}}\n.visible .entry good(.param .u64 out)\n{{\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], 7;\nret;\n}}\n.visible .entry bad(.param .u64 out)\n{{\n.reg .b64 %rd<2>;\n.shared .align 16 .b8 buf[64];\nld.param.u64 %rd1, [out];\nstacksave.u64 %rd1;\nret;\n}}\n.visible .entry calls(.param .u64 out)\n{{\ncall helper, ();\nret;\n}}\n"
     );
     let line = |prefix: &str| src.lines().position(|l| l.starts_with(prefix)).unwrap() + 1;
     let module = emu::front::parse_module(&src, "t.ptx").expect("parses");
@@ -221,7 +221,7 @@ fn an_unimplemented_instruction_refuses_only_the_kernels_that_reach_it() {
         lines,
         vec![
             (line("vadd.") as u32, emu::validate::UNSUPPORTED),
-            (line("mapa.") as u32, emu::validate::UNSUPPORTED)
+            (line("stacksave.") as u32, emu::validate::UNSUPPORTED)
         ]
     );
     let mut m = Machine::load_with_source(&module, "t.ptx", &src).expect("the module loads");
@@ -235,7 +235,7 @@ fn an_unimplemented_instruction_refuses_only_the_kernels_that_reach_it() {
         .is_none());
     assert_eq!(m.read(out, 4), Some(7u32.to_le_bytes().to_vec()));
     for (kernel, what, at) in [
-        ("bad", "`mapa`", line("mapa.")),
+        ("bad", "`stacksave`", line("stacksave.")),
         ("calls", "`vadd`", line("vadd.")),
     ] {
         let e = m.launch(&cfg(kernel), &arg).expect_err("refused");

@@ -85,13 +85,13 @@ fn operand_shapes_and_types_are_checked() {
 #[test]
 fn unmodelled_forms_are_refused_by_name() {
     let src = module(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [s], [tm, {%r1, %r2}], [bar], %h1;",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 [s], [tm, {%r1, %r2}], [bar];",
     );
     // The function is kept, marked as holding an unsupported construct (it cannot launch).
     let m = emu::front::parse_module(&src, "t.ptx").expect("parses");
     let u = &m.functions[0].unsupported;
     assert!(
-        u.iter().any(|(what, _)| what.contains("multicast")),
+        u.iter().any(|(what, _)| what.contains("cta_group")),
         "{u:?}"
     );
 }

@@ -48,6 +48,10 @@ pub struct RunArgs {
     /// CTA shape in threads: X[,Y[,Z]] (default 1).
     #[arg(long)]
     pub block: Option<String>,
+    /// Thread-block cluster shape in CTAs: X[,Y[,Z]] (default: the kernel's
+    /// `.reqnctapercluster`, else 1). PTX only.
+    #[arg(long)]
+    pub cluster: Option<String>,
     /// Kernel arguments in parameter order (scalars `u32:7`, buffers `f32[N]:zero`).
     #[arg(long = "arg")]
     pub args: Vec<String>,
@@ -279,6 +283,7 @@ fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--set", !a.sets.is_empty()),
         ("--dump-var", !a.dump_vars.is_empty()),
         ("--plan", a.plan.is_some()),
+        ("--cluster", a.cluster.is_some()),
         ("--shared-bytes", a.shared_bytes.is_some()),
         ("--threads", a.threads.is_some()),
         ("--check-nc", a.check_nc),
@@ -295,6 +300,7 @@ fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--kernel", a.kernel.is_some()),
         ("--grid", a.grid.is_some()),
         ("--block", a.block.is_some()),
+        ("--cluster", a.cluster.is_some()),
         ("--arg", !a.args.is_empty()),
         ("--dump", !a.dumps.is_empty()),
         ("--set", !a.sets.is_empty()),
@@ -565,6 +571,12 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     }
     let race_plan = a.race.plan()?;
     let mut cfg = checks.config(kernel, grid, block, shared_bytes);
+    cfg.cluster = a
+        .cluster
+        .as_deref()
+        .map(|c| shape(c, "cluster"))
+        .transpose()
+        .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     cfg.race = race_plan.as_ref().map(|p| p.opts);
     let report = crate::progress::with_ctas(a.json, &mut cfg, |cfg| {
         launch::launch(machine, cfg, &values)

@@ -308,6 +308,9 @@ pub(crate) fn launch_json(
     let mut o = Map::new();
     o.insert("kernel".into(), json!(cfg.kernel));
     o.insert("grid".into(), json!(cfg.grid));
+    if let Some(c) = cfg.cluster {
+        o.insert("cluster".into(), json!(c));
+    }
     o.insert("block".into(), json!(cfg.block));
     o.insert("shared_bytes".into(), json!(cfg.dynamic_shared));
     o.insert(

@@ -23,7 +23,9 @@ fn check_reports_every_unimplemented_instruction() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains(":17:3: error[unsupported]: not supported by ptxemu: the `mapa` instruction"),
+        err.contains(
+            ":17:3: error[unsupported]: not supported by ptxemu: the `stacksave` instruction"
+        ),
         "{err}"
     );
     assert!(
@@ -66,7 +68,7 @@ fn run_refuses_only_the_kernel_that_needs_it() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("kernel `bad` cannot run: line 17: unsupported by the interpreter: the `mapa` instruction"),
+        err.contains("kernel `bad` cannot run: line 17: unsupported by the interpreter: the `stacksave` instruction"),
         "{err}"
     );
     let o = ptxemu(&[

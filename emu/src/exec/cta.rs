@@ -16,6 +16,10 @@ use super::warp::Warp;
 use super::Env;
 use crate::ir::BarRedOp;
 
+pub(crate) mod peers;
+
+use super::cluster::ClusterPeers;
+
 /// Counters of executed instructions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -84,6 +88,9 @@ pub enum CtaStatus {
     Done,
     /// The CTA used up its quantum; resume it later.
     Paused,
+    /// No warp can run until the cluster barrier completes (other CTAs of the cluster must
+    /// arrive first).
+    Blocked,
 }
 
 /// A CTA being executed.
@@ -110,6 +117,8 @@ pub struct Cta {
 
     /// The race detector's state of this CTA, with `--race`.
     race: Option<Box<crate::race::CtaRace>>,
+    /// Lanes waiting at `barrier.cluster.wait`: (warp, lanes).
+    cluster_waiters: Vec<(usize, u32)>,
 }
 
 impl Cta {
@@ -157,6 +166,12 @@ impl Cta {
         let mut launch = env.launch_template.clone();
         launch.ctaid = ctaid;
         launch.nwarpid = nwarps;
+        launch.cluster = super::cluster::ClusterIds::of(
+            ctaid,
+            launch.nctaid,
+            launch.cluster.dims,
+            launch.cluster.explicit,
+        );
         Cta {
             ctaid,
             linear,
@@ -173,6 +188,7 @@ impl Cta {
             race: env
                 .race
                 .map(|r| Box::new(crate::race::CtaRace::new(r, linear))),
+            cluster_waiters: Vec::new(),
         }
     }
 
@@ -180,7 +196,12 @@ impl Cta {
     ///
     /// # Errors
     /// A fault of the emulated program, with its site.
-    pub fn run(&mut self, env: &Env<'_>, quantum: u64) -> Result<CtaStatus, Box<Fault>> {
+    pub fn run(
+        &mut self,
+        env: &Env<'_>,
+        quantum: u64,
+        peers: &mut dyn ClusterPeers,
+    ) -> Result<CtaStatus, Box<Fault>> {
         let mut budget = quantum;
         loop {
             let mut progress = false;
@@ -200,7 +221,7 @@ impl Cta {
                     None => budget.min(quantum / 4 + 1024),
                 };
                 let mut left = share;
-                let ev = self.run_warp(wi, env, &mut left)?;
+                let ev = self.run_warp(wi, env, &mut left, peers)?;
                 budget -= share - left;
                 match ev {
                     WarpEvent::Arrived | WarpEvent::Done => {
@@ -218,6 +239,9 @@ impl Cta {
                 return Ok(CtaStatus::Done);
             }
             if !progress && !self.check_barriers(env)? {
+                if !self.cluster_waiters.is_empty() {
+                    return Ok(CtaStatus::Blocked);
+                }
                 return Err(self.deadlock(env));
             }
         }
@@ -277,6 +301,7 @@ impl Cta {
         wi: usize,
         env: &Env<'_>,
         budget: &mut u64,
+        peers: &mut dyn ClusterPeers,
     ) -> Result<WarpEvent, Box<Fault>> {
         let prog = env.prog;
         if !self.warps[wi].reschedule(prog) {
@@ -287,7 +312,7 @@ impl Cta {
                 self.warps[wi].park_group();
                 return Ok(WarpEvent::Quantum);
             }
-            let action = self.straight_line(wi, env, budget);
+            let action = self.straight_line(wi, env, budget, peers);
             match action {
                 Action::Quantum => {
                     self.warps[wi].park_group();
@@ -321,7 +346,13 @@ impl Cta {
     }
 
     /// Executes the running group's straight-line code until something needs the scheduler.
-    fn straight_line(&mut self, wi: usize, env: &Env<'_>, budget: &mut u64) -> Action {
+    fn straight_line(
+        &mut self,
+        wi: usize,
+        env: &Env<'_>,
+        budget: &mut u64,
+        peers: &mut dyn ClusterPeers,
+    ) -> Action {
         let prog = env.prog;
         let warp = &mut self.warps[wi];
         let g = warp.group;
@@ -368,6 +399,7 @@ impl Cta {
             asyncs: &mut self.asyncs,
             wgmma: &mut self.wgmma,
             race: self.race.as_deref_mut(),
+            cluster: peers,
         };
         let code: &[DInstr] = &prog.code;
         let mut counts = self.counts;
@@ -492,6 +524,10 @@ impl Cta {
                 Ok(None)
             }
             Flow::Barrier => {
+                if let Request::ClusterWait(pending) = request {
+                    self.cluster_park(wi, pc, mask, pending);
+                    return Ok(Some(WarpEvent::Blocked));
+                }
                 let Request::Barrier(req) = request else {
                     let f = LaneFault::new(FaultKind::Unsupported {
                         what: "a barrier instruction that made no barrier request".into(),
@@ -635,7 +671,7 @@ impl Cta {
     }
 
     /// Threads of the CTA that have not exited.
-    fn live_threads(&self) -> u32 {
+    pub(crate) fn live_threads(&self) -> u32 {
         self.warps
             .iter()
             .map(|w| (w.valid & !w.exited).count_ones())

@@ -1,13 +1,15 @@
-//! Running the CTAs of one launch on host threads (PTX ISA §2.2, "Thread hierarchy": the CTAs
-//! of a grid execute independently, in no defined order).
+//! Running the CTAs of one launch on host threads (PTX ISA §2.2, "Thread hierarchy": the
+//! clusters of a grid execute independently, in no defined order).
 //!
-//! CTAs are handed out in linear order and run in time slices (a CTA that has used its slice
-//! goes to the back of a queue), so CTAs that wait for each other make progress while
-//! independent ones run in parallel.
+//! Clusters (of one CTA unless the launch gives a cluster shape; see [`super::cluster`]) are
+//! handed out in linear order and run in time slices (a cluster that has used its slice goes
+//! to the back of a queue), so clusters that wait for each other make progress while
+//! independent ones run in parallel; the CTAs of one cluster share its host thread.
 //!
-//! The fault reported is the fault of the lowest-numbered CTA that faults, whatever the
-//! number of host threads and their timing: once CTA `L` faults, no CTA after `L` starts or
-//! resumes, while the CTAs before `L` (all started already) go on until they end or fault.
+//! The fault reported is the fault of the lowest-numbered cluster that faults, whatever the
+//! number of host threads and their timing: once cluster `L` faults, no cluster after `L`
+//! starts or resumes, while the clusters before `L` (all started already) go on until they end
+//! or fault. With clusters of one CTA, cluster numbers are linear CTA numbers.
 //! They go on for at most [`AFTER_FAULT_BUDGET`] warp instructions in all, so CTAs that wait
 //! for a CTA that will never run (a grid-wide barrier) do not spin until the step budget.
 
@@ -16,7 +18,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::cta::{Counts, Cta, CtaStatus};
+use super::cluster::Cluster;
+use super::cta::{Counts, CtaStatus};
 use super::fault::{Fault, FaultKind, FaultSite};
 use super::{step, Env, LaunchConfig};
 
@@ -31,7 +34,7 @@ pub const AFTER_FAULT_BUDGET: u64 = 64 * QUANTUM;
 
 /// CTAs not yet started and CTAs waiting for another slice.
 struct Queue {
-    paused: VecDeque<Cta>,
+    paused: VecDeque<Cluster>,
     next: u64,
     in_flight: usize,
 }
@@ -39,7 +42,7 @@ struct Queue {
 /// What a host thread does next.
 enum Next {
     Start(u64),
-    Resume(Box<Cta>),
+    Resume(Box<Cluster>),
     Wait,
     Done,
 }
@@ -48,7 +51,10 @@ enum Next {
 struct Grid<'e, 'a> {
     env: &'e Env<'a>,
     cfg: &'e LaunchConfig,
+    /// Clusters in the launch.
     ctas: u64,
+    /// CTAs per cluster.
+    per_cluster: u64,
     queue: Mutex<Queue>,
     steps: AtomicU64,
     /// CTAs finished (ended or faulted).
@@ -64,17 +70,6 @@ struct Grid<'e, 'a> {
     fault: Mutex<Option<(u64, Fault)>>,
     outputs: Mutex<Vec<(u64, step::CtaOutput)>>,
     totals: Mutex<Counts>,
-}
-
-/// The linear CTA index as `%ctaid` (x fastest).
-fn cta_index(linear: u64, grid: [u32; 3]) -> [u32; 3] {
-    let gx = u64::from(grid[0]);
-    let gy = u64::from(grid[1]);
-    [
-        (linear % gx) as u32,
-        ((linear / gx) % gy) as u32,
-        (linear / (gx * gy)) as u32,
-    ]
 }
 
 impl Grid<'_, '_> {
@@ -97,7 +92,7 @@ impl Grid<'_, '_> {
         }
         while let Some(c) = q.paused.pop_front() {
             // A CTA after the lowest fault is left unfinished.
-            if c.linear < limit {
+            if c.index < limit {
                 q.in_flight += 1;
                 return Next::Resume(Box::new(c));
             }
@@ -109,10 +104,12 @@ impl Grid<'_, '_> {
         }
     }
 
-    fn keep_output(&self, cta: &mut Cta) {
-        if !cta.out.stdout.is_empty() || !cta.out.tmem_trace.is_empty() {
-            if let Ok(mut o) = self.outputs.lock() {
-                o.push((cta.linear, std::mem::take(&mut cta.out)));
+    fn keep_output(&self, cluster: &mut Cluster) {
+        for cta in &mut cluster.ctas {
+            if !cta.out.stdout.is_empty() || !cta.out.tmem_trace.is_empty() {
+                if let Ok(mut o) = self.outputs.lock() {
+                    o.push((cta.linear, std::mem::take(&mut cta.out)));
+                }
             }
         }
     }
@@ -127,12 +124,13 @@ impl Grid<'_, '_> {
         self.limit.fetch_min(linear, Ordering::AcqRel);
     }
 
-    /// Runs one slice of `cta`; returns it if it must run again.
-    fn slice(&self, mut cta: Cta, local: &mut Counts) -> Option<Cta> {
-        let before = cta.counts;
+    /// Runs one slice of `cluster`; returns it if it must run again.
+    fn slice(&self, mut cluster: Cluster, local: &mut Counts) -> Option<Cluster> {
+        let before = cluster.counts();
         let quantum = self.env.race.map_or(QUANTUM, |r| r.slice_quantum(QUANTUM));
-        let result = cta.run(self.env, quantum);
-        let used = cta.counts.warp_instructions - before.warp_instructions;
+        let result = cluster.run(self.env, quantum);
+        let after = cluster.counts();
+        let used = after.warp_instructions - before.warp_instructions;
         let total = self.steps.fetch_add(used, Ordering::Relaxed) + used;
         if self.limit.load(Ordering::Acquire) != u64::MAX
             && self.after_fault.fetch_add(used, Ordering::Relaxed) + used > AFTER_FAULT_BUDGET
@@ -141,19 +139,20 @@ impl Grid<'_, '_> {
         }
         // Instructions of CTAs that fault or stop early count too.
         local.warp_instructions += used;
-        local.thread_instructions += cta.counts.thread_instructions - before.thread_instructions;
+        local.thread_instructions += after.thread_instructions - before.thread_instructions;
+        let (first, index) = (cluster.ctas[0].ctaid, cluster.index);
         match result {
-            Err(f) => {
+            Err((_, f)) => {
                 self.finished();
-                self.keep_output(&mut cta);
-                self.record_fault(cta.linear, *f);
+                self.keep_output(&mut cluster);
+                self.record_fault(index, *f);
                 None
             }
             // The budget bounds the launch's total: a CTA that finishes past it (the last of
             // 100,000 short ones) stops the launch as surely as one that pauses past it.
             Ok(status) if total > self.cfg.max_steps => {
                 if status == CtaStatus::Done {
-                    self.keep_output(&mut cta);
+                    self.keep_output(&mut cluster);
                 }
                 let budget = Fault {
                     kind: FaultKind::StepBudgetExhausted {
@@ -161,12 +160,12 @@ impl Grid<'_, '_> {
                     },
                     site: FaultSite {
                         kernel: self.cfg.kernel.clone(),
-                        cta: cta.ctaid,
+                        cta: first,
                         ..FaultSite::default()
                     },
                 };
                 if let Ok(mut slot) = self.fault.lock() {
-                    slot.get_or_insert((cta.linear, budget));
+                    slot.get_or_insert((index, budget));
                 }
                 self.stop.store(true, Ordering::Relaxed);
                 None
@@ -175,23 +174,23 @@ impl Grid<'_, '_> {
                 if status == CtaStatus::Done {
                     self.finished();
                 }
-                self.timed_out(cta.ctaid, cta.linear);
+                self.timed_out(first, index);
                 None
             }
             Ok(CtaStatus::Done) => {
                 self.finished();
-                self.keep_output(&mut cta);
+                self.keep_output(&mut cluster);
                 None
             }
-            Ok(CtaStatus::Paused) => Some(cta),
+            Ok(CtaStatus::Paused | CtaStatus::Blocked) => Some(cluster),
         }
     }
 
-    /// Counts a CTA that ended or faulted.
+    /// Counts the CTAs of a cluster that ended or faulted.
     fn finished(&self) {
-        self.done.fetch_add(1, Ordering::Relaxed);
+        self.done.fetch_add(self.per_cluster, Ordering::Relaxed);
         if let Some(p) = &self.cfg.progress {
-            p.fetch_add(1, Ordering::Relaxed);
+            p.fetch_add(self.per_cluster, Ordering::Relaxed);
         }
     }
 
@@ -200,7 +199,7 @@ impl Grid<'_, '_> {
         let kind = FaultKind::TimedOut {
             timeout: self.cfg.timeout.unwrap_or_default(),
             ctas_done: self.done.load(Ordering::Relaxed),
-            ctas: self.ctas,
+            ctas: self.ctas * self.per_cluster,
             steps: self.steps.load(Ordering::Relaxed),
         };
         let site = FaultSite {
@@ -224,7 +223,7 @@ impl Grid<'_, '_> {
                     std::thread::yield_now();
                     continue;
                 }
-                Next::Start(linear) => Cta::new(self.env, cta_index(linear, self.cfg.grid), linear),
+                Next::Start(index) => Cluster::new(self.env, index),
                 Next::Resume(c) => *c,
             };
             let again = self.slice(cta, &mut local);
@@ -242,8 +241,8 @@ impl Grid<'_, '_> {
     }
 }
 
-/// Runs every CTA of the grid; returns the counts, the CTAs' outputs in CTA order and the
-/// fault of the lowest-numbered CTA that faulted.
+/// Runs every cluster of the grid; returns the counts, the CTAs' outputs in CTA order and
+/// the fault of the lowest-numbered cluster that faulted.
 pub(super) fn run_grid(
     env: &Env<'_>,
     cfg: &LaunchConfig,
@@ -264,6 +263,14 @@ pub(super) fn run_grid(
         env,
         cfg,
         ctas,
+        per_cluster: u64::from(
+            env.launch_template
+                .cluster
+                .dims
+                .iter()
+                .map(|d| d.max(&1))
+                .product::<u32>(),
+        ),
         queue: Mutex::new(Queue {
             paused: VecDeque::new(),
             next: 0,

@@ -7,7 +7,7 @@
 //! latest store to its bytes; `membar`/`fence` are no-ops.
 //!
 //! Not modelled here: weak memory behaviours (the axiomatic models in `models` and the litmus
-//! layer cover them), clusters beyond one CTA, texture/surface memory, tensor cores.
+//! layer cover them), texture/surface memory, tensor cores.
 //!
 //! Deliberate deviations:
 //! 1. `%clock`/`%clock64` count the warp's executed instructions and `%globaltimer` is
@@ -16,6 +16,7 @@
 //!    so the text does not depend on the number of host threads.
 
 pub mod builtins;
+pub mod cluster;
 pub mod cta;
 pub mod decode;
 pub mod device;
@@ -88,6 +89,9 @@ pub struct LaunchConfig {
     pub grid: [u32; 3],
     /// CTA shape in threads.
     pub block: [u32; 3],
+    /// Cluster shape in CTAs (`--cluster`); `None`: the kernel's `.reqnctapercluster`, else
+    /// 1×1×1.
+    pub cluster: Option<[u32; 3]>,
     /// Bytes of dynamic shared memory.
     pub dynamic_shared: u32,
     /// The most warp instructions the launch may execute before it is stopped.
@@ -119,6 +123,7 @@ impl LaunchConfig {
             kernel: kernel.to_string(),
             grid,
             block,
+            cluster: None,
             dynamic_shared: 0,
             max_steps: 1_000_000_000,
             threads: 0,
@@ -192,6 +197,8 @@ pub struct Machine {
     /// The device heap and the grid-sync workspace, made by the first launch and kept, as
     /// CUDA keeps `malloc`ed memory across launches.
     launch_memory: Option<(Heap, u64)>,
+    /// Each kernel's cluster directives.
+    cluster_dirs: Vec<(String, cluster::Directives)>,
 }
 
 /// The default device heap size for `malloc` (CUDA's default limit is 8 MiB).
@@ -238,7 +245,14 @@ impl Machine {
                 (f.name.clone(), i as u32, sizes)
             })
             .collect();
+        let cluster_dirs = module
+            .functions
+            .iter()
+            .filter(|f| f.kind == FunctionKind::Entry)
+            .map(|f| (f.name.clone(), cluster::Directives::of(&f.perf)))
+            .collect();
         Machine {
+            cluster_dirs,
             prog,
             global: memory.global,
             consts,
@@ -335,7 +349,18 @@ impl Machine {
         if let Some(why) = shape::launch_shape_error(cfg.grid, cfg.block) {
             return Err(LaunchError::BadShape(why));
         }
-        let ctas = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
+        let dirs = self
+            .cluster_dirs
+            .iter()
+            .find(|(n, _)| *n == cfg.kernel)
+            .map(|(_, d)| d.clone())
+            .unwrap_or_default();
+        let (cluster_dims, explicit) =
+            cluster::launch_shape(&cfg.kernel, cfg.cluster, &dirs, cfg.grid)
+                .map_err(LaunchError::BadShape)?;
+        let clusters = (0..3)
+            .map(|i| u64::from(cfg.grid[i] / cluster_dims[i]))
+            .product::<u64>();
         if !matches!(f.kind, DFuncKind::Code { .. }) {
             return Err(LaunchError::NoSuchKernel {
                 name: cfg.kernel.clone(),
@@ -413,6 +438,11 @@ impl Machine {
                 total_smem: u32::try_from(smem.user_bytes).unwrap_or(u32::MAX),
                 reserved: smem.reserved,
                 nwarpid: 0,
+                cluster: cluster::ClusterIds {
+                    dims: cluster_dims,
+                    explicit,
+                    ..cluster::ClusterIds::default()
+                },
             },
             nc: nc_tracker.as_ref(),
             l1: l1s.as_ref(),
@@ -424,7 +454,7 @@ impl Machine {
 
             race: race.as_ref(),
         };
-        let (counts, outputs, fault) = grid::run_grid(&env, cfg, ctas);
+        let (counts, outputs, fault) = grid::run_grid(&env, cfg, clusters);
         let mut stdout = Vec::new();
         let mut tmem_trace = Vec::new();
         for o in outputs {

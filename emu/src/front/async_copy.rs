@@ -158,10 +158,8 @@ pub fn parse_mbarrier(q: &mut Quals) -> Result<Op, Error> {
         "cluster" => Some(Scope::Cluster),
         _ => None,
     });
-    if q.first().is_some() && q.take("shared::cluster") {
-        return Err(unsupported(q, "mbarrier on .shared::cluster"));
-    }
-    let sh = shared(q);
+    let cluster = q.take("shared::cluster");
+    let sh = if cluster { Some(true) } else { shared(q) };
     if q.ty()? != Type::B64 {
         return Err(q.syntax("mbarrier needs .b64".into()));
     }
@@ -170,6 +168,7 @@ pub fn parse_mbarrier(q: &mut Quals) -> Result<Op, Error> {
         sem,
         scope,
         shared: sh,
+        cluster,
     }))
 }
 
@@ -221,6 +220,7 @@ pub fn mbarrier_mnemonic(o: &mut String, m: &Mbarrier) {
         sem,
         scope,
         shared,
+        cluster,
     } = m;
     o.push_str("mbarrier.");
     match op {
@@ -265,6 +265,10 @@ pub fn mbarrier_mnemonic(o: &mut String, m: &Mbarrier) {
         Some(s) => o.push_str(&format!(".{}", s.name())),
         None => {}
     }
-    o.push_str(shared_name(*shared));
+    o.push_str(if *cluster {
+        ".shared::cluster"
+    } else {
+        shared_name(*shared)
+    });
     o.push_str(".b64");
 }

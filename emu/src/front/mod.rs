@@ -14,6 +14,7 @@
 pub const MAX_NESTING: u32 = 200;
 
 pub mod async_copy;
+pub mod cluster;
 pub mod constexpr;
 pub mod cursor;
 pub mod error;

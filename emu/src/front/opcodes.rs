@@ -26,8 +26,6 @@ const UNSUPPORTED: &[&str] = &[
     "suq",
     "txq",
     "multimem",
-    "mapa",
-    "getctarank",
     "stackrestore",
     "stacksave",
     "alloca",
@@ -62,7 +60,6 @@ const UNSUPPORTED: &[&str] = &[
     "prefetch.tensormap",
     "cvt.rs",
     "ld.async",
-    "barrier.cluster",
     "elect.one",
 ];
 
@@ -716,6 +713,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
             }
             Op::Elect
         }
+        "barrier" if q.take("cluster") => super::cluster::parse(opcode, q)?,
         "bar" | "barrier" => {
             if opcode == "bar" && q.take("warp") {
                 if !q.take("sync") {
@@ -902,6 +900,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "tcgen05" => super::tcgen05::parse(q)?,
         "cp" => super::async_copy::parse_cp(q)?,
         "tensormap" => super::tma::parse_tensormap(q)?,
+        "mapa" | "getctarank" => super::cluster::parse(opcode, q)?,
         "mbarrier" => super::async_copy::parse_mbarrier(q)?,
         "wgmma" => super::wgmma::parse(q)?,
         "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => super::mma::parse(opcode, q)?,

@@ -3,7 +3,7 @@
 //! "cp.reduce.async.bulk.tensor", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
 //! "tensormap.replace", "tensormap.cp_fenceproxy").
 //!
-//! Multicast to a cluster, `.cta_group`, the gather/scatter and `im2col::w` modes and
+//! `.cta_group`, the gather/scatter and `im2col::w` modes and
 //! `.cp_mask` are refused as unsupported, naming the qualifier.
 
 use super::error::{Error, ErrorKind};
@@ -19,10 +19,6 @@ fn unsupported(q: &Quals, what: &str) -> Error {
 
 fn refuse_unmodelled(q: &mut Quals) -> Result<(), Error> {
     for (qual, why) in [
-        (
-            "multicast::cluster",
-            "multicast copies (.multicast::cluster; clusters of more than one CTA)",
-        ),
         ("cta_group::1", "`.cta_group` bulk copies"),
         ("cta_group::2", "`.cta_group` bulk copies"),
         ("tile::gather4", "the `.tile::gather4` mode"),
@@ -154,6 +150,7 @@ pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
         let im2col = q.take("im2col");
         let tile_written = q.take("tile");
         let completion = completion(q, what)?;
+        let multicast = q.take("multicast::cluster");
         let cache_hint = q.take("L2::cache_hint");
         let (dir, shared) = match (dst, src, op) {
             (BulkSpace::SharedCluster | BulkSpace::SharedCta, BulkSpace::Global, None) => {
@@ -174,6 +171,9 @@ pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
         } else {
             Completion::BulkGroup
         };
+        if multicast && dir != TensorDir::Load {
+            return Err(q.syntax(".multicast::cluster is for tensor loads only".into()));
+        }
         if completion != need {
             return Err(q.syntax(format!(
                 "a {} completes through {}",
@@ -197,6 +197,7 @@ pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
             tile_written,
             completion,
             cache_hint,
+            multicast,
         })));
     }
     let what = if reduce {
@@ -206,13 +207,20 @@ pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
     };
     let (dst, src) = spaces(q, what)?;
     let completion = completion(q, what)?;
+    let multicast = q.take("multicast::cluster");
     let cache_hint = q.take("L2::cache_hint");
     let copy = BulkCopy {
         dst,
         src,
         completion,
         cache_hint,
+        multicast,
     };
+    if multicast && (reduce || dst != BulkSpace::SharedCluster || src != BulkSpace::Global) {
+        return Err(
+            q.syntax(".multicast::cluster copies .global into .shared::cluster only".into())
+        );
+    }
     if reduce {
         let op = red_op(q).ok_or_else(|| q.syntax(format!("{what} needs an operation")))?;
         let noftz = q.take("noftz");
@@ -318,6 +326,9 @@ pub fn mnemonic(o: &mut String, t: &Tma) {
             o.push_str(c.dst.name());
             o.push_str(c.src.name());
             o.push_str(completion_name(c.completion));
+            if c.multicast {
+                o.push_str(".multicast::cluster");
+            }
             if c.cache_hint {
                 o.push_str(".L2::cache_hint");
             }
@@ -356,6 +367,9 @@ pub fn mnemonic(o: &mut String, t: &Tma) {
                 o.push_str(".tile");
             }
             o.push_str(completion_name(c.completion));
+            if c.multicast {
+                o.push_str(".multicast::cluster");
+            }
             if c.cache_hint {
                 o.push_str(".L2::cache_hint");
             }

@@ -101,4 +101,6 @@ pub struct Mbarrier {
     pub scope: Option<Scope>,
     /// `.shared` (false) or `.shared::cta` (true) written; `None`: generic address.
     pub shared: Option<bool>,
+    /// `.shared::cluster` written (the object may be a peer CTA's; `shared` is `Some(true)`).
+    pub cluster: bool,
 }

@@ -21,6 +21,7 @@
 pub mod access;
 mod arith;
 pub mod async_copy;
+pub mod cluster;
 mod convert;
 mod function;
 mod ids;
@@ -51,6 +52,7 @@ pub use warp::*;
 
 pub use access::{LoadCop, LoadMode, OrderedLoad, OrderedStore, StoreCop, StoreMode};
 pub use async_copy::{CpAsync, CpAsyncCopy, Mbarrier, MbarrierOp, MbarrierSem};
+pub use cluster::ClusterOp;
 pub use mma::{
     MatrixCount, MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, MmaLayout,
     MmaShape, WarpMatrix, WmmaFrag, WmmaLoad, WmmaMma, WmmaShape, WmmaStore,
@@ -252,6 +254,8 @@ pub enum Op {
     Tma(Tma),
     /// `setmaxnreg.{inc,dec}.sync.aligned.u32` — `imm-reg-count`.
     Setmaxnreg(Setmaxnreg),
+    /// `mapa`, `getctarank`, `barrier.cluster.{arrive,wait}` — operands per [`ClusterOp`].
+    Cluster(ClusterOp),
     /// `pmevent{.mask}` — `a`.
     Pmevent {
         /// `.mask` form.

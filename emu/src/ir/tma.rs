@@ -63,6 +63,8 @@ pub struct BulkCopy {
     pub completion: Completion,
     /// `.L2::cache_hint`
     pub cache_hint: bool,
+    /// `.multicast::cluster` (a `ctaMask` operand follows the mbarrier).
+    pub multicast: bool,
 }
 
 /// `cp.reduce.async.bulk.dst.src.completion{.level::cache_hint}.redOp{.noftz}.type`.
@@ -106,6 +108,8 @@ pub struct TensorCopy {
     pub completion: Completion,
     /// `.L2::cache_hint`
     pub cache_hint: bool,
+    /// `.multicast::cluster` (a `ctaMask` operand follows the mbarrier / im2col offsets).
+    pub multicast: bool,
 }
 
 /// A field `tensormap.replace` writes.

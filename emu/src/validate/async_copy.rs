@@ -92,6 +92,7 @@ pub fn check(m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 sem,
                 scope,
                 shared,
+                ..
             } = b;
             if *shared == Some(true) {
                 needs(m, "mbarrier on .shared::cta", (7, 8), 80, &mut push);

@@ -108,6 +108,11 @@ fn arity(op: &Op) -> (usize, usize) {
         Op::CpAsync(c) => super::async_copy::arity(c),
         Op::Mbarrier(m) => super::async_copy::mbarrier_arity(m),
         Op::Tma(t) => super::tma::arity(t),
+        Op::Cluster(c) => match c {
+            crate::ir::ClusterOp::Mapa { .. } => (3, 3),
+            crate::ir::ClusterOp::Getctarank { .. } => (2, 2),
+            crate::ir::ClusterOp::Arrive { .. } | crate::ir::ClusterOp::Wait { .. } => (0, 0),
+        },
         Op::Elect | Op::BrxIdx { .. } | Op::ApplyPriority | Op::Discard => (2, 2),
         Op::CreatePolicy(_) => (2, 4),
         Op::Bar(b) => match b.kind {
@@ -214,6 +219,7 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         | Op::CpAsync(_)
         | Op::Mbarrier(_)
         | Op::Tma(_)
+        | Op::Cluster(_)
         | Op::Call(_)
         | Op::BarWarpSync
         | Op::Nanosleep

@@ -18,11 +18,12 @@ pub fn arity(t: &Tma) -> (usize, usize) {
             } else {
                 3
             };
+            let n = n + usize::from(c.multicast);
             (n, n + hint(c.cache_hint))
         }
         Tma::Tensor(c) => {
             let n = if c.dir == TensorDir::Load {
-                4 + usize::from(c.im2col)
+                4 + usize::from(c.im2col) + usize::from(c.multicast)
             } else {
                 3
             };

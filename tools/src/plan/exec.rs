@@ -269,6 +269,7 @@ fn check_launch(
     Ok(Action::Launch {
         cfg: LaunchConfig {
             dynamic_shared: l.shared_bytes,
+            cluster: l.cluster,
             ..cfg
         },
         args,

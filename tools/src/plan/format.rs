@@ -100,6 +100,8 @@ pub(crate) struct LaunchStep {
     pub grid: [u32; 3],
     /// CTA shape.
     pub block: [u32; 3],
+    /// Cluster shape (`None`: the kernel's `.reqnctapercluster`, else 1).
+    pub cluster: Option<[u32; 3]>,
     /// The arguments.
     pub args: Vec<PlanArg>,
     /// Dynamic shared memory bytes.
@@ -312,11 +314,19 @@ fn launch(v: &Json, at: &str, dir: &Path) -> Result<LaunchStep> {
     let Json::Object(o) = v else {
         return Err(bad(at, "`launch` must be an object".into()));
     };
-    known_keys(o, &["kernel", "grid", "block", "args", "shared_bytes"], at)?;
+    known_keys(
+        o,
+        &["kernel", "grid", "block", "cluster", "args", "shared_bytes"],
+        at,
+    )?;
     let need = |k: &str| o.get(k).ok_or_else(|| bad(at, format!("`{k}` is missing")));
     let kernel = string(need("kernel")?, at, "kernel")?.to_string();
     let grid = dims(need("grid")?, at, "grid")?;
     let block = dims(need("block")?, at, "block")?;
+    let cluster = o
+        .get("cluster")
+        .map(|c| dims(c, at, "cluster"))
+        .transpose()?;
     let args = match o.get("args") {
         None => Vec::new(),
         Some(Json::Array(a)) => a
@@ -361,6 +371,7 @@ fn launch(v: &Json, at: &str, dir: &Path) -> Result<LaunchStep> {
         kernel,
         grid,
         block,
+        cluster,
         args,
         shared_bytes,
     })

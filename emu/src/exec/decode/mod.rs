@@ -11,6 +11,7 @@
 //! other kernels of the module run.
 
 pub mod async_copy;
+pub mod cluster;
 pub mod layout;
 pub mod mma;
 pub mod operands;

@@ -60,6 +60,7 @@ fn empty(op: Tma) -> TmaInstr {
         offsets: Vec::new(),
         value: Src::None,
         ordinal: 0,
+        mask: Src::None,
     }
 }
 
@@ -78,6 +79,9 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
             if c.completion == Completion::Mbarrier {
                 x.mbar = Some(addr(fx, ins, 3, shared_cta())?);
             }
+            if c.multicast {
+                x.mask = fx.src(arg(ins, 4)?, Type::U16, ins.span)?;
+            }
             d.exec = step::bulk;
         }
         Tma::Tensor(c) => {
@@ -88,6 +92,9 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
                 x.mbar = Some(addr(fx, ins, 3, shared_cta())?);
                 if c.im2col {
                     x.offsets = vector(fx, ins, 4)?;
+                }
+                if c.multicast {
+                    x.mask = fx.src(arg(ins, 4 + usize::from(c.im2col))?, Type::U16, ins.span)?;
                 }
             } else {
                 x.tmap = Some(addr(fx, ins, 0, generic)?);

@@ -136,6 +136,11 @@ fn shared_offset(c: &Ctx<'_>, a: &DAddr, lane: usize, size: u64) -> Result<u64, 
             format!("0x{addr:x} is not a shared-memory address"),
         ));
     };
+    // A `.shared::cluster` address of the CTA whose mbarriers the context holds.
+    let off = match crate::exec::cluster::decode(off) {
+        Some((r, o)) if r == c.cluster.view() => o,
+        _ => off,
+    };
     if !off.is_multiple_of(size) {
         return Err(LaneFault {
             kind: FaultKind::Misaligned { align: size as u32 },
@@ -421,6 +426,25 @@ pub mod op {
 /// count / txCount / state / parity operand; `d[0]` the state or wait result.
 pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let a = async_of(i)?.clone();
+    let at = |c: &Ctx<'_>, l: usize| super::mem::lane_addr(c, &a.addr, l);
+    if let Some(r) = super::cluster::per_peer(c, i, at, mbarrier_here) {
+        return r;
+    }
+    mbarrier_here(c, i)
+}
+
+/// Marks `st` as changed by another CTA's instruction, at a time its own CTA's step count
+/// cannot express: its next failing wait restarts the deadlock count.
+pub fn mark_peer_change(st: &mut AsyncState) {
+    st.last_change = PEER_CHANGE;
+}
+
+/// [`AsyncState::last_change`] after a change made by another CTA of the cluster.
+const PEER_CHANGE: u64 = u64::MAX;
+
+/// [`mbarrier`] for lanes whose mbarrier lies in the shared memory the context holds.
+fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let a = async_of(i)?.clone();
     let p = a.param;
     let kind = p & 0xff;
     let arg = c.fetch(&i.s[0]);
@@ -479,6 +503,9 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 ev.push(MbarEvent::Reset(off));
             }
             continue;
+        }
+        if st.last_change == PEER_CHANGE {
+            st.last_change = step;
         }
         let last_change = st.last_change;
         let o = match obj(st, off, l, addr) {

@@ -75,6 +75,11 @@ fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result
     match space {
         AddrSpace::Shared => {
             if !c.shared.contains(off, u64::from(size)) {
+                if let Some(r) =
+                    super::cluster::rmw(c, off, size, lane, addr, |old| apply(old, b, cc))
+                {
+                    return r;
+                }
                 return Err(LaneFault {
                     kind: FaultKind::OutOfBounds {
                         space: "shared".into(),

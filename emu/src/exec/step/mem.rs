@@ -25,6 +25,8 @@ type R = Result<Flow, LaneFault>;
 enum Loc<'g> {
     Global(&'g Region, u64),
     Shared(u64),
+    /// Bytes of another CTA of the cluster: its rank and offset.
+    Peer(u32, u64),
     Local(u64),
     Param(u64),
     Const(u64),
@@ -120,6 +122,12 @@ fn resolve<'g>(
             }
             if c.shared.contains(off, sz) {
                 Ok(Loc::Shared(off))
+            } else if let Some(r) = super::cluster::locate(c, off, sz) {
+                match r {
+                    Ok((rank, o)) if rank == c.cluster.rank() => Ok(Loc::Shared(o)),
+                    Ok((rank, o)) => Ok(Loc::Peer(rank, o)),
+                    Err(detail) => Err(oob("shared::cluster", size, detail, lane, addr)),
+                }
             } else {
                 Err(oob(
                     "shared",
@@ -209,7 +217,7 @@ fn race_access(c: &mut Ctx<'_>, loc: &Loc<'_>, lane: usize, size: u32, a: RaceAc
     let (shared, addr) = match *loc {
         Loc::Global(_, g) => (false, g),
         Loc::Shared(o) => (true, o),
-        Loc::Local(_) | Loc::Param(_) | Loc::Const(_) => return,
+        Loc::Peer(..) | Loc::Local(_) | Loc::Param(_) | Loc::Const(_) => return,
     };
     let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
     if let Some(r) = c.race.as_deref_mut() {
@@ -246,6 +254,7 @@ fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64 {
     match *loc {
         Loc::Global(r, a) => r.load(a, size),
         Loc::Shared(o) => c.shared.load(o, size),
+        Loc::Peer(r, o) => super::cluster::peer_load(c, r, o, size),
         Loc::Local(o) => c.local[lane].load(o, size),
         Loc::Param(o) => c.params.load(o, size),
         Loc::Const(o) => c.consts.load(o, size),
@@ -257,6 +266,7 @@ fn store_at(c: &mut Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize, v: u64) {
     match *loc {
         Loc::Global(r, a) => r.store(a, size, v),
         Loc::Shared(o) => c.shared.store(o, size, v),
+        Loc::Peer(r, o) => super::cluster::peer_store(c, r, o, size, v),
         Loc::Local(o) => c.local[lane].store(o, size, v),
         Loc::Param(_) | Loc::Const(_) => {}
     }
@@ -524,6 +534,7 @@ fn shift<'g>(loc: &Loc<'g>, by: u64) -> Loc<'g> {
     match *loc {
         Loc::Global(r, a) => Loc::Global(r, a + by),
         Loc::Shared(o) => Loc::Shared(o + by),
+        Loc::Peer(r, o) => Loc::Peer(r, o + by),
         Loc::Local(o) => Loc::Local(o + by),
         Loc::Param(o) => Loc::Param(o + by),
         Loc::Const(o) => Loc::Const(o + by),

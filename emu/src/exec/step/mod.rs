@@ -10,6 +10,7 @@ pub mod async_copy;
 mod async_pending;
 pub mod atom;
 pub mod bits;
+pub mod cluster;
 pub mod control;
 pub mod convert;
 pub mod float;
@@ -66,6 +67,8 @@ pub struct LaunchInfo {
     pub reserved: crate::exec::decode::shared::Reserved,
     /// `%nwarpid`
     pub nwarpid: u32,
+    /// The CTA's place in its cluster (the launch template holds the cluster shape).
+    pub cluster: crate::exec::cluster::ClusterIds,
 }
 
 /// Output produced by a CTA (printf text), kept in order.
@@ -135,6 +138,8 @@ pub struct Ctx<'a> {
 
     /// The race detector's state of the CTA, with `--race`.
     pub race: Option<&'a mut crate::race::CtaRace>,
+    /// The other CTAs of the cluster, and the cluster barrier.
+    pub cluster: &'a mut dyn crate::exec::cluster::ClusterPeers,
 }
 
 impl Ctx<'_> {
@@ -169,6 +174,9 @@ pub enum Request {
     None,
     /// A barrier arrival.
     Barrier(super::cta::BarrierRequest),
+    /// `barrier.cluster.wait`: these lanes wait for the cluster barrier's phase (the others
+    /// of the instruction's lanes go on).
+    ClusterWait(u32),
 }
 
 impl Ctx<'_> {
@@ -340,13 +348,13 @@ impl Ctx<'_> {
             SpecialReg::AggrSmemSize => {
                 u64::from(l.total_smem) + crate::exec::decode::shared::RESERVED_BYTES
             }
-            SpecialReg::Clusterid(d) => u64::from(l.ctaid[dim(d)]),
-            SpecialReg::Nclusterid(d) => u64::from(l.nctaid[dim(d)]),
-            SpecialReg::ClusterCtaid(_) => 0,
-            SpecialReg::ClusterNctaid(_) => 1,
-            SpecialReg::ClusterCtarank => 0,
-            SpecialReg::ClusterNctarank => 1,
-            SpecialReg::IsExplicitCluster => 0,
+            SpecialReg::Clusterid(d) => u64::from(l.cluster.clusterid[dim(d)]),
+            SpecialReg::Nclusterid(d) => u64::from(l.cluster.nclusterid[dim(d)]),
+            SpecialReg::ClusterCtaid(d) => u64::from(l.cluster.ctaid[dim(d)]),
+            SpecialReg::ClusterNctaid(d) => u64::from(l.cluster.dims[dim(d)]),
+            SpecialReg::ClusterCtarank => u64::from(l.cluster.rank),
+            SpecialReg::ClusterNctarank => u64::from(l.cluster.size),
+            SpecialReg::IsExplicitCluster => u64::from(l.cluster.explicit),
             SpecialReg::Pm(_) | SpecialReg::Pm64(_) => 0,
             SpecialReg::ReservedSmemOffset(r) => u64::from(l.reserved.value(r)),
             SpecialReg::CurrentGraphExec => 0,

@@ -48,6 +48,8 @@ pub struct TmaInstr {
     pub value: Src,
     /// `tensormap.replace` ordinal; fence coverage bits for `fence.proxy.async`.
     pub ordinal: u32,
+    /// The `ctaMask` of a `.multicast::cluster` copy (else `Src::None`).
+    pub mask: Src,
 }
 
 pub(super) fn tma_of(i: &DInstr) -> Result<&TmaInstr, LaneFault> {
@@ -278,24 +280,28 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         match dp {
             Place::Shared(o) => {
-                check_shared(c, l, da, o, n)?;
-                c.shared.data[o as usize..(o + n) as usize].copy_from_slice(&out);
+                let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
+                let (ranks, o) = super::cluster::targets(c, mask, o, l)?;
+                for r in ranks {
+                    super::cluster::at_rank(c, r, l, |c| {
+                        check_shared(c, l, da, o, n)?;
+                        c.shared.data[o as usize..(o + n) as usize].copy_from_slice(&out);
+                        if let Some(m) = &x.mbar {
+                            let (moff, phase) = complete(c, l, m, n)?;
+                            c.asyncs.tma.async_write(o, o + n, c.pc, moff, phase);
+                        }
+                        Ok(())
+                    })?;
+                }
             }
             Place::Global(g) => write_global(c, l, g, &out)?,
             Place::Param(_) | Place::Const(_) => {
                 return Err(fault(l, da, "a bulk copy into read-only memory".into()))
             }
         }
-        match (x.mbar, sp, dp) {
-            (Some(m), _, Place::Shared(o)) => {
-                let (moff, phase) = complete(c, l, &m, n)?;
-                c.asyncs.tma.async_write(o, o + n, c.pc, moff, phase);
-            }
-            (None, Place::Shared(o), _) => {
-                let t = thread(c, l);
-                c.asyncs.tma.async_read_pending(o, o + n, c.pc, t);
-            }
-            _ => {}
+        if let (None, Place::Shared(o)) = (x.mbar, sp) {
+            let t = thread(c, l);
+            c.asyncs.tma.async_read_pending(o, o + n, c.pc, t);
         }
     }
     Ok(Flow::Next)
@@ -379,13 +385,15 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
             return Ok(Flow::Next);
         };
         let (saddr, sp) = place(c, &sa, l)?;
-        let Place::Shared(base) = sp else {
+        let Place::Shared(at) = sp else {
             return Err(fault(
                 l,
                 saddr,
                 format!("0x{saddr:x} is not a shared-memory address"),
             ));
         };
+        let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
+        let (ranks, base) = super::cluster::targets(c, mask, at, l)?;
         if !base.is_multiple_of(128) {
             return Err(LaneFault {
                 kind: FaultKind::Misaligned { align: 128 },
@@ -393,7 +401,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 address: Some(saddr),
             });
         }
-        check_shared(c, l, saddr, base, box_bytes.div_ceil(128) * 128)?;
+        let span = box_bytes.div_ceil(128) * 128;
         let dtype = m.elem().unwrap_or(crate::semantics::tma::Dtype::U8);
         match tc.dir {
             TensorDir::Load => {
@@ -402,23 +410,32 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 } else {
                     0
                 };
+                let mut vals = Vec::with_capacity(elems.len());
                 for el in &elems {
                     let v = match el.global {
                         Some(g) => global(c, l, g, e as u64)?.load(g, e as u32),
                         None => fill,
                     };
-                    let o = swizzle(base + el.smem, sw) as usize;
-                    c.shared.data[o..o + e].copy_from_slice(&v.to_le_bytes()[..e]);
+                    vals.push((swizzle(base + el.smem, sw) as usize, v));
                 }
-                let Some(mb) = x.mbar else {
-                    return Ok(Flow::Next);
-                };
-                let (moff, phase) = complete(c, l, &mb, box_bytes)?;
-                c.asyncs
-                    .tma
-                    .async_write(base, base + box_bytes, c.pc, moff, phase);
+                for r in ranks {
+                    super::cluster::at_rank(c, r, l, |c| {
+                        check_shared(c, l, saddr, base, span)?;
+                        for &(o, v) in &vals {
+                            c.shared.data[o..o + e].copy_from_slice(&v.to_le_bytes()[..e]);
+                        }
+                        if let Some(mb) = &x.mbar {
+                            let (moff, phase) = complete(c, l, mb, box_bytes)?;
+                            c.asyncs
+                                .tma
+                                .async_write(base, base + box_bytes, c.pc, moff, phase);
+                        }
+                        Ok(())
+                    })?;
+                }
             }
             TensorDir::Store | TensorDir::Reduce(_) => {
+                check_shared(c, l, saddr, base, span)?;
                 if let Some(f) = tma_proxy::async_read(c, l, base, box_bytes, "this tensor copy") {
                     return Err(f);
                 }

@@ -23,6 +23,7 @@ pub mod tma;
 pub mod tma_map;
 pub mod tma_proxy;
 pub mod wgmma;
+pub mod wgmma_access;
 pub mod wmma;
 
 pub mod warp_ops;

@@ -14,6 +14,7 @@ pub mod control;
 pub mod convert;
 pub mod float;
 pub mod int;
+pub mod matrix_b8;
 pub mod mem;
 pub mod mma;
 pub mod mma_layout;

@@ -302,6 +302,9 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if let Some(flow) = converge(c, "mma.sync.aligned")? {
         return Ok(flow);
     }
+    if super::mma_fast::applies(&m, x) {
+        return Ok(super::mma_fast::mma_f16_f32(c, x, &m));
+    }
     let (ra, rb, rc) = (gather(c, &x.a), gather(c, &x.b), gather(c, &x.c));
     let (ea, eb, ec) = m.elems_per_thread();
     let mut out = vec![[0u64; 32]; x.d.len()];

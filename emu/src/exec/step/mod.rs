@@ -17,6 +17,7 @@ pub mod int;
 pub mod matrix_b8;
 pub mod mem;
 pub mod mma;
+pub mod mma_fast;
 pub mod mma_layout;
 pub mod packed;
 pub mod tcgen05;

@@ -40,6 +40,7 @@ macro_rules! fixtures {
 
 fixtures!(
     b1_popc,
+    b8_sm100,
     bf16_m16n8k8,
     e4m3_m16n8k32,
     f16_ldmatrix,

@@ -38,6 +38,7 @@ fixtures!(
     f16_k_none,
     f16_mn_32b_64b,
     f16_mn_none,
+    fault_acc_read,
     fault_acc_written,
     fault_desc_not_uniform,
     fault_no_fence,

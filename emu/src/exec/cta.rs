@@ -436,6 +436,11 @@ impl Cta {
             }
             ctx.mask = mask;
             ctx.pc = pc;
+            if ctx.wgmma.busy {
+                if let Some(fault) = super::step::wgmma_access::early_read(&ctx, ins) {
+                    break Action::Fault { fault, pc };
+                }
+            }
             match (ins.exec)(&mut ctx, ins) {
                 Ok(Flow::Next) => group.pc += 1,
                 Ok(Flow::Branch(t)) => {

@@ -3,17 +3,26 @@
 //!
 //! Contract: `ptxemu difftest [--count N] [--seed S] [--per-module K] [--jobs J] [--out DIR]
 //! [--host PATH | --nvcc PATH] [--gen-only] [--emu-only] [--max-shrink M] [--time-limit S]
-//! [--timeout S]`. Kernel `i` of the
-//! run is `Kernel::generate(kernel_seed(S, i))`; kernels are grouped `K` to a module. The
+//! [--timeout S] [--family scalar|mma] [--arch sm_80|sm_90a]`. Kernel `i` of the run is
+//! `Case::generate(FAMILY, ARCH, kernel_seed(S, i))`; kernels are grouped `K` to a module. The
 //! GPU side is a driver-API program (`DIR/difftest_host.cu`, built with nvcc unless `--host`
 //! names a built one) speaking the protocol of [`host`]. Writes `DIR/summary.json` and, per
 //! mismatch, `DIR/mismatches/seed-<seed>.{ptx,in.bin,gpu.bin,emu.bin,txt}`. Exit status: 0
 //! when every kernel agrees, 1 when some mismatch, 2 on errors, 3 when `--timeout S` stopped
 //! the run (no verdict: no shrinking, no summary; stderr gives the counts so far).
+//!
+//! `--family mma` generates tensor-core kernels ([`mma`]) for `--arch` instead of scalar
+//! ones: integer results and moved bits must agree exactly, floating-point results within
+//! the bound [`judge`] states; kernels equal only within that bound are counted
+//! (`within_bound` in the summary), since bit-for-bit agreement is what the numerics model
+//! aims at.
 
+pub mod case;
 pub mod gen;
 pub mod host;
 pub mod inputs;
+pub mod judge;
+pub mod mma;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -22,9 +31,12 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
+use case::{Case, Family};
 use clap::Args;
 use emu::exec::{LaunchConfig, Machine};
-use gen::{Kernel, Rng, FRAME, THREADS};
+use gen::{Rng, FRAME, THREADS};
+use judge::Verdict;
+use mma::Arch;
 use serde_json::json;
 
 /// Arguments of `ptxemu difftest`.
@@ -69,6 +81,12 @@ pub struct DifftestArgs {
     /// Mismatches to shrink and save (the rest are counted).
     #[arg(long, default_value_t = 20, value_name = "M")]
     max_shrink: usize,
+    /// Which kernels: random scalar code, or tensor-core and async-copy instructions.
+    #[arg(long, value_enum, default_value_t = Family::Scalar)]
+    family: Family,
+    /// The target of the mma family's modules (scalar modules target sm_90).
+    #[arg(long, value_enum, default_value_t = Arch::Sm80)]
+    arch: Arch,
 }
 
 /// A time limit: a finite number of seconds above zero.
@@ -183,13 +201,13 @@ fn run_gpu(
     host: &HostCommand,
     dir: &Path,
     tag: &str,
-    kernels: &[Kernel],
+    (kernels, arch): (&[Case], Arch),
     input: &[u8],
 ) -> Result<Result<Vec<Vec<u8>>, String>> {
     let ptx_path = dir.join(format!("{tag}.ptx"));
     let in_path = dir.join(format!("{tag}.in.bin"));
     let out_path = dir.join(format!("{tag}.out.bin"));
-    std::fs::write(&ptx_path, gen::module(kernels))?;
+    std::fs::write(&ptx_path, case::module(kernels, arch))?;
     std::fs::write(&in_path, input)?;
     let _ = std::fs::remove_file(&out_path);
     let err_path = PathBuf::from(format!("{}.err", out_path.display()));
@@ -224,60 +242,37 @@ fn run_gpu(
     Ok(Ok(bytes.chunks(frame).map(<[u8]>::to_vec).collect()))
 }
 
-/// Which register slots differ, thread by thread (at most 8 lines).
-fn describe_diff(gpu: &[u8], emu: &[u8]) -> String {
-    let slots = gen::frame();
-    let mut lines = Vec::new();
-    for t in 0..THREADS {
-        for slot in &slots {
-            let (at, size) = (t * FRAME + slot.offset, slot.class.size());
-            let (g, e) = (&gpu[at..at + size], &emu[at..at + size]);
-            if g != e {
-                let hex = |b: &[u8]| {
-                    b.iter()
-                        .rev()
-                        .map(|x| format!("{x:02x}"))
-                        .collect::<String>()
-                };
-                lines.push(format!(
-                    "thread {t} {}: gpu 0x{} ptxemu 0x{}",
-                    slot.reg,
-                    hex(g),
-                    hex(e)
-                ));
-            }
-        }
-    }
-    let n = lines.len();
-    lines.truncate(8);
-    if n > 8 {
-        lines.push(format!("… {} more differing slots", n - 8));
-    }
-    lines.join("\n")
-}
-
 /// Whether ptxemu disagrees with the GPU on `k` (given the GPU's output).
-fn disagrees(k: &Kernel, input: &[u8], gpu: &[u8]) -> bool {
-    let ptx = gen::module(std::slice::from_ref(k));
+fn disagrees(k: &Case, arch: Arch, input: &[u8], gpu: &[u8]) -> bool {
+    let ptx = case::module(std::slice::from_ref(k), arch);
     match run_emu(&ptx, 1, input).pop() {
-        Some(Ok(out)) => out != gpu,
+        Some(Ok(out)) => matches!(k.compare(gpu, &out), Verdict::Differ(_)),
         _ => true,
     }
 }
 
 /// Shrinks a mismatching kernel: repeatedly keeps the first one-step-smaller kernel that still
 /// disagrees (all candidates of a step run in one GPU module).
-fn shrink(host: &HostCommand, dir: &Path, mut k: Kernel, input: &[u8]) -> Result<Kernel> {
+fn shrink(
+    host: &HostCommand,
+    dir: &Path,
+    (mut k, arch): (Case, Arch),
+    input: &[u8],
+) -> Result<Case> {
     loop {
         let cands = k.shrink_candidates();
         if cands.is_empty() {
             return Ok(k);
         }
-        let gpu = match run_gpu(host, dir, "shrink", &cands, input)? {
+        let gpu = match run_gpu(host, dir, "shrink", (&cands, arch), input)? {
             Ok(g) => g,
             Err(_) => return Ok(k),
         };
-        match cands.iter().zip(&gpu).find(|(c, g)| disagrees(c, input, g)) {
+        match cands
+            .iter()
+            .zip(&gpu)
+            .find(|(c, g)| disagrees(c, arch, input, g))
+        {
             Some((c, _)) => k = c.clone(),
             None => return Ok(k),
         }
@@ -293,20 +288,21 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     let src_path = a.out.join("difftest_host.cu");
     std::fs::write(&src_path, host::source())?;
     let modules = a.count.div_ceil(a.per_module);
-    let kernels_of = |m: u64| -> Vec<(u64, Kernel)> {
+    let arch = a.arch;
+    let kernels_of = |m: u64| -> Vec<(u64, Case)> {
         let lo = m * a.per_module;
         let hi = (lo + a.per_module).min(a.count);
         (lo..hi)
             .map(|i| {
                 let s = kernel_seed(a.seed, i);
-                (s, Kernel::generate(s))
+                (s, Case::generate(a.family, arch, s))
             })
             .collect()
     };
-    let input_of = |m: u64| inputs::inputs(kernel_seed(a.seed ^ 0xA11CE, m));
+    let input_of = |m: u64| case::inputs(a.family, kernel_seed(a.seed ^ 0xA11CE, m));
     if a.gen_only {
-        let ks: Vec<Kernel> = kernels_of(0).into_iter().map(|x| x.1).collect();
-        std::fs::write(a.out.join("module0.ptx"), gen::module(&ks))?;
+        let ks: Vec<Case> = kernels_of(0).into_iter().map(|x| x.1).collect();
+        std::fs::write(a.out.join("module0.ptx"), case::module(&ks, arch))?;
         std::fs::write(a.out.join("module0.in.bin"), input_of(0))?;
         outln!(
             "wrote {} and module0.ptx ({} kernels); build: {} -O2 -o {} {} -lcuda",
@@ -349,6 +345,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     let next = AtomicUsize::new(0);
     let compared = AtomicUsize::new(0);
     let mismatches: Mutex<Vec<Mismatch>> = Mutex::new(Vec::new());
+    let within_bound: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let t0 = Instant::now();
     let deadline = crate::timeout::duration(a.timeout).and_then(|d| t0.checked_add(d));
@@ -359,6 +356,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         for w in 0..jobs {
             let (next, compared, mismatches, errors, host, work) =
                 (&next, &compared, &mismatches, &errors, &host, &work);
+            let within_bound = &within_bound;
             let (kernels_of, input_of, timed_out) = (&kernels_of, &input_of, &timed_out);
             s.spawn(move || loop {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -374,12 +372,12 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
                 }
                 let ks = kernels_of(m);
                 let input = input_of(m);
-                let list: Vec<Kernel> = ks.iter().map(|x| x.1.clone()).collect();
-                let ptx = gen::module(&list);
+                let list: Vec<Case> = ks.iter().map(|x| x.1.clone()).collect();
+                let ptx = case::module(&list, arch);
                 let emu = run_emu(&ptx, list.len(), &input);
                 let gpu = match host {
                     None => None,
-                    Some(h) => match run_gpu(h, work, &format!("w{w}"), &list, &input) {
+                    Some(h) => match run_gpu(h, work, &format!("w{w}"), (&list, arch), &input) {
                         Ok(Ok(g)) => Some(g),
                         Ok(Err(log)) => {
                             errors.lock().expect("lock").push(format!(
@@ -397,10 +395,19 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
                         }
                     },
                 };
-                for (j, ((seed, _), e)) in ks.iter().zip(emu).enumerate() {
+                for (j, ((seed, case), e)) in ks.iter().zip(emu).enumerate() {
                     let what = match (&e, gpu.as_ref().map(|g| &g[j])) {
                         (Err(msg), _) => Some(format!("ptxemu could not run it: {msg}")),
-                        (Ok(out), Some(g)) if out != g => Some(describe_diff(g, out)),
+                        (Ok(out), Some(g)) => match case.compare(g, out) {
+                            Verdict::Same => None,
+                            Verdict::Close(n, first) => {
+                                within_bound.lock().expect("lock").push(format!(
+                                    "seed {seed}: {n} word(s) within the bound, first {first}"
+                                ));
+                                None
+                            }
+                            Verdict::Differ(d) => Some(d),
+                        },
                         _ => None,
                     };
                     if let Some(what) = what {
@@ -436,12 +443,12 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         let dir = a.out.join("mismatches");
         std::fs::create_dir_all(&dir)?;
         for m in found.iter().take(a.max_shrink) {
-            let mut k = Kernel::generate(m.seed);
+            let mut k = Case::generate(a.family, arch, m.seed);
             let input = input_of(m.index / a.per_module);
             if let Some(h) = &host {
-                k = shrink(h, &work, k, &input)?;
+                k = shrink(h, &work, (k, arch), &input)?;
             }
-            let ptx = gen::module(std::slice::from_ref(&k));
+            let ptx = case::module(std::slice::from_ref(&k), arch);
             let base = dir.join(format!("seed-{}", m.seed));
             std::fs::write(base.with_extension("ptx"), &ptx)?;
             std::fs::write(base.with_extension("in.bin"), &input)?;
@@ -456,10 +463,14 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
                 k.size()
             );
             if let Some(h) = &host {
-                if let Ok(Ok(g)) = run_gpu(h, &work, "final", std::slice::from_ref(&k), &input) {
+                let one = (std::slice::from_ref(&k), arch);
+                if let Ok(Ok(g)) = run_gpu(h, &work, "final", one, &input) {
                     std::fs::write(base.with_extension("gpu.bin"), &g[0])?;
                     match &emu {
-                        Ok(e) => text.push_str(&describe_diff(&g[0], e)),
+                        Ok(e) => text.push_str(&match k.compare(&g[0], e) {
+                            Verdict::Differ(d) => d,
+                            v => format!("{v:?}"),
+                        }),
                         Err(e) => text.push_str(e),
                     }
                 }
@@ -474,11 +485,17 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
             saved.push(base.display().to_string());
         }
     }
+    let mut within_bound = within_bound.into_inner().expect("lock");
+    within_bound.sort();
     let summary = json!({
         "kernels": compared.load(Ordering::Relaxed),
         "requested": a.count,
         "stopped_by_time_limit": (compared.load(Ordering::Relaxed) as u64) < a.count,
         "seed": a.seed,
+        "family": a.family.name(),
+        "arch": if a.family == Family::Mma { Some(arch.name()) } else { None },
+        "within_bound": within_bound.len(),
+        "within_bound_first_100": within_bound.iter().take(100).collect::<Vec<_>>(),
         "per_module": a.per_module,
         "threads_per_kernel": THREADS,
         "gpu": !a.emu_only,

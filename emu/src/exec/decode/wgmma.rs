@@ -49,6 +49,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, w: &Wgmma, d: &mut DInstr) -> Result<(
         trans_b: false,
         wait: 0,
         sm: fx.module.target.sm,
+        names: Vec::new(),
     };
     d.exec = match w {
         Wgmma::Fence => step::fence,
@@ -68,6 +69,9 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, w: &Wgmma, d: &mut DInstr) -> Result<(
                 Type::B32
             };
             for o in regs(ins, arg(ins, 0)?)? {
+                if let Operand::Reg(r) = o {
+                    x.names.push(fx.func.regs[r.index()].name.clone());
+                }
                 x.d.push(fx.dst(&o, dty, ins.span)?);
                 x.c.push(fx.src(&o, dty, ins.span)?);
             }

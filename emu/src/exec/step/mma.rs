@@ -9,8 +9,13 @@
 //! [`crate::semantics::mma`], and packed back.
 //!
 //! Deliberate deviations and choices:
-//! 1. The sm_100a forms `ldmatrix.m16n16`/`.m8n16` and `stmatrix.m16n8` parse and validate but
-//!    are an `Unsupported` fault when executed: their fragment layouts are not modelled yet.
+//! 1. Of the sm_100a forms, `ldmatrix.m16n16.trans.b8` and `stmatrix.m16n8.trans.b8` run
+//!    ([`super::matrix_b8`]); the forms with packed 6- and 4-bit sources (`.b8x16.b6x16_p32`,
+//!    `.b8x16.b4x16_p64`, of `.m8n16` and `.m16n16`) parse and validate but are an
+//!    `Unsupported` fault when executed: where in the 16-byte row the packed elements and the
+//!    padding lie, and where in its destination byte an element lands, the ISA shows only in
+//!    figures, and no second public source states it for both (CuTe's traits treat the row
+//!    as opaque bits).
 //! 2. `ldmatrix`/`stmatrix` check each row address for 16-byte alignment (the ISA requires
 //!    it) and fault on the lane that supplied it.
 
@@ -21,7 +26,7 @@ use super::tcgen05::converge;
 use super::{Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, MatrixInstr};
-use crate::ir::{MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, WarpMatrix};
+use crate::ir::{MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, WarpMatrix};
 use crate::semantics::convert::{f64_to_narrow, narrow_to_f64, Narrow};
 use crate::semantics::mma::{dot_f32, dot_f64, dot_int, AccModel, MmaInput};
 use rustc_apfloat::Round;
@@ -297,6 +302,9 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if let Some(flow) = converge(c, "mma.sync.aligned")? {
         return Ok(flow);
     }
+    if super::mma_fast::applies(&m, x) {
+        return Ok(super::mma_fast::mma_f16_f32(c, x, &m));
+    }
     let (ra, rb, rc) = (gather(c, &x.a), gather(c, &x.b), gather(c, &x.c));
     let (ea, eb, ec) = m.elems_per_thread();
     let mut out = vec![[0u64; 32]; x.d.len()];
@@ -352,7 +360,7 @@ fn unsupported_shape(what: &str, mv: &MatrixMove) -> Result<(), LaneFault> {
     }
     Err(LaneFault::new(FaultKind::Unsupported {
         what: format!(
-            "{what}.{}.{}: the fragment layout of this sm_100a form is not modelled",
+            "{what}.{}.{}: the placement of packed 6-/4-bit elements, their padding and their destination bits is given by the PTX ISA only in figures, so this sm_100a form is not modelled",
             mv.shape.name(),
             mv.format.name()
         ),
@@ -361,7 +369,12 @@ fn unsupported_shape(what: &str, mv: &MatrixMove) -> Result<(), LaneFault> {
 
 /// The row address of row `row` of matrix `mat`: supplied by lane `8·mat + row`, 16-byte
 /// aligned.
-fn row_addr(c: &Ctx<'_>, x: &MatrixInstr, mat: u32, row: u32) -> Result<(u64, usize), LaneFault> {
+pub(super) fn row_addr(
+    c: &Ctx<'_>,
+    x: &MatrixInstr,
+    mat: u32,
+    row: u32,
+) -> Result<(u64, usize), LaneFault> {
     let lane = (8 * mat + row) as usize;
     let a = x.addr.as_ref().ok_or_else(|| {
         LaneFault::new(FaultKind::Unsupported {
@@ -379,7 +392,7 @@ fn row_addr(c: &Ctx<'_>, x: &MatrixInstr, mat: u32, row: u32) -> Result<(u64, us
     Ok((addr, lane))
 }
 
-fn space_of(x: &MatrixInstr) -> AddrSpace {
+pub(super) fn space_of(x: &MatrixInstr) -> AddrSpace {
     x.addr.map_or(AddrSpace::Generic, |a| a.space)
 }
 
@@ -395,6 +408,9 @@ pub fn ldmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
     };
     if let Some(flow) = converge(c, "ldmatrix.sync.aligned")? {
         return Ok(flow);
+    }
+    if mv.shape == MatrixShape::M16n16 && mv.format == MatrixFormat::B8 {
+        return super::matrix_b8::ldmatrix_m16n16(c, x, &mv);
     }
     unsupported_shape("ldmatrix", &mv)?;
     let space = space_of(x);
@@ -453,9 +469,12 @@ pub fn stmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if let Some(flow) = converge(c, "stmatrix.sync.aligned")? {
         return Ok(flow);
     }
+    let regs = gather(c, &x.a);
+    if mv.shape == MatrixShape::M16n8 && mv.format == MatrixFormat::B8 {
+        return super::matrix_b8::stmatrix_m16n8(c, x, &regs);
+    }
     unsupported_shape("stmatrix", &mv)?;
     let space = space_of(x);
-    let regs = gather(c, &x.a);
     for mat in 0..mv.num.count() {
         for l in 0..32u32 {
             let v = regs[mat as usize][l as usize];

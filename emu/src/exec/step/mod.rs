@@ -15,8 +15,10 @@ pub mod control;
 pub mod convert;
 pub mod float;
 pub mod int;
+pub mod matrix_b8;
 pub mod mem;
 pub mod mma;
+pub mod mma_fast;
 pub mod mma_layout;
 pub mod packed;
 pub mod tcgen05;
@@ -24,6 +26,7 @@ pub mod tma;
 pub mod tma_map;
 pub mod tma_proxy;
 pub mod wgmma;
+pub mod wgmma_access;
 pub mod wmma;
 
 pub mod warp_ops;

@@ -16,14 +16,16 @@
 //! `wgmma.wait_group N` retires its group (all but the `N` most recent). A later
 //! `wgmma.mma_async` that accumulates into the same registers reads the pending value, as the
 //! hardware chains them. Reading D between issue and retirement therefore sees the old value
-//! (the ISA: the registers are undefined then); writing D in that window is a fault when the
-//! group retires, naming the register and the wgmma's line.
+//! (the ISA: the registers are undefined then); reading D in that window, by any instruction
+//! but a `wgmma.mma_async` chaining into it, is a fault at the read ([`super::wgmma_access`]);
+//! writing D in that window is a fault when the group retires, naming the wgmma's line.
 //!
 //! Numerics are those of `mma.sync` ([`super::mma::multiply`], [`crate::semantics::mma`]);
 //! shared-memory operands are located by [`crate::semantics::wgmma_desc`].
 //!
 //! Deliberate deviations and choices:
-//! 1. Reads of D before `wgmma.wait_group` are not detected (only writes are).
+//! 1. Only D is guarded: reads and writes of A's registers before `wgmma.wait_group` are not
+//!    detected.
 //! 2. With scale-d false, C is +0.0: a D whose products are all −0 reads +0.
 //! 3. `imm-scale-a/b = −1` negates every element of A or B by flipping its sign bit (integer
 //!    forms have no scale immediates).
@@ -72,6 +74,8 @@ pub struct WgmmaInstr {
     pub wait: u32,
     /// The module's target SM (it selects the floating-point accumulation model).
     pub sm: u32,
+    /// D's register names, in vector order (for fault reports).
+    pub names: Vec<String>,
 }
 
 /// One issued `wgmma.mma_async` whose result is not yet in the registers.
@@ -107,6 +111,32 @@ struct Issue {
 pub struct WgmmaState {
     warps: HashMap<u32, WarpGroups>,
     issues: HashMap<u32, (u64, VecDeque<Issue>)>,
+    /// Whether some warp may hold products not yet retired (the interpreter checks register
+    /// reads against them only then).
+    pub busy: bool,
+}
+
+impl WgmmaState {
+    /// The pc of the oldest pending `wgmma.mma_async` of `warp` that accumulates into register
+    /// `slot`, and the register's index in its D vector.
+    pub fn pending_writer(&self, warp: u32, slot: u32) -> Option<(u32, usize)> {
+        let wg = self.warps.get(&warp)?;
+        wg.committed
+            .iter()
+            .flatten()
+            .chain(wg.open.iter())
+            .find_map(|p| {
+                let k = p.regs.iter().position(|r| r.0 == slot)?;
+                Some((p.pc, k))
+            })
+    }
+
+    fn refresh_busy(&mut self) {
+        self.busy = self
+            .warps
+            .values()
+            .any(|w| !w.open.is_empty() || w.committed.iter().any(|g| !g.is_empty()));
+    }
 }
 
 fn decoded(i: &DInstr) -> Result<&WgmmaInstr, LaneFault> {
@@ -232,7 +262,8 @@ fn check_issue(c: &mut Ctx<'_>, g: u32, a_desc: Option<u64>, b_desc: u64) -> Res
     Ok(())
 }
 
-fn line_of(c: &Ctx<'_>, pc: u32) -> u32 {
+/// The source line of the instruction at `pc`.
+pub fn line_of(c: &Ctx<'_>, pc: u32) -> u32 {
     c.prog.info.get(pc as usize).map_or(0, |i| i.span.line)
 }
 
@@ -418,6 +449,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
         .or_default()
         .open
         .push(Pending { pc, regs });
+    c.wgmma.busy = true;
     Ok(Flow::Next)
 }
 
@@ -466,6 +498,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
             retire(c, &done[k], rest)?;
         }
     }
+    c.wgmma.refresh_busy();
     Ok(Flow::Next)
 }
 

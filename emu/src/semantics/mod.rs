@@ -15,6 +15,7 @@
 //! | [`half`] | `.f16/.bf16` and packed `x2` arithmetic |
 //! | [`mma`] | the dot products of `mma`: integer, single-bit, binary64, and the tensor-core accumulation model |
 //! | [`narrow_float`] | the sm_100 narrow element formats e2m1, e2m3, e3m2 (and e4m3, e5m2) and the scale formats ue8m0, ue4m3, decoded exactly |
+//! | [`tcgen05_cp`] | where `tcgen05.cp` puts each source row in Tensor Memory; its `.b8x16` decompressions |
 //! | [`tma`] | tensor maps (ptxemu's 128-byte encoding), TMA box placement (tile, im2col), swizzles |
 //! | [`bulk_reduce`] | the element operations of `cp.reduce.async.bulk(.tensor)` |
 //! | [`wgmma_desc`] | the shared-memory matrix descriptor of `wgmma.mma_async`: fields, canonical layouts, swizzle |
@@ -29,5 +30,6 @@ pub mod half;
 pub mod int;
 pub mod mma;
 pub mod narrow_float;
+pub mod tcgen05_cp;
 pub mod tma;
 pub mod wgmma_desc;

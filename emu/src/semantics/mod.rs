@@ -7,6 +7,7 @@
 //! | module | instructions |
 //! |---|---|
 //! | [`int`] | `add.sat`, `mad.hi.sat`, `mul24`/`mad24`, `div`/`rem` (by zero), carries, `dp4a`/`dp2a` |
+//! | [`block_scale`] | `tcgen05.mma` block scaling: where the scale factors sit in Tensor Memory, the scaled dot product |
 //! | [`bits`] | `popc clz brev bfind fns bfe bfi bmsk szext prmt lop3 shf` |
 //! | [`float`] | `add sub mul div fma sqrt rcp neg abs` on `.f32/.f64` with `.rnd .ftz .sat` |
 //! | [`approx`] | `.approx` and `.full` forms: `rcp sqrt rsqrt div sin cos lg2 ex2 tanh` |
@@ -22,6 +23,7 @@
 
 pub mod approx;
 pub mod bits;
+pub mod block_scale;
 pub mod bulk_reduce;
 pub mod compare;
 pub mod convert;

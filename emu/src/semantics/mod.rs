@@ -16,6 +16,7 @@
 //! | [`mma`] | the dot products of `mma`: integer, single-bit, binary64, and the tensor-core accumulation model |
 //! | [`tma`] | tensor maps (ptxemu's 128-byte encoding), TMA box placement (tile, im2col), swizzles |
 //! | [`bulk_reduce`] | the element operations of `cp.reduce.async.bulk(.tensor)` |
+//! | [`tcgen05_desc`] | the shared-memory and instruction descriptors of `tcgen05.mma` ([`tcgen05_idesc`]) |
 //! | [`wgmma_desc`] | the shared-memory matrix descriptor of `wgmma.mma_async`: fields, canonical layouts, swizzle |
 
 pub mod approx;
@@ -27,5 +28,7 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod mma;
+pub mod tcgen05_desc;
+pub mod tcgen05_idesc;
 pub mod tma;
 pub mod wgmma_desc;

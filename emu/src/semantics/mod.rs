@@ -14,6 +14,7 @@
 //! | [`convert`] | `cvt` between every integer and float type; `.f16/.bf16/.tf32/.e4m3/.e5m2` |
 //! | [`half`] | `.f16/.bf16` and packed `x2` arithmetic |
 //! | [`mma`] | the dot products of `mma`: integer, single-bit, binary64, and the tensor-core accumulation model |
+//! | [`narrow_float`] | the sm_100 narrow element formats e2m1, e2m3, e3m2 (and e4m3, e5m2) and the scale formats ue8m0, ue4m3, decoded exactly |
 //! | [`tma`] | tensor maps (ptxemu's 128-byte encoding), TMA box placement (tile, im2col), swizzles |
 //! | [`bulk_reduce`] | the element operations of `cp.reduce.async.bulk(.tensor)` |
 //! | [`tcgen05_desc`] | the shared-memory and instruction descriptors of `tcgen05.mma` ([`tcgen05_idesc`]) |
@@ -28,6 +29,7 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod mma;
+pub mod narrow_float;
 pub mod tcgen05_desc;
 pub mod tcgen05_idesc;
 pub mod tma;

@@ -19,6 +19,7 @@
 //! | [`tcgen05_cp`] | where `tcgen05.cp` puts each source row in Tensor Memory; its `.b8x16` decompressions |
 //! | [`tma`] | tensor maps (ptxemu's 128-byte encoding), TMA box placement (tile, im2col), swizzles |
 //! | [`bulk_reduce`] | the element operations of `cp.reduce.async.bulk(.tensor)` |
+//! | [`tcgen05_desc`] | the shared-memory and instruction descriptors of `tcgen05.mma` ([`tcgen05_idesc`]) |
 //! | [`wgmma_desc`] | the shared-memory matrix descriptor of `wgmma.mma_async`: fields, canonical layouts, swizzle |
 
 pub mod approx;
@@ -33,5 +34,7 @@ pub mod int;
 pub mod mma;
 pub mod narrow_float;
 pub mod tcgen05_cp;
+pub mod tcgen05_desc;
+pub mod tcgen05_idesc;
 pub mod tma;
 pub mod wgmma_desc;

@@ -59,8 +59,14 @@ fn tmem<'c>(c: &'c mut Ctx<'_>) -> &'c mut TensorMemory {
 /// The shared-memory byte address of 32-bit word `word` of source row `row`, by the
 /// descriptor `desc` (a K-major matrix of 32-bit elements: rows are its M/N dimension).
 fn word_addr(desc: u64, row: u32, word: u32) -> Result<u64, String> {
-    let _ = (desc, row, word);
-    Err("tcgen05.cp needs the tcgen05 descriptor decoder (branch t5mma), not merged yet".into())
+    use crate::semantics::tcgen05_desc::{decode_smem, element_addr};
+    use crate::semantics::wgmma_desc::Major;
+    let d = decode_smem(desc).map_err(|e| e.to_string())?;
+    element_addr(&d, Major::K, 32, row, word)
+        .map(|(addr, _)| addr)
+        .map_err(|_| {
+            "the shared-memory descriptor uses the absolute-LBO mode (bit 52), which ptxemu does not model".to_string()
+        })
 }
 
 /// Reads source row `row`'s 16-byte chunk `chunk` (words `4·chunk .. 4·chunk + 4`).

@@ -122,8 +122,8 @@ mod tests {
     fn decompression_places_elements_in_bytes() {
         // Sixteen four-bit elements 0..15, packed low nibble first, then 8 bytes of padding.
         let mut c = [0xEEu8; 16];
-        for i in 0..8 {
-            c[i] = (2 * i as u8) | ((2 * i as u8 + 1) << 4);
+        for (i, b) in c.iter_mut().take(8).enumerate() {
+            *b = (2 * i as u8) | ((2 * i as u8 + 1) << 4);
         }
         let out = decompress(CpDecompress::B4x16P64, c);
         for (i, b) in out.iter().enumerate() {

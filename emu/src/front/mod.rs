@@ -26,6 +26,7 @@ pub mod operands;
 pub mod printer;
 pub mod quals;
 pub mod tcgen05;
+pub mod tcgen05_cp;
 pub mod tma;
 pub mod wgmma;
 

@@ -2,7 +2,8 @@
 //! the sub-instruction (`.alloc`, `.ld`, `.wait::st`, …) and what each takes.
 //!
 //! `.sync.aligned` is required where PTX requires it; its absence is a syntax error naming the
-//! instruction. Sub-instructions ptxemu does not execute (`tcgen05.mma`, `.cp`, `.commit`) are
+//! instruction. `tcgen05.cp` is parsed by [`super::tcgen05_cp`]. Sub-instructions ptxemu does not
+//! execute (`tcgen05.mma`, `.commit`) are
 //! reported as unsupported, by name.
 
 use super::error::{Error, ErrorKind};
@@ -13,7 +14,7 @@ use crate::ir::{
 };
 
 /// Sub-instructions of `tcgen05` that ptxemu recognises but does not execute.
-const UNSUPPORTED: &[&str] = &["mma", "cp", "commit"];
+const UNSUPPORTED: &[&str] = &["mma", "commit"];
 
 fn cta_group(q: &mut Quals, what: &str) -> Result<CtaGroup, Error> {
     q.take_map(|s| match s {
@@ -182,6 +183,7 @@ pub fn parse(q: &mut Quals) -> Result<Op, Error> {
             }
             Tcgen05::Shift(group)
         }
+        "cp" => super::tcgen05_cp::parse(q)?,
         s if UNSUPPORTED.contains(&s) => {
             return Err(Error::new(
                 ErrorKind::Unsupported(format!("the `tcgen05.{s}` instruction")),
@@ -298,5 +300,6 @@ pub fn mnemonic(o: &mut String, t: &Tcgen05) {
             q(group.name());
             q("down");
         }
+        Tcgen05::Cp(c) => super::tcgen05_cp::mnemonic(o, c),
     }
 }

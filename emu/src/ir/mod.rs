@@ -33,6 +33,7 @@ pub mod regalloc;
 mod special;
 mod sync;
 pub mod tcgen05;
+pub mod tcgen05_cp;
 pub mod tma;
 pub mod types;
 mod variable;
@@ -66,6 +67,7 @@ pub use tcgen05::{
     CtaGroup, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,
     TmemRed, TmemRedOp, TmemRedType, TmemShape, REPEATS,
 };
+pub use tcgen05_cp::{CpDecompress, CpMulticast, CpShape, Tcgen05Cp};
 pub use tma::Tma;
 pub use types::{CvtRounding, Dim, FloatRounding, IntRounding, Type, TypeClass, VecWidth};
 pub use wgmma::{Wgmma, WgmmaMma};

@@ -27,6 +27,8 @@ pub enum Tcgen05 {
     Fence(Tcgen05Fence),
     /// `tcgen05.shift.cta_group.down` — `[taddr]`.
     Shift(CtaGroup),
+    /// `tcgen05.cp` — `[taddr], s-desc` (shared memory to Tensor Memory).
+    Cp(super::Tcgen05Cp),
 }
 
 impl Tcgen05 {
@@ -35,6 +37,7 @@ impl Tcgen05 {
         match self {
             Tcgen05::Alloc(a) => Some(a.group),
             Tcgen05::Dealloc(g) | Tcgen05::Relinquish(g) | Tcgen05::Shift(g) => Some(*g),
+            Tcgen05::Cp(c) => Some(c.group),
             Tcgen05::Ld(_) | Tcgen05::St(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => None,
         }
     }

@@ -146,6 +146,19 @@ pub fn swizzle_addr(swizzle: Swizzle, base_offset: u64, addr: u64) -> u64 {
 /// matrix of `elem_bits`-bit elements: `(byte address, bit within the byte)`. The bit is
 /// nonzero only for single-bit elements, which are numbered from the least significant bit.
 pub fn element_addr(d: &MatrixDesc, major: Major, elem_bits: u32, mn: u32, k: u32) -> (u64, u32) {
+    let (addr, bit) = unswizzled_addr(d, major, elem_bits, mn, k);
+    (swizzle_addr(d.swizzle, d.base_offset, addr), bit)
+}
+
+/// [`element_addr`] before the swizzle XOR: the canonical layout's linear byte address and bit.
+/// tcgen05's descriptor reuses it with its own XOR patterns.
+pub fn unswizzled_addr(
+    d: &MatrixDesc,
+    major: Major,
+    elem_bits: u32,
+    mn: u32,
+    k: u32,
+) -> (u64, u32) {
     let t = 128 / elem_bits; // elements per 16 bytes
     let (mn, k, t64) = (u64::from(mn), u64::from(k), u64::from(t));
     let bits = u64::from(elem_bits);
@@ -174,11 +187,7 @@ pub fn element_addr(d: &MatrixDesc, major: Major, elem_bits: u32, mn: u32, k: u3
             (u * 16 + i * d.lbo + r * s + j * d.sbo, c * bits)
         }
     };
-    let addr = d.start + off_bytes + in_bits / 8;
-    (
-        swizzle_addr(d.swizzle, d.base_offset, addr),
-        (in_bits % 8) as u32,
-    )
+    (d.start + off_bytes + in_bits / 8, (in_bits % 8) as u32)
 }
 
 #[cfg(test)]

@@ -120,6 +120,16 @@ pub enum TmemError {
         /// The pending store.
         by: Pending,
     },
+    /// An access of a cell that an asynchronous operation (`tcgen05.cp`, `tcgen05.mma`)
+    /// writes and whose completion no thread has observed.
+    AsyncPending {
+        /// The lane.
+        lane: u32,
+        /// The column.
+        column: u32,
+        /// The pending operation.
+        by: super::async_writes::AsyncWrite,
+    },
 }
 
 /// The two asynchronous access kinds whose completion a warp waits for.
@@ -163,6 +173,9 @@ pub struct TensorMemory {
     relinquished: bool,
     checked: bool,
     hazards: Hazards,
+    /// Writes of asynchronous operations (`tcgen05.cp`, `tcgen05.mma`) not yet observed
+    /// complete (checked mode: a `tcgen05.ld` of such a cell is reported).
+    pub async_writes: super::async_writes::AsyncWrites,
 }
 
 /// The index of cell (`lane`, `column`), both in range.
@@ -196,6 +209,7 @@ impl TensorMemory {
             relinquished: false,
             checked,
             hazards,
+            async_writes: Default::default(),
         }
     }
 
@@ -287,6 +301,13 @@ impl TensorMemory {
         let at = self.check_cell(lane, column)?;
         if !self.checked {
             return Ok(at);
+        }
+        if let Some(by) = self.async_writes.pending_at(at) {
+            return Err(TmemError::AsyncPending {
+                lane,
+                column,
+                by: by.clone(),
+            });
         }
         let (mask, lists) = match access {
             Access::Load => (self.hazards.stores[at as usize], &self.hazards.warp_stores),

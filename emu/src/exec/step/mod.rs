@@ -22,6 +22,7 @@ pub mod mma_fast;
 pub mod mma_layout;
 pub mod packed;
 pub mod tcgen05;
+pub mod tcgen05_cp;
 pub mod tma;
 pub mod tma_map;
 pub mod tma_proxy;

@@ -443,6 +443,9 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 break;
             }
         };
+        if race {
+            ev.push(MbarEvent::Touch(t, off, kind != op::WAIT));
+        }
         if kind == op::CP_ARRIVE {
             let done = c.asyncs.copies.take_all(t as u32);
             if race {

@@ -22,6 +22,7 @@ pub mod tcgen05;
 pub mod tma;
 pub mod tma_map;
 pub mod tma_proxy;
+pub mod tma_race;
 pub mod wgmma;
 pub mod wmma;
 

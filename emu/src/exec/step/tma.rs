@@ -15,6 +15,7 @@
 //! executing CTA's own (clusters of one CTA); prefetches have no effect.
 
 use super::tma_proxy;
+use super::tma_race;
 use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
@@ -286,6 +287,17 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 return Err(fault(l, da, "a bulk copy into read-only memory".into()))
             }
         }
+        if c.race.is_some() {
+            let red = matches!(x.op, Tma::Reduce(_));
+            let acc: Vec<_> = [
+                tma_race::side(sp, n, false, false),
+                tma_race::side(dp, n, true, red),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            tma_race::copy(c, l, &acc, x.mbar.as_ref().filter(|_| !red));
+        }
         match (x.mbar, sp, dp) {
             (Some(m), _, Place::Shared(o)) => {
                 let (moff, phase) = complete(c, l, &m, n)?;
@@ -410,6 +422,12 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     let o = swizzle(base + el.smem, sw) as usize;
                     c.shared.data[o..o + e].copy_from_slice(&v.to_le_bytes()[..e]);
                 }
+                if c.race.is_some() {
+                    let g = elems.iter().filter_map(|el| el.global);
+                    let mut acc = tma_race::global_runs(g, e as u64, false, false);
+                    acc.extend(tma_race::side(Place::Shared(base), box_bytes, true, false));
+                    tma_race::copy(c, l, &acc, x.mbar.as_ref());
+                }
                 let Some(mb) = x.mbar else {
                     return Ok(Flow::Next);
                 };
@@ -434,6 +452,13 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                         _ => v,
                     };
                     r.store(g, e as u32, nv);
+                }
+                if c.race.is_some() {
+                    let red = matches!(tc.dir, TensorDir::Reduce(_));
+                    let g = elems.iter().filter_map(|el| el.global);
+                    let mut acc = tma_race::global_runs(g, e as u64, true, red);
+                    acc.extend(tma_race::side(Place::Shared(base), box_bytes, false, false));
+                    tma_race::copy(c, l, &acc, None);
                 }
                 let t = thread(c, l);
                 c.asyncs
@@ -468,6 +493,7 @@ pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     for l in lanes(c) {
         let t = thread(c, l);
         c.asyncs.tma.commit(t);
+        tma_race::commit(c, l);
     }
     Ok(Flow::Next)
 }
@@ -479,6 +505,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     for l in lanes(c) {
         let t = thread(c, l);
         c.asyncs.tma.wait(t, n);
+        tma_race::waited(c, l, n);
     }
     Ok(Flow::Next)
 }

@@ -306,7 +306,6 @@ fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--set", !a.sets.is_empty()),
         ("--dump-var", !a.dump_vars.is_empty()),
         ("--shared-bytes", a.shared_bytes.is_some()),
-        ("--race", a.race.race),
         ("--timeout", a.timeout.is_some()),
     ];
     let given = |flags: &[(&'static str, bool)]| -> Vec<&'static str> {
@@ -618,7 +617,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     }
     let mut code = after_dumps(report_problems(&report, ""), dumped);
     if let Some(m) = &races {
-        m.print();
+        m.print("");
         code = code.max(u8::from(m.any()));
     }
     Ok(ExitCode::from(code))

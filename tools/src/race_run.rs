@@ -209,8 +209,9 @@ impl Merged {
         }
     }
 
-    /// The report on standard error.
-    pub(crate) fn print(&self) {
+    /// The report on standard error; `context` (empty for a single launch) names a plan's
+    /// step and launch.
+    pub(crate) fn print(&self, context: &str) {
         let sched = if self.plan_random {
             format!(
                 "schedule random, seeds {}..={}",
@@ -221,12 +222,12 @@ impl Merged {
             "schedule default".to_string()
         };
         eprintln!(
-            "ptxemu: --race: {} data race(s) in {} run(s) ({sched})",
+            "ptxemu: {context}--race: {} data race(s) in {} run(s) ({sched})",
             self.races.len(),
             self.runs
         );
         for s in &self.races {
-            eprintln!("ptxemu: --race: {}", s.race);
+            eprintln!("ptxemu: {context}--race: {}", s.race);
             eprintln!(
                 "  seen:   on {} explored schedule ({} of {} runs)",
                 self.seen(s),

@@ -316,3 +316,49 @@ fn schedule_options_need_race_and_no_race_run_is_unchanged() {
     assert_eq!(o.status.code(), Some(0));
     assert!(o.stderr.is_empty());
 }
+
+/// `--race --plan`: each launch of the plan is judged by itself; the racy launch (message
+/// passing with a `.cta` fence across CTAs) has its `races`, the race-free one (`.gpu`
+/// fences) none, and the exit status is 1. `--runs` above 1 is refused with a plan.
+#[test]
+fn race_with_a_plan_reports_each_launch() {
+    let dir = std::env::temp_dir().join(format!("ptxemu-race-plan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let module = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(DIR)
+        .join("message_passing.ptx");
+    let launch = |k: &str| serde_json::json!({"launch": {"kernel": k, "grid": 2, "block": 32, "args": ["@data", "@flag"]}});
+    let plan = serde_json::json!({
+        "version": 1,
+        "module": module.display().to_string(),
+        "buffers": {"data": "u32[1]:zero", "flag": "u32[1]:zero"},
+        "steps": [launch("mp_fence_gpu"), launch("mp_fence_cta")],
+    });
+    let path = dir.join("plan.json");
+    std::fs::write(&path, plan.to_string()).expect("plan written");
+    let p = path.display().to_string();
+    let o = ptxemu(&["run", "--plan", &p, "--race", "--json"]);
+    let j: Json = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let launches = j["launches"].as_array().expect("launches");
+    assert_eq!(launches.len(), 2);
+    assert_eq!(launches[0]["races"].as_array().map(Vec::len), Some(0));
+    assert!(launches[1]["races"]
+        .as_array()
+        .is_some_and(|r| !r.is_empty()));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("plan step 1, launch 1: --race: data race between"),
+        "{stderr}"
+    );
+    let o = ptxemu(&["run", "--plan", &p, "--race", "--runs", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}

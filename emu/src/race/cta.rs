@@ -14,11 +14,17 @@ use super::vc::Vc;
 use super::{RaceShared, Rng};
 
 mod asyncs;
+mod bulk;
 
 pub use asyncs::{MbarEvent, AGENT};
+pub use bulk::{BulkAccess, BULK};
 
 /// Pending observed payloads a thread keeps for later acquire fences.
 const MAX_PENDING: usize = 64;
+
+/// Reads of one word past which (at each doubling) those ordered before a new read are
+/// looked up in its clock and dropped.
+const PRUNE_AT: usize = 32;
 
 /// One thread's clock: `base` joined with `own` for the thread itself.
 struct Thread {
@@ -34,6 +40,8 @@ struct Thread {
     agent_clk: u32,
     /// The thread's copies not yet waited for, in issue order.
     copies: VecDeque<asyncs::Copy>,
+    /// Its bulk agent and bulk groups.
+    bulk: bulk::BulkGroups,
 }
 
 /// Whether an operation at `scope` by a thread of CTA `a` includes a thread of CTA `b`
@@ -102,13 +110,14 @@ impl CtaRace {
                 miss: None,
                 agent_clk: 0,
                 copies: VecDeque::new(),
+                bulk: Default::default(),
             })
             .collect();
         CtaRace {
             sh: sh.clone(),
             linear: linear as u32,
             threads,
-            smem: Shadow::default(),
+            smem: Shadow::flat(),
             bars: vec![None; 16],
             bar_done: vec![None; 16],
             sc_cta: empty,
@@ -472,12 +481,7 @@ fn join(th: &mut Thread, other: &Arc<Vc>) {
 /// Whether access `p` (earlier) and `c` (with semantics and scope `cs`) are morally strong:
 /// both strong, each one's scope includes the other's thread, the same bytes.
 fn ms(sh: &RaceShared, p: &Acc, c: &Acc, cs: (Sem, Option<Scope>)) -> bool {
-    let Some(&RaceOp::Mem {
-        sem: ps,
-        scope: pscope,
-        ..
-    }) = sh.ops.get(p.pc as usize)
-    else {
+    let Some((_, ps, pscope)) = sh.ops.get(p.pc as usize).and_then(RaceOp::mem) else {
         return false;
     };
     let (Some(pscope), Some(cscope)) = (pscope, cs.1) else {
@@ -493,7 +497,7 @@ fn ms(sh: &RaceShared, p: &Acc, c: &Acc, cs: (Sem, Option<Scope>)) -> bool {
 }
 
 fn strong(sh: &RaceShared, a: &Acc) -> bool {
-    matches!(sh.ops.get(a.pc as usize), Some(RaceOp::Mem { sem, .. }) if sem.strong())
+    matches!(sh.ops.get(a.pc as usize).and_then(RaceOp::mem), Some((_, sem, _)) if sem.strong())
 }
 
 /// Whether access `p` happens before thread `me`'s current point. Fast path: a barrier at
@@ -540,15 +544,32 @@ fn add_read(
 ) {
     let me = acc.gtid;
     let n = cell.reads.len();
-    if n <= 1 || (n >= 8 && n.is_power_of_two()) {
-        // A read ordered before this one (and no stronger) is covered by it. Pruned when the
-        // list is short or has doubled, so that a read costs O(1) amortised.
-        cell.reads.retain(|r| {
-            !(r.gtid == me || (hb(th, me, r, gen) && (!sem.strong() || strong(sh, r))))
-        });
-    } else if cell.reads.last().is_some_and(|r| r.gtid == me) {
-        cell.reads.pop();
+    // A read ordered before this one (and no stronger) is covered by it. Reads of the same
+    // thread, or before a full-CTA barrier since, are dropped at once (cheap: no clock
+    // lookup); the others when the list has doubled, so that a read costs O(1) amortised.
+    let covered = |r: &Acc| !sem.strong() || strong(sh, r);
+    let cheap = |r: &Acc| {
+        r.gtid == me || (r.gen < gen.0 && r.gtid.wrapping_sub(gen.1) < gen.2 && covered(r))
+    };
+    let in_cta = |r: &Acc| r.gtid.wrapping_sub(gen.1) < gen.2;
+    let pruned = if n >= PRUNE_AT && n.is_power_of_two() {
+        cell.reads
+            .retain(|r| !(r.gtid == me || (hb(th, me, r, gen) && covered(r))));
+        true
+    } else if n > 0 && (cell.last_reader == me || cell.reads_gen < gen.0) {
+        cell.reads.retain(|r| !cheap(r));
+        true
+    } else {
+        false
+    };
+    if pruned || n == 0 {
+        let oldest = cell.reads.iter().filter(|r| in_cta(r)).map(|r| r.gen).min();
+        cell.reads_gen = oldest.unwrap_or(u32::MAX);
     }
+    if in_cta(acc) {
+        cell.reads_gen = cell.reads_gen.min(acc.gen);
+    }
+    cell.last_reader = me;
     if cell.reads.len() < MAX_READS {
         cell.reads.push(*acc);
     }

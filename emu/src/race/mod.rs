@@ -180,7 +180,7 @@ impl RaceShared {
     /// The CTA index and thread index of a linear thread id (a cp.async agent's: its
     /// thread's).
     pub fn position(&self, gtid: u32) -> ([u32; 3], [u32; 3]) {
-        let gtid = gtid & !cta::AGENT;
+        let gtid = gtid & !(cta::AGENT | cta::BULK);
         let n = self.cta_threads.max(1);
         let (c, t) = (gtid / n, gtid % n);
         let (g, b) = (self.grid, self.block);

@@ -6,7 +6,8 @@
 
 use models::vocab::{FenceSem, LoadSem, RmwSem, Scope, StoreSem};
 
-use crate::ir::{CpAsync, Fence, MbarrierSem, Op};
+use crate::ir::tma::TensorDir;
+use crate::ir::{CpAsync, Fence, MbarrierOp, MbarrierSem, Op, Tma, WarpMatrix};
 
 /// The semantics of an access as the model sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,6 +109,13 @@ pub enum RaceOp {
     },
     /// `cp.async` (non-bulk): a weak global read and shared write performed by the copy.
     CpAsync,
+    /// A bulk or tensor copy (`cp.async.bulk{.tensor}`, `cp.reduce.async.bulk{.tensor}`),
+    /// performed by the issuing thread's bulk agent; a reduction's destination accesses are
+    /// relaxed `.gpu` atomics.
+    Bulk {
+        /// A reduction.
+        reduce: bool,
+    },
     /// An `mbarrier` instruction: whether its arrive releases and its successful wait
     /// acquires (default semantics: arrive is release, waits are acquire; `.relaxed`
     /// neither).
@@ -116,7 +124,28 @@ pub enum RaceOp {
         release: bool,
         /// A wait that acquires.
         acquire: bool,
+        /// `init` or `inval`: a weak write of the object (the other operations are relaxed
+        /// `.cta` atomics on it).
+        init: bool,
     },
+}
+
+impl RaceOp {
+    /// What the instruction is as an access of memory, when it is one: a load, store or
+    /// atomic; an `mbarrier` operation on the 8-byte object (`init`/`inval` a weak write, the
+    /// others relaxed `.cta` atomics, morally strong with each other, so that only plain
+    /// accesses of the object and unordered initialisations race with them).
+    pub fn mem(&self) -> Option<(Kind, Sem, Option<Scope>)> {
+        match *self {
+            RaceOp::Mem { kind, sem, scope } => Some((kind, sem, scope)),
+            RaceOp::Mbarrier { init: true, .. } => Some((Kind::Write, Sem::Weak, None)),
+            RaceOp::Bulk { reduce: true } => Some((Kind::Atomic, Sem::Relaxed, Some(Scope::Gpu))),
+            RaceOp::Mbarrier { init: false, .. } => {
+                Some((Kind::Atomic, Sem::Relaxed, Some(Scope::Cta)))
+            }
+            _ => None,
+        }
+    }
 }
 
 fn load_sem(s: Option<LoadSem>) -> (Sem, Option<Scope>) {
@@ -189,10 +218,32 @@ pub fn describe(op: &Op) -> RaceOp {
             scope: l.scope(),
             membar: true,
         },
+        Op::WarpMatrix(WarpMatrix::Ldmatrix(_) | WarpMatrix::WmmaLoad(_)) => RaceOp::Mem {
+            kind: Kind::Read,
+            sem: Sem::Weak,
+            scope: None,
+        },
+        Op::WarpMatrix(WarpMatrix::Stmatrix(_) | WarpMatrix::WmmaStore(_)) => RaceOp::Mem {
+            kind: Kind::Write,
+            sem: Sem::Weak,
+            scope: None,
+        },
         Op::CpAsync(CpAsync::Copy(_)) => RaceOp::CpAsync,
+        Op::Tma(Tma::Bulk(_)) => RaceOp::Bulk { reduce: false },
+        Op::Tma(Tma::Reduce(_)) => RaceOp::Bulk { reduce: true },
+        Op::Tma(Tma::Tensor(t)) => RaceOp::Bulk {
+            reduce: matches!(t.dir, TensorDir::Reduce(_)),
+        },
         Op::Mbarrier(m) => RaceOp::Mbarrier {
             release: m.sem != MbarrierSem::Relaxed,
             acquire: m.sem != MbarrierSem::Relaxed,
+            init: matches!(m.op, MbarrierOp::Init | MbarrierOp::Inval),
+        },
+        // Its release is the copies' (cta::asyncs), not the instruction's.
+        Op::CpAsync(CpAsync::MbarrierArrive { .. }) => RaceOp::Mbarrier {
+            release: false,
+            acquire: false,
+            init: false,
         },
         _ => RaceOp::Other,
     }

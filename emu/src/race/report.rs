@@ -128,9 +128,9 @@ fn at(pc: u32) -> String {
 }
 
 fn describe(sh: &RaceShared, a: &Acc) -> AccessReport {
-    let (kind, sem, scope) = match sh.ops.get(a.pc as usize) {
-        Some(RaceOp::Mem { kind, sem, scope }) => (
-            if *kind == Kind::Atomic || *kind == Kind::Red {
+    let (kind, sem, scope) = match sh.ops.get(a.pc as usize).and_then(RaceOp::mem) {
+        Some((kind, sem, scope)) => (
+            if kind == Kind::Atomic || kind == Kind::Red {
                 "atomic"
             } else if a.write {
                 "write"
@@ -138,13 +138,13 @@ fn describe(sh: &RaceShared, a: &Acc) -> AccessReport {
                 kind.name()
             },
             sem.name(),
-            scope.map_or("none", Scope::name),
+            scope.map_or("none", |s| s.name()),
         ),
         // A cp.async's access (performed by the issuing thread's copy agent).
         _ => (if a.write { "write" } else { "read" }, "weak", "none"),
     };
     let (cta, thread) = sh.position(a.gtid);
-    let local = (a.gtid & !super::cta::AGENT) % sh.cta_threads.max(1);
+    let local = (a.gtid & !(super::cta::AGENT | super::cta::BULK)) % sh.cta_threads.max(1);
     AccessReport {
         pc: a.pc,
         line: 0,
@@ -170,9 +170,9 @@ fn who(r: &AccessReport) -> String {
 }
 
 fn mem_parts(sh: &RaceShared, a: &Acc) -> (Sem, Option<Scope>) {
-    match sh.ops.get(a.pc as usize) {
-        Some(RaceOp::Mem { sem, scope, .. }) => (*sem, *scope),
-        _ => (Sem::Weak, None),
+    match sh.ops.get(a.pc as usize).and_then(RaceOp::mem) {
+        Some((_, sem, scope)) => (sem, scope),
+        None => (Sem::Weak, None),
     }
 }
 
@@ -250,6 +250,16 @@ fn not_ordered(
     let copy = [ra, rb]
         .into_iter()
         .find(|r| sh.ops.get(r.pc as usize) == Some(&RaceOp::CpAsync));
+    let bulk = [ra, rb]
+        .into_iter()
+        .find(|r| matches!(sh.ops.get(r.pc as usize), Some(RaceOp::Bulk { .. })));
+    if let Some(c) = bulk {
+        return format!(
+            "the bulk copy at {} is performed asynchronously by the async proxy: only the mbarrier phase it completes on (for the threads that wait for it) or a cp.async.bulk.wait_group of {} covering its group orders it",
+            at(c.pc),
+            who(c)
+        );
+    }
     if let Some(c) = copy {
         return format!(
             "the cp.async at {} is performed asynchronously: only a cp.async.wait_group/wait_all (or an mbarrier phase it arrives on) of {} orders it, and other threads only through a barrier or release/acquire pattern after that",

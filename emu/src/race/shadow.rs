@@ -76,6 +76,12 @@ pub struct Cell {
     pub reads: SmallVec<[Acc; 1]>,
     /// The releases the last write carries (strong writes only).
     pub payload: Option<Payload>,
+    /// The thread of the newest read kept (meaningful while `reads` is not empty).
+    pub last_reader: u32,
+    /// The oldest full-barrier generation among the kept reads of threads of the CTA that
+    /// made the newest read (`u32::MAX`: none), so that a read after a barrier knows, without
+    /// reading the list, that older reads can be dropped.
+    pub reads_gen: u32,
 }
 
 /// A multiplicative hasher for word indices (std's SipHash costs more than the lookup).
@@ -100,9 +106,15 @@ impl Hasher for WordHasher {
 /// coalesced access, a thread's sweep) share cache lines and one table lookup.
 const PAGE_WORDS: u64 = 256;
 
+/// Words of a flat shadow (shared memory) past which cells go to pages instead.
+const FLAT_WORDS: u64 = 1 << 16;
+
 /// Shadow memory of one address space (global memory, or one CTA's shared memory).
 #[derive(Default)]
 pub struct Shadow {
+    /// Cells indexed by word, grown to the highest word touched (shared memory: small and
+    /// dense, so no table lookup per access).
+    flat: Option<Vec<Cell>>,
     pages: HashMap<u64, Box<[Cell]>, BuildHasherDefault<WordHasher>>,
     last: Option<(u64, *mut Cell)>,
 }
@@ -112,9 +124,26 @@ pub struct Shadow {
 unsafe impl Send for Shadow {}
 
 impl Shadow {
+    /// A shadow kept as one vector indexed by word (below 64Ki words; pages past it).
+    pub fn flat() -> Shadow {
+        Shadow {
+            flat: Some(Vec::new()),
+            ..Shadow::default()
+        }
+    }
+
     /// The cell of word `w` (address / 4), made on first use.
     #[inline]
     pub fn cell(&mut self, w: u64) -> &mut Cell {
+        if let Some(v) = &mut self.flat {
+            if w < FLAT_WORDS {
+                let i = w as usize;
+                if i >= v.len() {
+                    v.resize((i + 1).next_power_of_two().max(64), Cell::default());
+                }
+                return &mut v[i];
+            }
+        }
         let (page, index) = (w / PAGE_WORDS, (w % PAGE_WORDS) as usize);
         if let Some((p, ptr)) = self.last {
             if p == page {
@@ -133,6 +162,6 @@ impl Shadow {
 
     /// Words with a shadow (whole pages).
     pub fn words(&self) -> usize {
-        self.pages.len() * PAGE_WORDS as usize
+        self.pages.len() * PAGE_WORDS as usize + self.flat.as_ref().map_or(0, Vec::len)
     }
 }

@@ -300,6 +300,10 @@ pub(crate) struct Runner<'a> {
     pub sets: Vec<Json>,
     /// Some launch had `--check-nc` conflicts.
     pub nc_conflicts: bool,
+    /// `--race`: every launch runs with the detector and reports its own races.
+    pub race: Option<&'a crate::race_run::RacePlan>,
+    /// Some launch had a data race.
+    pub races_found: bool,
 }
 
 impl Runner<'_> {
@@ -419,9 +423,10 @@ impl Runner<'_> {
         round: Option<u64>,
     ) -> Result<(), Stop> {
         let index = self.launches.len();
-        let cfg = self
+        let mut cfg = self
             .checks
             .config(&base.kernel, base.grid, base.block, base.dynamic_shared);
+        cfg.race = self.race.map(|p| p.opts);
         let mut values = Vec::with_capacity(args.len());
         for a in args {
             match a {
@@ -443,6 +448,10 @@ impl Runner<'_> {
             Stop::Refused(refuse(kind, format!("{context}{e:#}")), err)
         })?;
         let machine = &self.loaded.machine;
+        let races = self
+            .race
+            .map(|p| crate::race_run::Merged::new(p, report.races.as_ref()));
+        self.races_found |= races.as_ref().is_some_and(|m| m.any());
         if self.json {
             let bufs = args
                 .iter()
@@ -465,10 +474,18 @@ impl Runner<'_> {
                 o.insert("round".into(), json!(r));
             }
             o.insert("launch".into(), json!(index));
+            if let Some(m) = &races {
+                let (r, s) = m.json();
+                o.insert("races".into(), r);
+                o.insert("race_schedules".into(), s);
+            }
             self.launches.push(Json::Object(o));
         } else {
             self.launches.push(Json::Null);
             launch::print_text(&report, machine, self.checks.trace_tmem);
+        }
+        if let Some(m) = races.as_ref().filter(|m| m.any()) {
+            m.print(&context);
         }
         self.nc_conflicts |= !report.nc_conflicts.is_empty();
         if crate::cmd_run::report_problems(&report, &context) == 1 {

@@ -25,6 +25,13 @@ use exec::{Runner, Stop};
 /// it. Once steps run, problems are reported here, in the exit status and `--json`.
 pub(crate) fn run(a: &RunArgs, plan_path: &Path) -> Result<ExitCode> {
     let checks = Checks::of(a)?;
+    let race = a.race.plan()?;
+    if race.as_ref().is_some_and(|p| p.seeds.len() > 1) {
+        return Err(refuse(
+            "options",
+            "--runs with --plan: a plan's launches change its buffers, so they cannot be run again; explore one seed per run",
+        ));
+    }
     let in_plan = |e: anyhow::Error| match launch::kind_of(&e) {
         "io" => e,
         kind => refuse(kind, format!("{}: {e:#}", plan_path.display())),
@@ -52,10 +59,12 @@ pub(crate) fn run(a: &RunArgs, plan_path: &Path) -> Result<ExitCode> {
         launches: Vec::new(),
         sets: Vec::new(),
         nc_conflicts: false,
+        race: race.as_ref(),
+        races_found: false,
     };
     let result = runner.run(&mut prog);
     let (code, error) = match result {
-        Ok(()) => (u8::from(runner.nc_conflicts), None),
+        Ok(()) => (u8::from(runner.nc_conflicts || runner.races_found), None),
         Err(Stop::Fault(e) | Stop::NoConvergence(e)) => (1, Some(e)),
         Err(Stop::Refused(err, e)) => {
             eprintln!("ptxemu: {err:#}");

@@ -467,6 +467,9 @@ fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 break;
             }
         };
+        if race {
+            ev.push(MbarEvent::Touch(t, off, kind != op::WAIT));
+        }
         if kind == op::CP_ARRIVE {
             let done = c.asyncs.copies.take_all(t as u32);
             if race {

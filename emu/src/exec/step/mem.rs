@@ -225,6 +225,41 @@ fn race_access(c: &mut Ctx<'_>, loc: &Loc<'_>, lane: usize, size: u32, a: RaceAc
     }
 }
 
+/// `--race`: hands lane `lane`'s element access of a warp-wide matrix instruction (`wmma.load`
+/// / `wmma.store`, `ldmatrix`, `stmatrix`) at `addr` in `space` to the detector, once the
+/// instruction has performed it (global, shared or generic addresses; others are ignored).
+pub fn race_elem(
+    c: &mut Ctx<'_>,
+    space: AddrSpace,
+    addr: u64,
+    size: u32,
+    lane: usize,
+    write: bool,
+) {
+    if c.race.is_none() {
+        return;
+    }
+    let (shared, at) = match space {
+        AddrSpace::Shared => (true, shared_wrap(addr)),
+        AddrSpace::Global => (false, addr),
+        AddrSpace::Generic => match window_of(addr) {
+            Window::Shared(o) => (true, o),
+            Window::Global(g) => (false, g),
+            _ => return,
+        },
+        _ => return,
+    };
+    let a = if write {
+        RaceAccess::Write
+    } else {
+        RaceAccess::Read
+    };
+    let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
+    if let Some(r) = c.race.as_deref_mut() {
+        r.access(t, pc, shared, at, size, a);
+    }
+}
+
 /// `--race`: an access refused because a pending `cp.async` still writes its bytes races
 /// with that copy; hands it to the detector so the report names the race beside the fault.
 #[cold]

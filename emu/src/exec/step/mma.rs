@@ -419,6 +419,10 @@ pub fn ldmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let mut rows = [[0u16; 8]; 8];
         for (r, row) in rows.iter_mut().enumerate() {
             *row = read_row(c, x, space, mat, r as u32)?;
+            if c.race.is_some() {
+                let (addr, lane) = row_addr(c, x, mat, r as u32)?;
+                super::mem::race_elem(c, space, addr, 16, lane, false);
+            }
         }
         for (l, o) in out[mat as usize].iter_mut().enumerate() {
             let (g, t) = (l / 4, l % 4);
@@ -482,19 +486,15 @@ pub fn stmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 for j in 0..2 {
                     let (addr, lane) = row_addr(c, x, mat, 2 * (l % 4) + j)?;
                     let h = (v >> (16 * j)) & 0xFFFF;
-                    super::mem::store_shared(c, space, addr + 2 * u64::from(l / 4), 2, 2, lane, h)?;
+                    let at = addr + 2 * u64::from(l / 4);
+                    super::mem::store_shared(c, space, at, 2, 2, lane, h)?;
+                    super::mem::race_elem(c, space, at, 2, lane, true);
                 }
             } else {
                 let (addr, lane) = row_addr(c, x, mat, l / 4)?;
-                super::mem::store_shared(
-                    c,
-                    space,
-                    addr + 4 * u64::from(l % 4),
-                    4,
-                    4,
-                    lane,
-                    v & 0xFFFF_FFFF,
-                )?;
+                let at = addr + 4 * u64::from(l % 4);
+                super::mem::store_shared(c, space, at, 4, 4, lane, v & 0xFFFF_FFFF)?;
+                super::mem::race_elem(c, space, at, 4, lane, true);
             }
         }
     }

@@ -26,6 +26,7 @@ pub mod tcgen05_cp;
 pub mod tma;
 pub mod tma_map;
 pub mod tma_proxy;
+pub mod tma_race;
 pub mod wgmma;
 pub mod wgmma_access;
 pub mod wmma;

@@ -15,6 +15,7 @@
 //! executing CTA's own (clusters of one CTA); prefetches have no effect.
 
 use super::tma_proxy;
+use super::tma_race;
 use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
@@ -278,6 +279,17 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 out[k..k + w].copy_from_slice(&v.to_le_bytes()[..w]);
             }
         }
+        if c.race.is_some() {
+            let red = matches!(x.op, Tma::Reduce(_));
+            let acc: Vec<_> = [
+                tma_race::side(sp, n, false, false),
+                tma_race::side(dp, n, true, red),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            tma_race::copy(c, l, &acc, x.mbar.as_ref().filter(|_| !red));
+        }
         match dp {
             Place::Shared(o) => {
                 let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
@@ -418,6 +430,12 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     };
                     vals.push((swizzle(base + el.smem, sw) as usize, v));
                 }
+                if c.race.is_some() {
+                    let g = elems.iter().filter_map(|el| el.global);
+                    let mut acc = tma_race::global_runs(g, e as u64, false, false);
+                    acc.extend(tma_race::side(Place::Shared(base), box_bytes, true, false));
+                    tma_race::copy(c, l, &acc, x.mbar.as_ref());
+                }
                 for r in ranks {
                     super::cluster::at_rank(c, r, l, |c| {
                         check_shared(c, l, saddr, base, span)?;
@@ -452,6 +470,13 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     };
                     r.store(g, e as u32, nv);
                 }
+                if c.race.is_some() {
+                    let red = matches!(tc.dir, TensorDir::Reduce(_));
+                    let g = elems.iter().filter_map(|el| el.global);
+                    let mut acc = tma_race::global_runs(g, e as u64, true, red);
+                    acc.extend(tma_race::side(Place::Shared(base), box_bytes, false, false));
+                    tma_race::copy(c, l, &acc, None);
+                }
                 let t = thread(c, l);
                 c.asyncs
                     .tma
@@ -485,6 +510,7 @@ pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     for l in lanes(c) {
         let t = thread(c, l);
         c.asyncs.tma.commit(t);
+        tma_race::commit(c, l);
     }
     Ok(Flow::Next)
 }
@@ -496,6 +522,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     for l in lanes(c) {
         let t = thread(c, l);
         c.asyncs.tma.wait(t, n);
+        tma_race::waited(c, l, n);
     }
     Ok(Flow::Next)
 }

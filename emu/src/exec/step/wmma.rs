@@ -108,6 +108,7 @@ pub fn load(c: &mut Ctx<'_>, i: &DInstr) -> R {
             let (space, at) = element_addr(c, x, l.layout, (rows, cols), size, lane as usize, pos)?;
             let v = super::mem::load_elem(c, space, at, size, lane as usize)?;
             put(&mut out, l.ty, lane, e, v);
+            super::mem::race_elem(c, space, at, size, lane as usize, false);
         }
     }
     for (dst, vals) in x.d.iter().zip(&out) {
@@ -135,6 +136,7 @@ pub fn store(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 element_addr(c, x, st.layout, (rows, cols), size, lane as usize, pos)?;
             let v = elem_bits(&regs, st.ty, lane, e);
             super::mem::store_elem(c, space, at, size, lane as usize, v)?;
+            super::mem::race_elem(c, space, at, size, lane as usize, true);
         }
     }
     Ok(Flow::Next)

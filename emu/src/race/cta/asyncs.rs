@@ -40,6 +40,10 @@ pub enum MbarEvent {
     Arrive(usize, u64),
     /// `cp.async.mbarrier.arrive` by a thread, whose this many pending copies complete first.
     CopiesArrive(usize, u64, usize),
+    /// A thread's operation on the object itself (its 8 bytes; every mbarrier instruction
+    /// and `cp.async.mbarrier.arrive`), before its effect; whether it may change the object
+    /// (every operation but a wait).
+    Touch(usize, u64, bool),
     /// The phase completed.
     PhaseDone(u64, u32),
     /// A thread's wait saw the phase complete.
@@ -60,7 +64,7 @@ pub(super) struct Copy {
 #[derive(Clone, Debug, Default)]
 pub(super) struct MbarClock {
     /// The join of every releasing arrival so far.
-    arrivals: Vc,
+    pub(super) arrivals: Vc,
     /// (phase, clock at its completion), oldest first.
     done: VecDeque<(u32, Arc<Vc>)>,
 }
@@ -142,6 +146,7 @@ impl CtaRace {
     pub fn mbarrier_events(&mut self, pc: u32, events: &[MbarEvent]) {
         for e in events {
             match *e {
+                MbarEvent::Touch(t, off, w) => self.mbarrier_touch(t, pc, off, w),
                 MbarEvent::Reset(off) => self.mbarrier_reset(off),
                 MbarEvent::Arrive(t, off) => self.mbarrier_arrive(t, pc, off),
                 MbarEvent::CopiesArrive(t, off, n) => self.cp_async_arrive(t, off, n),
@@ -149,6 +154,20 @@ impl CtaRace {
                 MbarEvent::Waited(t, off, ph) => self.mbarrier_waited(t, pc, off, ph),
             }
         }
+    }
+
+    /// Thread `t`'s access of the mbarrier object at `off` by the instruction at `pc`: a weak
+    /// write for `init`/`inval`, a relaxed `.cta` atomic otherwise ([`RaceOp::mem`]); a wait
+    /// only reads it.
+    fn mbarrier_touch(&mut self, t: usize, pc: u32, off: u64, writes: bool) {
+        let Some((kind, sem, scope)) = self.sh.ops.get(pc as usize).and_then(RaceOp::mem) else {
+            return;
+        };
+        let a = match kind {
+            Kind::Write => Access::Write,
+            _ => Access::Rmw { wrote: writes },
+        };
+        self.access_as(t, pc, (true, off, 8), a, (kind, sem, scope), None);
     }
 
     /// `mbarrier.init`/`inval` at `off`: its clocks start afresh.

@@ -66,8 +66,16 @@ fn builds_use_wgmma_and_tma() {
             .collect();
         assert!(ptx.contains("wgmma.mma_async"), "{name}: no wgmma");
         let tma = ptx.contains("cp.async.bulk.tensor");
-        assert_eq!(tma, !name.ends_with("_ptr") && *name != "attn_causal", "{name}: TMA");
+        assert_eq!(
+            tma,
+            !name.ends_with("_ptr") && *name != "attn_causal",
+            "{name}: TMA"
+        );
         let device_maps = ptx.contains("tensormap.replace");
-        assert_eq!(device_maps, tma && *name != "mm_host_desc", "{name}: device maps");
+        assert_eq!(
+            device_maps,
+            tma && *name != "mm_host_desc",
+            "{name}: device maps"
+        );
     }
 }

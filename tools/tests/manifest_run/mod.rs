@@ -2,8 +2,8 @@
 //! compares every dumped output with its expected file (written by numpy): integers
 //! exactly, floats within the dump's `rtol`/`atol`.
 //!
-//! The manifest holds `ptx` (relative to the corpus root), `grid`, optionally `block`,
-//! `shared_bytes` and `cluster`, `args` (`--arg` texts whose `file=` paths are relative to the
+//! The manifest holds `ptx` (relative to the corpus root), `grid`, optionally `kernel`,
+//! `block` and `shared_bytes`, `args` (`--arg` texts whose `file=` paths are relative to the
 //! fixture folder) and `dumps` (`arg`, `expected`, `dtype`, `rtol`, `atol`).
 
 use std::path::Path;
@@ -62,7 +62,7 @@ pub fn run(root: &Path, dir: &Path) -> Value {
     for (key, opt) in [
         ("block", "--block"),
         ("shared_bytes", "--shared-bytes"),
-        ("cluster", "--cluster"),
+        ("kernel", "--kernel"),
     ] {
         match &m[key] {
             Value::String(s) => {
@@ -121,11 +121,19 @@ pub fn run(root: &Path, dir: &Path) -> Value {
     report
 }
 
-/// The folder names under `dir`, sorted, with `.` and `-` as `_` (test names).
+/// The names of the folders under `dir` (files are skipped), sorted, with `.` and `-` as `_`
+/// (test names).
 pub fn listed_on_disk(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .expect("fixture folder")
-        .map(|e| e.unwrap().file_name().to_string_lossy().replace(['.', '-'], "_"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .replace(['.', '-'], "_")
+        })
         .collect();
     v.sort();
     v

@@ -59,6 +59,7 @@ fixtures!(TRITON, triton, "needs tcgen05.mma and tcgen05.commit (issue 17)":
     mm_host_desc,
     mm_persistent,
     mm_persistent_ptr,
+    mm_ws,
 );
 
 fixtures!(CUDA, cuda, "needs tcgen05.mma, tcgen05.cp and tcgen05.commit (issue 17)":

@@ -42,6 +42,7 @@ fixtures!(
     mm_host_desc,
     mm_persistent,
     mm_persistent_ptr,
+    mm_ws,
 );
 
 /// Every folder under runs/ has its test.

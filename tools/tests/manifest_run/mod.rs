@@ -94,6 +94,9 @@ pub fn run(root: &Path, dir: &Path) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    // the proxy checker and the non-coherent-load check found nothing
+    assert_eq!(report["faults"], serde_json::json!([]), "{line}");
+    assert_eq!(report["nc_conflicts"], serde_json::json!([]), "{line}");
     for (k, d) in dumps.iter().enumerate() {
         let dtype = d["dtype"].as_str().expect("dtype");
         let (rtol, atol) = (d["rtol"].as_f64().unwrap(), d["atol"].as_f64().unwrap());

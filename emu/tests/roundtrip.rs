@@ -389,8 +389,9 @@ fn corpus_parses_validates_and_round_trips() {
     assert!(ok >= 78, "{ok} files accepted");
 }
 
-/// The tensor-core corpora: `triton/tc/corpus/` (Triton's 14 sm_90a builds, which run: each
-/// parses, validates and round-trips), and `tcgen05_kernels/` (the same Triton kernels for
+/// The tensor-core corpora: `triton/tc/corpus/` (Triton's 16 sm_90a builds, which run, each
+/// parsing, validating and round-tripping, except the two dot_scaled builds refused at
+/// `max.u16x2`), and `tcgen05_kernels/` (the same Triton kernels for
 /// sm_100a, and the hand-written sm_100a kernels), whose files may be refused only naming a
 /// tcgen05 instruction ptxemu does not implement yet (`tcgen05.mma`, `.cp`, `.commit`), or, for
 /// the CTA-pair kernel, `fence.mbarrier_init` (not parsed yet; cluster support). A file that
@@ -400,8 +401,8 @@ fn tensor_core_corpora_are_accounted_for() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
     let (mut ok, mut refused, mut bad) = (0, 0, Vec::new());
     for (rel, n, may_refuse) in [
-        ("triton/tc/corpus", 14, false),
-        ("tcgen05_kernels/triton", 14, true),
+        ("triton/tc/corpus", 16, false),
+        ("tcgen05_kernels/triton", 16, true),
         ("tcgen05_kernels/cuda", 2, true),
     ] {
         let mut files = Vec::new();
@@ -414,10 +415,12 @@ fn tensor_core_corpora_are_accounted_for() {
                 Ok(m) => m,
                 Err(e) => {
                     let msg = e.render(&src);
-                    if may_refuse
-                        && name.ends_with("tc_pair.sm100a.ptx")
-                        && msg.contains("mbarrier_init")
-                    {
+                    // not parsed yet: fence.mbarrier_init (the CTA-pair kernel) and max.u16x2
+                    // (Triton's sm_90a dot_scaled upcast)
+                    let known = (name.ends_with("tc_pair.sm100a.ptx")
+                        && msg.contains("mbarrier_init"))
+                        || (name.contains("mm_scaled") && msg.contains("max.u16x2"));
+                    if known {
                         refused += 1;
                     } else {
                         bad.push(format!("{name}: {msg}"));
@@ -449,5 +452,8 @@ fn tensor_core_corpora_are_accounted_for() {
     eprintln!(
         "tensor-core corpora: {ok} files round-trip, {refused} refused naming the instruction"
     );
-    assert!(ok >= 14, "the sm_90a builds all round-trip");
+    assert!(
+        ok >= 14,
+        "the sm_90a builds round-trip (all but the two dot_scaled ones)"
+    );
 }

@@ -3,7 +3,9 @@
 //!
 //! * `triton_runs/`: Triton 3.9's sm_100a builds of the tensor-core kernels of
 //!   `tests/fixtures/triton/tc/kernels.py` (fp16, bf16, tf32, int8 and e4m3 matmuls with
-//!   device- and host-made tensor descriptors, persistent, batched, epilogue, attention):
+//!   device- and host-made tensor descriptors, persistent, warp-specialized, batched,
+//!   epilogue, mxfp8/mxfp4 `dot_scaled` (kind::mxf8f6f4 and kind::mxf4 block scaling),
+//!   attention):
 //!   tcgen05.mma from shared-memory descriptors, tcgen05.commit to an mbarrier, tcgen05.ld;
 //! * `cuda/`: hand-written nvcc `-arch=sm_100a` kernels (`tc.cu`, `tc_pair.cu`): kind::f16 and
 //!   kind::i8 from descriptors, A from Tensor Memory (written by tcgen05.st, and copied by
@@ -59,6 +61,8 @@ fixtures!(TRITON, triton, "needs tcgen05.mma and tcgen05.commit (issue 17)":
     mm_host_desc,
     mm_persistent,
     mm_persistent_ptr,
+    mm_scaled_e2m1,
+    mm_scaled_e4m3,
     mm_ws,
 );
 

@@ -45,10 +45,32 @@ fixtures!(
     mm_ws,
 );
 
+/// Microscaled matmuls (`tl.dot_scaled`): Triton's sm_90a build upcasts the e4m3/e2m1
+/// operands to bf16 for wgmma and takes a packed maximum of scale exponents with `max.u16x2`,
+/// which the front end does not parse yet.
+mod scaled {
+    #[test]
+    #[ignore = "needs max.u16x2 (packed 16-bit min/max, PTX ISA 8.0, sm_90): corpus/mm_scaled_e4m3.sm90/mm_scaled.ptx:3867:2: error: `max` needs a type qualifier"]
+    fn mm_scaled_e4m3() {
+        super::run("mm_scaled_e4m3");
+    }
+    #[test]
+    #[ignore = "needs max.u16x2 (packed 16-bit min/max, PTX ISA 8.0, sm_90): corpus/mm_scaled_e2m1.sm90/mm_scaled_e2m1.ptx:2582:2: error: `max` needs a type qualifier"]
+    fn mm_scaled_e2m1() {
+        super::run("mm_scaled_e2m1");
+    }
+}
+
+const IGNORED: &[&str] = &["mm_scaled_e2m1", "mm_scaled_e4m3"];
+
 /// Every folder under runs/ has its test.
 #[test]
 fn every_fixture_is_listed() {
-    let mut listed: Vec<String> = LISTED.iter().map(ToString::to_string).collect();
+    let mut listed: Vec<String> = LISTED
+        .iter()
+        .chain(IGNORED)
+        .map(ToString::to_string)
+        .collect();
     listed.sort();
     assert_eq!(manifest_run::listed_on_disk(&root().join("runs")), listed);
 }
@@ -57,7 +79,7 @@ fn every_fixture_is_listed() {
 /// kernels, device-built maps where the descriptor is made in the kernel.
 #[test]
 fn builds_use_wgmma_and_tma() {
-    for name in LISTED {
+    for name in LISTED.iter().chain(IGNORED) {
         let dir = root().join("corpus").join(format!("{name}.sm90"));
         let ptx: String = std::fs::read_dir(&dir)
             .expect("corpus folder")
@@ -67,11 +89,8 @@ fn builds_use_wgmma_and_tma() {
             .collect();
         assert!(ptx.contains("wgmma.mma_async"), "{name}: no wgmma");
         let tma = ptx.contains("cp.async.bulk.tensor");
-        assert_eq!(
-            tma,
-            !name.ends_with("_ptr") && *name != "attn_causal",
-            "{name}: TMA"
-        );
+        let pointers = name.ends_with("_ptr") || *name == "attn_causal" || IGNORED.contains(name);
+        assert_eq!(tma, !pointers, "{name}: TMA");
         let device_maps = ptx.contains("tensormap.replace");
         assert_eq!(
             device_maps,

@@ -1,10 +1,12 @@
 //! The Hopper tensor-core Triton fixtures of `tests/fixtures/triton/tc/runs/`: Triton 3.9's
 //! sm_90a builds (`tc/gen.py 90`) of fp16, bf16, tf32, int8 and e4m3 matmuls through device-
 //! made tensor descriptors (tensor maps built in global scratch by `tensormap.replace`),
-//! through host-made ones (`--arg tmap:`), persistent, batched (rank-3 maps) and with an
-//! epilogue, and attention forward (TMA + wgmma, and pointer loads + wgmma), each compared
-//! with numpy (`tc/runs.py 90`). Block size, shared memory and the global scratch the device
-//! descriptors live in come from the `.json` beside each `.ptx`.
+//! through host-made ones (`--arg tmap:`), persistent, warp-specialized, batched (rank-3 maps)
+//! and with an epilogue, microscaled mxfp8/mxfp4 matmuls (`tl.dot_scaled`: operands upcast to
+//! bf16, scale exponents combined with `max.u16x2`), and attention forward (TMA + wgmma, and
+//! pointer loads + wgmma), each compared with numpy (`tc/runs.py 90`). Block size, shared
+//! memory and the global scratch the device descriptors live in come from the `.json` beside
+//! each `.ptx`.
 
 mod manifest_run;
 
@@ -42,35 +44,15 @@ fixtures!(
     mm_host_desc,
     mm_persistent,
     mm_persistent_ptr,
+    mm_scaled_e2m1,
+    mm_scaled_e4m3,
     mm_ws,
 );
-
-/// Microscaled matmuls (`tl.dot_scaled`): Triton's sm_90a build upcasts the e4m3/e2m1
-/// operands to bf16 for wgmma and takes a packed maximum of scale exponents with `max.u16x2`,
-/// which the front end does not parse yet.
-mod scaled {
-    #[test]
-    #[ignore = "needs max.u16x2 (packed 16-bit min/max, PTX ISA 8.0, sm_90): corpus/mm_scaled_e4m3.sm90/mm_scaled.ptx:3867:2: error: `max` needs a type qualifier"]
-    fn mm_scaled_e4m3() {
-        super::run("mm_scaled_e4m3");
-    }
-    #[test]
-    #[ignore = "needs max.u16x2 (packed 16-bit min/max, PTX ISA 8.0, sm_90): corpus/mm_scaled_e2m1.sm90/mm_scaled_e2m1.ptx:2582:2: error: `max` needs a type qualifier"]
-    fn mm_scaled_e2m1() {
-        super::run("mm_scaled_e2m1");
-    }
-}
-
-const IGNORED: &[&str] = &["mm_scaled_e2m1", "mm_scaled_e4m3"];
 
 /// Every folder under runs/ has its test.
 #[test]
 fn every_fixture_is_listed() {
-    let mut listed: Vec<String> = LISTED
-        .iter()
-        .chain(IGNORED)
-        .map(ToString::to_string)
-        .collect();
+    let mut listed: Vec<String> = LISTED.iter().map(ToString::to_string).collect();
     listed.sort();
     assert_eq!(manifest_run::listed_on_disk(&root().join("runs")), listed);
 }
@@ -79,7 +61,7 @@ fn every_fixture_is_listed() {
 /// kernels, device-built maps where the descriptor is made in the kernel.
 #[test]
 fn builds_use_wgmma_and_tma() {
-    for name in LISTED.iter().chain(IGNORED) {
+    for name in LISTED {
         let dir = root().join("corpus").join(format!("{name}.sm90"));
         let ptx: String = std::fs::read_dir(&dir)
             .expect("corpus folder")
@@ -89,7 +71,8 @@ fn builds_use_wgmma_and_tma() {
             .collect();
         assert!(ptx.contains("wgmma.mma_async"), "{name}: no wgmma");
         let tma = ptx.contains("cp.async.bulk.tensor");
-        let pointers = name.ends_with("_ptr") || *name == "attn_causal" || IGNORED.contains(name);
+        let pointers =
+            name.ends_with("_ptr") || *name == "attn_causal" || name.starts_with("mm_scaled");
         assert_eq!(tma, !pointers, "{name}: TMA");
         let device_maps = ptx.contains("tensormap.replace");
         assert_eq!(

@@ -430,3 +430,50 @@ END:
         .collect();
     assert_eq!(o.u32s(0), expect);
 }
+
+/// `brx.idx` through a `.branchtargets` list declared before the first instruction (as
+/// Triton's warp-specialized sm_100a kernels emit it): validates (the label operand is the
+/// target list, not a value) and jumps to the entry the uniform index names.
+#[test]
+fn brx_idx_jumps_through_a_branchtargets_list() {
+    let src = ptx(r#"
+.visible .entry k(.param .u64 out, .param .u32 sel)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+JT:
+    .branchtargets
+        T0,
+        T1,
+        T2;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [sel];
+    brx.idx %r1, JT;
+T0:
+    mov.u32 %r2, 10;
+    bra.uni DONE;
+T1:
+    mov.u32 %r2, 11;
+    bra.uni DONE;
+T2:
+    mov.u32 %r2, 12;
+DONE:
+    mov.u32 %r3, %tid.x;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    ret;
+}
+"#);
+    for sel in 0..3u32 {
+        let o = launch(
+            &src,
+            "k",
+            [1, 1, 1],
+            [32, 1, 1],
+            vec![zeros(32), val32(sel)],
+        );
+        o.ok();
+        assert_eq!(o.u32s(0), vec![10 + sel; 32], "index {sel}");
+    }
+}

@@ -313,12 +313,23 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
                 return Err(q.syntax(".xorsign must be followed by .abs".into()));
             }
             let relu = q.take("relu");
+            let packed = if q.take("u16x2") {
+                Some(Type::U32)
+            } else if q.take("s16x2") {
+                Some(Type::S32)
+            } else {
+                None
+            };
             let m = MinMax {
-                ty: q.ty()?,
+                ty: match packed {
+                    Some(t) => t,
+                    None => q.ty()?,
+                },
                 ftz,
                 nan,
                 xorsign_abs,
                 relu,
+                packed16: packed.is_some(),
             };
             if opcode == "min" {
                 Op::Min(m)

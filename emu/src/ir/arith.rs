@@ -111,6 +111,9 @@ pub struct MinMax {
     pub xorsign_abs: bool,
     /// `.relu` (integer s32 and half forms).
     pub relu: bool,
+    /// `.u16x2` / `.s16x2`: two 16-bit integer lanes packed in 32 bits; `ty` is then `.u32`
+    /// or `.s32`, giving the lanes' signedness.
+    pub packed16: bool,
 }
 
 /// Qualifiers of `addc`/`subc`.

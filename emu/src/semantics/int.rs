@@ -44,6 +44,26 @@ pub fn mul24(a: u32, b: u32, hi: bool, signed: bool) -> u32 {
     }
 }
 
+/// `min`/`max` `.u16x2`/`.s16x2{.relu}`: each 16-bit half of `a` and `b` compared on its
+/// own (as unsigned or signed), `.relu` clamping negative results to 0.
+#[must_use]
+pub fn minmax_16x2(a: u32, b: u32, max: bool, signed: bool, relu: bool) -> u32 {
+    let lane = |k: u32| {
+        let (x, y) = ((a >> k) & 0xffff, (b >> k) & 0xffff);
+        let r = if signed {
+            let (x, y) = (i32::from(x as u16 as i16), i32::from(y as u16 as i16));
+            let r = if max { x.max(y) } else { x.min(y) };
+            (if relu { r.max(0) } else { r }) as u32 & 0xffff
+        } else if max {
+            x.max(y)
+        } else {
+            x.min(y)
+        };
+        r << k
+    };
+    lane(0) | lane(16)
+}
+
 /// `div.u`: division by zero gives all ones (what NVIDIA hardware returns).
 #[inline]
 pub fn div_u64(a: u64, b: u64, w: u32) -> u64 {
@@ -186,5 +206,34 @@ mod tests {
             dp2a(0x0002_0003, 0x0000_0504, 1, false, false, false),
             1 + 3 * 4 + 2 * 5
         );
+    }
+}
+
+#[cfg(test)]
+mod tests_16x2 {
+    use super::minmax_16x2;
+
+    #[test]
+    fn each_half_on_its_own() {
+        // unsigned: 0xffff is the largest lane value
+        assert_eq!(
+            minmax_16x2(0xffff_0001, 0x0002_0003, true, false, false),
+            0xffff_0003
+        );
+        assert_eq!(
+            minmax_16x2(0xffff_0001, 0x0002_0003, false, false, false),
+            0x0002_0001
+        );
+        // signed: 0xffff is -1
+        assert_eq!(
+            minmax_16x2(0xffff_0001, 0x0002_0003, true, true, false),
+            0x0002_0003
+        );
+        assert_eq!(
+            minmax_16x2(0xffff_8000, 0x0002_0003, false, true, false),
+            0xffff_8000
+        );
+        // .relu clamps a negative lane to 0
+        assert_eq!(minmax_16x2(0xffff_8000, 0x0002_0003, false, true, true), 0);
     }
 }

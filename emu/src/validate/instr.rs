@@ -208,6 +208,15 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 bad(out, 0, "a label");
             }
         }
+        // `brx.idx index, tlist`: a value, then the label of a `.branchtargets` list.
+        Op::BrxIdx { .. } => {
+            if matches!(i.args[0], Operand::Address(_) | Operand::Label(_)) {
+                bad(out, 0, "a register or immediate");
+            }
+            if !matches!(i.args[1], Operand::Label(_)) {
+                bad(out, 1, "the label of a `.branchtargets` list");
+            }
+        }
         Op::Membar(_)
         | Op::Fence(_)
         | Op::Ret { .. }

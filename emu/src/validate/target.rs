@@ -204,6 +204,7 @@ fn reqs(i: &Instr) -> Vec<Req> {
             add("arithmetic on .f32x2", (8, 6), 100)
         }
         Op::Mul(m) if m.arith.ty == Type::F32x2 => add("arithmetic on .f32x2", (8, 6), 100),
+        Op::Min(m) | Op::Max(m) if m.packed16 => add("min/max .u16x2/.s16x2", (8, 0), 90),
         Op::Min(_) | Op::Max(_) if i.args.len() == 4 => add("three-input min/max", (8, 8), 100),
         Op::Cvt(c) if c.satfinite && matches!(c.dst, Type::F16x2 | Type::BF16x2) => {
             add("cvt.satfinite to .f16x2/.bf16x2", (8, 1), 80)

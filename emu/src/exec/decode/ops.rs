@@ -264,7 +264,17 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         }
         Op::Min(m) | Op::Max(m) => {
             let max = matches!(ins.op, Op::Max(_));
-            if is_int(m.ty) {
+            if m.packed16 {
+                dn(fx, ins, &mut d, m.ty, 2)?;
+                d.exec = match (max, m.ty.is_signed(), m.relu) {
+                    (false, false, _) => int::minmax_16x2::<false, false, false>,
+                    (true, false, _) => int::minmax_16x2::<true, false, false>,
+                    (false, true, false) => int::minmax_16x2::<false, true, false>,
+                    (false, true, true) => int::minmax_16x2::<false, true, true>,
+                    (true, true, false) => int::minmax_16x2::<true, true, false>,
+                    (true, true, true) => int::minmax_16x2::<true, true, true>,
+                };
+            } else if is_int(m.ty) {
                 if ins.args.len() > 3 {
                     return Err(unsupported(ins, "three-input integer min/max"));
                 }

@@ -238,6 +238,17 @@ pub fn max_s<const W: u32, const RELU: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
+/// `min`/`max` `.u16x2`/`.s16x2{.relu}`
+pub fn minmax_16x2<const MAX: bool, const SIGNED: bool, const RELU: bool>(
+    c: &mut Ctx<'_>,
+    i: &DInstr,
+) -> R {
+    binary(c, i, |a, b| {
+        u64::from(si::minmax_16x2(a as u32, b as u32, MAX, SIGNED, RELU))
+    });
+    Ok(Flow::Next)
+}
+
 /// `and`
 pub fn and<const W: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     binary(c, i, |a, b| lo::<W>(a & b));

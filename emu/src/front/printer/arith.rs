@@ -95,7 +95,11 @@ pub(super) fn int(o: &mut String, op: &Op) {
             if m.relu {
                 q(o, "relu");
             }
-            q(o, m.ty.name());
+            if m.packed16 {
+                q(o, if m.ty.is_signed() { "s16x2" } else { "u16x2" });
+            } else {
+                q(o, m.ty.name());
+            }
         }
         Op::Addc(c) | Op::Subc(c) => {
             o.push_str(if matches!(op, Op::Addc(_)) {

@@ -95,14 +95,16 @@ pub fn litmus(data: &[u8]) {
     let Ok(test) = litmus::parse(&src) else {
         return;
     };
-    let mut ro = litmus::run::RunOptions::default();
-    ro.model = match flags % 3 {
-        0 => models::ptx::Model::PtxV75,
-        1 => models::ptx::Model::PtxV60,
-        _ => models::ptx::Model::Sc,
+    let ro = litmus::run::RunOptions {
+        model: match flags % 3 {
+            0 => models::ptx::Model::PtxV75,
+            1 => models::ptx::Model::PtxV60,
+            _ => models::ptx::Model::Sc,
+        },
+        liveness: flags & 4 != 0,
+        max_candidates: 20_000,
+        ..Default::default()
     };
-    ro.liveness = flags & 4 != 0;
-    ro.max_candidates = 20_000;
     let _ = litmus::run::run(&test, &ro);
     if flags & 8 != 0 {
         let _ = litmus::explain::explain(&test, &ro, None);
@@ -136,8 +138,10 @@ pub fn shapes(data: &[u8]) {
     match shapes_gen::from_bytes(data) {
         Some(shapes_gen::Shape::Litmus(src)) => {
             if let Ok(test) = litmus::parse(&src) {
-                let mut ro = litmus::run::RunOptions::default();
-                ro.max_candidates = 20_000;
+                let ro = litmus::run::RunOptions {
+                    max_candidates: 20_000,
+                    ..Default::default()
+                };
                 let _ = litmus::run::run(&test, &ro);
                 let _ = litmus::explain::explain(&test, &ro, None);
                 let _ = litmus::harness::generate(

@@ -546,6 +546,8 @@ fn zero_buffers_cost_nothing_until_touched() {
         "--arg",
         "u64:1073741824",
         "--json",
+        "--memory-limit",
+        "64G",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(t.elapsed().as_secs_f64() < 4.0, "{:?}", t.elapsed());
@@ -649,4 +651,38 @@ fn memory_limit_refuses_a_run_past_it_with_the_total_and_the_biggest_part() {
     let o = ptxemu(&["run", "--plan", &plan, "--memory-limit", "512M"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("1073741824 bytes"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_large_global_array_costs_nothing_until_touched() {
+    // A 1 GiB `.global` array with an initialised neighbour: only the initialised page is
+    // written at load (the image is still scanned for initialisers: time grows with the
+    // size, host memory does not); the kernel reads the initialiser back.
+    let d = scratch("lazyglobal");
+    let f = write(
+        &d,
+        "g.ptx",
+        ".version 8.0\n.target sm_80\n.address_size 64\n\
+         .global .align 4 .b8 big[1073741824];\n.global .align 4 .u32 init = 41;\n\
+         .visible .entry k(.param .u64 out)\n{\n    .reg .b64 %rd<4>;\n    .reg .b32 %r<3>;\n\
+         ld.param.u64 %rd1, [out];\n    ld.global.u32 %r1, [init];\n    mov.u64 %rd2, big;\n\
+         add.u64 %rd3, %rd2, 1073741820;\n    st.global.u32 [%rd3], %r1;\n    ld.global.u32 %r2, [%rd3];\n\
+         add.u32 %r2, %r2, 1;\n    st.global.u32 [%rd1], %r2;\n    ret;\n}\n",
+    );
+    let out = d.join("out.bin");
+    let dump = format!("0={}", out.display());
+    let t = std::time::Instant::now();
+    let o = ptxemu(&[
+        "run",
+        &f,
+        "--kernel",
+        "k",
+        "--arg",
+        "u32[1]:zero",
+        "--dump",
+        &dump,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), 42u32.to_le_bytes());
+    assert!(t.elapsed().as_secs_f64() < 10.0, "{:?}", t.elapsed());
 }

@@ -85,7 +85,13 @@ impl Machine {
         if !prog.globals_image.is_empty() {
             let at = memory.alloc(prog.globals_image.len() as u64, "module globals");
             debug_assert_eq!(at, prog.globals_base);
-            memory.write(at, &prog.globals_image);
+            // Only the pages with initialisers are written: fresh device memory is zero, and
+            // an untouched page of a large `.global` array then costs no host memory.
+            for (k, page) in prog.globals_image.chunks(4096).enumerate() {
+                if page.iter().any(|&b| b != 0) {
+                    memory.write(at + k as u64 * 4096, page);
+                }
+            }
         }
         Ok(Machine::assemble(prog, module, memory))
     }
@@ -140,7 +146,7 @@ impl Machine {
         if self.launch_memory.is_none() {
             parts.push(("the device heap".to_string(), HEAP_SIZE + 4096));
         }
-        parts.sort_by(|a, b| b.1.cmp(&a.1));
+        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
         Some(parts)
     }
 }

@@ -391,7 +391,9 @@ impl Ctx<'_> {
     /// when a thread starts).
     fn timed_out(&self, steps: u64) -> Result<(), SassFault> {
         match (self.cfg.timeout, self.deadline) {
-            (Some(timeout), Some(d)) if steps % 4096 == 0 && std::time::Instant::now() >= d => {
+            (Some(timeout), Some(d))
+                if steps.is_multiple_of(4096) && std::time::Instant::now() >= d =>
+            {
                 Err(SassFault::TimedOut {
                     timeout,
                     instructions: self.report.instructions,

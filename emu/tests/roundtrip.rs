@@ -455,3 +455,18 @@ fn tensor_core_corpora_are_accounted_for() {
         "the sm_90a builds round-trip (all but the two dot_scaled ones)"
     );
 }
+
+#[test]
+fn a_module_without_version_or_target_prints_without_them() {
+    // Found by the fuzz campaign (parse target): a file of comments only parses (the
+    // validator reports the missing directives), but printed as `.version 0.0` and
+    // `.target sm_0`, which do not parse.
+    for src in [
+        "// only a comment\n",
+        "",
+        ".address_size 32\n",
+        ".version 8.0\n",
+    ] {
+        round_trip(src, "no-directives.ptx").unwrap();
+    }
+}

@@ -3,17 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    if let Ok(logs) = litmus::compare::parse_log(&text) {
-        for o in &logs {
-            let _ = o.instances();
-            for (state, _) in &o.states {
-                let _ = litmus::compare::state_text(state);
-            }
-        }
-    }
-    if let Ok(o) = litmus::compare::parse_histogram_json(&text) {
-        let _ = o.instances();
-    }
-});
+#[path = "bodies.rs"]
+mod bodies;
+
+fuzz_target!(|data: &[u8]| bodies::log(data));

@@ -262,6 +262,33 @@ pub enum Init {
     List(Vec<u8>),
 }
 
+/// A buffer's initial contents.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Contents {
+    /// This many zero bytes (nothing to write).
+    Zero(usize),
+    /// These bytes.
+    Bytes(Vec<u8>),
+}
+
+impl Contents {
+    /// The size in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Contents::Zero(n) => *n,
+            Contents::Bytes(b) => b.len(),
+        }
+    }
+
+    /// The bytes to write, if not all zero.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Contents::Zero(_) => None,
+            Contents::Bytes(b) => Some(b),
+        }
+    }
+}
+
 /// One `--arg`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArgSpec {
@@ -412,6 +439,22 @@ impl ArgSpec {
                 ArgSpec::TensorMap(t)
             }
             other => other,
+        }
+    }
+
+    /// The initial contents of a buffer: zero buffers are not materialised (fresh device
+    /// memory is zero, and the host commits its pages only when a kernel touches them).
+    ///
+    /// # Errors
+    /// As [`ArgSpec::buffer_bytes`].
+    pub fn buffer_contents(&self) -> Result<Contents, String> {
+        match self {
+            ArgSpec::Buffer {
+                ty,
+                count,
+                init: Init::Zero,
+            } => Ok(Contents::Zero(ty.size() * count)),
+            _ => self.buffer_bytes().map(Contents::Bytes),
         }
     }
 

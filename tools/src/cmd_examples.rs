@@ -32,7 +32,7 @@ pub struct ExamplesArgs {
 /// Runs the example litmus tests under ptx-v7.5 and checks each verdict against the folder's
 /// `expected.csv`. Returns (passed, failed).
 fn run_litmus(dir: &Path) -> Result<(usize, usize)> {
-    let csv = std::fs::read_to_string(dir.join("expected.csv"))
+    let csv = crate::bounded::read_text(&dir.join("expected.csv"))
         .with_context(|| format!("reading {}/expected.csv", dir.display()))?;
     let exp = litmus::report::Expectations::parse(&csv).map_err(|e| anyhow!(e))?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
@@ -56,7 +56,8 @@ fn run_litmus(dir: &Path) -> Result<(usize, usize)> {
             .iter()
             .find(|(p, _)| p.ends_with(&format!("/{name}")))
             .map(|(_, v)| *v);
-        let src = std::fs::read_to_string(f)?;
+        let src =
+            crate::bounded::read_text(f).with_context(|| format!("reading {}", f.display()))?;
         let result = litmus::parse(&src)
             .map_err(|e| anyhow!("{}:{e}", f.display()))
             .and_then(|t| {
@@ -106,7 +107,7 @@ fn shape(s: &str) -> [u32; 3] {
 /// Runs one example variant; returns a one-line verdict and whether it matched.
 fn run_one(dir: &Path, variant: &str, m: &Value) -> Result<(String, bool)> {
     let ptx_path = dir.join(format!("{variant}.ptx"));
-    let src = std::fs::read_to_string(&ptx_path)
+    let src = crate::bounded::read_text(&ptx_path)
         .with_context(|| format!("reading {}", ptx_path.display()))?;
     let name = ptx_path.display().to_string();
     let module =
@@ -176,7 +177,10 @@ fn run_one(dir: &Path, variant: &str, m: &Value) -> Result<(String, bool)> {
     }
     for d in m["dumps"].as_array().into_iter().flatten() {
         let arg = d["arg"].as_u64().unwrap_or(0) as usize;
-        let want = std::fs::read(dir.join(d["expected"].as_str().unwrap_or_default()))?;
+        let want = crate::bounded::read_at_most(
+            &dir.join(d["expected"].as_str().unwrap_or_default()),
+            crate::bounded::MAX_TEXT_BYTES,
+        )?;
         let got = bufs
             .get(arg)
             .copied()
@@ -189,7 +193,9 @@ fn run_one(dir: &Path, variant: &str, m: &Value) -> Result<(String, bool)> {
         }
     }
     if let Some(f) = m["stdout"].as_str() {
-        if std::fs::read(dir.join(f))? != report.stdout {
+        if crate::bounded::read_at_most(&dir.join(f), crate::bounded::MAX_TEXT_BYTES)?
+            != report.stdout
+        {
             ok = false;
             notes.push("printf output differs".into());
         } else {
@@ -253,7 +259,7 @@ pub fn run(a: &ExamplesArgs) -> Result<ExitCode> {
     outln!("each compiled by nvcc 13 and clang-16, and comparing with independent references:\n");
     let (mut good, mut bad) = (0, 0);
     for d in &dirs {
-        let m: Value = serde_json::from_str(&std::fs::read_to_string(d.join("manifest.json"))?)?;
+        let m: Value = serde_json::from_str(&crate::bounded::read_text(&d.join("manifest.json"))?)?;
         for v in &variants {
             if !d.join(format!("{v}.ptx")).exists() {
                 continue;

@@ -79,10 +79,19 @@ pub struct RunArgs {
     /// Host threads to run CTAs on (default 0: all cores; PTX only).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Stop the launch once it has run S seconds: no result, no dumps (exit status 3; PTX
-    /// single launches only).
+    /// Stop the launch once it has run S seconds: no result, no dumps (exit status 3; with
+    /// `--plan`, the whole plan).
     #[arg(long, value_name = "S", value_parser = crate::timeout::seconds)]
     pub timeout: Option<f64>,
+    /// The most nested calls a thread may make (default 1024); a deeper call faults, naming
+    /// this flag. PTX only.
+    #[arg(long, value_name = "N")]
+    pub max_call_depth: Option<u32>,
+    /// The most device memory the run may hold: buffers, module variables, the device heap,
+    /// and the shared and local memory of the CTAs running at once (BYTES, or with a K, M, G
+    /// or T suffix; default the machine's memory). A run past it is refused before it starts.
+    #[arg(long, value_name = "BYTES", value_parser = crate::memlimit::bytes)]
+    pub memory_limit: Option<u64>,
     /// Print one JSON object describing the launch.
     #[arg(long)]
     pub json: bool,
@@ -157,11 +166,11 @@ pub(crate) fn specs_of(args: &[String]) -> Result<Vec<ArgSpec>> {
         .collect()
 }
 
-/// Places every buffer argument in device memory with `place` (given the initial bytes and
+/// Places every buffer argument in device memory with `place` (given the initial contents and
 /// the argument's index, it allocates, fills and returns the address); scalars pass as bytes.
 pub(crate) fn lay_out(
     specs: &[ArgSpec],
-    mut place: impl FnMut(&[u8], usize) -> u64,
+    mut place: impl FnMut(&argspec::Contents, usize) -> u64,
 ) -> Result<LaidOut> {
     let mut out = LaidOut {
         values: Vec::new(),
@@ -174,7 +183,9 @@ pub(crate) fn lay_out(
                 out.buffers.push(None);
             }
             ArgSpec::Buffer { .. } => {
-                let bytes = spec.buffer_bytes().map_err(|e| anyhow!("--arg {i}: {e}"))?;
+                let bytes = spec
+                    .buffer_contents()
+                    .map_err(|e| anyhow!("--arg {i}: {e}"))?;
                 let addr = place(&bytes, i);
                 out.values.push(addr.to_le_bytes().to_vec());
                 out.buffers.push(Some((addr, bytes.len())));
@@ -183,7 +194,7 @@ pub(crate) fn lay_out(
                 out.values.push(Vec::new());
                 match &t.data {
                     Some(d) => {
-                        let bytes = d.buffer_bytes().map_err(|e| anyhow!("--arg {i}: {e}"))?;
+                        let bytes = d.buffer_contents().map_err(|e| anyhow!("--arg {i}: {e}"))?;
                         let addr = place(&bytes, i);
                         out.buffers.push(Some((addr, bytes.len())));
                     }
@@ -294,7 +305,7 @@ fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--tmem-check", a.tmem_check.is_some()),
         ("--proxy-check", a.proxy_check.is_some()),
         ("--race", a.race.race),
-        ("--timeout", a.timeout.is_some()),
+        ("--max-call-depth", a.max_call_depth.is_some()),
     ];
     let single_only = [
         ("--kernel", a.kernel.is_some()),
@@ -306,7 +317,6 @@ fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--set", !a.sets.is_empty()),
         ("--dump-var", !a.dump_vars.is_empty()),
         ("--shared-bytes", a.shared_bytes.is_some()),
-        ("--timeout", a.timeout.is_some()),
     ];
     let given = |flags: &[(&'static str, bool)]| -> Vec<&'static str> {
         flags.iter().filter(|(_, g)| *g).map(|(f, _)| *f).collect()
@@ -356,6 +366,7 @@ pub(crate) struct Checks {
     pub trace_tmem: bool,
     proxy_check: bool,
     timeout: Option<std::time::Duration>,
+    max_call_depth: Option<u32>,
 }
 
 impl Checks {
@@ -407,7 +418,13 @@ impl Checks {
             trace_tmem: a.trace_tmem,
             proxy_check,
             timeout: crate::timeout::duration(a.timeout),
+            max_call_depth: a.max_call_depth,
         })
+    }
+
+    /// `--timeout`.
+    pub fn timeout(&self) -> Option<std::time::Duration> {
+        self.timeout
     }
 
     /// The configuration of one launch.
@@ -427,6 +444,9 @@ impl Checks {
         cfg.tmem = self.tmem;
         cfg.proxy_check = self.proxy_check;
         cfg.timeout = self.timeout;
+        if let Some(d) = self.max_call_depth {
+            cfg.max_call_depth = d;
+        }
         cfg
     }
 }
@@ -554,10 +574,20 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         .iter()
         .map(|d| launch::var_dump(&loaded, d))
         .collect::<Result<Vec<_>>>()?;
+    let footprint = loaded
+        .machine
+        .footprint(&checks.config(kernel, grid, block, shared_bytes))
+        .unwrap_or_default();
+    crate::memlimit::check(
+        crate::memlimit::limit(a.memory_limit),
+        &[crate::memlimit::buffer_parts(&specs), footprint].concat(),
+    )?;
     let machine = &mut loaded.machine;
-    let laid = lay_out(&specs, |bytes, i| {
-        let addr = machine.alloc(bytes.len() as u64, &format!("argument {i}"));
-        machine.write(addr, bytes);
+    let laid = lay_out(&specs, |contents, i| {
+        let addr = machine.alloc(contents.len() as u64, &format!("argument {i}"));
+        if let Some(bytes) = contents.bytes() {
+            machine.write(addr, bytes);
+        }
         addr
     })
     .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;

@@ -68,6 +68,7 @@ pub fn config(a: &RunArgs) -> Result<SassConfig> {
     cfg.check_uniform = o.check_uniform;
     cfg.registers = o.registers.unwrap_or(255).min(255);
     cfg.max_steps = a.max_steps;
+    cfg.timeout = crate::timeout::duration(a.timeout);
     let mut w = Windows::default();
     if let Some(s) = &o.shared_window {
         (w.shared_base, w.shared_size) = window(s, "shared-window")?;
@@ -99,14 +100,32 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     };
     let cfg = config(a)?;
     let specs = specs_of(&a.args)?;
+    let mut parts = crate::memlimit::buffer_parts(&specs);
+    parts.push(("the shared window".into(), cfg.windows.shared_size));
+    parts.push(("the local window".into(), cfg.windows.local_size));
+    crate::memlimit::check(crate::memlimit::limit(a.memory_limit), &parts)?;
     let mut machine = SassMachine::default();
-    let laid = lay_out(&specs, |bytes, _| {
-        let addr = machine.alloc(bytes.len() as u64);
-        machine.write(addr, bytes);
+    let laid = lay_out(&specs, |contents, _| {
+        let addr = machine.alloc(contents.len() as u64);
+        if let Some(bytes) = contents.bytes() {
+            machine.write(addr, bytes);
+        }
         addr
     })?;
     let dumps = dumps_of(&a.dumps, &laid.buffers)?;
     let result = machine.launch(&prog, &cfg, &laid.values);
+    if let Err(f @ SassFault::TimedOut { .. }) = &result {
+        // As for PTX: no result, so no dumps and no buffers.
+        if a.json {
+            outln!(
+                "{}",
+                json!({ "isa": "sass", "program": name, "stopped_by_timeout": true,
+                "faults": [f.to_string()] })
+            );
+        }
+        eprintln!("ptxemu: {name}: {f}");
+        return Ok(ExitCode::from(3));
+    }
     let dumped = write_dumps(&dumps, &laid.buffers, |addr, len| machine.read(addr, len));
     let (report, fault) = match result {
         Ok(r) => (Some(r), None),

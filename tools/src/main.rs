@@ -21,6 +21,7 @@ mod cmd_run;
 mod cmd_run_sass;
 mod difftest;
 mod launch;
+mod memlimit;
 mod model_arg;
 mod plan;
 mod progress;

@@ -181,9 +181,11 @@ impl Merged {
                 .map(|s| launch::var_write(&loaded, s, None))
                 .collect::<Result<Vec<_>>>()?;
             let machine = &mut loaded.machine;
-            let laid = crate::cmd_run::lay_out(specs, |bytes, i| {
-                let addr = machine.alloc(bytes.len() as u64, &format!("argument {i}"));
-                machine.write(addr, bytes);
+            let laid = crate::cmd_run::lay_out(specs, |contents, i| {
+                let addr = machine.alloc(contents.len() as u64, &format!("argument {i}"));
+                if let Some(bytes) = contents.bytes() {
+                    machine.write(addr, bytes);
+                }
                 addr
             })?;
             for w in &writes {

@@ -31,7 +31,7 @@ pub fn beside(ptx: &Path) -> Result<Option<TritonMeta>> {
     if !path.is_file() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(&path)
+    let text = crate::bounded::read_text(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
     TritonMeta::parse(&text, &path)
         .map(Some)

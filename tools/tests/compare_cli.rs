@@ -180,3 +180,67 @@ fn bad_logs_and_missing_tests_are_errors_not_crashes() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("not JSON"));
 }
+
+/// The `== NAME …` sections of a compare report, each with its lines, sorted (the order of
+/// the logs on the command line is the shell's).
+fn sections(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("== ") || out.is_empty() {
+            out.push(String::new());
+        }
+        let last = out.last_mut().unwrap();
+        last.push_str(line);
+        last.push('\n');
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_committed_compare_report_is_what_its_regeneration_commands_print() {
+    // litmus/hardware/nvidia-h100/README.md gives the two commands; the committed
+    // compare-ptx-v7.5.txt is their output, one after the other.
+    let mut fresh = String::new();
+    for (tests, folder) in [
+        ("litmus/tests/library", "library"),
+        ("litmus/corpus/dat3m-ptx", "corpus"),
+    ] {
+        let logs: Vec<String> = recorded(folder, "log")
+            .into_iter()
+            .map(|p| {
+                let p = PathBuf::from(p);
+                let rel = p.strip_prefix(root()).map(Path::to_path_buf).unwrap_or(p);
+                rel.display().to_string()
+            })
+            .collect();
+        let mut args = vec!["compare", "--tests", tests];
+        args.extend(logs.iter().map(String::as_str));
+        let o = ptxemu(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        fresh += &String::from_utf8_lossy(&o.stdout);
+    }
+    let committed =
+        std::fs::read_to_string(root().join("litmus/hardware/nvidia-h100/compare-ptx-v7.5.txt"))
+            .unwrap();
+    let (want, got) = (sections(&committed), sections(&fresh));
+    let stale: Vec<&String> = want.iter().filter(|s| !got.contains(s)).take(3).collect();
+    let missing: Vec<&String> = got.iter().filter(|s| !want.contains(s)).take(3).collect();
+    assert!(
+        stale.is_empty() && missing.is_empty(),
+        "compare-ptx-v7.5.txt is stale; regenerate it with the README's commands.\n\
+         in the file only: {stale:?}\nin a fresh run only: {missing:?}"
+    );
+    assert!(committed.contains(
+        "584 test(s) compared with ptx-v7.5: 0 with forbidden outcomes observed, 54 with allowed outcomes never observed"
+    ));
+    assert!(
+        !committed.contains("== WRW+WR2 "),
+        "the mismatched logs are not compared"
+    );
+}

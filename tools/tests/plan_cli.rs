@@ -3,8 +3,12 @@
 //! Every expected value is worked out by hand from the kernels' few lines (stated beside each
 //! check), not taken from ptxemu.
 
+mod fixture_common;
+
+use fixture_common::{ptxemu, stderr};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -12,22 +16,8 @@ fn ptx() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/plan/vars.ptx")
 }
 
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .args(args)
-        .output()
-        .expect("ptxemu runs")
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-plan-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    fixture_common::scratch("plan", name)
 }
 
 fn json(o: &Output) -> Value {

@@ -4,24 +4,14 @@
 //! not drawn when stderr is not a terminal, and the litmus budget message names the flag that
 //! raises it (`--max-candidates`).
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod fixture_common;
 
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use fixture_common::{ptxemu, stderr};
+
+use std::path::PathBuf;
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-timeout-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    fixture_common::scratch("timeout", name)
 }
 
 /// A kernel `spin` that never ends (`$L: bra $L;`) and writes its argument first.
@@ -100,10 +90,108 @@ fn run_timeout_refuses_what_is_not_a_duration() {
         assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
         assert!(stderr(&o).contains("--timeout"), "{}", stderr(&o));
     }
-    // Not taken where it would not be honoured: SASS runs and plans.
-    let o = ptxemu(&["run", &f, "--isa", "sass", "--timeout", "1"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--timeout"), "{}", stderr(&o));
+}
+
+#[test]
+fn sass_timeout_stops_an_endless_program_with_exit_3_and_no_dump() {
+    let d = scratch("sass");
+    let f = d.join("spin.sass");
+    std::fs::write(
+        &f,
+        "MOV32I R1, 0x7;\nMOV R2, c[0x0][0x140];\nMOV R3, c[0x0][0x144];\nST.E [R2], R1;\nL: BRA L;\n",
+    )
+    .unwrap();
+    let f = f.display().to_string();
+    let dump = d.join("out.bin");
+    let dump_arg = format!("0={}", dump.display());
+    let t = std::time::Instant::now();
+    let o = ptxemu(&[
+        "run",
+        &f,
+        "--isa",
+        "sass",
+        "--block",
+        "32",
+        "--arg",
+        "u32[1]:zero",
+        "--dump",
+        &dump_arg,
+        "--max-steps",
+        "100000000000",
+        "--timeout",
+        "0.5",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(t.elapsed().as_secs_f64() < 30.0);
+    let e = stderr(&o);
+    assert!(
+        e.contains("stopped by --timeout 0.5s") && e.contains("no result"),
+        "{e}"
+    );
+    assert!(!dump.exists(), "a stopped launch dumps nothing");
+    // The same validator as PTX runs.
+    let o = ptxemu(&["run", &f, "--isa", "sass", "--timeout", "-1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn plan_timeout_stops_the_whole_plan_with_exit_3() {
+    let d = scratch("plan");
+    let k = spin(&d);
+    // Many short launches: the plan, not one launch, runs out of time.
+    let quick = d.join("quick.ptx");
+    std::fs::write(
+        &quick,
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry quick()\n{\n    ret;\n}\n",
+    )
+    .unwrap();
+    let plan = d.join("plan.json");
+    let dump = d.join("never.bin");
+    std::fs::write(
+        &plan,
+        format!(
+            r#"{{"version": 1, "module": "{}", "buffers": {{"out": "u32[1]:zero"}}, "steps": [
+                {{"launch": {{"kernel": "spin", "grid": 2, "block": 32, "args": ["@out"]}}}},
+                {{"dump": "out={}"}}]}}"#,
+            k,
+            dump.display()
+        ),
+    )
+    .unwrap();
+    let p = plan.display().to_string();
+    let t = std::time::Instant::now();
+    let o = ptxemu(&["run", "--plan", &p, "--timeout", "0.5"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(t.elapsed().as_secs_f64() < 30.0);
+    let e = stderr(&o);
+    assert!(
+        e.contains(
+            "plan stopped by --timeout 0.5s at step 0, launch 0 (0 launch(es) done); no result"
+        ),
+        "{e}"
+    );
+    assert!(!dump.exists(), "the steps after the stop do not run");
+    let o = ptxemu(&["run", "--plan", &p, "--timeout", "0.5", "--json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "timeout");
+    // A repeat of quick launches is stopped between launches.
+    std::fs::write(
+        &plan,
+        format!(
+            r#"{{"version": 1, "module": "{}", "steps": [{{"repeat": {{"times": 100000000, "steps": [
+                {{"launch": {{"kernel": "quick", "grid": 1, "block": 1, "args": []}}}}]}}}}]}}"#,
+            quick.display()
+        ),
+    )
+    .unwrap();
+    let o = ptxemu(&["run", "--plan", &p, "--timeout", "0.5"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("plan stopped by --timeout 0.5s at step 0.0, round "),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

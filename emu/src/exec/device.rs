@@ -6,7 +6,8 @@
 use super::builtins::Heap;
 use super::decode::{self, DecodeError};
 use super::memory::{GlobalMemory, GLOBAL_BASE};
-use super::Machine;
+use super::program::DFuncKind;
+use super::{frames, LaunchConfig, Machine, HEAP_SIZE};
 use crate::ir::Module;
 
 /// Global memory, the device heap and the grid-sync workspace of one device.
@@ -84,7 +85,13 @@ impl Machine {
         if !prog.globals_image.is_empty() {
             let at = memory.alloc(prog.globals_image.len() as u64, "module globals");
             debug_assert_eq!(at, prog.globals_base);
-            memory.write(at, &prog.globals_image);
+            // Only the pages with initialisers are written: fresh device memory is zero, and
+            // an untouched page of a large `.global` array then costs no host memory.
+            for (k, page) in prog.globals_image.chunks(4096).enumerate() {
+                if page.iter().any(|&b| b != 0) {
+                    memory.write(at + k as u64 * 4096, page);
+                }
+            }
         }
         Ok(Machine::assemble(prog, module, memory))
     }
@@ -93,5 +100,53 @@ impl Machine {
     pub fn swap_memory(&mut self, memory: &mut DeviceMemory) {
         std::mem::swap(&mut self.global, &mut memory.global);
         std::mem::swap(&mut self.launch_memory, &mut memory.launch_memory);
+    }
+}
+
+impl Machine {
+    /// What a launch of `cfg` would hold in host memory besides its buffer arguments, largest
+    /// first: the module's global variables, the device heap (made by the first launch), and
+    /// for the CTAs that run at once (one per host thread) their shared memory and their
+    /// threads' local memory at entry (frames of deeper calls come later, each lane bounded
+    /// by the local limit). `None` for an unknown kernel.
+    pub fn footprint(&self, cfg: &LaunchConfig) -> Option<Vec<(String, u64)>> {
+        let (_, kernel, _) = self.entry_kinds.iter().find(|(n, _, _)| *n == cfg.kernel)?;
+        let f = &self.prog.funcs[*kernel as usize];
+        if !matches!(f.kind, DFuncKind::Code { .. }) {
+            return None;
+        }
+        let ctas: u64 = cfg.grid.iter().map(|&x| u64::from(x)).product();
+        let threads = if cfg.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            cfg.threads
+        };
+        let at_once = ctas.min(threads as u64).max(1);
+        let per_cta: u64 = cfg.block.iter().map(|&x| u64::from(x)).product();
+        let shared = decode::shared::CtaShared::of(&f.shared, u64::from(cfg.dynamic_shared));
+        let local = self.prog.module_local_size.div_ceil(16) * 16 + f.frame.size;
+        let regs = frames::register_bytes(f.value_slots, f.pred_slots) * per_cta.div_ceil(32);
+        let mut parts = vec![
+            (
+                "the module's global variables".to_string(),
+                self.prog.globals_image.len() as u64,
+            ),
+            (
+                format!("shared memory of {at_once} CTA(s) running at once"),
+                shared.bytes.saturating_mul(at_once),
+            ),
+            (
+                format!("local memory and registers of {at_once} CTA(s) of {per_cta} thread(s)"),
+                local
+                    .saturating_mul(per_cta)
+                    .saturating_add(regs)
+                    .saturating_mul(at_once),
+            ),
+        ];
+        if self.launch_memory.is_none() {
+            parts.push(("the device heap".to_string(), HEAP_SIZE + 4096));
+        }
+        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+        Some(parts)
     }
 }

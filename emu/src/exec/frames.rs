@@ -19,6 +19,38 @@ use super::Env;
 /// The most local memory one lane may use (frames of deep recursion included).
 pub const LOCAL_LIMIT: u64 = 16 << 20;
 
+/// The default limit on call depth (`--max-call-depth`): far beyond what real kernels use
+/// (CUDA's default 1 KiB stack holds a few dozen frames), yet small enough that a runaway
+/// recursion stops in milliseconds.
+pub const DEFAULT_MAX_CALL_DEPTH: u32 = 1024;
+
+/// Host bytes of one register block (values and predicates of all 32 lanes). A lane's frame
+/// is charged the whole block, as one recursing lane makes the warp hold one per depth: so
+/// the lane limit bounds the warp's register blocks too.
+pub fn register_bytes(value_slots: u32, pred_slots: u32) -> u64 {
+    u64::from(value_slots) * 32 * 8 + u64::from(pred_slots) * 4
+}
+
+/// Checks a call to `depth` whose frame ends at `new_sp` and whose frames' registers total
+/// `regs` bytes against the depth limit and the lane's local-memory limit.
+fn check_depth(depth: u32, new_sp: u64, regs: u64, max_depth: u32) -> Result<(), FaultKind> {
+    if depth > max_depth {
+        return Err(FaultKind::Undefined {
+            detail: format!(
+                "call depth {depth} exceeds the limit of {max_depth} nested calls (runaway recursion?); --max-call-depth raises it"
+            ),
+        });
+    }
+    if new_sp.saturating_add(regs) > LOCAL_LIMIT {
+        return Err(FaultKind::Undefined {
+            detail: format!(
+                "stack overflow: call depth {depth} needs {new_sp} bytes of local memory and {regs} of registers, more than the {LOCAL_LIMIT} bytes a thread may have"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Writes `value` into a destination for the lanes of `mask` in a register block.
 pub fn write_lanes(block: &mut RegBlock, d: &Dst, mask: u32, value: u64) {
     match *d {
@@ -203,19 +235,17 @@ pub fn call(
                     let caller_fb = warp.ids.frame_base[l];
                     let fb = warp.sp[l].div_ceil(16) * 16;
                     let new_sp = fb + f.frame.size;
-                    if new_sp > LOCAL_LIMIT {
-                        return Err(LaneFault {
-                            kind: FaultKind::Undefined {
-                                detail: format!(
-                                    "stack overflow: call depth {} needs more than {} bytes of local memory",
-                                    caller_depth + 1,
-                                    LOCAL_LIMIT
-                                ),
-                            },
+                    // The callee's registers are a fresh block per depth: they count
+                    // towards the lane's stack as its local bytes do.
+                    let regs = warp.stack[l].last().map_or(0, |fr| fr.reg_bytes)
+                        + register_bytes(f.value_slots, f.pred_slots);
+                    check_depth(caller_depth + 1, new_sp, regs, env.max_call_depth).map_err(
+                        |kind| LaneFault {
+                            kind,
                             lane: Some(l as u32),
                             address: None,
-                        });
-                    }
+                        },
+                    )?;
                     warp.ensure_local(l, new_sp);
                     warp.local[l].data[fb as usize..new_sp as usize].fill(0);
                     for (i, a) in site.args.iter().enumerate() {
@@ -251,6 +281,7 @@ pub fn call(
                         ret_pc: pc + 1,
                         call_pc: pc,
                         caller_frame_base: caller_fb,
+                        reg_bytes: regs,
                     });
                     warp.depth[l] += 1;
                     warp.pc[l] = entry;

@@ -78,6 +78,8 @@ pub struct Env<'a> {
 
     /// The race detector's launch-wide state, with `--race`.
     pub race: Option<&'a std::sync::Arc<crate::race::RaceShared>>,
+    /// The most nested calls a thread may make.
+    pub max_call_depth: u32,
 }
 
 /// How to launch a kernel.
@@ -114,6 +116,8 @@ pub struct LaunchConfig {
     pub timeout: Option<Duration>,
     /// Counts the CTAs that have finished (ended or faulted), for a progress display.
     pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// `--max-call-depth`: the most nested calls a thread may make (a deeper call faults).
+    pub max_call_depth: u32,
 }
 
 impl LaunchConfig {
@@ -135,6 +139,7 @@ impl LaunchConfig {
             race: None,
             timeout: None,
             progress: None,
+            max_call_depth: frames::DEFAULT_MAX_CALL_DEPTH,
         }
     }
 }
@@ -453,6 +458,7 @@ impl Machine {
             ),
 
             race: race.as_ref(),
+            max_call_depth: cfg.max_call_depth,
         };
         let (counts, outputs, fault) = grid::run_grid(&env, cfg, clusters);
         let mut stdout = Vec::new();

@@ -31,6 +31,8 @@ pub struct Frame {
     pub call_pc: u32,
     /// The caller's frame base.
     pub caller_frame_base: u64,
+    /// Register bytes of this lane's frames up to and including this one.
+    pub reg_bytes: u64,
 }
 
 /// The registers of one activation (all 32 lanes).

@@ -86,6 +86,43 @@ pub(crate) struct Program {
     steps: Vec<CheckedStep>,
 }
 
+impl Program {
+    /// The device memory the plan holds at its largest (for `--memory-limit`): every buffer,
+    /// and the launch that needs the most besides them.
+    pub fn memory_parts(
+        &self,
+        machine: &emu::exec::Machine,
+        checks: &Checks,
+    ) -> Vec<(String, u64)> {
+        fn walk(steps: &[CheckedStep], f: &mut dyn FnMut(&LaunchConfig)) {
+            for s in steps {
+                match &s.action {
+                    Action::Launch { cfg, .. } => f(cfg),
+                    Action::Repeat { steps, .. } => walk(steps, f),
+                    _ => {}
+                }
+            }
+        }
+        let total = |p: &[(String, u64)]| p.iter().fold(0u64, |t, (_, b)| t.saturating_add(*b));
+        let mut worst: Vec<(String, u64)> = Vec::new();
+        walk(&self.steps, &mut |base| {
+            let cfg = checks.config(&base.kernel, base.grid, base.block, base.dynamic_shared);
+            if let Some(p) = machine.footprint(&cfg) {
+                if total(&p) > total(&worst) {
+                    worst = p;
+                }
+            }
+        });
+        let mut parts: Vec<(String, u64)> = self
+            .buffers
+            .iter()
+            .map(|b| (b.label.clone(), b.init.len() as u64))
+            .collect();
+        parts.extend(worst);
+        parts
+    }
+}
+
 fn bad(at: &str, kind: &str, message: impl std::fmt::Display) -> anyhow::Error {
     refuse("plan", format!("step {at} ({kind}): {message}"))
 }
@@ -284,6 +321,8 @@ pub(crate) enum Stop {
     NoConvergence(Json),
     /// A step could not be carried out (exit status 2).
     Refused(anyhow::Error, Json),
+    /// `--timeout` ran out (exit status 3); the message names where.
+    TimedOut(Json),
 }
 
 /// The running plan: its machine, buffers and what it has reported.
@@ -304,6 +343,8 @@ pub(crate) struct Runner<'a> {
     pub race: Option<&'a crate::race_run::RacePlan>,
     /// Some launch had a data race.
     pub races_found: bool,
+    /// When `--timeout` stops the plan.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Runner<'_> {
@@ -330,9 +371,34 @@ impl Runner<'_> {
         round: Option<u64>,
     ) -> Result<(), Stop> {
         for s in steps {
+            if self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                return Err(self.timed_out(&s.at, round, None));
+            }
             self.step(s, buffers, round)?;
         }
         Ok(())
+    }
+
+    /// The stop `--timeout` makes at step `at` (in launch `launch`, if one was running).
+    fn timed_out(&self, at: &str, round: Option<u64>, launch: Option<usize>) -> Stop {
+        let secs = self.checks.timeout().unwrap_or_default().as_secs_f64();
+        let round_text = round.map_or(String::new(), |r| format!(", round {r}"));
+        let launch_text = launch.map_or(String::new(), |i| format!(", launch {i}"));
+        let message = format!(
+            "plan stopped by --timeout {secs}s at step {at}{round_text}{launch_text} ({} launch(es) done); no result",
+            self.launches.len()
+        );
+        eprintln!("ptxemu: {message}");
+        Stop::TimedOut(json!({
+            "kind": "timeout",
+            "step": at,
+            "round": round,
+            "launch": launch,
+            "message": message,
+        }))
     }
 
     fn read(&self, b: &Buffer) -> Vec<u8> {
@@ -427,6 +493,10 @@ impl Runner<'_> {
             .checks
             .config(&base.kernel, base.grid, base.block, base.dynamic_shared);
         cfg.race = self.race.map(|p| p.opts);
+        // The plan's time left, not the whole --timeout, bounds each launch.
+        cfg.timeout = self
+            .deadline
+            .map(|d| d.saturating_duration_since(std::time::Instant::now()));
         let mut values = Vec::with_capacity(args.len());
         for a in args {
             match a {
@@ -447,6 +517,12 @@ impl Runner<'_> {
             let err = json!({"kind": kind, "step": at, "round": round, "launch": index, "message": format!("{e:#}")});
             Stop::Refused(refuse(kind, format!("{context}{e:#}")), err)
         })?;
+        if crate::timeout::stopped(&report) {
+            if !self.json {
+                crate::out::write_bytes(&report.stdout);
+            }
+            return Err(self.timed_out(at, round, Some(index)));
+        }
         let machine = &self.loaded.machine;
         let races = self
             .race

@@ -52,6 +52,10 @@ pub(crate) fn run(a: &RunArgs, plan_path: &Path) -> Result<ExitCode> {
     };
     let mut loaded = launch::load(&module)?;
     let mut prog = exec::check(&plan, &loaded).map_err(in_plan)?;
+    crate::memlimit::check(
+        crate::memlimit::limit(a.memory_limit),
+        &prog.memory_parts(&loaded.machine, &checks),
+    )?;
     let mut runner = Runner {
         loaded: &mut loaded,
         checks: &checks,
@@ -61,11 +65,15 @@ pub(crate) fn run(a: &RunArgs, plan_path: &Path) -> Result<ExitCode> {
         nc_conflicts: false,
         race: race.as_ref(),
         races_found: false,
+        deadline: checks
+            .timeout()
+            .and_then(|t| std::time::Instant::now().checked_add(t)),
     };
     let result = runner.run(&mut prog);
     let (code, error) = match result {
         Ok(()) => (u8::from(runner.nc_conflicts || runner.races_found), None),
         Err(Stop::Fault(e) | Stop::NoConvergence(e)) => (1, Some(e)),
+        Err(Stop::TimedOut(e)) => (3, Some(e)),
         Err(Stop::Refused(err, e)) => {
             eprintln!("ptxemu: {err:#}");
             (2, Some(e))

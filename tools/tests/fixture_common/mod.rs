@@ -118,3 +118,24 @@ pub fn run_fixture_at(dir: &Path, ptx_file: &str) {
     }
     std::fs::remove_dir_all(&out_dir).ok();
 }
+
+/// Runs the `ptxemu` binary under test with `args` and returns what it did.
+pub fn ptxemu(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+        .args(args)
+        .output()
+        .expect("ptxemu runs")
+}
+
+/// A fresh, empty scratch folder for test `name` of suite `suite`.
+pub fn scratch(suite: &str, name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ptxemu-{suite}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch folder");
+    d
+}
+
+/// Standard error as text.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}

@@ -20,22 +20,28 @@ mod sync;
 /// Prints a whole module.
 pub fn print_module(m: &Module) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, ".version {}.{}", m.version.major, m.version.minor);
+    // A module without `.version` or `.target` (version 0.0, sm_0: what the parser leaves
+    // when they are absent) prints without them, so that the printed form parses again.
+    if m.version.major != 0 {
+        let _ = writeln!(out, ".version {}.{}", m.version.major, m.version.minor);
+    }
     let suffix = match m.target.suffix {
         ArchSuffix::None => "",
         ArchSuffix::Arch => "a",
         ArchSuffix::Family => "f",
     };
-    let _ = write!(out, ".target sm_{}{suffix}", m.target.sm);
-    for o in &m.target.options {
-        out.push_str(match o {
-            TargetOption::TexmodeUnified => ", texmode_unified",
-            TargetOption::TexmodeIndependent => ", texmode_independent",
-            TargetOption::Debug => ", debug",
-            TargetOption::MapF64ToF32 => ", map_f64_to_f32",
-        });
+    if m.target.sm != 0 {
+        let _ = write!(out, ".target sm_{}{suffix}", m.target.sm);
+        for o in &m.target.options {
+            out.push_str(match o {
+                TargetOption::TexmodeUnified => ", texmode_unified",
+                TargetOption::TexmodeIndependent => ", texmode_independent",
+                TargetOption::Debug => ", debug",
+                TargetOption::MapF64ToF32 => ", map_f64_to_f32",
+            });
+        }
+        out.push('\n');
     }
-    out.push('\n');
     let _ = writeln!(
         out,
         ".address_size {}\n",

@@ -67,6 +67,8 @@ pub struct SassConfig {
     pub registers: u32,
     /// The most instructions one thread may execute.
     pub max_steps: u64,
+    /// `--timeout`: stop the launch ([`SassFault::TimedOut`]) once it has run this long.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl SassConfig {
@@ -81,6 +83,7 @@ impl SassConfig {
             check_uniform: false,
             registers: 255,
             max_steps: 10_000_000,
+            timeout: None,
         }
     }
 }
@@ -157,6 +160,16 @@ pub enum SassFault {
     /// The launch shape is invalid.
     #[error("{0}")]
     Shape(String),
+    /// `--timeout` stopped the launch after this many thread instructions.
+    #[error("stopped by --timeout {}s after {instructions} thread instructions, in CTA {cta:?}; no result", timeout.as_secs_f64())]
+    TimedOut {
+        /// The limit.
+        timeout: std::time::Duration,
+        /// Thread instructions executed by then.
+        instructions: u64,
+        /// The CTA running when it stopped.
+        cta: [u32; 3],
+    },
 }
 
 /// One thread's final state.
@@ -305,6 +318,9 @@ impl SassMachine {
         }
         let mut report = SassReport::default();
         let keep = nctas * nthreads <= 128;
+        let deadline = cfg
+            .timeout
+            .and_then(|t| std::time::Instant::now().checked_add(t));
         for c in 0..nctas {
             let cta = [
                 (c % u64::from(cfg.grid[0])) as u32,
@@ -338,6 +354,7 @@ impl SassMachine {
                     warp,
                     lane,
                     counts: HashMap::new(),
+                    deadline,
                 };
                 ctx.run(prog, &mut th)?;
                 if keep {
@@ -366,9 +383,27 @@ struct Ctx<'a> {
     warp: u32,
     lane: u32,
     counts: HashMap<usize, u64>,
+    deadline: Option<std::time::Instant>,
 }
 
 impl Ctx<'_> {
+    /// Whether `--timeout` has passed (looked at every 4096 instructions of a thread, and
+    /// when a thread starts).
+    fn timed_out(&self, steps: u64) -> Result<(), SassFault> {
+        match (self.cfg.timeout, self.deadline) {
+            (Some(timeout), Some(d))
+                if steps.is_multiple_of(4096) && std::time::Instant::now() >= d =>
+            {
+                Err(SassFault::TimedOut {
+                    timeout,
+                    instructions: self.report.instructions,
+                    cta: self.cta,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn place(&self, i: &Instr) -> Place {
         Place {
             cta: self.cta,
@@ -419,6 +454,7 @@ impl Ctx<'_> {
         let mut pc = 0usize;
         let mut steps = 0u64;
         loop {
+            self.timed_out(steps)?;
             let Some(i) = prog.instrs.get(pc) else {
                 let last = prog.instrs.last().cloned().unwrap_or(Instr {
                     guard: PredUse {

@@ -2,7 +2,7 @@
 //! the sub-instruction (`.alloc`, `.ld`, `.wait::st`, …) and what each takes.
 //!
 //! `.sync.aligned` is required where PTX requires it; its absence is a syntax error naming the
-//! instruction. Sub-instructions ptxemu does not execute (`tcgen05.mma`, `.cp`, `.commit`) are
+//! instruction. Sub-instructions ptxemu does not execute (`tcgen05.cp`) are
 //! reported as unsupported, by name.
 
 use super::error::{Error, ErrorKind};
@@ -13,7 +13,7 @@ use crate::ir::{
 };
 
 /// Sub-instructions of `tcgen05` that ptxemu recognises but does not execute.
-const UNSUPPORTED: &[&str] = &["mma", "cp", "commit"];
+const UNSUPPORTED: &[&str] = &["cp"];
 
 fn cta_group(q: &mut Quals, what: &str) -> Result<CtaGroup, Error> {
     q.take_map(|s| match s {
@@ -182,6 +182,8 @@ pub fn parse(q: &mut Quals) -> Result<Op, Error> {
             }
             Tcgen05::Shift(group)
         }
+        "mma" => super::tcgen05_mma::parse_mma(q)?,
+        "commit" => super::tcgen05_mma::parse_commit(q)?,
         s if UNSUPPORTED.contains(&s) => {
             return Err(Error::new(
                 ErrorKind::Unsupported(format!("the `tcgen05.{s}` instruction")),
@@ -298,5 +300,7 @@ pub fn mnemonic(o: &mut String, t: &Tcgen05) {
             q(group.name());
             q("down");
         }
+        Tcgen05::Mma(m) => super::tcgen05_mma::mnemonic_mma(&mut q, m),
+        Tcgen05::Commit(c) => super::tcgen05_mma::mnemonic_commit(&mut q, c),
     }
 }

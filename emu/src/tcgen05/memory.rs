@@ -163,6 +163,8 @@ pub struct TensorMemory {
     relinquished: bool,
     checked: bool,
     hazards: Hazards,
+    /// Pending `tcgen05.mma` results (checked mode).
+    pub mma: super::mma_track::MmaTrack,
 }
 
 /// The index of cell (`lane`, `column`), both in range.
@@ -196,6 +198,7 @@ impl TensorMemory {
             relinquished: false,
             checked,
             hazards,
+            mma: Default::default(),
         }
     }
 

@@ -5,5 +5,6 @@
 
 pub mod layout;
 pub mod memory;
+pub mod mma_track;
 pub mod reduce;
 pub mod trace;

@@ -388,7 +388,7 @@ fn check_transpose(kind: MmaKind, t: ElemType, on: bool, which: &str) -> Result<
 }
 
 fn check_shape(kind: MmaKind, m: u32, n: u32, cta_group: u8, ws: bool) -> Result<(), IdescError> {
-    let step_ok = |step: u32, lo: u32| n >= lo && n <= 256 && n % step == 0;
+    let step_ok = |step: u32, lo: u32| n >= lo && n <= 256 && n.is_multiple_of(step);
     let ok = match (ws, cta_group, m) {
         (true, 1, 32 | 64 | 128) => matches!(n, 64 | 128 | 256),
         (false, 1, 64) => step_ok(8, 8) && !kind.block_scaled(),

@@ -493,19 +493,19 @@ pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }));
     }
     let mask = c.fetch(&x.mask);
-    let Some(mbar) = x.mbar.clone() else {
+    let Some(mbar) = x.mbar else {
         return Err(LaneFault::new(FaultKind::Unsupported {
             what: "tcgen05.commit without its mbarrier".into(),
         }));
     };
-    for lane in 0..32usize {
+    for (lane, &ctamask) in mask.iter().enumerate() {
         if c.mask & (1 << lane) == 0 {
             continue;
         }
-        if m.multicast && mask[lane] & 0xFFFF != 1 {
+        if m.multicast && ctamask & 0xFFFF != 1 {
             return Err(unsupported(
                 lane,
-                format!("tcgen05.commit.multicast::cluster to ctaMask 0x{:04x}: only the CTA itself (mask 1) without clusters", mask[lane] & 0xFFFF),
+                format!("tcgen05.commit.multicast::cluster to ctaMask 0x{:04x}: only the CTA itself (mask 1) without clusters", ctamask & 0xFFFF),
             ));
         }
         let (off, phase) = super::async_copy::arrive_async(c, &mbar, lane)?;

@@ -150,6 +150,12 @@ fn check_agrees_with_ptxas_on_tcgen05_mma_and_commit() {
 }
 
 #[test]
+fn check_agrees_with_ptxas_on_tcgen05_cp() {
+    let a = agreement("tcgen05_kernel.ptx", "tcgen05_cp.tsv");
+    assert_agreement("tcgen05.cp", &a, 11_000);
+}
+
+#[test]
 fn check_agrees_with_ptxas_on_triton_syntax() {
     let a = agreement("triton_kernel.ptx", "triton.tsv");
     assert_agreement("triton", &a, 2_000);

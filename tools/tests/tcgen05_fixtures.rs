@@ -40,6 +40,12 @@ macro_rules! fixtures {
 
 fixtures!(
     block3d,
+    cp_128x256b,
+    cp_4x256b,
+    cp_decompress_b4,
+    cp_decompress_b6,
+    cp_warpx2,
+    cp_warpx4,
     cutlass_32x32b,
     large_num,
     ld_red,
@@ -56,6 +62,10 @@ fixtures!(
     warpgroups_pc,
     fault_alloc_after_relinquish,
     fault_col_range,
+    fault_cp_desc_outside_smem,
+    fault_cp_ld_before_commit,
+    fault_cp_no_proxy_fence,
+    fault_cp_not_allocated,
     fault_cta_group2,
     fault_dealloc_mismatch,
     fault_diverged,

@@ -2,8 +2,8 @@
 //! the sub-instruction (`.alloc`, `.ld`, `.wait::st`, …) and what each takes.
 //!
 //! `.sync.aligned` is required where PTX requires it; its absence is a syntax error naming the
-//! instruction. Sub-instructions ptxemu does not execute (`tcgen05.cp`) are
-//! reported as unsupported, by name.
+//! instruction. `tcgen05.cp` is parsed by [`super::tcgen05_cp`], `tcgen05.mma` and `.commit` by
+//! [`super::tcgen05_mma`]. Unknown sub-instructions are reported by name.
 
 use super::error::{Error, ErrorKind};
 use super::quals::Quals;
@@ -13,7 +13,7 @@ use crate::ir::{
 };
 
 /// Sub-instructions of `tcgen05` that ptxemu recognises but does not execute.
-const UNSUPPORTED: &[&str] = &["cp"];
+const UNSUPPORTED: &[&str] = &[];
 
 fn cta_group(q: &mut Quals, what: &str) -> Result<CtaGroup, Error> {
     q.take_map(|s| match s {
@@ -184,6 +184,7 @@ pub fn parse(q: &mut Quals) -> Result<Op, Error> {
         }
         "mma" => super::tcgen05_mma::parse_mma(q)?,
         "commit" => super::tcgen05_mma::parse_commit(q)?,
+        "cp" => super::tcgen05_cp::parse(q)?,
         s if UNSUPPORTED.contains(&s) => {
             return Err(Error::new(
                 ErrorKind::Unsupported(format!("the `tcgen05.{s}` instruction")),
@@ -302,5 +303,6 @@ pub fn mnemonic(o: &mut String, t: &Tcgen05) {
         }
         Tcgen05::Mma(m) => super::tcgen05_mma::mnemonic_mma(&mut q, m),
         Tcgen05::Commit(c) => super::tcgen05_mma::mnemonic_commit(&mut q, c),
+        Tcgen05::Cp(c) => super::tcgen05_cp::mnemonic(o, c),
     }
 }

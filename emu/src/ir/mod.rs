@@ -32,6 +32,7 @@ pub mod regalloc;
 mod special;
 mod sync;
 pub mod tcgen05;
+pub mod tcgen05_cp;
 pub mod tcgen05_mma;
 pub mod tma;
 pub mod types;
@@ -65,6 +66,7 @@ pub use tcgen05::{
     CtaGroup, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,
     TmemRed, TmemRedOp, TmemRedType, TmemShape, REPEATS,
 };
+pub use tcgen05_cp::{CpDecompress, CpMulticast, CpShape, Tcgen05Cp};
 pub use tcgen05_mma::{
     Collector, CollectorBuffer, CollectorOp, MmaKind, ScaleVec, Tcgen05Commit, Tcgen05Mma,
 };

@@ -31,6 +31,8 @@ pub enum Tcgen05 {
     Mma(super::tcgen05_mma::Tcgen05Mma),
     /// `tcgen05.commit` ([`super::tcgen05_mma`]).
     Commit(super::tcgen05_mma::Tcgen05Commit),
+    /// `tcgen05.cp` — `[taddr], s-desc` (shared memory to Tensor Memory).
+    Cp(super::Tcgen05Cp),
 }
 
 impl Tcgen05 {
@@ -41,6 +43,7 @@ impl Tcgen05 {
             Tcgen05::Dealloc(g) | Tcgen05::Relinquish(g) | Tcgen05::Shift(g) => Some(*g),
             Tcgen05::Mma(m) => Some(m.group),
             Tcgen05::Commit(c) => Some(c.group),
+            Tcgen05::Cp(c) => Some(c.group),
             Tcgen05::Ld(_) | Tcgen05::St(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => None,
         }
     }

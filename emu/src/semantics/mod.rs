@@ -7,6 +7,7 @@
 //! | module | instructions |
 //! |---|---|
 //! | [`int`] | `add.sat`, `mad.hi.sat`, `mul24`/`mad24`, `div`/`rem` (by zero), carries, `dp4a`/`dp2a` |
+//! | [`block_scale`] | `tcgen05.mma` block scaling: where the scale factors sit in Tensor Memory, the scaled dot product |
 //! | [`bits`] | `popc clz brev bfind fns bfe bfi bmsk szext prmt lop3 shf` |
 //! | [`float`] | `add sub mul div fma sqrt rcp neg abs` on `.f32/.f64` with `.rnd .ftz .sat` |
 //! | [`approx`] | `.approx` and `.full` forms: `rcp sqrt rsqrt div sin cos lg2 ex2 tanh` |
@@ -15,6 +16,7 @@
 //! | [`half`] | `.f16/.bf16` and packed `x2` arithmetic |
 //! | [`mma`] | the dot products of `mma`: integer, single-bit, binary64, and the tensor-core accumulation model |
 //! | [`narrow_float`] | the sm_100 narrow element formats e2m1, e2m3, e3m2 (and e4m3, e5m2) and the scale formats ue8m0, ue4m3, decoded exactly |
+//! | [`tcgen05_cp`] | where `tcgen05.cp` puts each source row in Tensor Memory; its `.b8x16` decompressions |
 //! | [`tma`] | tensor maps (ptxemu's 128-byte encoding), TMA box placement (tile, im2col), swizzles |
 //! | [`bulk_reduce`] | the element operations of `cp.reduce.async.bulk(.tensor)` |
 //! | [`tcgen05_desc`] | the shared-memory and instruction descriptors of `tcgen05.mma` ([`tcgen05_idesc`]) |
@@ -22,6 +24,7 @@
 
 pub mod approx;
 pub mod bits;
+pub mod block_scale;
 pub mod bulk_reduce;
 pub mod compare;
 pub mod convert;
@@ -30,6 +33,7 @@ pub mod half;
 pub mod int;
 pub mod mma;
 pub mod narrow_float;
+pub mod tcgen05_cp;
 pub mod tcgen05_desc;
 pub mod tcgen05_idesc;
 pub mod tma;

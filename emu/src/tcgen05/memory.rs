@@ -120,6 +120,16 @@ pub enum TmemError {
         /// The pending store.
         by: Pending,
     },
+    /// An access of a cell that an asynchronous operation (`tcgen05.cp`, `tcgen05.mma`)
+    /// writes and whose completion no thread has observed.
+    AsyncPending {
+        /// The lane.
+        lane: u32,
+        /// The column.
+        column: u32,
+        /// The pending operation.
+        by: super::async_writes::AsyncWrite,
+    },
 }
 
 /// The two asynchronous access kinds whose completion a warp waits for.
@@ -165,6 +175,9 @@ pub struct TensorMemory {
     hazards: Hazards,
     /// Pending `tcgen05.mma` results (checked mode).
     pub mma: super::mma_track::MmaTrack,
+    /// Writes of asynchronous operations (`tcgen05.cp`, `tcgen05.mma`) not yet observed
+    /// complete (checked mode: a `tcgen05.ld` of such a cell is reported).
+    pub async_writes: super::async_writes::AsyncWrites,
 }
 
 /// The index of cell (`lane`, `column`), both in range.
@@ -199,6 +212,7 @@ impl TensorMemory {
             checked,
             hazards,
             mma: Default::default(),
+            async_writes: Default::default(),
         }
     }
 
@@ -290,6 +304,13 @@ impl TensorMemory {
         let at = self.check_cell(lane, column)?;
         if !self.checked {
             return Ok(at);
+        }
+        if let Some(by) = self.async_writes.pending_at(at) {
+            return Err(TmemError::AsyncPending {
+                lane,
+                column,
+                by: by.clone(),
+            });
         }
         let (mask, lists) = match access {
             Access::Load => (self.hazards.stores[at as usize], &self.hazards.warp_stores),

@@ -242,6 +242,7 @@ pub fn operand_count(t: &Tcgen05) -> usize {
         Tcgen05::Alloc(_) | Tcgen05::Dealloc(_) => 2,
         Tcgen05::Relinquish(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => 0,
         Tcgen05::Shift(_) => 1,
+        Tcgen05::Cp(_) => 2,
         Tcgen05::Ld(l) => 2 + usize::from(l.red.is_some()) + split(l.shape),
         Tcgen05::St(s) => 2 + split(s.shape),
         // Variable: see tcgen05_mma::arity.
@@ -280,6 +281,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             c.ncols(&i.args[1], &what);
         }
         Tcgen05::Relinquish(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => {}
+        Tcgen05::Cp(cp) => super::tcgen05_cp::check(f, i, cp, &what, c.out),
         Tcgen05::Ld(l) => c.ld(l, &what),
         Tcgen05::St(s) => c.st(s, &what),
         Tcgen05::Mma(_) | Tcgen05::Commit(_) => {}

@@ -105,6 +105,11 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
             (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
             step::shift
         }
+        Tcgen05::Cp(_) => {
+            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
+            m.srcs = vec![fx.src(arg(ins, 1)?, Type::B64, ins.span)?];
+            crate::exec::step::tcgen05_cp::cp
+        }
         Tcgen05::Ld(l) => {
             let split = usize::from(l.shape == TmemShape::S16x32bx2);
             let red = usize::from(l.red.is_some());

@@ -558,6 +558,9 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     }
                     let ph = o.phase;
                     st.tma.observed(off, ph);
+                    if let Some(t) = c.tmem.as_mut() {
+                        t.async_writes.observed(off, ph);
+                    }
                 } else if p & op::TRY != 0 && step.wrapping_sub(last_change) > DEADLOCK_STEPS {
                     err = Some(LaneFault {
                         kind: FaultKind::BarrierDeadlock {

@@ -246,6 +246,23 @@ pub(super) fn fault(
             by.warp,
             site(by.pc)
         ),
+        TmemError::AsyncPending { lane, column, by } => {
+            let state = match by.state {
+                crate::tcgen05::async_writes::AsyncState::Issued => format!(
+                    "thread {} has not executed tcgen05.commit since",
+                    by.thread
+                ),
+                crate::tcgen05::async_writes::AsyncState::Committed { mbar, phase } => format!(
+                    "it was committed to the mbarrier at shared offset {mbar}, but no thread has waited for its phase {phase} to complete since"
+                ),
+            };
+            format!(
+                "{what} accesses lane {lane}, column {column}, which the asynchronous {} at {} (thread {}) writes: {state}, so the access is not ordered after the write (tcgen05.commit, an mbarrier wait, then tcgen05.fence::after_thread_sync)",
+                by.what,
+                site(by.pc),
+                by.thread
+            )
+        }
     };
     LaneFault {
         kind: FaultKind::Undefined { detail },

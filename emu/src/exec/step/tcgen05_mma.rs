@@ -10,8 +10,9 @@
 //! pipelines them. The results count as *pending* until the issuing thread's
 //! `tcgen05.commit` has tracked them and the phase of the mbarrier the commit arrived on has
 //! completed; in checked mode a `tcgen05.ld` of a pending cell is a fault (rule
-//! `tcgen05-mma-visibility`). `tcgen05.commit` makes its arrival at once (all MMAs it tracks
-//! are complete); its implicit `tcgen05.fence::before_thread_sync` is a no-op here.
+//! `tcgen05-mma-visibility`). `tcgen05.commit` makes its arrival at once (all MMAs and
+//! `tcgen05.cp` copies it tracks are complete; the copies' record is
+//! [`crate::tcgen05::async_writes`]); its implicit `tcgen05.fence::before_thread_sync` is a no-op here.
 //!
 //! Layouts (cta_group::1): element `(i, j)` of D (M×N) is the 32-bit cell at column
 //! `col(taddr) + j` of lane `i` for M = 128 (taddr's lane must be 0), and of lane
@@ -26,8 +27,10 @@
 //! 2. `.ws` runs for M = 128 only (the `.ws` layouts of M = 32 and 64 are refused by name).
 //! 3. A D of f16 occupies the low 16 bits of its 32-bit cell (upper bits 0); not compared with
 //!    hardware.
-//! 4. e2m3, e3m2 and e2m1 of `.kind::f8f6f4` sit in the low bits of their 8-bit containers;
-//!    each is converted exactly to e4m3 for the shared multiply. Not compared with hardware.
+//! 4. e2m3 and e3m2 of `.kind::f8f6f4` sit in bits 5–0 of their 8-bit containers, e2m1 in
+//!    bits 5–2 (the placement `tcgen05.cp`'s decompression writes; CUTLASS documents it for
+//!    sm_120); each is converted exactly to e4m3 for the shared multiply. Not compared with
+//!    hardware.
 //! 5. The block-scaled kinds are refused at run time by name.
 //! 6. `scale-input-d` scales a floating-point D by `2^-s` before accumulation; for an s32 D
 //!    (which ptxas accepts) it is refused.
@@ -159,7 +162,8 @@ fn to_mma_bits(t: ElemType, raw: u64, negate: bool) -> u64 {
     let v = match t {
         ElemType::E2m3 => exact(e2m3_to_f64(raw as u8)),
         ElemType::E3m2 => exact(e3m2_to_f64(raw as u8)),
-        ElemType::E2m1 => exact(e2m1_to_f64(raw as u8)),
+        // The container's bits 5-2 (as tcgen05.cp's .b4x16_p64 decompression writes them).
+        ElemType::E2m1 => exact(e2m1_to_f64((raw >> 2) as u8)),
         _ => raw,
     };
     if !negate {
@@ -510,10 +514,10 @@ pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         let (off, phase) = super::async_copy::arrive_async(c, &mbar, lane)?;
         let thread = c.ids.warp * 32 + lane as u32;
-        let n = c
-            .tmem
-            .as_mut()
-            .map_or(0, |t| t.mma.commit(thread, off, phase));
+        // The thread's MMAs (tracked here) and tcgen05.cp copies (tracked by async_writes).
+        let n = c.tmem.as_mut().map_or(0, |t| {
+            t.mma.commit(thread, off, phase) + t.async_writes.commit(thread, off, phase)
+        });
         let action = TmemAction::Commit {
             thread: lane as u32,
             mbar: off,

@@ -1,0 +1,190 @@
+//! `tcgen05.cp` in the interpreter (PTX ISA "tcgen05.cp"): a copy of a shared-memory matrix,
+//! located by a 64-bit shared-memory descriptor, into Tensor Memory, optionally decompressing
+//! 4- and 6-bit elements into bytes. Placement and decompression are
+//! [`crate::semantics::tcgen05_cp`]'s.
+//!
+//! The instruction is issued by a single thread and is asynchronous. ptxemu copies when it is
+//! issued (so a later `tcgen05.mma` of the same thread, ordered after it by issue order, sees
+//! the data) and records the cells written as pending
+//! ([`crate::tcgen05::async_writes::AsyncWrites`]): until the issuing thread's
+//! `tcgen05.commit` has been observed complete through its mbarrier, checked mode reports a
+//! `tcgen05.ld` or `tcgen05.st` of them.
+//!
+//! Checked mode also reports destination cells outside Tensor Memory or not allocated, and a
+//! source byte written through the generic proxy with no `fence.proxy.async` since (the copy
+//! reads through the async proxy, as `wgmma` operands do). A source outside the CTA's shared
+//! memory is always a fault.
+//!
+//! Deliberate deviations and choices:
+//! 1. Every executing lane issues its own copy (as `tcgen05.shift` does); real code guards it
+//!    with `elect.sync` or a lane test.
+//! 2. `.cta_group::2` (CTA pairs) is not modelled: executing it is an `Unsupported` fault.
+//! 3. A shared-memory descriptor whose fixed fields are wrong, or that uses the absolute-LBO
+//!    mode, is a fault naming the field.
+
+use super::Ctx;
+use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::program::{DInstr, Extra, Flow, TmemInstr};
+use crate::ir::{CtaGroup, Tcgen05, Tcgen05Cp};
+use crate::semantics::tcgen05_cp::{decompress, dest_lanes};
+use crate::tcgen05::memory::TensorMemory;
+
+type R = Result<Flow, LaneFault>;
+
+fn undefined(detail: String) -> LaneFault {
+    LaneFault::new(FaultKind::Undefined { detail })
+}
+
+fn decoded(i: &DInstr) -> Result<(&TmemInstr, Tcgen05Cp), LaneFault> {
+    match &i.extra {
+        Extra::Tmem(m) => match m.op {
+            Tcgen05::Cp(cp) => Ok((m, cp)),
+            _ => Err(undefined(
+                "tcgen05.cp decoded as another instruction".into(),
+            )),
+        },
+        _ => Err(LaneFault::new(FaultKind::Unsupported {
+            what: "a tcgen05 instruction without its decoded operands".into(),
+        })),
+    }
+}
+
+/// The CTA's Tensor Memory, made on first use.
+fn tmem<'c>(c: &'c mut Ctx<'_>) -> &'c mut TensorMemory {
+    let (warps, checked) = (c.launch.nwarpid, c.tmem_opts.checked);
+    c.tmem
+        .get_or_insert_with(|| Box::new(TensorMemory::new(warps, checked)))
+}
+
+/// The shared-memory byte address of 32-bit word `word` of source row `row`, by the
+/// descriptor `desc` (a K-major matrix of 32-bit elements: rows are its M/N dimension).
+fn word_addr(desc: u64, row: u32, word: u32) -> Result<u64, String> {
+    use crate::semantics::tcgen05_desc::{decode_smem, element_addr};
+    use crate::semantics::wgmma_desc::Major;
+    let d = decode_smem(desc).map_err(|e| e.to_string())?;
+    element_addr(&d, Major::K, 32, row, word)
+        .map(|(addr, _)| addr)
+        .map_err(|_| {
+            "the shared-memory descriptor uses the absolute-LBO mode (bit 52), which ptxemu does not model".to_string()
+        })
+}
+
+/// Reads source row `row`'s 16-byte chunk `chunk` (words `4·chunk .. 4·chunk + 4`).
+fn read_chunk(
+    c: &Ctx<'_>,
+    lane: usize,
+    desc: u64,
+    row: u32,
+    chunk: u32,
+) -> Result<[u8; 16], LaneFault> {
+    let mut out = [0u8; 16];
+    for j in 0..4 {
+        let addr = word_addr(desc, row, 4 * chunk + j).map_err(|e| {
+            undefined(format!("tcgen05.cp: {e} (s-desc 0x{desc:016x})")).at_lane(lane as u32)
+        })?;
+        if let Some(f) = super::tma_proxy::async_read(c, lane, addr, 4, "tcgen05.cp") {
+            return Err(f);
+        }
+        let v =
+            super::mem::load_shared(c, crate::exec::program::AddrSpace::Shared, addr, 4, 4, lane)?;
+        out[4 * j as usize..4 * j as usize + 4].copy_from_slice(&(v as u32).to_le_bytes());
+    }
+    Ok(out)
+}
+
+/// One lane's copy: reads the whole source, then writes every destination cell; returns the
+/// cells written.
+fn copy_one(
+    c: &mut Ctx<'_>,
+    lane: usize,
+    cp: Tcgen05Cp,
+    taddr: u32,
+    desc: u64,
+) -> Result<Vec<u32>, LaneFault> {
+    let (l0, c0) = (taddr >> 16, taddr & 0xFFFF);
+    let chunks = cp.shape.words() / 4;
+    let mut rows = Vec::with_capacity(cp.shape.rows() as usize);
+    for r in 0..cp.shape.rows() {
+        let mut words = Vec::with_capacity(cp.shape.words() as usize);
+        for k in 0..chunks {
+            let mut bytes = read_chunk(c, lane, desc, r, k)?;
+            if let Some(d) = cp.decompress {
+                bytes = decompress(d, bytes);
+            }
+            for w in bytes.chunks_exact(4) {
+                words.push(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            }
+        }
+        rows.push(words);
+    }
+    let t_mem = tmem(c);
+    let mut cells = Vec::with_capacity(rows.len() * 8);
+    for (r, words) in rows.iter().enumerate() {
+        for rel in dest_lanes(cp.shape, cp.multicast, r as u32) {
+            for (w, &v) in words.iter().enumerate() {
+                let (dl, dc) = (l0 + rel, c0 + w as u32);
+                let at = t_mem.check_cell(dl, dc).map_err(|e| (e, dl, dc));
+                let at = match at {
+                    Ok(at) => at,
+                    Err((e, dl, dc)) => {
+                        let why = match e {
+                            crate::tcgen05::memory::TmemError::NotAllocated { .. } => {
+                                "is not allocated"
+                            }
+                            _ => "is outside Tensor Memory (128 lanes, 512 columns)",
+                        };
+                        return Err(LaneFault {
+                            kind: FaultKind::Undefined {
+                                detail: format!(
+                                    "tcgen05.cp.{}: destination lane {dl}, column {dc} (source row {r}, word {w}) {why}",
+                                    cp.shape.name()
+                                ),
+                            },
+                            lane: Some(lane as u32),
+                            address: Some(u64::from(taddr)),
+                        });
+                    }
+                };
+                t_mem.write(at, v);
+                cells.push(at);
+            }
+        }
+    }
+    Ok(cells)
+}
+
+/// `tcgen05.cp.cta_group::1.shape{.multicast}{.b8x16.src_fmt} [taddr], s-desc`, by each
+/// executing lane (deviation 1).
+pub fn cp(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let (m, cp) = decoded(i)?;
+    if cp.group == CtaGroup::Two {
+        return Err(LaneFault::new(FaultKind::Unsupported {
+            what: "tcgen05.cp with .cta_group::2: CTA pairs are not modelled (use .cta_group::1)"
+                .into(),
+        }));
+    }
+    let addrs = c.fetch(&m.taddr);
+    let descs = c.fetch(&m.srcs[0]);
+    let offset = m.taddr_offset as u32;
+    let mut mask = c.mask;
+    while mask != 0 {
+        let lane = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        let taddr = (addrs[lane] as u32).wrapping_add(offset);
+        let cells = copy_one(c, lane, cp, taddr, descs[lane])?;
+        let thread = linear_tid(c, lane);
+        let pc = c.pc;
+        let t_mem = tmem(c);
+        if t_mem.checked() {
+            t_mem.async_writes.issue("tcgen05.cp", thread, pc, cells);
+        }
+    }
+    Ok(Flow::Next)
+}
+
+/// The linear thread index of `lane` in its CTA.
+pub fn linear_tid(c: &Ctx<'_>, lane: usize) -> u32 {
+    let [nx, ny, _] = c.launch.ntid;
+    let t = &c.ids.tid;
+    t[0][lane] + nx * (t[1][lane] + ny * t[2][lane])
+}

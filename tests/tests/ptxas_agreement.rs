@@ -2,8 +2,9 @@
 //! ld / ld.global.nc / st (tests/ptxas: gen.py, kernel.ptx, the verdicts in ldst.tsv) and the
 //! tcgen05 instructions (gen_tcgen05.py, tcgen05_kernel.ptx, tcgen05.tsv), the syntax Triton
 //! emits (gen_triton.py, triton_kernel.ptx, triton.tsv), and the warp-level matrix instructions
-//! mma, ldmatrix, stmatrix and movmatrix (gen_mma.py, mma_kernel.ptx, mma.tsv), and the
-//! warpgroup-level wgmma instructions (gen_wgmma.py, wgmma_kernel.ptx, wgmma.tsv).
+//! mma, ldmatrix, stmatrix and movmatrix (gen_mma.py, mma_kernel.ptx, mma.tsv), the
+//! warpgroup-level wgmma instructions (gen_wgmma.py, wgmma_kernel.ptx, wgmma.tsv), and
+//! tcgen05.mma/commit (gen_tcgen05_mma.py, tcgen05_mma_kernel.ptx, tcgen05_mma.tsv).
 //!
 //! The one deliberate difference (tests/ptxas/README.md): where ptxas crashes (`C`: plain
 //! `st.param` through a register in a kernel, from PTX ISA 8.7 on), ptxemu accepts, as ptxas
@@ -140,6 +141,12 @@ fn check_agrees_with_ptxas_on_ld_and_st() {
 fn check_agrees_with_ptxas_on_tcgen05() {
     let a = agreement("tcgen05_kernel.ptx", "tcgen05.tsv");
     assert_agreement("tcgen05", &a, 20_000);
+}
+
+#[test]
+fn check_agrees_with_ptxas_on_tcgen05_mma_and_commit() {
+    let a = agreement("tcgen05_mma_kernel.ptx", "tcgen05_mma.tsv");
+    assert_agreement("tcgen05-mma", &a, 400);
 }
 
 #[test]

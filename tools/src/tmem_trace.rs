@@ -39,6 +39,8 @@ fn action_name(a: &TmemAction) -> &'static str {
         TmemAction::Dealloc { .. } => "dealloc",
         TmemAction::Relinquish => "relinquish_alloc_permit",
         TmemAction::Shift { .. } => "shift",
+        TmemAction::Mma { .. } => "mma",
+        TmemAction::Commit { .. } => "commit",
     }
 }
 
@@ -70,6 +72,23 @@ pub fn text(prog: &Program, events: &[TmemEvent]) -> String {
                 "  moved lanes {lane}-{} down one row over columns {column}-{}\n",
                 lane + 30,
                 column + 7
+            )),
+            TmemAction::Mma {
+                thread,
+                shape: (m, n, k, kind),
+                lanes,
+                columns,
+                accumulate,
+            } => out.push_str(&format!(
+                "  thread {thread}: MMA m{m}n{n}k{k} .kind::{kind} wrote D lanes {}-{} x columns {}-{}{}\n",
+                lanes.0,
+                lanes.1 - 1,
+                columns.0,
+                columns.1 - 1,
+                if *accumulate { " (accumulated)" } else { "" }
+            )),
+            TmemAction::Commit { thread, mbar, mmas } => out.push_str(&format!(
+                "  thread {thread}: committed {mmas} MMA(s) to the mbarrier at shared offset {mbar}\n"
             )),
             TmemAction::Load { .. } | TmemAction::Store => {}
         }
@@ -147,6 +166,25 @@ pub fn json(prog: &Program, events: &[TmemEvent]) -> Value {
                 TmemAction::Shift { lane, column } => {
                     o["lane"] = json!(lane);
                     o["column"] = json!(column);
+                }
+                TmemAction::Mma {
+                    thread,
+                    shape,
+                    lanes,
+                    columns,
+                    accumulate,
+                } => {
+                    o["thread"] = json!(thread);
+                    o["shape"] = json!([shape.0, shape.1, shape.2]);
+                    o["kind"] = json!(shape.3);
+                    o["lanes"] = json!([lanes.0, lanes.1]);
+                    o["columns"] = json!([columns.0, columns.1]);
+                    o["accumulate"] = json!(accumulate);
+                }
+                TmemAction::Commit { thread, mbar, mmas } => {
+                    o["thread"] = json!(thread);
+                    o["mbar"] = json!(mbar);
+                    o["mmas"] = json!(mmas);
                 }
                 TmemAction::Load { redvals: None } | TmemAction::Store | TmemAction::Relinquish => {
                 }

@@ -82,6 +82,23 @@ fixtures!(
     fault_quarter_half2,
     fault_quarter_ld_red,
     fault_st_without_wait_ld,
+    mma_a_tmem,
+    mma_bf16_m64_mn,
+    mma_disable_lanes,
+    mma_f16_d,
+    mma_f16_m128n64,
+    mma_f16_none_neg,
+    mma_f8f6f4,
+    mma_f8f6f4_narrow,
+    mma_i8,
+    mma_i8_sat,
+    mma_tf32,
+    fault_mma_desc_outside,
+    fault_mma_idesc_reserved,
+    fault_mma_idesc_shape,
+    fault_mma_ld_phase,
+    fault_mma_ld_uncommitted,
+    fault_mma_no_proxy_fence,
 );
 
 #[test]

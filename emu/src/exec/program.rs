@@ -143,6 +143,8 @@ pub enum Extra {
     Matrix(Box<MatrixInstr>),
     /// A warpgroup-level matrix instruction (`wgmma`).
     Wgmma(Box<super::step::wgmma::WgmmaInstr>),
+    /// `tcgen05.mma` or `tcgen05.commit`.
+    Tc5Mma(Box<super::step::tcgen05_mma::MmaDInstr>),
 }
 
 /// A decoded warp-level matrix instruction: its fragments' registers, in vector order.

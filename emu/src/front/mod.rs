@@ -27,6 +27,7 @@ pub mod printer;
 pub mod quals;
 pub mod tcgen05;
 pub mod tcgen05_cp;
+pub mod tcgen05_mma;
 pub mod tma;
 pub mod wgmma;
 

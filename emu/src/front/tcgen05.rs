@@ -2,9 +2,8 @@
 //! the sub-instruction (`.alloc`, `.ld`, `.wait::st`, …) and what each takes.
 //!
 //! `.sync.aligned` is required where PTX requires it; its absence is a syntax error naming the
-//! instruction. `tcgen05.cp` is parsed by [`super::tcgen05_cp`]. Sub-instructions ptxemu does not
-//! execute (`tcgen05.mma`, `.commit`) are
-//! reported as unsupported, by name.
+//! instruction. `tcgen05.cp` is parsed by [`super::tcgen05_cp`], `tcgen05.mma` and `.commit` by
+//! [`super::tcgen05_mma`]. Unknown sub-instructions are reported by name.
 
 use super::error::{Error, ErrorKind};
 use super::quals::Quals;
@@ -14,7 +13,7 @@ use crate::ir::{
 };
 
 /// Sub-instructions of `tcgen05` that ptxemu recognises but does not execute.
-const UNSUPPORTED: &[&str] = &["mma", "commit"];
+const UNSUPPORTED: &[&str] = &[];
 
 fn cta_group(q: &mut Quals, what: &str) -> Result<CtaGroup, Error> {
     q.take_map(|s| match s {
@@ -183,6 +182,8 @@ pub fn parse(q: &mut Quals) -> Result<Op, Error> {
             }
             Tcgen05::Shift(group)
         }
+        "mma" => super::tcgen05_mma::parse_mma(q)?,
+        "commit" => super::tcgen05_mma::parse_commit(q)?,
         "cp" => super::tcgen05_cp::parse(q)?,
         s if UNSUPPORTED.contains(&s) => {
             return Err(Error::new(
@@ -300,6 +301,8 @@ pub fn mnemonic(o: &mut String, t: &Tcgen05) {
             q(group.name());
             q("down");
         }
+        Tcgen05::Mma(m) => super::tcgen05_mma::mnemonic_mma(&mut q, m),
+        Tcgen05::Commit(c) => super::tcgen05_mma::mnemonic_commit(&mut q, c),
         Tcgen05::Cp(c) => super::tcgen05_cp::mnemonic(o, c),
     }
 }

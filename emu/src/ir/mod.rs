@@ -34,6 +34,7 @@ mod special;
 mod sync;
 pub mod tcgen05;
 pub mod tcgen05_cp;
+pub mod tcgen05_mma;
 pub mod tma;
 pub mod types;
 mod variable;
@@ -68,6 +69,9 @@ pub use tcgen05::{
     TmemRed, TmemRedOp, TmemRedType, TmemShape, REPEATS,
 };
 pub use tcgen05_cp::{CpDecompress, CpMulticast, CpShape, Tcgen05Cp};
+pub use tcgen05_mma::{
+    Collector, CollectorBuffer, CollectorOp, MmaKind, ScaleVec, Tcgen05Commit, Tcgen05Mma,
+};
 pub use tma::Tma;
 pub use types::{CvtRounding, Dim, FloatRounding, IntRounding, Type, TypeClass, VecWidth};
 pub use wgmma::{Wgmma, WgmmaMma};

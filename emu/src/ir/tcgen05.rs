@@ -27,6 +27,10 @@ pub enum Tcgen05 {
     Fence(Tcgen05Fence),
     /// `tcgen05.shift.cta_group.down` — `[taddr]`.
     Shift(CtaGroup),
+    /// `tcgen05.mma{.ws}` ([`super::tcgen05_mma`]).
+    Mma(super::tcgen05_mma::Tcgen05Mma),
+    /// `tcgen05.commit` ([`super::tcgen05_mma`]).
+    Commit(super::tcgen05_mma::Tcgen05Commit),
     /// `tcgen05.cp` — `[taddr], s-desc` (shared memory to Tensor Memory).
     Cp(super::Tcgen05Cp),
 }
@@ -37,6 +41,8 @@ impl Tcgen05 {
         match self {
             Tcgen05::Alloc(a) => Some(a.group),
             Tcgen05::Dealloc(g) | Tcgen05::Relinquish(g) | Tcgen05::Shift(g) => Some(*g),
+            Tcgen05::Mma(m) => Some(m.group),
+            Tcgen05::Commit(c) => Some(c.group),
             Tcgen05::Cp(c) => Some(c.group),
             Tcgen05::Ld(_) | Tcgen05::St(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => None,
         }

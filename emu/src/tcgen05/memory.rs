@@ -173,6 +173,8 @@ pub struct TensorMemory {
     relinquished: bool,
     checked: bool,
     hazards: Hazards,
+    /// Pending `tcgen05.mma` results (checked mode).
+    pub mma: super::mma_track::MmaTrack,
     /// Writes of asynchronous operations (`tcgen05.cp`, `tcgen05.mma`) not yet observed
     /// complete (checked mode: a `tcgen05.ld` of such a cell is reported).
     pub async_writes: super::async_writes::AsyncWrites,
@@ -209,6 +211,7 @@ impl TensorMemory {
             relinquished: false,
             checked,
             hazards,
+            mma: Default::default(),
             async_writes: Default::default(),
         }
     }

@@ -45,6 +45,29 @@ pub enum TmemAction {
     },
     /// `tcgen05.relinquish_alloc_permit`.
     Relinquish,
+    /// `tcgen05.mma`: D cells written, lanes `lanes.0..lanes.1` (an M = 64 D uses 16 lanes of
+    /// each quarter) by columns `columns.0..columns.1`, by the thread `thread` of the warp.
+    Mma {
+        /// The issuing thread's lane.
+        thread: u32,
+        /// `M`, `N`, `K` and the kind's name.
+        shape: (u32, u32, u32, &'static str),
+        /// First lane and one past the last.
+        lanes: (u32, u32),
+        /// First column and one past the last.
+        columns: (u32, u32),
+        /// Whether D was accumulated into (enable-input-d).
+        accumulate: bool,
+    },
+    /// `tcgen05.commit`: the thread's MMAs tracked by an arrival on the mbarrier at `mbar`.
+    Commit {
+        /// The issuing thread's lane.
+        thread: u32,
+        /// The mbarrier's shared offset.
+        mbar: u64,
+        /// How many MMAs it tracked.
+        mmas: u32,
+    },
     /// `tcgen05.shift.down` of 32 lanes from `lane` over 8 columns from `column`.
     Shift {
         /// The first lane of the block.

@@ -128,10 +128,10 @@ fn arity(op: &Op) -> (usize, usize) {
         | Op::Brkpt
         | Op::Griddepcontrol(_) => (0, 0),
         Op::Call(_) => (0, 0),
-        Op::Tcgen05(t) => {
+        Op::Tcgen05(t) => super::tcgen05_mma::arity(t).unwrap_or_else(|| {
             let n = super::tcgen05::operand_count(t);
             (n, n)
-        }
+        }),
         Op::WarpMatrix(w) => super::mma::operand_count(w),
         Op::Wgmma(w) => super::wgmma::operand_count(w),
     }

@@ -15,6 +15,7 @@ mod target;
 pub use target::is_known_arch_name;
 mod tcgen05;
 mod tcgen05_cp;
+mod tcgen05_mma;
 mod tma;
 mod types;
 mod warp_level;

@@ -245,6 +245,8 @@ pub fn operand_count(t: &Tcgen05) -> usize {
         Tcgen05::Cp(_) => 2,
         Tcgen05::Ld(l) => 2 + usize::from(l.red.is_some()) + split(l.shape),
         Tcgen05::St(s) => 2 + split(s.shape),
+        // Variable: see tcgen05_mma::arity.
+        Tcgen05::Mma(_) | Tcgen05::Commit(_) => 0,
     }
 }
 
@@ -254,6 +256,9 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
     let Op::Tcgen05(t) = &i.op else {
         return;
     };
+    if matches!(t, Tcgen05::Mma(_) | Tcgen05::Commit(_)) {
+        return super::tcgen05_mma::check(f, i, t, out);
+    }
     let what = crate::front::printer::mnemonic(&i.op);
     let mut c = Checker { f, i, out };
     match t {
@@ -279,6 +284,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         Tcgen05::Cp(cp) => super::tcgen05_cp::check(f, i, cp, &what, c.out),
         Tcgen05::Ld(l) => c.ld(l, &what),
         Tcgen05::St(s) => c.st(s, &what),
+        Tcgen05::Mma(_) | Tcgen05::Commit(_) => {}
         Tcgen05::Shift(_) => {
             // ptxas also takes (and crashes on) an immediate address `[16]`.
             let immediate =
@@ -305,6 +311,7 @@ fn has_ld_red(t: &Target) -> bool {
 /// Checks a `tcgen05` instruction against the module's `.version` and `.target` (the module
 /// declares both).
 pub fn check_target(m: &Module, i: &Instr, t: &Tcgen05, out: &mut Vec<Diagnostic>) {
+    super::tcgen05_mma::check_target(m, i, t, out);
     let red = matches!(t, Tcgen05::Ld(l) if l.red.is_some());
     let shift = matches!(t, Tcgen05::Shift(_));
     let (what, version, ok, targets) = if shift {

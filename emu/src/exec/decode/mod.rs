@@ -18,6 +18,7 @@ pub mod operands;
 pub mod ops;
 pub mod shared;
 pub mod tcgen05;
+pub mod tcgen05_mma;
 pub mod tma;
 pub mod wgmma;
 

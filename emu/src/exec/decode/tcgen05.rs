@@ -42,7 +42,11 @@ fn vector(
 }
 
 /// `taddr` in brackets: its register and constant offset.
-fn tmem_address(fx: &FnCtx<'_>, ins: &Instr, o: &Operand) -> Result<(Src, i64), DecodeError> {
+pub(super) fn tmem_address(
+    fx: &FnCtx<'_>,
+    ins: &Instr,
+    o: &Operand,
+) -> Result<(Src, i64), DecodeError> {
     let a = fx.addr(o, SpaceQual::GENERIC, ins.span)?;
     match a.base {
         crate::exec::program::AddrBase::Reg(slot) => Ok((Src::Reg(slot), a.offset)),
@@ -60,6 +64,9 @@ fn tmem_address(fx: &FnCtx<'_>, ins: &Instr, o: &Operand) -> Result<(Src, i64), 
 /// # Errors
 /// A malformed instruction the validator should have rejected.
 pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result<(), DecodeError> {
+    if matches!(t, Tcgen05::Mma(_) | Tcgen05::Commit(_)) {
+        return super::tcgen05_mma::lower(fx, ins, t, d);
+    }
     let mut m = TmemInstr {
         op: *t,
         taddr: Src::None,
@@ -140,6 +147,12 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
                 return Err(invalid(ins, "the vector's size does not match the shape"));
             }
             step::st
+        }
+        Tcgen05::Mma(_) | Tcgen05::Commit(_) => {
+            return Err(invalid(
+                ins,
+                "tcgen05.mma/commit are lowered by tcgen05_mma",
+            ))
         }
     };
     d.extra = Extra::Tmem(Box::new(m));

@@ -654,6 +654,45 @@ pub fn complete_tx(
     Ok((off, phase))
 }
 
+/// One arrival (as `mbarrier.arrive`) of lane `lane` on the mbarrier at `a`, made by an
+/// asynchronous operation's completion (`tcgen05.commit`); returns the mbarrier's shared
+/// offset and the phase the arrival counted in.
+///
+/// # Errors
+/// A bad mbarrier address, an mbarrier not initialised, or no arrival pending.
+pub fn arrive_async(c: &mut Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, u32), LaneFault> {
+    let addr = super::mem::lane_addr(c, a, lane);
+    let off = shared_offset(c, a, lane, 8)?;
+    let step = c.clock.wrapping_add(c.cta_step_offset);
+    let st = &mut *c.asyncs;
+    let o = obj(st, off, lane, addr)?;
+    let phase = o.phase;
+    if o.pending == 0 {
+        return Err(fault(
+            lane,
+            addr,
+            format!("an arrival on the mbarrier at shared offset {off} with no arrival pending in phase {phase}"),
+        ));
+    }
+    o.pending -= 1;
+    settle(o);
+    let completed = phase != o.phase;
+    st.last_change = step;
+    if let (Some(r), true) = (c.race.as_deref_mut(), completed) {
+        r.mbarrier_events(c.pc, &[MbarEvent::PhaseDone(off, phase)]);
+    }
+    Ok((off, phase))
+}
+
+/// Whether phase `phase` of the mbarrier at shared offset `off` has completed (an mbarrier
+/// invalidated or re-initialised since counts as completed).
+pub fn phase_done(st: &AsyncState, off: u64, phase: u32) -> bool {
+    match st.mbarriers.get(&off) {
+        Some(Slot::Valid(o)) => o.phase.wrapping_sub(phase) as i32 > 0,
+        _ => true,
+    }
+}
+
 /// `mbarrier.pending_count.b64 count, state`: the pending count a `state` recorded.
 pub fn pending_count(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let s = c.fetch(&i.s[0]);

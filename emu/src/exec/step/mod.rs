@@ -23,6 +23,7 @@ pub mod mma_layout;
 pub mod packed;
 pub mod tcgen05;
 pub mod tcgen05_cp;
+pub mod tcgen05_mma;
 pub mod tma;
 pub mod tma_map;
 pub mod tma_proxy;

@@ -171,7 +171,7 @@ fn uniform(c: &Ctx<'_>, s: &Src, name: &str, what: &str) -> Result<u32, LaneFaul
 }
 
 /// The CTA's Tensor Memory, made on first use.
-fn tmem<'c>(c: &'c mut Ctx<'_>) -> &'c mut TensorMemory {
+pub(super) fn tmem<'c>(c: &'c mut Ctx<'_>) -> &'c mut TensorMemory {
     let (warps, checked) = (c.launch.nwarpid, c.tmem_opts.checked);
     c.tmem
         .get_or_insert_with(|| Box::new(TensorMemory::new(warps, checked)))
@@ -188,7 +188,7 @@ fn allocation_list(a: &[Allocation]) -> String {
 }
 
 /// A Tensor Memory error as a fault of `what`, at `lane` when one lane is at fault.
-fn fault(
+pub(super) fn fault(
     c: &Ctx<'_>,
     e: TmemError,
     what: &str,
@@ -271,7 +271,12 @@ fn fault(
     }
 }
 
-fn record(c: &mut Ctx<'_>, taddr: Option<u32>, action: TmemAction, moves: Vec<TmemMove>) {
+pub(super) fn record(
+    c: &mut Ctx<'_>,
+    taddr: Option<u32>,
+    action: TmemAction,
+    moves: Vec<TmemMove>,
+) {
     if c.tmem_opts.trace {
         let ev = TmemEvent {
             cta: c.launch.ctaid,
@@ -464,6 +469,7 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let who = (c.ids.warp, c.pc, c.tmem_opts.trace);
     let mut out = vec![[0u64; 32]; regs as usize];
     let cells = |t, j| cells_of(l.shape, l.pack, taddr, m.split, t, j);
+    super::tcgen05_mma::check_ld(c, regs, &cells, what)?;
     let moves = walk(
         tmem(c),
         Access::Load,

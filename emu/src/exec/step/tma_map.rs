@@ -162,6 +162,8 @@ pub fn uses_async_proxy(p: &crate::exec::program::Program) -> bool {
         ),
         // wgmma reads its shared-memory operands through the async proxy.
         Extra::Wgmma(_) => true,
+        // So does tcgen05.mma.
+        Extra::Tc5Mma(m) => matches!(m.op, crate::ir::Tcgen05::Mma(_)),
         // So does tcgen05.cp its source.
         Extra::Tmem(m) => matches!(m.op, crate::ir::Tcgen05::Cp(_)),
         _ => false,

@@ -14,6 +14,8 @@ pub mod cluster;
 pub mod control;
 pub mod convert;
 pub mod float;
+pub mod float_cmp;
+pub mod float_fn;
 pub mod int;
 pub mod matrix_b8;
 pub mod mem;

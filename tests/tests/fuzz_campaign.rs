@@ -394,7 +394,7 @@ fn smoke() {
 /// The nightly-sized campaign: `PTXEMU_FUZZ_SECONDS` (default 300) per target.
 #[test]
 #[ignore = "nightly-sized: run with --ignored (PTXEMU_FUZZ_SECONDS per target)"]
-fn nightly() {
+fn nightly_campaign() {
     let secs: u64 = std::env::var("PTXEMU_FUZZ_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -16,6 +16,8 @@
 //!
 //! Deliberate simplifications: a proxy fence of any thread clears the generic marks of the
 //! whole CTA (ptxemu does not check that the fencing thread is ordered after the writer), an
+//! async-proxy copy into shared memory clears the generic marks of the bytes it writes (a
+//! generic write followed by an async-proxy write of the same bytes is not reported), an
 //! mbarrier wait of any thread counts as the CTA's observation, and plain `st.global` stores
 //! of tensor-map bytes are not tracked.
 
@@ -75,8 +77,16 @@ fn proxy_fault(lane: usize, addr: u64, detail: String) -> LaneFault {
 impl ProxyState {
     /// Records an async-proxy write of shared `[lo, hi)` completing on the mbarrier at
     /// `mbar` in `phase`.
+    ///
+    /// The copy's bytes replace what a generic write left there, so an async-proxy read
+    /// after the copy's completion reads the copy's value: their generic marks are dropped.
     pub fn async_write(&mut self, lo: u64, hi: u64, pc: u32, mbar: u64, phase: u32) {
         if self.check {
+            let mut g = self.generic.borrow_mut();
+            if !g.is_empty() {
+                g.retain(|b, _| *b < lo || hi <= *b);
+            }
+            drop(g);
             self.writes.retain(|w| w.hi <= lo || hi <= w.lo);
             self.writes.push(AsyncWrite {
                 lo,

@@ -14,7 +14,10 @@ fn diagnostics(version: &str, target: &str) -> Vec<String> {
     let src = module(version, target, "fence.mbarrier_init.release.cluster;");
     let m = emu::front::parse_module(&src, "t.ptx").expect("parses");
     let printed = emu::front::print_module(&m);
-    assert!(printed.contains("fence.mbarrier_init.release.cluster;"), "{printed}");
+    assert!(
+        printed.contains("fence.mbarrier_init.release.cluster;"),
+        "{printed}"
+    );
     let again = emu::front::parse_module(&printed, "printed.ptx").expect("reparses");
     assert_eq!(printed, emu::front::print_module(&again), "print is stable");
     emu::validate::validate_module(&m)
@@ -51,6 +54,9 @@ fn other_semantics_and_scopes_are_refused() {
         let src = module("8.6", "sm_100a", form);
         let e = emu::front::parse_module(&src, "t.ptx").expect_err(form);
         let msg = e.render(&src);
-        assert!(msg.contains(why) && msg.contains("t.ptx:5:"), "{form}: {msg}");
+        assert!(
+            msg.contains(why) && msg.contains("t.ptx:6:"),
+            "{form}: {msg}"
+        );
     }
 }

@@ -32,7 +32,7 @@ use crate::semantics::tcgen05_idesc::InstrDesc;
 pub fn pair(c: &Ctx<'_>, what: &str) -> Result<[u32; 2], LaneFault> {
     let ids = &c.launch.cluster;
     let size = c.cluster.size();
-    if size % 2 != 0 {
+    if !size.is_multiple_of(2) {
         let shape = crate::exec::cluster::triple(ids.dims);
         let given = if ids.explicit {
             ""

@@ -483,7 +483,7 @@ fn divergence_exited_lanes_partial_warps_and_non_uniform_operands_fault() {
 }
 
 #[test]
-fn cta_pairs_are_refused_when_executed() {
+fn cta_group_2_outside_a_cluster_pair_is_a_fault_naming_the_cluster_shape() {
     let src = format!(
         "{HEADER}.visible .entry k()
 {{
@@ -498,7 +498,9 @@ fn cta_pairs_are_refused_when_executed() {
     let o = launch(&src, "k", [1, 1, 1], [32, 1, 1], vec![]);
     let e = o.fault().to_string();
     assert!(
-        e.contains("unsupported") && e.contains("cta_group::2"),
+        e.contains("tcgen05.alloc.cta_group::2")
+            && e.contains("needs a CTA pair")
+            && e.contains("clusters of (1,1,1)"),
         "{e}"
     );
 }

@@ -392,9 +392,9 @@ fn corpus_parses_validates_and_round_trips() {
 /// The tensor-core corpora: `triton/tc/corpus/` (Triton's 16 sm_90a builds, which run: each
 /// parses, validates and round-trips), and `tcgen05_kernels/` (the same Triton kernels for
 /// sm_100a, and the hand-written sm_100a kernels), whose files may be refused only naming a
-/// tcgen05 instruction ptxemu does not implement yet (`tcgen05.mma`, `.cp`, `.commit`), or, for
-/// the CTA-pair kernel, `fence.mbarrier_init` (not parsed yet; cluster support). A file that
-/// is accepted must round-trip, so these files join the checks as support lands.
+/// tcgen05 instruction ptxemu does not implement yet (`tcgen05.mma`, `.cp`, `.commit`). Every
+/// file parses (the CTA-pair kernel's `fence.mbarrier_init` included). A file that is accepted
+/// must round-trip, so these files join the checks as support lands.
 #[test]
 fn tensor_core_corpora_are_accounted_for() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
@@ -413,16 +413,7 @@ fn tensor_core_corpora_are_accounted_for() {
             let m = match emu::front::parse_module(&src, &name) {
                 Ok(m) => m,
                 Err(e) => {
-                    let msg = e.render(&src);
-                    // not parsed yet: fence.mbarrier_init (the CTA-pair kernel)
-                    if may_refuse
-                        && name.ends_with("tc_pair.sm100a.ptx")
-                        && msg.contains("mbarrier_init")
-                    {
-                        refused += 1;
-                    } else {
-                        bad.push(format!("{name}: {msg}"));
-                    }
+                    bad.push(format!("{name}: {}", e.render(&src)));
                     continue;
                 }
             };

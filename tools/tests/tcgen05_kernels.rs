@@ -76,7 +76,6 @@ fixtures!(CUDA, cuda, "needs tcgen05.mma, tcgen05.cp and tcgen05.commit (issue 1
 
 mod cuda_pair {
     #[test]
-    #[ignore = "needs tcgen05.mma .cta_group::2 (issue 17) and cluster launch with fence.mbarrier_init (issue 16)"]
     fn cta2_f16() {
         super::cuda("cta2_f16");
     }

@@ -1,6 +1,6 @@
 //! `tcgen05.mma`/`tcgen05.commit` through the CLI beyond the fixtures: `--trace-tmem` shows
 //! which D cells each MMA produced and each commit, as text and in `--json`; the sparse
-//! `tcgen05.mma.sp` and `.cta_group::2` are refused by name.
+//! `tcgen05.mma.sp` and `.cta_group::2` outside a CTA pair are refused by name.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

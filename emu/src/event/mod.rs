@@ -491,6 +491,13 @@ fn run(
                         (k, Some(*scope), Some(Proxy::Generic))
                     }
                     Fence::ProxyAlias => (FenceKind::Alias, None, None),
+                    // mbarrier.init makes no event: the fence it orders is a release at
+                    // cluster scope (an over-approximation of its narrower ordering).
+                    Fence::MbarrierInit => (
+                        FenceKind::Release,
+                        Some(Scope::Cluster),
+                        Some(Proxy::Generic),
+                    ),
                     Fence::ProxyKind(p) => (FenceKind::Proxy(*p), None, Some(*p)),
                     Fence::ProxyAsync(_) => {
                         (FenceKind::Proxy(Proxy::Async), None, Some(Proxy::Async))

@@ -49,3 +49,18 @@ pub fn parse(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         ClusterOp::Getctarank { shared, ty }
     }))
 }
+
+/// Parses the rest of `fence.mbarrier_init` (its `.mbarrier_init` already taken): the only
+/// form is `.release.cluster` (ptxas 13.5 refuses any other semantics or scope).
+///
+/// # Errors
+/// A missing `.release`, or a scope other than `.cluster`.
+pub fn fence_mbarrier_init(q: &mut Quals) -> Result<Op, Error> {
+    if !q.take("release") {
+        return Err(q.syntax("fence.mbarrier_init needs .release (its only semantics)".into()));
+    }
+    match q.scope() {
+        Some(models::vocab::Scope::Cluster) => Ok(Op::Fence(crate::ir::Fence::MbarrierInit)),
+        _ => Err(q.syntax("fence.mbarrier_init takes only the scope .cluster".into())),
+    }
+}

@@ -776,7 +776,9 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
             Op::Membar(level)
         }
         "fence" => {
-            if q.take("proxy") {
+            if q.take("mbarrier_init") {
+                super::cluster::fence_mbarrier_init(q)?
+            } else if q.take("proxy") {
                 if q.take("alias") {
                     Op::Fence(Fence::ProxyAlias)
                 } else if q.take("async") {

@@ -84,6 +84,9 @@ pub enum Fence {
     /// `fence.proxy.P` for the litmus dialect's texture/surface/constant/generic proxies.
     /// Not accepted in `.ptx` modules.
     ProxyKind(Proxy),
+    /// `fence.mbarrier_init.release.cluster`: a release fence at cluster scope that orders only
+    /// this thread's prior `mbarrier.init`s before its later cluster-scope accesses.
+    MbarrierInit,
     /// `fence.proxy.tensormap::generic.{release,acquire}.scope`.
     ProxyTensormap {
         /// `.release` (else `.acquire`).

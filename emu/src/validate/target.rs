@@ -193,6 +193,7 @@ fn reqs(i: &Instr) -> Vec<Req> {
             }
         }
         Op::Fence(Fence::ProxyAlias) => add("fence.proxy.alias", (7, 5), 70),
+        Op::Fence(Fence::MbarrierInit) => add("fence.mbarrier_init", (8, 0), 90),
         Op::Fence(Fence::ProxyAsync(_)) => add("fence.proxy.async", (8, 0), 90),
         Op::Fence(Fence::ProxyTensormap { .. }) => add("fence.proxy.tensormap", (8, 3), 90),
         Op::Bmsk(_) | Op::Szext(_) => add("bmsk/szext", (7, 6), 70),

@@ -136,7 +136,7 @@ fn collective<'i>(
 ) -> Result<Result<&'i TmemInstr, Flow>, LaneFault> {
     let m = decoded(i)?;
     if m.op.group() == Some(CtaGroup::Two) {
-        return Err(unsupported_pair(what));
+        super::tcgen05_pair::pair(c, &format!("{what}.cta_group::2"))?;
     }
     Ok(match converge(c, what)? {
         Some(flow) => Err(flow),

@@ -23,7 +23,7 @@
 //! ([`super::mma::multiply`]).
 //!
 //! Deliberate choices and limits:
-//! 1. `.cta_group::2` (a CTA pair) is refused at run time: it needs clusters.
+//! 1. `.cta_group::2` (a CTA pair, M = 256) runs in [`super::tcgen05_pair`].
 //! 2. `.ws` runs for M = 128 only (the `.ws` layouts of M = 32 and 64 are refused by name).
 //! 3. A D of f16 occupies the low 16 bits of its 32-bit cell (upper bits 0); not compared with
 //!    hardware.
@@ -123,15 +123,15 @@ fn line(c: &Ctx<'_>, pc: u32) -> u32 {
 }
 
 /// The operands of one issue, as the issuing lane gives them.
-struct Issue {
-    lane: usize,
-    taddr_d: u32,
-    a_tmem: Option<u32>,
-    a_desc: u64,
-    b_desc: u64,
-    idesc: u32,
-    disable: [u32; 8],
-    enable: bool,
+pub(super) struct Issue {
+    pub(super) lane: usize,
+    pub(super) taddr_d: u32,
+    pub(super) a_tmem: Option<u32>,
+    pub(super) a_desc: u64,
+    pub(super) b_desc: u64,
+    pub(super) idesc: u32,
+    pub(super) disable: [u32; 8],
+    pub(super) enable: bool,
 }
 
 /// The Tensor Memory lane of row `r` of D (and of A from Tensor Memory).
@@ -247,18 +247,25 @@ fn tmem_a_elem(
     Ok((cell >> (k * bits % 32)) & storage_mask(bits))
 }
 
-/// Fills A (M×K) and B (K×N) of `t`.
-fn operands(c: &mut Ctx<'_>, s: &Issue, id: &InstrDesc, t: &mut Tiles) -> Result<(), LaneFault> {
+fn decode_desc(s: &Issue, v: u64, which: &str) -> Result<SmemDesc, LaneFault> {
+    decode_smem(v).map_err(|e| {
+        undefined(
+            s.lane,
+            format!("rule tcgen05-mma-descriptor: the {which} descriptor 0x{v:016x}: {e}"),
+        )
+    })
+}
+
+/// Fills A (M×K, `id.m` rows) of `t`.
+pub(super) fn operand_a(
+    c: &mut Ctx<'_>,
+    s: &Issue,
+    id: &InstrDesc,
+    t: &mut Tiles,
+) -> Result<(), LaneFault> {
     let k = id.kind.k();
-    let (abits, bbits) = (id.a.storage_bits(id.kind), id.b.storage_bits(id.kind));
-    let decode = |v: u64, which: &str| {
-        decode_smem(v).map_err(|e| {
-            undefined(
-                s.lane,
-                format!("rule tcgen05-mma-descriptor: the {which} descriptor 0x{v:016x}: {e}"),
-            )
-        })
-    };
+    let abits = id.a.storage_bits(id.kind);
+    let decode = |v: u64, which: &str| decode_desc(s, v, which);
     match s.a_tmem {
         Some(taddr) => {
             for r in 0..id.m {
@@ -279,12 +286,25 @@ fn operands(c: &mut Ctx<'_>, s: &Issue, id: &InstrDesc, t: &mut Tiles) -> Result
             }
         }
     }
-    let d = decode(s.b_desc, "B")?;
+    Ok(())
+}
+
+/// Fills columns `at..at + id.n` of B (K×N) of `t` from the B descriptor's `id.n` columns.
+pub(super) fn operand_b(
+    c: &mut Ctx<'_>,
+    s: &Issue,
+    id: &InstrDesc,
+    t: &mut Tiles,
+    at: u32,
+) -> Result<(), LaneFault> {
+    let k = id.kind.k();
+    let bbits = id.b.storage_bits(id.kind);
+    let d = decode_desc(s, s.b_desc, "B")?;
     let major = if id.transpose_b { Major::Mn } else { Major::K };
     for col in 0..id.n {
         for kk in 0..k {
             let v = smem_elem(c, s, &d, "B", (major, bbits), (col, kk))?;
-            t.b.set(kk, col, to_mma_bits(id.b, v, id.negate_b));
+            t.b.set(kk, at + col, to_mma_bits(id.b, v, id.negate_b));
         }
     }
     Ok(())
@@ -292,8 +312,13 @@ fn operands(c: &mut Ctx<'_>, s: &Issue, id: &InstrDesc, t: &mut Tiles) -> Result
 
 /// The checks of an issue before any operand is read: the idesc, the kind and shape ptxemu
 /// runs, D's lane.
-fn prepare(c: &Ctx<'_>, m: &Tcgen05Mma, s: &Issue) -> Result<InstrDesc, LaneFault> {
-    let id = decode_idesc(m.kind, s.idesc, 1, m.ws).map_err(|e| {
+pub(super) fn prepare(
+    c: &Ctx<'_>,
+    m: &Tcgen05Mma,
+    s: &Issue,
+    group: u8,
+) -> Result<InstrDesc, LaneFault> {
+    let id = decode_idesc(m.kind, s.idesc, group, m.ws).map_err(|e| {
         undefined(
             s.lane,
             format!("rule tcgen05-mma-idesc: {e} (idesc 0x{:08x})", s.idesc),
@@ -329,6 +354,7 @@ fn prepare(c: &Ctx<'_>, m: &Tcgen05Mma, s: &Issue) -> Result<InstrDesc, LaneFaul
     } else {
         base == 0
     };
+    let ok = ok || (group == 2 && base == 0);
     if !ok {
         return Err(undefined(
             s.lane,
@@ -354,10 +380,24 @@ fn d_elem(id: &InstrDesc) -> MmaElem {
 
 /// One MMA issued by lane `s.lane`.
 fn issue(c: &mut Ctx<'_>, x: &MmaDInstr, m: &Tcgen05Mma, s: &Issue) -> Result<(), LaneFault> {
-    let id = prepare(c, m, s)?;
+    let id = prepare(c, m, s, 1)?;
+    let mut t = Tiles::new(id.m, id.n, id.kind.k());
+    operand_a(c, s, &id, &mut t)?;
+    operand_b(c, s, &id, &mut t, 0)?;
+    accumulate(c, x, s, &id, t)
+}
+
+/// Reads C from D's cells (when `enable-input-d`), multiplies `t` and writes D: `id.m` rows
+/// into the context's Tensor Memory.
+pub(super) fn accumulate(
+    c: &mut Ctx<'_>,
+    x: &MmaDInstr,
+    s: &Issue,
+    id: &InstrDesc,
+    mut t: Tiles,
+) -> Result<(), LaneFault> {
+    let id = *id;
     let (rows, cols, k) = (id.m, id.n, id.kind.k());
-    let mut t = Tiles::new(rows, cols, k);
-    operands(c, s, &id, &mut t)?;
     let delem = d_elem(&id);
     if x.scale_input_d != 0 && id.d == DType::S32 {
         return Err(unsupported(s.lane, "scale-input-d with an s32 D".into()));
@@ -454,11 +494,6 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             what: "tcgen05.mma decoded as another instruction".into(),
         }));
     };
-    if m.group == CtaGroup::Two {
-        return Err(LaneFault::new(FaultKind::Unsupported {
-            what: "tcgen05.mma.cta_group::2: it needs a CTA pair (cluster), which ptxemu does not model".into(),
-        }));
-    }
     let d = tref(c, &x.d).unwrap_or([0; 32]);
     let a_tmem = tref(c, &x.a_tmem);
     let (a_desc, b_desc) = (c.fetch(&x.a_desc), c.fetch(&x.b_desc));
@@ -478,7 +513,11 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             disable: std::array::from_fn(|k| disable.get(k).map_or(0, |r| r[lane] as u32)),
             enable: enable[lane] != 0,
         };
-        issue(c, x, &m, &s)?;
+        if m.group == CtaGroup::Two {
+            super::tcgen05_pair::issue(c, x, &m, &s)?;
+        } else {
+            issue(c, x, &m, &s)?;
+        }
     }
     Ok(Flow::Next)
 }
@@ -491,10 +530,9 @@ pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
             what: "tcgen05.commit decoded as another instruction".into(),
         }));
     };
-    if m.group == CtaGroup::Two {
-        return Err(LaneFault::new(FaultKind::Unsupported {
-            what: "tcgen05.commit.cta_group::2: it needs a CTA pair (cluster), which ptxemu does not model".into(),
-        }));
+    let pair = m.group == CtaGroup::Two;
+    if pair {
+        super::tcgen05_pair::pair(c, "tcgen05.commit.cta_group::2")?;
     }
     let mask = c.fetch(&x.mask);
     let Some(mbar) = x.mbar else {
@@ -506,26 +544,49 @@ pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
         if c.mask & (1 << lane) == 0 {
             continue;
         }
-        if m.multicast && ctamask & 0xFFFF != 1 {
-            return Err(unsupported(
-                lane,
-                format!("tcgen05.commit.multicast::cluster to ctaMask 0x{:04x}: only the CTA itself (mask 1) without clusters", ctamask & 0xFFFF),
-            ));
-        }
-        let (off, phase) = super::async_copy::arrive_async(c, &mbar, lane)?;
-        let thread = c.ids.warp * 32 + lane as u32;
-        // The thread's MMAs (tracked here) and tcgen05.cp copies (tracked by async_writes).
-        let n = c.tmem.as_mut().map_or(0, |t| {
-            t.mma.commit(thread, off, phase) + t.async_writes.commit(thread, off, phase)
-        });
-        let action = TmemAction::Commit {
-            thread: lane as u32,
-            mbar: off,
-            mmas: n as u32,
+        let own = c.cluster.rank();
+        let ranks = if m.multicast {
+            let off = super::mem::lane_addr(c, &mbar, lane);
+            super::cluster::targets(c, Some(ctamask), off, lane)?.0
+        } else {
+            vec![own]
         };
-        super::tcgen05::record(c, None, action, Vec::new());
+        let thread = c.ids.warp * 32 + lane as u32;
+        for r in ranks {
+            // A peer's Tensor Memory holds this thread's MMAs only for a CTA pair.
+            let track = r == own || pair;
+            super::tcgen05_pair::with_cta(c, r, lane, |c| {
+                commit_one(c, &mbar, lane, thread, track)
+            })?;
+        }
     }
     Ok(Flow::Next)
+}
+
+/// One arrival of `tcgen05.commit` on the mbarrier at `mbar` of the context's CTA; with
+/// `track`, the thread's MMAs and copies in the CTA's Tensor Memory complete with it.
+fn commit_one(
+    c: &mut Ctx<'_>,
+    mbar: &DAddr,
+    lane: usize,
+    thread: u32,
+    track: bool,
+) -> Result<(), LaneFault> {
+    let (off, phase) = super::async_copy::arrive_async(c, mbar, lane)?;
+    // The thread's MMAs (tracked here) and tcgen05.cp copies (tracked by async_writes).
+    let n = match c.tmem.as_mut() {
+        Some(t) if track => {
+            t.mma.commit(thread, off, phase) + t.async_writes.commit(thread, off, phase)
+        }
+        _ => 0,
+    };
+    let action = TmemAction::Commit {
+        thread: lane as u32,
+        mbar: off,
+        mmas: n as u32,
+    };
+    super::tcgen05::record(c, None, action, Vec::new());
+    Ok(())
 }
 
 /// The visibility rule for a `tcgen05.ld` (checked mode): none of the cells `cells(t, j)`

@@ -112,6 +112,7 @@ pub(super) fn sync(o: &mut String, op: &Op) {
                     q(o, scope.name());
                 }
                 Fence::ProxyAlias => o.push_str(".proxy.alias"),
+                Fence::MbarrierInit => o.push_str(".mbarrier_init.release.cluster"),
                 Fence::ProxyAsync(sp) => {
                     o.push_str(".proxy.async");
                     if let Some(sp) = sp {

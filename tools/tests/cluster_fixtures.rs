@@ -20,6 +20,13 @@ fn run(name: &str) {
     fixture_common::run_fixture_at(&dir(name), "../cluster.sm90a.ptx");
 }
 
+/// `cp.async.bulk.shared::cluster.shared::cta`: shared memory to a peer CTA's shared memory,
+/// completing on the peer's mbarrier (hand-written PTX, its own `ref.py`).
+#[test]
+fn bulk_copy_into_a_peer_ctas_shared_memory() {
+    fixture_common::run_fixture_at(&dir("bulk_peer"), "bulk_peer.ptx");
+}
+
 #[test]
 fn dsmem_histogram() {
     run("hist");

@@ -24,6 +24,7 @@ pub mod packed;
 pub mod tcgen05;
 pub mod tcgen05_cp;
 pub mod tcgen05_mma;
+pub mod tcgen05_mma_bs;
 pub mod tma;
 pub mod tma_map;
 pub mod tma_proxy;

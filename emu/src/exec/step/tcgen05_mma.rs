@@ -31,7 +31,7 @@
 //!    bits 5–2 (the placement `tcgen05.cp`'s decompression writes; CUTLASS documents it for
 //!    sm_120); each is converted exactly to e4m3 for the shared multiply. Not compared with
 //!    hardware.
-//! 5. The block-scaled kinds are refused at run time by name.
+//! 5. The block-scaled kinds run in [`super::tcgen05_mma_bs`].
 //! 6. `scale-input-d` scales a floating-point D by `2^-s` before accumulation; for an s32 D
 //!    (which ptxas accepts) it is refused.
 //! 7. The visibility rule checks the mbarrier phase, not that the reading thread observed it
@@ -123,15 +123,17 @@ fn line(c: &Ctx<'_>, pc: u32) -> u32 {
 }
 
 /// The operands of one issue, as the issuing lane gives them.
-struct Issue {
-    lane: usize,
+pub(super) struct Issue {
+    pub(super) lane: usize,
     taddr_d: u32,
-    a_tmem: Option<u32>,
-    a_desc: u64,
-    b_desc: u64,
+    pub(super) a_tmem: Option<u32>,
+    pub(super) a_desc: u64,
+    pub(super) b_desc: u64,
     idesc: u32,
     disable: [u32; 8],
     enable: bool,
+    /// The scale-factor addresses of A and B (block-scaled kinds).
+    sf: Option<(u32, u32)>,
 }
 
 /// The Tensor Memory lane of row `r` of D (and of A from Tensor Memory).
@@ -182,7 +184,7 @@ fn storage_mask(bits: u32) -> u64 {
 }
 
 /// Element `(mn, k)` of a shared-memory operand (`which` is "A" or "B").
-fn smem_elem(
+pub(super) fn smem_elem(
     c: &Ctx<'_>,
     s: &Issue,
     d: &SmemDesc,
@@ -224,7 +226,7 @@ fn smem_elem(
 }
 
 /// Element `(row, k)` of A in Tensor Memory.
-fn tmem_a_elem(
+pub(super) fn tmem_a_elem(
     c: &mut Ctx<'_>,
     s: &Issue,
     id: &InstrDesc,
@@ -305,15 +307,6 @@ fn prepare(c: &Ctx<'_>, m: &Tcgen05Mma, s: &Issue) -> Result<InstrDesc, LaneFaul
             "a sparse instruction descriptor (bit 2) with the dense tcgen05.mma".into(),
         ));
     }
-    if m.kind.block_scaled() {
-        return Err(unsupported(
-            s.lane,
-            format!(
-                "tcgen05.mma.kind::{} (block scaling) at run time",
-                m.kind.name()
-            ),
-        ));
-    }
     if m.ws && id.m != 128 {
         return Err(unsupported(
             s.lane,
@@ -357,7 +350,9 @@ fn issue(c: &mut Ctx<'_>, x: &MmaDInstr, m: &Tcgen05Mma, s: &Issue) -> Result<()
     let id = prepare(c, m, s)?;
     let (rows, cols, k) = (id.m, id.n, id.kind.k());
     let mut t = Tiles::new(rows, cols, k);
-    operands(c, s, &id, &mut t)?;
+    if s.sf.is_none() {
+        operands(c, s, &id, &mut t)?;
+    }
     let delem = d_elem(&id);
     if x.scale_input_d != 0 && id.d == DType::S32 {
         return Err(unsupported(s.lane, "scale-input-d with an s32 D".into()));
@@ -406,7 +401,19 @@ fn issue(c: &mut Ctx<'_>, x: &MmaDInstr, m: &Tcgen05Mma, s: &Issue) -> Result<()
         bitop: None,
         rn: false,
     };
-    let d = multiply(&mma, &t, x.sm);
+    let d: Vec<u32> = match s.sf {
+        Some(sf) => {
+            let lane_of = |r| row_lane(&id, base, r);
+            let ctx = ((sf), x.sm);
+            super::tcgen05_mma_bs::compute(c, s, &id, m.scale_vec, ctx, &t, &lane_of)?
+        }
+        None => {
+            let d = multiply(&mma, &t, x.sm);
+            (0..rows * cols)
+                .map(|i| d.get(i / cols, i % cols) as u32)
+                .collect()
+        }
+    };
     let tm = super::tcgen05::tmem(c);
     let mut written = Vec::with_capacity(cells.len());
     for r in 0..rows {
@@ -416,7 +423,7 @@ fn issue(c: &mut Ctx<'_>, x: &MmaDInstr, m: &Tcgen05Mma, s: &Issue) -> Result<()
         }
         for j in 0..cols {
             let at = cells[(r * cols + j) as usize];
-            tm.write(at, d.get(r, j) as u32);
+            tm.write(at, d[(r * cols + j) as usize]);
             written.push(at);
         }
     }
@@ -461,6 +468,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
     }
     let d = tref(c, &x.d).unwrap_or([0; 32]);
     let a_tmem = tref(c, &x.a_tmem);
+    let (sfa, sfb) = (tref(c, &x.sfa), tref(c, &x.sfb));
     let (a_desc, b_desc) = (c.fetch(&x.a_desc), c.fetch(&x.b_desc));
     let (idesc, enable) = (c.fetch(&x.idesc), c.fetch(&x.enable));
     let disable: Vec<[u64; 32]> = x.disable.iter().map(|s| c.fetch(s)).collect();
@@ -477,6 +485,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             idesc: idesc[lane] as u32,
             disable: std::array::from_fn(|k| disable.get(k).map_or(0, |r| r[lane] as u32)),
             enable: enable[lane] != 0,
+            sf: sfa.zip(sfb).map(|(a, b)| (a[lane], b[lane])),
         };
         issue(c, x, &m, &s)?;
     }

@@ -85,8 +85,30 @@ pub fn parse_mma(q: &mut Quals) -> Result<Tcgen05, Error> {
         "scale_vec::4X" => Some(ScaleVec::X4),
         _ => None,
     });
+    // `.block32`/`.block16` name the vector size by the K elements one factor scales.
+    let alias = if written.is_none() {
+        q.take_map(|s| match s {
+            "block32" => Some(32u32),
+            "block16" => Some(16),
+            _ => None,
+        })
+    } else {
+        None
+    };
     let collector = q.take_map(collector_of);
     let what = format!("tcgen05.mma.kind::{}", kind.name());
+    let written = match (alias, kind) {
+        (None, _) => written,
+        (Some(32), MmaKind::MxF8f6f4) => Some(ScaleVec::X1),
+        (Some(32), MmaKind::MxF4 | MmaKind::MxF4Nvf4) => Some(ScaleVec::X2),
+        (Some(16), MmaKind::MxF4Nvf4) => Some(ScaleVec::X4),
+        (Some(b), _) => {
+            return Err(q.syntax(format!(
+                "`tcgen05.mma.kind::{}` cannot take .block{b}",
+                kind.name()
+            )))
+        }
+    };
     let scale_vec = match (kind.block_scaled(), block_scale, written) {
         (false, false, None) => None,
         (false, _, _) => {
@@ -114,7 +136,8 @@ pub fn parse_mma(q: &mut Quals) -> Result<Tcgen05, Error> {
         kind,
         ws,
         scale_vec,
-        scale_vec_written: written.is_some(),
+        scale_vec_written: written.is_some() && alias.is_none(),
+        block_alias: alias.is_some(),
         collector,
     }))
 }
@@ -152,7 +175,13 @@ pub fn mnemonic_mma(q: &mut dyn FnMut(&str), m: &Tcgen05Mma) {
     q(&format!("kind::{}", m.kind.name()));
     if let Some(v) = m.scale_vec {
         q("block_scale");
-        if m.scale_vec_written {
+        if m.block_alias {
+            q(if v == ScaleVec::X4 {
+                "block16"
+            } else {
+                "block32"
+            });
+        } else if m.scale_vec_written {
             q(v.name());
         }
     }

@@ -94,6 +94,9 @@ pub struct Tcgen05Mma {
     pub scale_vec: Option<ScaleVec>,
     /// Whether `.scale_vec::NX` was written (for printing).
     pub scale_vec_written: bool,
+    /// Whether the vector size was written as `.block32` (`::1X` for mxf8f6f4, `::2X` for
+    /// mxf4/mxf4nvf4) or `.block16` (`::4X`), the ISA's aliases by block size.
+    pub block_alias: bool,
     /// `.collector_usage` hint.
     pub collector: Option<Collector>,
 }

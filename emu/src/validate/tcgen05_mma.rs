@@ -213,7 +213,7 @@ pub fn check(f: &Function, i: &Instr, t: &Tcgen05, out: &mut Vec<Diagnostic>) {
 
 /// The target rules ptxas 13.5 applies to `tcgen05.mma` beyond tcgen05's own (recorded in
 /// tests/ptxas/tcgen05_mma.tsv): `.kind::i8` only on sm_100a and sm_110a; an explicit
-/// `.scale_vec::NX` not on family (`f`) targets; `.kind::mxf4nvf4` from PTX ISA 8.7;
+/// `.scale_vec::NX` not on family (`f`) targets; `.block16`/`.block32` from PTX ISA 8.8; `.kind::mxf4nvf4` from PTX ISA 8.7;
 /// `scale-input-d` not on sm_110 (except with `.kind::i8`); collector buffers `b0..b3` without `.ws` from PTX ISA 9.4.
 pub fn check_target(m: &crate::ir::Module, i: &Instr, t: &Tcgen05, out: &mut Vec<Diagnostic>) {
     use crate::ir::{ArchSuffix, Version};
@@ -241,6 +241,12 @@ pub fn check_target(m: &crate::ir::Module, i: &Instr, t: &Tcgen05, out: &mut Vec
         err(
             "requires-target",
             format!("{name} with an explicit .scale_vec is not supported on family (`f`) targets"),
+        );
+    }
+    if x.block_alias && m.version < Version::new(8, 8) {
+        err(
+            "requires-ptx-version",
+            format!("{name} with .block16/.block32 requires PTX ISA 8.8 or later"),
         );
     }
     if x.kind == crate::ir::MmaKind::MxF4Nvf4 && m.version < Version::new(8, 7) {

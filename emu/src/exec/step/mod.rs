@@ -26,6 +26,7 @@ pub mod packed;
 pub mod tcgen05;
 pub mod tcgen05_cp;
 pub mod tcgen05_mma;
+pub mod tcgen05_mma_bs;
 pub mod tcgen05_pair;
 pub mod tma;
 pub mod tma_map;

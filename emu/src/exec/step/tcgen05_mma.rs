@@ -31,7 +31,7 @@
 //!    bits 5–2 (the placement `tcgen05.cp`'s decompression writes; CUTLASS documents it for
 //!    sm_120); each is converted exactly to e4m3 for the shared multiply. Not compared with
 //!    hardware.
-//! 5. The block-scaled kinds are refused at run time by name.
+//! 5. The block-scaled kinds run in [`super::tcgen05_mma_bs`].
 //! 6. `scale-input-d` scales a floating-point D by `2^-s` before accumulation; for an s32 D
 //!    (which ptxas accepts) it is refused.
 //! 7. The visibility rule checks the mbarrier phase, not that the reading thread observed it
@@ -132,6 +132,8 @@ pub(super) struct Issue {
     pub(super) idesc: u32,
     pub(super) disable: [u32; 8],
     pub(super) enable: bool,
+    /// The scale-factor addresses of A and B (block-scaled kinds).
+    pub(super) sf: Option<(u32, u32)>,
 }
 
 /// The Tensor Memory lane of row `r` of D (and of A from Tensor Memory).
@@ -182,7 +184,7 @@ fn storage_mask(bits: u32) -> u64 {
 }
 
 /// Element `(mn, k)` of a shared-memory operand (`which` is "A" or "B").
-fn smem_elem(
+pub(super) fn smem_elem(
     c: &Ctx<'_>,
     s: &Issue,
     d: &SmemDesc,
@@ -224,7 +226,7 @@ fn smem_elem(
 }
 
 /// Element `(row, k)` of A in Tensor Memory.
-fn tmem_a_elem(
+pub(super) fn tmem_a_elem(
     c: &mut Ctx<'_>,
     s: &Issue,
     id: &InstrDesc,
@@ -330,15 +332,6 @@ pub(super) fn prepare(
             "a sparse instruction descriptor (bit 2) with the dense tcgen05.mma".into(),
         ));
     }
-    if m.kind.block_scaled() {
-        return Err(unsupported(
-            s.lane,
-            format!(
-                "tcgen05.mma.kind::{} (block scaling) at run time",
-                m.kind.name()
-            ),
-        ));
-    }
     if m.ws && id.m != 128 {
         return Err(unsupported(
             s.lane,
@@ -382,9 +375,11 @@ fn d_elem(id: &InstrDesc) -> MmaElem {
 fn issue(c: &mut Ctx<'_>, x: &MmaDInstr, m: &Tcgen05Mma, s: &Issue) -> Result<(), LaneFault> {
     let id = prepare(c, m, s, 1)?;
     let mut t = Tiles::new(id.m, id.n, id.kind.k());
-    operand_a(c, s, &id, &mut t)?;
-    operand_b(c, s, &id, &mut t, 0)?;
-    accumulate(c, x, s, &id, t)
+    if s.sf.is_none() {
+        operand_a(c, s, &id, &mut t)?;
+        operand_b(c, s, &id, &mut t, 0)?;
+    }
+    accumulate(c, x, m, s, &id, t)
 }
 
 /// Reads C from D's cells (when `enable-input-d`), multiplies `t` and writes D: `id.m` rows
@@ -392,6 +387,7 @@ fn issue(c: &mut Ctx<'_>, x: &MmaDInstr, m: &Tcgen05Mma, s: &Issue) -> Result<()
 pub(super) fn accumulate(
     c: &mut Ctx<'_>,
     x: &MmaDInstr,
+    m: &Tcgen05Mma,
     s: &Issue,
     id: &InstrDesc,
     mut t: Tiles,
@@ -446,7 +442,19 @@ pub(super) fn accumulate(
         bitop: None,
         rn: false,
     };
-    let d = multiply(&mma, &t, x.sm);
+    let d: Vec<u32> = match s.sf {
+        Some(sf) => {
+            let lane_of = |r| row_lane(&id, base, r);
+            let ctx = ((sf), x.sm);
+            super::tcgen05_mma_bs::compute(c, s, &id, m.scale_vec, ctx, &t, &lane_of)?
+        }
+        None => {
+            let d = multiply(&mma, &t, x.sm);
+            (0..rows * cols)
+                .map(|i| d.get(i / cols, i % cols) as u32)
+                .collect()
+        }
+    };
     let tm = super::tcgen05::tmem(c);
     let mut written = Vec::with_capacity(cells.len());
     for r in 0..rows {
@@ -456,7 +464,7 @@ pub(super) fn accumulate(
         }
         for j in 0..cols {
             let at = cells[(r * cols + j) as usize];
-            tm.write(at, d.get(r, j) as u32);
+            tm.write(at, d[(r * cols + j) as usize]);
             written.push(at);
         }
     }
@@ -496,6 +504,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
     };
     let d = tref(c, &x.d).unwrap_or([0; 32]);
     let a_tmem = tref(c, &x.a_tmem);
+    let (sfa, sfb) = (tref(c, &x.sfa), tref(c, &x.sfb));
     let (a_desc, b_desc) = (c.fetch(&x.a_desc), c.fetch(&x.b_desc));
     let (idesc, enable) = (c.fetch(&x.idesc), c.fetch(&x.enable));
     let disable: Vec<[u64; 32]> = x.disable.iter().map(|s| c.fetch(s)).collect();
@@ -512,6 +521,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             idesc: idesc[lane] as u32,
             disable: std::array::from_fn(|k| disable.get(k).map_or(0, |r| r[lane] as u32)),
             enable: enable[lane] != 0,
+            sf: sfa.zip(sfb).map(|(a, b)| (a[lane], b[lane])),
         };
         if m.group == CtaGroup::Two {
             super::tcgen05_pair::issue(c, x, &m, &s)?;

@@ -82,6 +82,14 @@ pub(super) fn issue(
     s: &Issue,
 ) -> Result<(), LaneFault> {
     let ranks = pair(c, "tcgen05.mma.cta_group::2").map_err(|f| f.at_lane(s.lane as u32))?;
+    if s.sf.is_some() {
+        return Err(LaneFault::new(FaultKind::Unsupported {
+            what:
+                "block-scaled tcgen05.mma.cta_group::2 (the scale factors' layout across the pair)"
+                    .into(),
+        })
+        .at_lane(s.lane as u32));
+    }
     let id = prepare(c, m, s, 2)?;
     if id.m != 256 {
         return Err(LaneFault::new(FaultKind::Unsupported {
@@ -103,7 +111,7 @@ pub(super) fn issue(
         }
         with_cta(c, r, s.lane, |c| {
             operand_a(c, s, &half_a, &mut t)?;
-            accumulate(c, x, s, &half_a, t)
+            accumulate(c, x, m, s, &half_a, t)
         })?;
     }
     Ok(())

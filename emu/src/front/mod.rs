@@ -14,6 +14,7 @@
 pub const MAX_NESTING: u32 = 200;
 
 pub mod async_copy;
+mod body;
 pub mod cluster;
 pub mod constexpr;
 pub mod cursor;
@@ -25,10 +26,12 @@ pub mod opcodes;
 pub mod operands;
 pub mod printer;
 pub mod quals;
+mod scope;
 pub mod tcgen05;
 pub mod tcgen05_cp;
 pub mod tcgen05_mma;
 pub mod tma;
+mod var_decl;
 pub mod wgmma;
 
 pub use error::{Error, ErrorKind};

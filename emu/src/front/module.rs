@@ -1,156 +1,22 @@
-//! Parsing a whole module: header directives, module-scope variables with initialisers,
-//! kernel and function declarations and definitions, and function bodies with nested
-//! blocks, register and variable declarations, labels, prototypes and target lists.
-//! Debug directives (`.file`, `.loc`, `.section`) are parsed and dropped.
+//! Parsing a whole module: header directives, module-scope variables, and kernel and function
+//! declarations and definitions with their parameters and performance directives. Function
+//! bodies are parsed by `body`, the names they use are resolved by `scope`, and variable
+//! declarations by `var_decl`. Debug directives (`.file`, `.loc`, `.section`) are parsed and
+//! dropped.
 
 use std::collections::HashMap;
 
+pub(super) use super::body::*;
 use super::cursor::Cursor;
 use super::error::{Error, ErrorKind};
 use super::lexer::{lex, Tok};
-use super::operands::{operand_list, paren_list, NameResolver};
-use super::quals::{space_of, Quals};
-use super::MAX_NESTING;
+pub(super) use super::scope::*;
+pub(super) use super::var_decl::*;
 use crate::ir::{
-    AddressSize, ArchSuffix, ArrayDim, Block, Call, FileId, FloatImm, FuncId, Function,
-    FunctionKind, GlobalId, Guard, InitValue, Initializer, Instr, LabelId, LabelInfo, LabelOrProto,
-    Linkage, LocalId, Module, ModuleItem, Op, Operand, ParamDecl, ParamKind, PerfDirective,
-    ProtoId, Prototype, PtrAttr, RegDecl, RegDeclForm, RegId, RegInfo, Span, StateSpace, Stmt,
-    SymbolRef, Target, TargetKind, TargetList, TargetOption, Type, VarRef, Variable, VecWidth,
-    Version,
+    AddressSize, ArchSuffix, FileId, FuncId, Function, FunctionKind, GlobalId, Linkage, Module,
+    ModuleItem, ParamDecl, ParamKind, PerfDirective, RegId, RegInfo, StateSpace, Target,
+    TargetOption, Variable, Version,
 };
-
-/// What a name in a function scope stands for.
-#[derive(Clone, Copy, Debug)]
-enum Name {
-    Reg(RegId),
-    Local(LocalId),
-    Param(u32),
-    Return(u32),
-    Proto(ProtoId),
-}
-
-/// Module-level names.
-#[derive(Default)]
-struct Globals {
-    vars: HashMap<String, GlobalId>,
-    funcs: HashMap<String, FuncId>,
-}
-
-/// The state of the function being parsed.
-struct FnScope<'g> {
-    globals: &'g Globals,
-    scopes: Vec<HashMap<String, Name>>,
-    regs: Vec<RegInfo>,
-    locals: Vec<Variable>,
-    labels: Vec<LabelInfo>,
-    /// Labels by name, one map per enclosing block (innermost last): a label is visible in
-    /// the block that defines it and in the blocks nested inside, as ptxas scopes them (Triton
-    /// repeats `waitLoop:` in each inline-asm block).
-    label_scopes: Vec<HashMap<String, LabelId>>,
-    label_defined: Vec<Option<Span>>,
-    label_first_use: Vec<Span>,
-    protos: Vec<Prototype>,
-    unsupported: Vec<(String, Span)>,
-}
-
-impl NameResolver for FnScope<'_> {
-    fn register(&mut self, name: &str) -> Option<RegId> {
-        match self.lookup(name)? {
-            Name::Reg(r) => Some(r),
-            Name::Local(_) | Name::Param(_) | Name::Return(_) | Name::Proto(_) => None,
-        }
-    }
-
-    fn variable(&mut self, name: &str) -> Option<VarRef> {
-        match self.lookup(name) {
-            Some(Name::Local(l)) => return Some(VarRef::Local(l)),
-            Some(Name::Param(i)) => return Some(VarRef::Param(i)),
-            Some(Name::Return(i)) => return Some(VarRef::Return(i)),
-            Some(Name::Reg(_) | Name::Proto(_)) => return None,
-            None => {}
-        }
-        if let Some(g) = self.globals.vars.get(name) {
-            return Some(VarRef::Global(*g));
-        }
-        self.globals.funcs.get(name).map(|f| VarRef::Function(*f))
-    }
-
-    fn label(&mut self, name: &str, span: Span, create: bool) -> Option<LabelId> {
-        if let Some(l) = self.label_scopes.iter().rev().find_map(|s| s.get(name)) {
-            return Some(*l);
-        }
-        if !create {
-            return None;
-        }
-        Some(self.new_label(name, span))
-    }
-
-    fn prototype(&mut self, name: &str) -> Option<ProtoId> {
-        match self.lookup(name)? {
-            Name::Proto(p) => Some(p),
-            Name::Reg(_) | Name::Local(_) | Name::Param(_) | Name::Return(_) => None,
-        }
-    }
-}
-
-impl FnScope<'_> {
-    fn lookup(&self, name: &str) -> Option<Name> {
-        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
-    }
-
-    fn declare(&mut self, name: &str, n: Name, span: Span) -> Result<(), Error> {
-        let top = self
-            .scopes
-            .last_mut()
-            .ok_or_else(|| Error::new(ErrorKind::Syntax("no scope".into()), span))?;
-        if top.insert(name.to_string(), n).is_some() {
-            return Err(Error::new(ErrorKind::Redeclared(name.to_string()), span));
-        }
-        Ok(())
-    }
-
-    /// Opens a block's label scope, with the labels the block itself defines (found ahead, so
-    /// that a branch may name a label defined later in the block or in an enclosing one).
-    fn open_labels(&mut self, defined: Vec<(String, Span)>) {
-        self.label_scopes.push(HashMap::new());
-        for (name, span) in defined {
-            let in_this_block = self
-                .label_scopes
-                .last()
-                .is_some_and(|s| s.contains_key(&name));
-            if !in_this_block {
-                self.new_label(&name, span);
-            }
-        }
-    }
-
-    fn new_label(&mut self, name: &str, span: Span) -> LabelId {
-        let id = LabelId(self.labels.len() as u32);
-        self.labels.push(LabelInfo {
-            name: name.to_string(),
-        });
-        if let Some(top) = self.label_scopes.last_mut() {
-            top.insert(name.to_string(), id);
-        }
-        self.label_defined.push(None);
-        self.label_first_use.push(span);
-        id
-    }
-
-    fn define_label(&mut self, name: &str, span: Span) -> Result<LabelId, Error> {
-        let known = self.label_scopes.last().and_then(|s| s.get(name)).copied();
-        let id = match known {
-            Some(l) => l,
-            None => self.new_label(name, span),
-        };
-        if self.label_defined[id.index()].is_some() {
-            return Err(Error::new(ErrorKind::Redeclared(name.to_string()), span));
-        }
-        self.label_defined[id.index()] = Some(span);
-        Ok(id)
-    }
-}
 
 /// Parses a PTX module.
 ///
@@ -163,7 +29,7 @@ pub fn parse_module(src: &str, file_name: &str) -> Result<Module, Error> {
     })
 }
 
-fn parse_inner(src: &str) -> Result<Module, Error> {
+pub(super) fn parse_inner(src: &str) -> Result<Module, Error> {
     let toks = lex(src, FileId(0))?;
     let mut c = Cursor::new(&toks);
     let mut module = Module {
@@ -273,7 +139,11 @@ fn parse_inner(src: &str) -> Result<Module, Error> {
 
 /// Finds every function name at module level so that calls and initialisers may refer to
 /// functions defined later.
-fn prescan_functions(toks: &[super::lexer::Token], module: &mut Module, g: &mut Globals) {
+pub(super) fn prescan_functions(
+    toks: &[super::lexer::Token],
+    module: &mut Module,
+    g: &mut Globals,
+) {
     let mut depth = 0i32;
     let mut i = 0;
     while i < toks.len() {
@@ -333,7 +203,7 @@ fn prescan_functions(toks: &[super::lexer::Token], module: &mut Module, g: &mut 
     }
 }
 
-fn version(c: &mut Cursor<'_>, src: &str) -> Result<Version, Error> {
+pub(super) fn version(c: &mut Cursor<'_>, src: &str) -> Result<Version, Error> {
     let span = c.span();
     let bad = || {
         Error::new(
@@ -361,7 +231,7 @@ fn version(c: &mut Cursor<'_>, src: &str) -> Result<Version, Error> {
     Ok(v)
 }
 
-fn target(c: &mut Cursor<'_>) -> Result<Target, Error> {
+pub(super) fn target(c: &mut Cursor<'_>) -> Result<Target, Error> {
     let (name, span) = c.ident()?;
     let arch = name
         .strip_prefix("sm_")
@@ -400,7 +270,7 @@ fn target(c: &mut Cursor<'_>) -> Result<Target, Error> {
     })
 }
 
-fn linkage(c: &mut Cursor<'_>) -> Linkage {
+pub(super) fn linkage(c: &mut Cursor<'_>) -> Linkage {
     let l = match c.dot() {
         Some("visible") => Linkage::Visible,
         Some("extern") => Linkage::Extern,
@@ -412,213 +282,8 @@ fn linkage(c: &mut Cursor<'_>) -> Linkage {
     l
 }
 
-/// Variable attributes before the name: space, `.align`, `.ptr…`, `.vN`, type.
-struct VarHead {
-    space: StateSpace,
-    align: Option<u32>,
-    ptr: Option<PtrAttr>,
-    vec: Option<VecWidth>,
-    ty: Type,
-}
-
-fn var_head(c: &mut Cursor<'_>, space: StateSpace) -> Result<VarHead, Error> {
-    let mut head = VarHead {
-        space,
-        align: None,
-        ptr: None,
-        vec: None,
-        ty: Type::B8,
-    };
-    let mut ty = None;
-    while let Some(d) = c.dot() {
-        match d {
-            "align" => {
-                c.bump();
-                let a = c.int()? as u32;
-                match &mut head.ptr {
-                    Some(p) if ty.is_some() => p.align = Some(a),
-                    _ => head.align = Some(a),
-                }
-            }
-            "ptr" => {
-                c.bump();
-                head.ptr = Some(PtrAttr {
-                    space: StateSpace::Generic,
-                    align: None,
-                });
-            }
-            "v2" | "v4" | "v8" => {
-                c.bump();
-                head.vec = Some(match d {
-                    "v2" => VecWidth::V2,
-                    "v4" => VecWidth::V4,
-                    _ => VecWidth::V8,
-                });
-            }
-            _ => {
-                if let Some(t) = Type::from_name(d) {
-                    c.bump();
-                    ty = Some(t);
-                } else if let (Some(p), Some(s)) = (&mut head.ptr, space_of(d)) {
-                    c.bump();
-                    p.space = s.space;
-                } else {
-                    break;
-                }
-            }
-        }
-    }
-    head.ty = ty.ok_or_else(|| c.unexpected("a type"))?;
-    Ok(head)
-}
-
-fn dims(c: &mut Cursor<'_>) -> Result<Vec<ArrayDim>, Error> {
-    let mut out = Vec::new();
-    while c.eat('[') {
-        if c.eat(']') {
-            out.push(ArrayDim::Unsized);
-        } else {
-            out.push(ArrayDim::Sized(c.int()?));
-            c.expect(']')?;
-        }
-    }
-    Ok(out)
-}
-
-fn init_value(c: &mut Cursor<'_>, g: &Globals) -> Result<InitValue, Error> {
-    let neg = c.eat('-');
-    match c.peek().tok.clone() {
-        Tok::Int(v) => {
-            c.bump();
-            let v = v as i64;
-            Ok(InitValue::Int(if neg { v.wrapping_neg() } else { v }))
-        }
-        Tok::F32(b) => {
-            c.bump();
-            Ok(InitValue::Float(FloatImm::F32(if neg {
-                b ^ 0x8000_0000
-            } else {
-                b
-            })))
-        }
-        Tok::F64(b) => {
-            c.bump();
-            Ok(InitValue::Float(FloatImm::F64(if neg {
-                b ^ (1 << 63)
-            } else {
-                b
-            })))
-        }
-        Tok::Decimal(v) => {
-            c.bump();
-            Ok(InitValue::Float(FloatImm::F64(
-                (if neg { -v } else { v }).to_bits(),
-            )))
-        }
-        Tok::Ident(name) => {
-            let span = c.span();
-            c.bump();
-            let (name, generic) = if name == "generic" && c.eat('(') {
-                let (n, _) = c.ident()?;
-                c.expect(')')?;
-                (n.to_string(), true)
-            } else {
-                (name, false)
-            };
-            let sym = if let Some(v) = g.vars.get(&name) {
-                SymbolRef::Global(*v)
-            } else if let Some(f) = g.funcs.get(&name) {
-                SymbolRef::Function(*f)
-            } else {
-                return Err(Error::new(ErrorKind::Undeclared(name), span));
-            };
-            let mut offset = 0i64;
-            if c.eat('+') {
-                offset = c.int()? as i64;
-            }
-            Ok(InitValue::Address {
-                sym,
-                offset,
-                generic,
-            })
-        }
-        _ => Err(c.unexpected("an initial value")),
-    }
-}
-
-fn initializer(c: &mut Cursor<'_>, g: &Globals) -> Result<Initializer, Error> {
-    nested_initializer(c, g, 0)
-}
-
-fn nested_initializer(c: &mut Cursor<'_>, g: &Globals, depth: u32) -> Result<Initializer, Error> {
-    if c.eat('{') {
-        if depth >= MAX_NESTING {
-            return Err(Error::new(
-                ErrorKind::Syntax(format!(
-                    "initialiser lists nested more than {} deep",
-                    MAX_NESTING
-                )),
-                c.span(),
-            ));
-        }
-        let mut items = Vec::new();
-        if c.eat('}') {
-            return Ok(Initializer::List(items));
-        }
-        loop {
-            items.push(nested_initializer(c, g, depth + 1)?);
-            if c.eat('}') {
-                break;
-            }
-            c.expect(',')?;
-        }
-        Ok(Initializer::List(items))
-    } else {
-        Ok(Initializer::Value(init_value(c, g)?))
-    }
-}
-
-/// Parses a variable declaration statement (the space directive is next); returns every
-/// variable it declares.
-fn variables(c: &mut Cursor<'_>, g: &Globals, linkage: Linkage) -> Result<Vec<Variable>, Error> {
-    let span = c.span();
-    let d = c.dot().unwrap_or("");
-    let space = space_of(d)
-        .map(|s| s.space)
-        .ok_or_else(|| c.unexpected("a state space"))?;
-    c.bump();
-    let head = var_head(c, space)?;
-    let mut out = Vec::new();
-    loop {
-        let (name, nspan) = c.ident()?;
-        let dims = dims(c)?;
-        let init = if c.eat('=') {
-            Some(initializer(c, g)?)
-        } else {
-            None
-        };
-        out.push(Variable {
-            name: name.to_string(),
-            space: head.space,
-            linkage,
-            align: head.align,
-            vec: head.vec,
-            ty: head.ty,
-            dims,
-            init,
-            ptr: head.ptr,
-            span: if out.is_empty() { span } else { nspan },
-        });
-        if !c.eat(',') {
-            break;
-        }
-    }
-    c.expect(';')?;
-    Ok(out)
-}
-
 /// Parses a parameter list `( .param … name, … )` into declarations.
-fn params(
+pub(super) fn params(
     c: &mut Cursor<'_>,
     scope: &mut FnScope<'_>,
     ret: bool,
@@ -691,7 +356,7 @@ fn params(
     Ok(out)
 }
 
-fn perf_list(c: &mut Cursor<'_>) -> Result<Vec<u32>, Error> {
+pub(super) fn perf_list(c: &mut Cursor<'_>) -> Result<Vec<u32>, Error> {
     let mut v = vec![c.int()? as u32];
     while c.eat(',') {
         v.push(c.int()? as u32);
@@ -701,7 +366,7 @@ fn perf_list(c: &mut Cursor<'_>) -> Result<Vec<u32>, Error> {
 
 /// Parses `.entry`/`.func` (the directive is next); returns the function and whether it had
 /// a body.
-fn function(
+pub(super) fn function(
     c: &mut Cursor<'_>,
     module: &mut Module,
     g: &Globals,
@@ -836,380 +501,4 @@ fn function(
     f.unsupported = scope.unsupported;
     f.body = Some(body);
     Ok((fid, true))
-}
-
-/// Parses `{ … }` (the `{` is next).
-fn block(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Block, Error> {
-    s.open_labels(c.block_labels());
-    let b = block_body(c, s);
-    s.label_scopes.pop();
-    b
-}
-
-/// The statements of a block whose label scope is open.
-fn block_body(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Block, Error> {
-    c.expect('{')?;
-    let mut b = Block::default();
-    loop {
-        if c.is('}') {
-            b.close = c.span();
-            c.bump();
-            break;
-        }
-        if c.at_eof() {
-            return Err(c.unexpected("`}`"));
-        }
-        let span = c.span();
-        if c.is('{') {
-            if s.scopes.len() >= MAX_NESTING as usize {
-                return Err(Error::new(
-                    ErrorKind::Syntax(format!("blocks nested more than {} deep", MAX_NESTING)),
-                    span,
-                ));
-            }
-            s.scopes.push(HashMap::new());
-            let inner = block(c, s)?;
-            s.scopes.pop();
-            b.stmts.push(Stmt::Block(inner));
-            continue;
-        }
-        if let Some(d) = c.dot() {
-            match d {
-                "reg" => {
-                    c.bump();
-                    b.stmts.extend(reg_decl(c, s)?);
-                }
-                "local" | "shared" | "param" | "const" | "global" => {
-                    for v in variables(c, s.globals, Linkage::Internal)? {
-                        let id = LocalId(s.locals.len() as u32);
-                        let name = v.name.clone();
-                        s.locals.push(v);
-                        s.declare(&name, Name::Local(id), span)?;
-                        b.stmts.push(Stmt::Var(id));
-                    }
-                }
-                "pragma" => {
-                    c.bump();
-                    let Tok::Str(p) = c.peek().tok.clone() else {
-                        return Err(c.unexpected("a string"));
-                    };
-                    c.bump();
-                    c.expect(';')?;
-                    b.stmts.push(Stmt::Pragma(p));
-                }
-                "loc" | "file" => {
-                    c.bump();
-                    c.skip_line(span.line);
-                }
-                _ => return Err(c.unexpected("a statement")),
-            }
-            continue;
-        }
-        if let (Tok::Ident(name), Tok::Punct(':')) = (&c.peek().tok, &c.peek_at(1).tok) {
-            let (name, nspan) = (name.clone(), c.span());
-            c.bump();
-            c.bump();
-            match c.dot() {
-                Some("callprototype") => {
-                    c.bump();
-                    let p = prototype(c, s, &name)?;
-                    let id = ProtoId(s.protos.len() as u32);
-                    s.protos.push(p);
-                    s.declare(&name, Name::Proto(id), nspan)?;
-                    b.stmts.push(Stmt::Prototype(id));
-                }
-                Some("branchtargets") => {
-                    c.bump();
-                    let id = s.define_label(&name, nspan)?;
-                    let mut ls = Vec::new();
-                    loop {
-                        let (l, lspan) = c.ident()?;
-                        ls.push(
-                            s.label(l, lspan, true).ok_or_else(|| {
-                                Error::new(ErrorKind::Undeclared(l.into()), lspan)
-                            })?,
-                        );
-                        if !c.eat(',') {
-                            break;
-                        }
-                    }
-                    c.expect(';')?;
-                    b.stmts.push(Stmt::Targets(TargetList {
-                        name: id,
-                        targets: TargetKind::Branch(ls),
-                    }));
-                }
-                Some("calltargets") => {
-                    c.bump();
-                    let id = s.define_label(&name, nspan)?;
-                    let mut fs = Vec::new();
-                    loop {
-                        let (f, fspan) = c.ident()?;
-                        fs.push(
-                            *s.globals.funcs.get(f).ok_or_else(|| {
-                                Error::new(ErrorKind::Undeclared(f.into()), fspan)
-                            })?,
-                        );
-                        if !c.eat(',') {
-                            break;
-                        }
-                    }
-                    c.expect(';')?;
-                    b.stmts.push(Stmt::Targets(TargetList {
-                        name: id,
-                        targets: TargetKind::Call(fs),
-                    }));
-                }
-                _ => {
-                    let id = s.define_label(&name, nspan)?;
-                    b.stmts.push(Stmt::Label(id));
-                }
-            }
-            continue;
-        }
-        match instruction(c, s) {
-            Ok(ins) => b.stmts.push(Stmt::Instr(ins)),
-            // An instruction ptxemu does not implement is left out and recorded, so that
-            // the module's other kernels can still run (the validator reports it).
-            Err(Error {
-                kind: ErrorKind::Unsupported(what),
-                span,
-                ..
-            }) => {
-                s.unsupported.push((what, span));
-                skip_statement(c);
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(b)
-}
-
-/// Skips the rest of an instruction: up to and including its `;` (braced operand vectors
-/// skipped whole), or up to the `}` that closes the enclosing block.
-fn skip_statement(c: &mut Cursor<'_>) {
-    let mut depth = 0u32;
-    while !c.at_eof() {
-        if c.is('{') {
-            depth += 1;
-        } else if c.is('}') {
-            if depth == 0 {
-                return;
-            }
-            depth -= 1;
-        } else if depth == 0 && c.is(';') {
-            c.bump();
-            return;
-        }
-        c.bump();
-    }
-}
-
-fn prototype(c: &mut Cursor<'_>, s: &mut FnScope<'_>, name: &str) -> Result<Prototype, Error> {
-    let returns = if c.is('(') {
-        params(c, s, true, false)?
-    } else {
-        Vec::new()
-    };
-    let (underscore, sp) = c.ident()?;
-    if underscore != "_" {
-        return Err(Error::new(
-            ErrorKind::Syntax(
-                "a call prototype is written `name: .callprototype (rets) _ (params);`".into(),
-            ),
-            sp,
-        ));
-    }
-    let params = if c.is('(') {
-        params(c, s, false, false)?
-    } else {
-        Vec::new()
-    };
-    let noreturn = c.eat_dot("noreturn");
-    c.expect(';')?;
-    Ok(Prototype {
-        name: name.to_string(),
-        returns,
-        params,
-        noreturn,
-    })
-}
-
-fn reg_decl(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Vec<Stmt>, Error> {
-    let mut vec = None;
-    let mut ty = None;
-    while let Some(d) = c.dot() {
-        match d {
-            "v2" => vec = Some(VecWidth::V2),
-            "v4" => vec = Some(VecWidth::V4),
-            "v8" => vec = Some(VecWidth::V8),
-            _ => match Type::from_name(d) {
-                Some(t) => ty = Some(t),
-                None => break,
-            },
-        }
-        c.bump();
-    }
-    let ty = ty.ok_or_else(|| c.unexpected("a register type"))?;
-    let mut stmts = Vec::new();
-    let mut list = Vec::new();
-    loop {
-        let (name, span) = c.ident()?;
-        if c.eat('<') {
-            let n = c.int()?;
-            c.expect('>')?;
-            if n > 1 << 20 {
-                return Err(Error::new(
-                    ErrorKind::Unsupported(format!("{n} registers in one declaration")),
-                    span,
-                ));
-            }
-            let mut regs = Vec::with_capacity(n as usize);
-            for k in 0..n {
-                let id = RegId(s.regs.len() as u32);
-                let full = format!("{name}{k}");
-                s.regs.push(RegInfo {
-                    name: full.clone(),
-                    ty,
-                    vec,
-                });
-                s.declare(&full, Name::Reg(id), span)?;
-                regs.push(id);
-            }
-            stmts.push(Stmt::Regs(RegDecl {
-                ty,
-                vec,
-                regs,
-                form: RegDeclForm::Range {
-                    prefix: name.to_string(),
-                    count: n as u32,
-                },
-            }));
-        } else {
-            let id = RegId(s.regs.len() as u32);
-            s.regs.push(RegInfo {
-                name: name.to_string(),
-                ty,
-                vec,
-            });
-            s.declare(name, Name::Reg(id), span)?;
-            list.push(id);
-        }
-        if !c.eat(',') {
-            break;
-        }
-    }
-    c.expect(';')?;
-    if !list.is_empty() {
-        stmts.push(Stmt::Regs(RegDecl {
-            ty,
-            vec,
-            regs: list,
-            form: RegDeclForm::List,
-        }));
-    }
-    Ok(stmts)
-}
-
-/// Parses one instruction with an optional guard (the first token is `@` or the opcode).
-///
-/// # Errors
-/// Syntax, unknown instruction or qualifier, undeclared names.
-pub fn instruction(c: &mut Cursor<'_>, r: &mut dyn NameResolver) -> Result<Instr, Error> {
-    let start = c.span();
-    let guard = if c.eat('@') {
-        let negated = c.eat('!');
-        let (name, span) = c.ident()?;
-        let reg = r
-            .register(name)
-            .ok_or_else(|| Error::new(ErrorKind::Undeclared(name.to_string()), span))?;
-        Some(Guard { reg, negated })
-    } else {
-        None
-    };
-    let (opcode, ospan) = c.ident()?;
-    let mut quals = Vec::new();
-    let mut end = ospan;
-    while let Some(d) = c.dot() {
-        if c.peek().spaced {
-            break;
-        }
-        end = c.span();
-        quals.push((d.to_string(), c.span()));
-        c.bump();
-    }
-    let mnemonic_span = Span {
-        len: end.offset + end.len - ospan.offset,
-        ..ospan
-    };
-    let mut q = Quals::new(opcode, quals, mnemonic_span);
-    let op = super::opcodes::parse_op(opcode, &mut q)?;
-    let (op, args) = match op {
-        Op::Call(_) => call(c, r, op)?,
-        Op::Bra { .. } | Op::BrxIdx { .. } => (op, operand_list(c, r, true)?),
-        other => (other, operand_list(c, r, false)?),
-    };
-    c.expect(';')?;
-    let len = c.span().offset.saturating_sub(start.offset);
-    Ok(Instr {
-        guard,
-        op,
-        args: args.into(),
-        span: Span { len, ..start },
-    })
-}
-
-/// Parses the operands of `call` (after the mnemonic).
-fn call(c: &mut Cursor<'_>, r: &mut dyn NameResolver, op: Op) -> Result<(Op, Vec<Operand>), Error> {
-    let Op::Call(mut call) = op else {
-        return Ok((op, Vec::new()));
-    };
-    if c.is('(') {
-        call.returns = paren_list(c, r)?;
-        c.expect(',')?;
-    }
-    let (name, span) = c.ident()?;
-    call.callee = if let Some(reg) = r.register(name) {
-        Operand::Reg(reg)
-    } else if let Some(v @ VarRef::Function(_)) = r.variable(name) {
-        Operand::Symbol(crate::ir::SymbolAddr { sym: v, offset: 0 })
-    } else {
-        return Err(Error::new(ErrorKind::Undeclared(name.to_string()), span));
-    };
-    if c.eat(',') {
-        if c.is('(') {
-            call.args = paren_list(c, r)?;
-            if c.eat(',') {
-                let (p, ps) = c.ident()?;
-                call.target_info = Some(if let Some(proto) = r.prototype(p) {
-                    LabelOrProto::Proto(proto)
-                } else if let Some(l) = r.label(p, ps, false) {
-                    LabelOrProto::Targets(l)
-                } else {
-                    return Err(Error::new(ErrorKind::Undeclared(p.to_string()), ps));
-                });
-            }
-        } else {
-            let (p, ps) = c.ident()?;
-            call.target_info = Some(if let Some(proto) = r.prototype(p) {
-                LabelOrProto::Proto(proto)
-            } else if let Some(l) = r.label(p, ps, false) {
-                LabelOrProto::Targets(l)
-            } else {
-                return Err(Error::new(ErrorKind::Undeclared(p.to_string()), ps));
-            });
-        }
-    }
-    Ok((Op::Call(call), Vec::new()))
-}
-
-/// Builds the `Op::Call` placeholder for a `call{.uni}` mnemonic.
-pub fn call_op(uni: bool) -> Op {
-    Op::Call(Box::new(Call {
-        uni,
-        returns: Vec::new(),
-        callee: Operand::Sink,
-        args: Vec::new(),
-        target_info: None,
-    }))
 }

@@ -1,5 +1,5 @@
-//! Memory instructions: `ld`, `ldu`, `st`, `mov`, `cvta`, `isspacep`, and the no-op hints
-//! (`prefetch`, `applypriority`, `discard`, `createpolicy`).
+//! Memory instructions: `ld`, `ldu` and `st` (moves, `cvta` and the hints are in `mov_cvta`,
+//! the specialised fast paths in `mem_fast`, the race detector's view in `mem_race`).
 //!
 //! Every access is checked: it must be aligned to its size (the whole vector for `.v2/.v4`),
 //! and lie inside an allocation or window; otherwise the lane faults with the address.
@@ -13,16 +13,24 @@
 use super::{for_lanes, Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::l1::L1Use;
-use crate::exec::memory::{
-    window_of, Region, Window, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,
-};
+use crate::exec::memory::{window_of, Region, Window};
 use crate::exec::program::{AddrBase, AddrSpace, DAddr, DInstr, Dst, Extra, Flow, MemAccess};
 use crate::race::cta::Access as RaceAccess;
+
+pub use super::mem_fast::{
+    fast_path, ld_global, ld_param_uniform, ld_shared, st_global, st_shared,
+};
+pub use super::mem_race::race_elem;
+pub(super) use super::mem_race::*;
+pub use super::mov_cvta::{
+    createpolicy, cvta_from_generic, cvta_to_generic, fence, isspacep, mov, mov_pack, mov_unpack,
+    nop,
+};
 
 type R = Result<Flow, LaneFault>;
 
 /// A resolved memory location.
-enum Loc<'g> {
+pub(super) enum Loc<'g> {
     Global(&'g Region, u64),
     Shared(u64),
     /// Bytes of another CTA of the cluster: its rank and offset.
@@ -32,7 +40,7 @@ enum Loc<'g> {
     Const(u64),
 }
 
-fn space_name(s: AddrSpace) -> &'static str {
+pub(super) fn space_name(s: AddrSpace) -> &'static str {
     match s {
         AddrSpace::Generic => "generic",
         AddrSpace::Global => "global",
@@ -43,7 +51,7 @@ fn space_name(s: AddrSpace) -> &'static str {
     }
 }
 
-fn oob(space: &str, size: u32, detail: String, lane: usize, addr: u64) -> LaneFault {
+pub(super) fn oob(space: &str, size: u32, detail: String, lane: usize, addr: u64) -> LaneFault {
     LaneFault {
         kind: FaultKind::OutOfBounds {
             space: space.to_string(),
@@ -68,7 +76,7 @@ pub(crate) fn lane_addr(c: &Ctx<'_>, a: &DAddr, lane: usize) -> u64 {
 
 /// Resolves `addr` in `space` for `size` bytes for one lane, checking bounds and alignment.
 #[inline]
-fn resolve<'g>(
+pub(super) fn resolve<'g>(
     c: &Ctx<'g>,
     space: AddrSpace,
     addr: u64,
@@ -210,82 +218,8 @@ fn resolve<'g>(
     }
 }
 
-/// `--race`: hands lane `lane`'s access at `loc` to the race detector (global and shared
-/// memory only: local memory is private and parameters and constants are read-only).
-#[cold]
-fn race_access(c: &mut Ctx<'_>, loc: &Loc<'_>, lane: usize, size: u32, a: RaceAccess) {
-    let (shared, addr) = match *loc {
-        Loc::Global(_, g) => (false, g),
-        Loc::Shared(o) => (true, o),
-        Loc::Peer(..) | Loc::Local(_) | Loc::Param(_) | Loc::Const(_) => return,
-    };
-    let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
-    if let Some(r) = c.race.as_deref_mut() {
-        r.access(t, pc, shared, addr, size, a);
-    }
-}
-
-/// `--race`: hands lane `lane`'s element access of a warp-wide matrix instruction (`wmma.load`
-/// / `wmma.store`, `ldmatrix`, `stmatrix`) at `addr` in `space` to the detector, once the
-/// instruction has performed it (global, shared or generic addresses; others are ignored).
-pub fn race_elem(
-    c: &mut Ctx<'_>,
-    space: AddrSpace,
-    addr: u64,
-    size: u32,
-    lane: usize,
-    write: bool,
-) {
-    if c.race.is_none() {
-        return;
-    }
-    let (shared, at) = match space {
-        AddrSpace::Shared => (true, shared_wrap(addr)),
-        AddrSpace::Global => (false, addr),
-        AddrSpace::Generic => match window_of(addr) {
-            Window::Shared(o) => (true, o),
-            Window::Global(g) => (false, g),
-            _ => return,
-        },
-        _ => return,
-    };
-    let a = if write {
-        RaceAccess::Write
-    } else {
-        RaceAccess::Read
-    };
-    let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
-    if let Some(r) = c.race.as_deref_mut() {
-        r.access(t, pc, shared, at, size, a);
-    }
-}
-
-/// `--race`: an access refused because a pending `cp.async` still writes its bytes races
-/// with that copy; hands it to the detector so the report names the race beside the fault.
-#[cold]
-fn race_pending(
-    c: &mut Ctx<'_>,
-    space: AddrSpace,
-    addr: u64,
-    size: u32,
-    lane: usize,
-    a: RaceAccess,
-) {
-    let off = match space {
-        AddrSpace::Shared => shared_wrap(addr),
-        AddrSpace::Generic => match window_of(addr) {
-            Window::Shared(o) => o,
-            _ => return,
-        },
-        _ => return,
-    };
-    if c.asyncs.overlapping(off, u64::from(size)).is_some() {
-        race_access(c, &Loc::Shared(off), lane, size, a);
-    }
-}
-
 #[inline]
-fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64 {
+pub(super) fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64 {
     match *loc {
         Loc::Global(r, a) => r.load(a, size),
         Loc::Shared(o) => c.shared.load(o, size),
@@ -297,7 +231,7 @@ fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64 {
 }
 
 #[inline]
-fn store_at(c: &mut Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize, v: u64) {
+pub(super) fn store_at(c: &mut Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize, v: u64) {
     match *loc {
         Loc::Global(r, a) => r.store(a, size, v),
         Loc::Shared(o) => c.shared.store(o, size, v),
@@ -320,7 +254,7 @@ pub fn store_shared_u32(c: &mut Ctx<'_>, a: &DAddr, lane: usize, v: u32) -> Resu
 
 /// The offset in the CTA's shared memory of `addr`, a `.shared::cta` address or a generic one
 /// in the shared window.
-fn shared_offset(space: AddrSpace, addr: u64, lane: usize) -> Result<u64, LaneFault> {
+pub(super) fn shared_offset(space: AddrSpace, addr: u64, lane: usize) -> Result<u64, LaneFault> {
     let offset = match space {
         AddrSpace::Shared => Some(addr),
         AddrSpace::Generic => match window_of(addr) {
@@ -413,7 +347,7 @@ pub fn store_shared(
     Ok(())
 }
 
-fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
+pub(super) fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
     match &i.extra {
         Extra::Mem(m) => Ok(m),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -424,7 +358,7 @@ fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
 
 /// Checks that a vector access's first address is aligned to the whole vector.
 #[inline]
-fn check_vector_align(addr: u64, align: u32, lane: usize) -> Result<(), LaneFault> {
+pub(super) fn check_vector_align(addr: u64, align: u32, lane: usize) -> Result<(), LaneFault> {
     if align > 1 && !addr.is_multiple_of(u64::from(align)) {
         return Err(LaneFault {
             kind: FaultKind::Misaligned { align },
@@ -437,7 +371,7 @@ fn check_vector_align(addr: u64, align: u32, lane: usize) -> Result<(), LaneFaul
 
 /// Alignment a vector access needs: its element size times its element count (PTX requires
 /// vector accesses to be aligned to the whole vector).
-fn vector_align(m: &MemAccess) -> u32 {
+pub(super) fn vector_align(m: &MemAccess) -> u32 {
     m.size * m.count
 }
 
@@ -508,7 +442,7 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
+pub(super) fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
     for (k, d) in m.dsts.iter().enumerate() {
         let Dst::Reg { slot, .. } = *d else { continue };
         let mut lo = [0u64; 32];
@@ -565,7 +499,7 @@ fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
     Ok(Flow::Next)
 }
 
-fn shift<'g>(loc: &Loc<'g>, by: u64) -> Loc<'g> {
+pub(super) fn shift<'g>(loc: &Loc<'g>, by: u64) -> Loc<'g> {
     match *loc {
         Loc::Global(r, a) => Loc::Global(r, a + by),
         Loc::Shared(o) => Loc::Shared(o + by),
@@ -647,168 +581,6 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-/// `mov d, a` of a scalar.
-pub fn mov(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let a = c.fetch(&i.s[0]);
-    c.write(&i.d[0], &a);
-    Ok(Flow::Next)
-}
-
-/// `mov` packing: `d = {a, b, …}`; the element width in bits is the immediate `s[1]`.
-pub fn mov_pack(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let Extra::Elems(srcs, _) = &i.extra else {
-        return Ok(Flow::Next);
-    };
-    let width = elem_width(i);
-    let mask = if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    };
-    let mut out = [0u64; 32];
-    for (k, s) in srcs.iter().enumerate() {
-        let v = c.fetch(s);
-        for (l, o) in out.iter_mut().enumerate() {
-            *o |= (v[l] & mask).checked_shl(width * k as u32).unwrap_or(0);
-        }
-    }
-    c.write(&i.d[0], &out);
-    Ok(Flow::Next)
-}
-
-/// `mov` unpacking: `{a, b, …} = s`; the element width in bits is the immediate `s[1]`.
-pub fn mov_unpack(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let Extra::Elems(_, dsts) = &i.extra else {
-        return Ok(Flow::Next);
-    };
-    let width = elem_width(i);
-    let mask = if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    };
-    let v = c.fetch(&i.s[0]);
-    for (k, d) in dsts.iter().enumerate() {
-        let out: [u64; 32] =
-            std::array::from_fn(|l| v[l].checked_shr(width * k as u32).unwrap_or(0) & mask);
-        c.write(d, &out);
-    }
-    Ok(Flow::Next)
-}
-
-fn elem_width(i: &DInstr) -> u32 {
-    match i.s[1] {
-        crate::exec::program::Src::Imm(bits) => bits as u32,
-        _ => 32,
-    }
-}
-
-/// `cvta.space` (space → generic): `Param` holds the window base.
-pub fn cvta_to_generic(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let Extra::Param(base) = i.extra else {
-        return Ok(Flow::Next);
-    };
-    let a = c.fetch(&i.s[0]);
-    let out: [u64; 32] = std::array::from_fn(|l| if base == 0 { a[l] } else { base + a[l] });
-    c.write(&i.d[0], &out);
-    Ok(Flow::Next)
-}
-
-/// `cvta.to.space` (generic → space): `Param` holds the window base (0 for global). An
-/// address outside the window faults.
-pub fn cvta_from_generic(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let Extra::Param(base) = i.extra else {
-        return Ok(Flow::Next);
-    };
-    let a = c.fetch(&i.s[0]);
-    let mut out = [0u64; 32];
-    let mut bad = None;
-    for_lanes(c.mask, |l| {
-        let v = a[l];
-        if base == 0 {
-            if !matches!(window_of(v), Window::Global(_)) {
-                bad = bad.or(Some(l));
-            }
-            out[l] = v;
-        } else if v >= base && v - base < WINDOW_SIZE {
-            out[l] = v - base;
-        } else {
-            bad = bad.or(Some(l));
-        }
-    });
-    if let Some(l) = bad {
-        let name = match base {
-            SHARED_WINDOW => "shared",
-            LOCAL_WINDOW => "local",
-            CONST_WINDOW => "const",
-            PARAM_WINDOW => "param",
-            _ => "global",
-        };
-        return Err(LaneFault {
-            kind: FaultKind::Undefined {
-                detail: format!(
-                    "cvta.to.{name} of a generic address that is not in the {name} window"
-                ),
-            },
-            lane: Some(l as u32),
-            address: Some(a[l]),
-        });
-    }
-    c.write(&i.d[0], &out);
-    Ok(Flow::Next)
-}
-
-/// `isspacep.space p, a`: `Param` holds the window base (0 for global).
-pub fn isspacep(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let Extra::Param(base) = i.extra else {
-        return Ok(Flow::Next);
-    };
-    let a = c.fetch(&i.s[0]);
-    let mut m = 0u32;
-    for_lanes(c.mask, |l| {
-        let w = window_of(a[l]);
-        let yes = match base {
-            0 => matches!(w, Window::Global(_)),
-            SHARED_WINDOW => matches!(w, Window::Shared(_)),
-            LOCAL_WINDOW => matches!(w, Window::Local(_)),
-            CONST_WINDOW => matches!(w, Window::Const(_)),
-            PARAM_WINDOW => matches!(w, Window::Param(_)),
-            _ => false,
-        };
-        if yes {
-            m |= 1 << l;
-        }
-    });
-    c.write_mask(&i.d[0], m);
-    Ok(Flow::Next)
-}
-
-/// Instructions with no effect on values (cache hints, prefetches, `nanosleep`, fences in
-/// this sequentially consistent interpreter).
-pub fn nop(_c: &mut Ctx<'_>, _i: &DInstr) -> R {
-    Ok(Flow::Next)
-}
-
-/// `fence`, `membar`: no effect on a coherent memory; with the L1 model they invalidate the
-/// SM's L1 (as the hardware does to make other SMs' writes visible).
-pub fn fence(c: &mut Ctx<'_>, _i: &DInstr) -> R {
-    if let Some(l1) = c.l1 {
-        l1.invalidate(c.cta_linear());
-    }
-    let (mask, warp, pc) = (c.mask, c.ids.warp as usize, c.pc);
-    if let Some(r) = c.race.as_deref_mut() {
-        for_lanes(mask, |l| r.fence(warp * 32 + l, pc));
-    }
-    Ok(Flow::Next)
-}
-
-/// `createpolicy`: an opaque 64-bit policy (a fixed tag that encodes nothing).
-pub fn createpolicy(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let out = [0x0c0f_fee0_0000_0000u64; 32];
-    c.write(&i.d[0], &out);
-    Ok(Flow::Next)
-}
-
 #[doc(hidden)]
 pub fn space_label(s: AddrSpace) -> &'static str {
     space_name(s)
@@ -818,186 +590,4 @@ pub fn space_label(s: AddrSpace) -> &'static str {
 #[inline(always)]
 pub(crate) fn shared_wrap(addr: u64) -> u64 {
     addr & 0xffff_ffff
-}
-
-/// The addresses of every enabled lane for an access whose base is a register or fixed.
-#[inline(always)]
-fn lane_addrs(c: &Ctx<'_>, a: &DAddr) -> [u64; 32] {
-    let off = a.offset as u64;
-    match a.base {
-        AddrBase::Reg(slot) => {
-            let base = slot as usize * 32;
-            let mut out = [0u64; 32];
-            for (o, v) in out.iter_mut().zip(&c.vals[base..base + 32]) {
-                *o = v.wrapping_add(off);
-            }
-            out
-        }
-        AddrBase::Fixed(v) => [v.wrapping_add(off); 32],
-        AddrBase::Frame(f) => std::array::from_fn(|l| c.ids.frame_base[l] + f + off),
-    }
-}
-
-/// A scalar shared-memory load of `SIZE` bytes: bounds and alignment are checked for all
-/// lanes first; any problem falls back to [`ld`], which reports the precise fault.
-pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let m = mem_of(i)?;
-    let addrs = lane_addrs(c, &m.addr).map(shared_wrap);
-    let mask = c.mask;
-    let limit = (c.shared.data.len() as u64).wrapping_sub(u64::from(SIZE));
-    let mut bad = false;
-    for_lanes(mask, |l| {
-        let a = addrs[l];
-        bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
-    });
-    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() || c.race.is_some() {
-        return ld(c, i);
-    }
-    let mut out = [0u64; 32];
-    let data = c.shared.data.as_ptr();
-    for_lanes(mask, |l| {
-        let o = addrs[l] as usize;
-        // SAFETY: every enabled lane's `o + SIZE` was checked against the length above.
-        out[l] = unsafe {
-            match SIZE {
-                1 => u64::from(*data.add(o)),
-                2 => u64::from(u16::from_le((data.add(o) as *const u16).read_unaligned())),
-                4 => u64::from(u32::from_le((data.add(o) as *const u32).read_unaligned())),
-                _ => u64::from_le((data.add(o) as *const u64).read_unaligned()),
-            }
-        };
-    });
-    let d = m.dsts[0];
-    c.write(&d, &out);
-    Ok(Flow::Next)
-}
-
-/// A scalar shared-memory store of `SIZE` bytes (fast path of [`st`]).
-pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let m = mem_of(i)?;
-    let addrs = lane_addrs(c, &m.addr).map(shared_wrap);
-    let mask = c.mask;
-    let limit = (c.shared.data.len() as u64).wrapping_sub(u64::from(SIZE));
-    let mut bad = false;
-    for_lanes(mask, |l| {
-        let a = addrs[l];
-        bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
-    });
-    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() || c.race.is_some() {
-        return st(c, i);
-    }
-    let vals = c.fetch(&m.srcs[0]);
-    let data = &mut c.shared.data;
-    // Lanes store in lane order, so the highest lane wins a conflict (as a sequence would).
-    for_lanes(mask, |l| {
-        let o = addrs[l] as usize;
-        data[o..o + SIZE as usize].copy_from_slice(&vals[l].to_le_bytes()[..SIZE as usize]);
-    });
-    Ok(Flow::Next)
-}
-
-/// A scalar global (or generic-to-global) load of `SIZE` bytes: all lanes must fall in the
-/// allocation the first lane's address lies in; otherwise [`ld`] handles it.
-pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    if c.l1.is_some() || c.race.is_some() {
-        return ld(c, i);
-    }
-    let m = mem_of(i)?;
-    let addrs = lane_addrs(c, &m.addr);
-    let mask = c.mask;
-    let first = addrs[mask.trailing_zeros() as usize];
-    let Some(r) = c.global.find(first, u64::from(SIZE)) else {
-        return ld(c, i);
-    };
-    let mut bad = false;
-    for_lanes(mask, |l| {
-        let a = addrs[l];
-        bad |= !r.contains(a, u64::from(SIZE)) || !a.is_multiple_of(u64::from(SIZE));
-    });
-    if bad {
-        return ld(c, i);
-    }
-    let mut out = [0u64; 32];
-    for_lanes(mask, |l| out[l] = r.load(addrs[l], SIZE));
-    let d = m.dsts[0];
-    c.write(&d, &out);
-    Ok(Flow::Next)
-}
-
-/// A scalar global (or generic-to-global) store of `SIZE` bytes (fast path of [`st`]).
-pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    if c.l1.is_some() || c.race.is_some() {
-        return st(c, i);
-    }
-    let m = mem_of(i)?;
-    let addrs = lane_addrs(c, &m.addr);
-    let mask = c.mask;
-    let first = addrs[mask.trailing_zeros() as usize];
-    let Some(r) = c.global.find(first, u64::from(SIZE)) else {
-        return st(c, i);
-    };
-    let mut bad = false;
-    for_lanes(mask, |l| {
-        let a = addrs[l];
-        bad |= !r.contains(a, u64::from(SIZE)) || !a.is_multiple_of(u64::from(SIZE));
-    });
-    if bad {
-        return st(c, i);
-    }
-    let vals = c.fetch(&m.srcs[0]);
-    if let Some(t) = c.nc {
-        for_lanes(mask, |l| t.write(c.nc_access(l, addrs[l]), SIZE));
-    }
-    for_lanes(mask, |l| r.store(addrs[l], SIZE, vals[l]));
-    Ok(Flow::Next)
-}
-
-/// A kernel-parameter load at a fixed offset: the same value for every lane, read once.
-pub fn ld_param_uniform<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let m = mem_of(i)?;
-    let AddrBase::Fixed(base) = m.addr.base else {
-        return ld(c, i);
-    };
-    let off = base.wrapping_add(m.addr.offset as u64);
-    if !c.params.contains(off, u64::from(SIZE)) || !off.is_multiple_of(u64::from(SIZE)) {
-        return ld(c, i);
-    }
-    let v = c.params.load(off, SIZE);
-    let d = m.dsts[0];
-    c.write(&d, &[v; 32]);
-    Ok(Flow::Next)
-}
-
-/// The fast-path execution function for a scalar access, if one applies.
-pub fn fast_path(m: &MemAccess, load: bool) -> Option<crate::exec::program::ExecFn> {
-    if m.count != 1 || m.nc {
-        return None;
-    }
-    if matches!(m.addr.base, AddrBase::Frame(_)) {
-        return None;
-    }
-    let f: crate::exec::program::ExecFn = match (m.addr.space, load, m.size) {
-        (AddrSpace::KernelParam, true, 1) => ld_param_uniform::<1>,
-        (AddrSpace::KernelParam, true, 2) => ld_param_uniform::<2>,
-        (AddrSpace::KernelParam, true, 4) => ld_param_uniform::<4>,
-        (AddrSpace::KernelParam, true, 8) => ld_param_uniform::<8>,
-        (AddrSpace::Shared, true, 1) => ld_shared::<1>,
-        (AddrSpace::Shared, true, 2) => ld_shared::<2>,
-        (AddrSpace::Shared, true, 4) => ld_shared::<4>,
-        (AddrSpace::Shared, true, 8) => ld_shared::<8>,
-        (AddrSpace::Shared, false, 1) => st_shared::<1>,
-        (AddrSpace::Shared, false, 2) => st_shared::<2>,
-        (AddrSpace::Shared, false, 4) => st_shared::<4>,
-        (AddrSpace::Shared, false, 8) => st_shared::<8>,
-        (AddrSpace::Global | AddrSpace::Generic, true, 1) => ld_global::<1>,
-        (AddrSpace::Global | AddrSpace::Generic, true, 2) => ld_global::<2>,
-        (AddrSpace::Global | AddrSpace::Generic, true, 4) => ld_global::<4>,
-        (AddrSpace::Global | AddrSpace::Generic, true, 8) => ld_global::<8>,
-        (AddrSpace::Global | AddrSpace::Generic, false, 1) => st_global::<1>,
-        (AddrSpace::Global | AddrSpace::Generic, false, 2) => st_global::<2>,
-        (AddrSpace::Global | AddrSpace::Generic, false, 4) => st_global::<4>,
-        (AddrSpace::Global | AddrSpace::Generic, false, 8) => st_global::<8>,
-        _ => return None,
-    };
-    Some(f)
 }

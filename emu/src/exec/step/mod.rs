@@ -18,6 +18,7 @@ pub mod float_cmp;
 pub mod float_fn;
 pub mod int;
 pub mod matrix_b8;
+pub mod mbarrier;
 pub mod mem;
 pub mod mem_fast;
 mod mem_race;

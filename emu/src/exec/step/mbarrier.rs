@@ -1,0 +1,362 @@
+//! Executing `mbarrier` (PTX ISA "mbarrier": phases, pending arrivals, transaction counts),
+//! including operations on a peer CTA's mbarrier through `.shared::cluster` addresses, and the
+//! completions other asynchronous operations (bulk copies, `tcgen05.commit`) signal on one.
+//! The object model and the deliberate deviations are described in `async_copy`.
+
+use super::async_copy::*;
+use super::Ctx;
+use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::program::{DAddr, DInstr, Flow};
+use crate::race::cta::MbarEvent;
+
+type R = Result<Flow, LaneFault>;
+
+pub(super) fn obj(
+    st: &mut AsyncState,
+    off: u64,
+    lane: usize,
+    addr: u64,
+) -> Result<&mut MbarrierObj, LaneFault> {
+    match st.mbarriers.get_mut(&off) {
+        Some(Slot::Valid(o)) => Ok(o),
+        Some(Slot::Invalidated) => Err(fault(
+            lane,
+            addr,
+            format!("the mbarrier at shared offset {off} is used after mbarrier.inval"),
+        )),
+        None => Err(fault(
+            lane,
+            addr,
+            format!("the mbarrier at shared offset {off} is used before mbarrier.init"),
+        )),
+    }
+}
+
+/// Completes the current phase if nothing is pending.
+pub(super) fn settle(o: &mut MbarrierObj) {
+    if o.pending == 0 && o.tx == 0 {
+        o.phase = o.phase.wrapping_add(1);
+        o.pending = o.expected;
+    }
+}
+
+/// [`settle`], telling the race detector (when `ev` is given) that the phase completed.
+pub(super) fn settled(o: &mut MbarrierObj, off: u64, ev: Option<&mut Vec<MbarEvent>>) {
+    let before = o.phase;
+    settle(o);
+    if let (Some(ev), true) = (ev, before != o.phase) {
+        ev.push(MbarEvent::PhaseDone(off, before));
+    }
+}
+
+/// Param bits of `mbarrier` instructions.
+pub mod op {
+    /// `init`
+    pub const INIT: u64 = 0;
+    /// `inval`
+    pub const INVAL: u64 = 1;
+    /// `arrive` (flags below)
+    pub const ARRIVE: u64 = 2;
+    /// `expect_tx`
+    pub const EXPECT_TX: u64 = 3;
+    /// `complete_tx`
+    pub const COMPLETE_TX: u64 = 4;
+    /// `test_wait` / `try_wait` (flags below)
+    pub const WAIT: u64 = 5;
+    /// `cp.async.mbarrier.arrive`
+    pub const CP_ARRIVE: u64 = 6;
+    /// flag: `arrive_drop`
+    pub const DROP: u64 = 1 << 8;
+    /// flag: `.expect_tx`
+    pub const TX: u64 = 1 << 9;
+    /// flag: `.noComplete`
+    pub const NO_COMPLETE: u64 = 1 << 10;
+    /// flag: `.parity`
+    pub const PARITY: u64 = 1 << 11;
+    /// flag: `try_wait` (else `test_wait`)
+    pub const TRY: u64 = 1 << 12;
+    /// flag: `.noinc`
+    pub const NOINC: u64 = 1 << 13;
+}
+
+/// An `mbarrier` instruction (or `cp.async.mbarrier.arrive`): `addr` is the object; `s[0]` the
+/// count / txCount / state / parity operand; `d[0]` the state or wait result.
+pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let a = async_of(i)?.clone();
+    let at = |c: &Ctx<'_>, l: usize| super::mem::lane_addr(c, &a.addr, l);
+    if let Some(r) = super::cluster::per_peer(c, i, at, mbarrier_here) {
+        return r;
+    }
+    mbarrier_here(c, i)
+}
+
+/// Marks `st` as changed by another CTA's instruction, at a time its own CTA's step count
+/// cannot express: its next failing wait restarts the deadlock count.
+pub fn mark_peer_change(st: &mut AsyncState) {
+    st.last_change = PEER_CHANGE;
+}
+
+/// [`AsyncState::last_change`] after a change made by another CTA of the cluster.
+pub(super) const PEER_CHANGE: u64 = u64::MAX;
+
+/// [`mbarrier`] for lanes whose mbarrier lies in the shared memory the context holds.
+pub(super) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let a = async_of(i)?.clone();
+    let p = a.param;
+    let kind = p & 0xff;
+    let arg = c.fetch(&i.s[0]);
+    let step = c.clock.wrapping_add(c.cta_step_offset);
+    let mut out = [0u64; 32];
+    let mut pmask = 0u32;
+    let mut err = None;
+    let mut lanes = Vec::new();
+    super::for_lanes(c.mask, |l| lanes.push(l));
+    // `--race`: what each lane did to the mbarrier, in order.
+    let mut ev: Vec<MbarEvent> = Vec::new();
+    let race = c.race.is_some();
+    for l in lanes {
+        let t = thread(c, l) as usize;
+        let addr = super::mem::lane_addr(c, &a.addr, l);
+        let off = match shared_offset(c, &a.addr, l, 8) {
+            Ok(o) => o,
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        };
+        if race {
+            ev.push(MbarEvent::Touch(t, off, kind != op::WAIT));
+        }
+        if kind == op::CP_ARRIVE {
+            let done = c.asyncs.copies.take_all(t as u32);
+            if race {
+                ev.push(MbarEvent::CopiesArrive(t, off, done.len()));
+            }
+            deliver(c, done);
+        }
+        let st = &mut *c.asyncs;
+        if kind == op::INIT {
+            let n = arg[l] as u32;
+            st.mbarriers.insert(
+                off,
+                Slot::Valid(MbarrierObj {
+                    expected: n,
+                    pending: n,
+                    tx: 0,
+                    phase: 0,
+                }),
+            );
+            st.last_change = step;
+            if race {
+                ev.push(MbarEvent::Reset(off));
+            }
+            continue;
+        }
+        if kind == op::INVAL {
+            if let Err(e) = obj(st, off, l, addr) {
+                err = Some(e);
+                break;
+            }
+            st.mbarriers.insert(off, Slot::Invalidated);
+            st.last_change = step;
+            if race {
+                ev.push(MbarEvent::Reset(off));
+            }
+            continue;
+        }
+        if st.last_change == PEER_CHANGE {
+            st.last_change = step;
+        }
+        let last_change = st.last_change;
+        let o = match obj(st, off, l, addr) {
+            Ok(o) => o,
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        };
+        let r: Result<(), String> = match kind {
+            op::ARRIVE | op::CP_ARRIVE => {
+                let (count, tx) = if kind == op::CP_ARRIVE {
+                    if p & op::NOINC == 0 {
+                        o.pending += 1;
+                    }
+                    (1, 0)
+                } else if p & op::TX != 0 {
+                    (1, arg[l] as i64)
+                } else if i.s[0] == crate::exec::program::Src::None {
+                    (1, 0)
+                } else {
+                    (arg[l] as u32, 0)
+                };
+                out[l] = u64::from(o.phase);
+                o.tx += tx;
+                if count > o.pending {
+                    Err(format!(
+                        "an arrival count of {count} exceeds the {} arrivals pending in phase {} of the mbarrier at shared offset {off}",
+                        o.pending, o.phase
+                    ))
+                } else {
+                    o.pending -= count;
+                    if p & op::DROP != 0 {
+                        o.expected = o.expected.saturating_sub(count);
+                    }
+                    out[l] |= u64::from(o.pending) << 32;
+                    if p & op::NO_COMPLETE != 0 && o.pending == 0 && o.tx == 0 {
+                        Err(format!(
+                            "mbarrier.arrive.noComplete completes phase {} of the mbarrier at shared offset {off}",
+                            o.phase
+                        ))
+                    } else {
+                        if race && kind == op::ARRIVE {
+                            ev.push(MbarEvent::Arrive(t, off));
+                        }
+                        settled(o, off, race.then_some(&mut ev));
+                        Ok(())
+                    }
+                }
+            }
+            op::EXPECT_TX => {
+                o.tx += arg[l] as i64;
+                Ok(())
+            }
+            op::COMPLETE_TX => {
+                o.tx -= arg[l] as i64;
+                settled(o, off, race.then_some(&mut ev));
+                Ok(())
+            }
+            _ => {
+                // test_wait / try_wait
+                let done = if p & op::PARITY != 0 {
+                    (o.phase & 1) != (arg[l] as u32 & 1)
+                } else {
+                    o.phase != arg[l] as u32
+                };
+                if done {
+                    pmask |= 1 << l;
+                    if race {
+                        // The phase seen complete: the state's, or (parity) the last one.
+                        let seen = if p & op::PARITY != 0 {
+                            o.phase.wrapping_sub(1)
+                        } else {
+                            arg[l] as u32
+                        };
+                        ev.push(MbarEvent::Waited(t, off, seen));
+                    }
+                    let ph = o.phase;
+                    st.tma.observed(off, ph);
+                    if let Some(t) = c.tmem.as_mut() {
+                        t.async_writes.observed(off, ph);
+                    }
+                } else if p & op::TRY != 0 && step.wrapping_sub(last_change) > DEADLOCK_STEPS {
+                    err = Some(LaneFault {
+                        kind: FaultKind::BarrierDeadlock {
+                            detail: format!(
+                                "mbarrier at shared offset {off} waits for phase {} to complete, which still misses {} arrival(s) and {} transaction byte(s), and nothing changed in {DEADLOCK_STEPS} warp instructions",
+                                o.phase, o.pending, o.tx
+                            ),
+                        },
+                        lane: Some(l as u32),
+                        address: Some(addr),
+                    });
+                    break;
+                }
+                continue;
+            }
+        };
+        st.last_change = step;
+        if let Err(detail) = r {
+            err = Some(fault(l, addr, detail));
+            break;
+        }
+    }
+    if let Some(r) = c.race.as_deref_mut() {
+        r.mbarrier_events(c.pc, &ev);
+    }
+    if let Some(e) = err {
+        return Err(e);
+    }
+    if kind == op::WAIT {
+        c.write_mask(&i.d[0], pmask);
+    } else if kind == op::ARRIVE {
+        c.write(&i.d[0], &out);
+    }
+    Ok(Flow::Next)
+}
+
+/// Completes `bytes` transactions of a bulk copy on the mbarrier at `a` (lane `lane`);
+/// returns the mbarrier's shared offset and the phase the bytes counted in.
+///
+/// # Errors
+/// A bad mbarrier address, or an mbarrier not initialised.
+pub fn complete_tx(
+    c: &mut Ctx<'_>,
+    a: &DAddr,
+    lane: usize,
+    bytes: u64,
+) -> Result<(u64, u32), LaneFault> {
+    let addr = super::mem::lane_addr(c, a, lane);
+    let off = shared_offset(c, a, lane, 8)?;
+    let step = c.clock.wrapping_add(c.cta_step_offset);
+    let st = &mut *c.asyncs;
+    let o = obj(st, off, lane, addr)?;
+    let phase = o.phase;
+    o.tx -= bytes as i64;
+    settle(o);
+    let completed = phase != o.phase;
+    st.last_change = step;
+    if let (Some(r), true) = (c.race.as_deref_mut(), completed) {
+        r.mbarrier_events(c.pc, &[MbarEvent::PhaseDone(off, phase)]);
+    }
+    Ok((off, phase))
+}
+
+/// One arrival (as `mbarrier.arrive`) of lane `lane` on the mbarrier at `a`, made by an
+/// asynchronous operation's completion (`tcgen05.commit`); returns the mbarrier's shared
+/// offset and the phase the arrival counted in.
+///
+/// # Errors
+/// A bad mbarrier address, an mbarrier not initialised, or no arrival pending.
+pub fn arrive_async(c: &mut Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, u32), LaneFault> {
+    let addr = super::mem::lane_addr(c, a, lane);
+    let off = shared_offset(c, a, lane, 8)?;
+    let step = c.clock.wrapping_add(c.cta_step_offset);
+    let st = &mut *c.asyncs;
+    let o = obj(st, off, lane, addr)?;
+    let phase = o.phase;
+    if o.pending == 0 {
+        return Err(fault(
+            lane,
+            addr,
+            format!("an arrival on the mbarrier at shared offset {off} with no arrival pending in phase {phase}"),
+        ));
+    }
+    o.pending -= 1;
+    settle(o);
+    let completed = phase != o.phase;
+    st.last_change = step;
+    if let (Some(r), true) = (c.race.as_deref_mut(), completed) {
+        r.mbarrier_events(c.pc, &[MbarEvent::PhaseDone(off, phase)]);
+    }
+    Ok((off, phase))
+}
+
+/// Whether phase `phase` of the mbarrier at shared offset `off` has completed (an mbarrier
+/// invalidated or re-initialised since counts as completed).
+pub fn phase_done(st: &AsyncState, off: u64, phase: u32) -> bool {
+    match st.mbarriers.get(&off) {
+        Some(Slot::Valid(o)) => o.phase.wrapping_sub(phase) as i32 > 0,
+        _ => true,
+    }
+}
+
+/// `mbarrier.pending_count.b64 count, state`: the pending count a `state` recorded.
+pub fn pending_count(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let s = c.fetch(&i.s[0]);
+    let mut out = [0u64; 32];
+    for (o, v) in out.iter_mut().zip(s) {
+        *o = v >> 32;
+    }
+    c.write(&i.d[0], &out);
+    Ok(Flow::Next)
+}

@@ -146,12 +146,12 @@ UNSUPPORTED = """
 .version 8.7
 .target sm_100a
 .address_size 64
-.visible .entry wide_ldmatrix()
+.visible .entry packed_ldmatrix()
 {
   .reg .b32 %r<3>;
   .shared .align 16 .b8 tile[512];
   mov.u32 %r1, tile;
-  ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%r1];
+  ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b6x16_p32 {%r2}, [%r1];
   ret;
 }
 """

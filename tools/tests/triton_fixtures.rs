@@ -6,6 +6,8 @@
 //!
 //! One test per fixture and target: the same launch runs the sm_80, sm_90 and sm_100 builds.
 
+mod manifest_run;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,108 +17,18 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/triton")
 }
 
-/// IEEE binary16 bits to f64 (exact).
-fn f16_to_f64(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((h >> 10) & 0x1f);
-    let frac = f64::from(h & 0x3ff);
-    sign * match exp {
-        0 => frac * 2f64.powi(-24),
-        31 if frac == 0.0 => f64::INFINITY,
-        31 => f64::NAN,
-        e => (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
-    }
-}
-
-fn decode(bytes: &[u8], dtype: &str) -> Vec<f64> {
-    match dtype {
-        "f32" => bytes
-            .chunks_exact(4)
-            .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap())))
-            .collect(),
-        "s32" => bytes
-            .chunks_exact(4)
-            .map(|c| f64::from(i32::from_le_bytes(c.try_into().unwrap())))
-            .collect(),
-        "f16" => bytes
-            .chunks_exact(2)
-            .map(|c| f16_to_f64(u16::from_le_bytes(c.try_into().unwrap())))
-            .collect(),
-        other => panic!("unknown dtype {other}"),
-    }
-}
-
-/// Whether `got` is within `atol + rtol * |want|` of `want` (equal values, infinities
-/// included, always are; a NaN never is unless both are the same NaN bits' value).
-fn close(got: f64, want: f64, rtol: f64, atol: f64) -> bool {
-    got == want || (got - want).abs() <= atol + rtol * want.abs()
-}
-
-/// Runs fixture `name` on the build for `sm` (`sm80`, `sm90`, `sm100`) and checks every dump.
+/// Runs fixture `name` on the build for `sm` (`sm80`, `sm90`, `sm100`), checks every dump
+/// and that block size and shared memory came from Triton's metadata.
 fn run(name: &str, sm: &str) {
     let dir = root().join("runs").join(name);
     let text = std::fs::read_to_string(dir.join("manifest.json")).expect("manifest.json");
     let m: Value = serde_json::from_str(&text).expect("manifest is JSON");
     let ptx = m["ptx"].as_str().expect("ptx").replace("sm80", sm);
-    let out_dir =
-        std::env::temp_dir().join(format!("ptxemu-triton-{name}-{sm}-{}", std::process::id()));
-    std::fs::create_dir_all(&out_dir).expect("temp dir");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxemu"));
-    cmd.arg("run").arg(root().join(&ptx)).args([
-        "--grid",
-        m["grid"].as_str().expect("grid"),
-        "--json",
-    ]);
-    for a in m["args"].as_array().expect("args") {
-        let spec = a.as_str().expect("arg");
-        cmd.arg("--arg")
-            .arg(spec.replace("file=", &format!("file={}/", dir.display())));
-    }
-    let dumps = m["dumps"].as_array().expect("dumps");
-    for (k, d) in dumps.iter().enumerate() {
-        cmd.arg("--dump").arg(format!(
-            "{}={}",
-            d["arg"],
-            out_dir.join(format!("{k}.bin")).display()
-        ));
-    }
-    let line = format!("{cmd:?}");
-    let out = cmd.output().expect("ptxemu runs");
-    assert!(
-        out.status.success(),
-        "{line}\nexit {:?}\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    let report = manifest_run::run_ptx(&root(), &dir, Some(&ptx));
     let meta = &report["triton_metadata"];
     assert_eq!(meta["block"], true, "block from the metadata: {meta}");
     assert_eq!(report["block"][0], meta["num_warps"].as_u64().unwrap() * 32);
     assert_eq!(report["shared_bytes"], meta["shared"]);
-    for (k, d) in dumps.iter().enumerate() {
-        let dtype = d["dtype"].as_str().expect("dtype");
-        let (rtol, atol) = (d["rtol"].as_f64().unwrap(), d["atol"].as_f64().unwrap());
-        let got = decode(
-            &std::fs::read(out_dir.join(format!("{k}.bin"))).unwrap(),
-            dtype,
-        );
-        let want_file = d["expected"].as_str().unwrap();
-        let want = decode(&std::fs::read(dir.join(want_file)).unwrap(), dtype);
-        assert_eq!(got.len(), want.len(), "{want_file}: length");
-        let bad: Vec<usize> = (0..got.len())
-            .filter(|&i| !close(got[i], want[i], rtol, atol))
-            .collect();
-        assert!(
-            bad.is_empty(),
-            "{want_file}: {} of {} elements outside rtol {rtol}, atol {atol}; first at {}: got {}, want {}\nreproduce: {line}",
-            bad.len(),
-            got.len(),
-            bad[0],
-            got[bad[0]],
-            want[bad[0]]
-        );
-    }
-    std::fs::remove_dir_all(&out_dir).ok();
 }
 
 macro_rules! fixtures {

@@ -6,8 +6,12 @@
 //! `block` and `shared_bytes`, `args` (`--arg` texts whose `file=` paths are relative to the
 //! fixture folder) and `dumps` (`arg`, `expected`, `dtype`, `rtol`, `atol`).
 
+// Each test binary that includes this module uses only some of it.
+#![allow(dead_code)]
+
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
@@ -24,7 +28,7 @@ fn f16_to_f64(h: u16) -> f64 {
     }
 }
 
-fn decode(bytes: &[u8], dtype: &str) -> Vec<f64> {
+pub fn decode(bytes: &[u8], dtype: &str) -> Vec<f64> {
     match dtype {
         "f32" => bytes
             .chunks_exact(4)
@@ -43,22 +47,36 @@ fn decode(bytes: &[u8], dtype: &str) -> Vec<f64> {
 }
 
 /// Whether `got` is within `atol + rtol * |want|` of `want`.
-fn close(got: f64, want: f64, rtol: f64, atol: f64) -> bool {
+pub fn close(got: f64, want: f64, rtol: f64, atol: f64) -> bool {
     got == want || (got - want).abs() <= atol + rtol * want.abs()
 }
 
 /// Runs the fixture in folder `dir` whose PTX path is relative to `root`; returns the
 /// `--json` report for further checks.
 pub fn run(root: &Path, dir: &Path) -> Value {
+    run_ptx(root, dir, None)
+}
+
+/// [`run`] with the manifest's `ptx` replaced by `ptx` (relative to `root`) when given: one
+/// launch run on several builds of a kernel.
+pub fn run_ptx(root: &Path, dir: &Path, ptx: Option<&str>) -> Value {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
     let text = std::fs::read_to_string(dir.join("manifest.json")).expect("manifest.json");
     let m: Value = serde_json::from_str(&text).expect("manifest is JSON");
+    let ptx = ptx.unwrap_or_else(|| m["ptx"].as_str().expect("ptx"));
     let tag = dir.file_name().unwrap().to_string_lossy().to_string();
-    let out_dir = std::env::temp_dir().join(format!("ptxemu-fx-{tag}-{}", std::process::id()));
+    let out_dir = std::env::temp_dir().join(format!(
+        "ptxemu-fx-{tag}-{}-{}",
+        std::process::id(),
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&out_dir).expect("temp dir");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxemu"));
-    cmd.arg("run")
-        .arg(root.join(m["ptx"].as_str().expect("ptx")))
-        .args(["--grid", m["grid"].as_str().expect("grid"), "--json"]);
+    cmd.arg("run").arg(root.join(ptx)).args([
+        "--grid",
+        m["grid"].as_str().expect("grid"),
+        "--json",
+    ]);
     for (key, opt) in [
         ("block", "--block"),
         ("shared_bytes", "--shared-bytes"),

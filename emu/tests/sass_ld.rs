@@ -280,9 +280,19 @@ fn running_off_the_end_and_budgets_are_faults() {
     cfg.max_steps = 100;
     let e = run_cfg("l: BRA l;\n", &cfg).0.unwrap_err().to_string();
     assert!(
-        e.contains("budget of 100") && e.contains("CTA (0,0,0), warp 0, lane 0"),
+        e.contains("more than 100") && e.contains("CTA (0,0,0), warp 0, lane 0"),
         "{e}"
     );
+    // The budget bounds the launch's total: 64 CTAs of 32 threads, each thread running two
+    // instructions (4,096 in all), stop once 1,000 have run, though no thread runs past 2.
+    let mut cfg = SassConfig::new([64, 1, 1], [32, 1, 1]);
+    cfg.max_steps = 1000;
+    let e = run_cfg("NOP;\nEXIT;\n", &cfg).0.unwrap_err();
+    assert!(matches!(e, SassFault::Budget(_, 1000)), "{e}");
+    assert!(e.to_string().contains("raise --max-steps"), "{e}");
+    cfg.max_steps = 4096;
+    let r = run_cfg("NOP;\nEXIT;\n", &cfg).0.unwrap();
+    assert_eq!(r.instructions, 4096, "exactly the budget still runs");
 }
 
 #[test]

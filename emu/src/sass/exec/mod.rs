@@ -65,7 +65,8 @@ pub struct SassConfig {
     pub check_uniform: bool,
     /// Registers the shader supports: a base register at or beyond this count reads as absent.
     pub registers: u32,
-    /// The most instructions one thread may execute.
+    /// `--max-steps`: the most thread instructions the whole launch may execute, all CTAs and
+    /// threads together (so a grid of many short threads is bounded as surely as one long one).
     pub max_steps: u64,
     /// `--timeout`: stop the launch ([`SassFault::TimedOut`]) once it has run this long.
     pub timeout: Option<std::time::Duration>,
@@ -154,8 +155,8 @@ pub enum SassFault {
     /// A thread ran past the last instruction without `EXIT`.
     #[error("ran past the last instruction without EXIT\n  at {0}")]
     RanOff(Place),
-    /// A thread executed `max_steps` instructions.
-    #[error("budget of {1} instructions exhausted\n  at {0}")]
+    /// The launch executed more than `max_steps` thread instructions in total.
+    #[error("step budget exhausted: more than {1} thread instructions executed by the whole launch (raise --max-steps)\n  at {0}")]
     Budget(Place, u64),
     /// The launch shape is invalid.
     #[error("{0}")]
@@ -469,7 +470,7 @@ impl Ctx<'_> {
                 return Err(SassFault::RanOff(self.place(&last)));
             };
             steps += 1;
-            if steps > self.cfg.max_steps {
+            if self.report.instructions >= self.cfg.max_steps {
                 return Err(SassFault::Budget(self.place(i), self.cfg.max_steps));
             }
             self.report.instructions += 1;

@@ -532,6 +532,11 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         .map(|x| x.kernel.as_str())
         .or(a.kernel.as_deref())
     else {
+        // A module that does not parse says so (file:line:col) before any complaint about
+        // the arguments.
+        if let Some(f) = a.file.as_deref() {
+            launch::load(f)?;
+        }
         return Err(launch::refuse(
             "arguments",
             "--kernel NAME is required for a PTX module",

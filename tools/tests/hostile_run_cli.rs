@@ -415,3 +415,35 @@ fn a_large_global_array_costs_nothing_until_touched() {
     assert_eq!(std::fs::read(&out).unwrap(), 42u32.to_le_bytes());
     assert!(t.elapsed().as_secs_f64() < 10.0, "{:?}", t.elapsed());
 }
+
+#[test]
+fn a_parse_error_is_reported_before_a_missing_kernel() {
+    // `run FILE` without `--kernel` said only "--kernel NAME is required" when FILE did not
+    // parse; the parse error (file:line:col) comes first, with the parse error's status.
+    let d = scratch("parse-no-kernel");
+    let f = write(
+        &d,
+        "bad.ptx",
+        &format!("{HEADER}.visible .entry k()\n{{\n  ret;\n  mov.u32 %r1, ;\n}}\n"),
+    );
+    let with_kernel = ptxemu(&["run", &f, "--kernel", "k"]);
+    let without = ptxemu(&["run", &f]);
+    let e = stderr(&without);
+    assert!(e.contains("bad.ptx:7:11: error"), "{e}");
+    assert!(!e.contains("--kernel NAME is required"), "{e}");
+    assert_eq!(without.status.code(), Some(2), "{e}");
+    assert_eq!(without.status.code(), with_kernel.status.code());
+    // A module that parses still needs --kernel.
+    let f = write(
+        &d,
+        "good.ptx",
+        &format!("{HEADER}.visible .entry k()\n{{\n  ret;\n}}\n"),
+    );
+    let o = ptxemu(&["run", &f]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--kernel NAME is required"),
+        "{}",
+        stderr(&o)
+    );
+}

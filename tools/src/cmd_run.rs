@@ -21,13 +21,21 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::Result;
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
 
-use crate::argspec::{self, ArgSpec};
 use crate::launch::{self, ArgShape};
-use emu::exec::LaunchConfig;
+use crate::triton_meta::{Applied, TritonMeta};
+
+mod buffers;
+mod options;
+
+pub(crate) use buffers::{
+    after_dumps, buffers_json, dumps_of, lay_out, shape, specs_of, write_dumps,
+};
+use options::foreign_flags;
+pub(crate) use options::Checks;
 
 /// Arguments of `ptxemu run`.
 #[derive(Args, Debug)]
@@ -131,326 +139,6 @@ pub struct RunArgs {
     pub race: crate::race_run::RaceArgs,
 }
 
-/// Parses `X[,Y[,Z]]`.
-pub(crate) fn shape(s: &str, what: &str) -> Result<[u32; 3]> {
-    let parts: Vec<&str> = s.split(',').collect();
-    if parts.is_empty() || parts.len() > 3 {
-        bail!("--{what} takes X[,Y[,Z]], got `{s}`");
-    }
-    let mut out = [1u32; 3];
-    for (i, p) in parts.iter().enumerate() {
-        out[i] = p
-            .trim()
-            .parse()
-            .map_err(|_| anyhow!("--{what}: `{p}` is not a positive integer"))?;
-        if out[i] == 0 {
-            bail!("--{what}: dimensions must be at least 1");
-        }
-    }
-    Ok(out)
-}
-
-/// Buffer arguments placed in device memory: for each argument, its parameter bytes and, for
-/// a buffer, its (address, length).
-pub(crate) struct LaidOut {
-    /// Parameter values in order.
-    pub values: Vec<Vec<u8>>,
-    /// For each argument: the buffer's address and length, or `None` for a scalar.
-    pub buffers: Vec<Option<(u64, usize)>>,
-}
-
-/// Parses the `--arg` specs.
-pub(crate) fn specs_of(args: &[String]) -> Result<Vec<ArgSpec>> {
-    args.iter()
-        .map(|s| argspec::parse(s).map_err(|e| anyhow!("--arg {e}")))
-        .collect()
-}
-
-/// Places every buffer argument in device memory with `place` (given the initial contents and
-/// the argument's index, it allocates, fills and returns the address); scalars pass as bytes.
-pub(crate) fn lay_out(
-    specs: &[ArgSpec],
-    mut place: impl FnMut(&argspec::Contents, usize) -> u64,
-) -> Result<LaidOut> {
-    let mut out = LaidOut {
-        values: Vec::new(),
-        buffers: Vec::new(),
-    };
-    for (i, spec) in specs.iter().enumerate() {
-        match spec {
-            ArgSpec::Scalar { bytes, .. } => {
-                out.values.push(bytes.clone());
-                out.buffers.push(None);
-            }
-            ArgSpec::Buffer { .. } => {
-                let bytes = spec
-                    .buffer_contents()
-                    .map_err(|e| anyhow!("--arg {i}: {e}"))?;
-                let addr = place(&bytes, i);
-                out.values.push(addr.to_le_bytes().to_vec());
-                out.buffers.push(Some((addr, bytes.len())));
-            }
-            ArgSpec::TensorMap(t) => {
-                out.values.push(Vec::new());
-                match &t.data {
-                    Some(d) => {
-                        let bytes = d.buffer_contents().map_err(|e| anyhow!("--arg {i}: {e}"))?;
-                        let addr = place(&bytes, i);
-                        out.buffers.push(Some((addr, bytes.len())));
-                    }
-                    None => out.buffers.push(None),
-                }
-            }
-        }
-    }
-    // Tensor maps hold their buffer's address, known once every buffer is placed.
-    for (i, spec) in specs.iter().enumerate() {
-        if let ArgSpec::TensorMap(t) = spec {
-            let k = t.buf.unwrap_or(i);
-            let b = out
-                .buffers
-                .get(k)
-                .copied()
-                .flatten()
-                .ok_or_else(|| anyhow!("--arg {i}: buf={k} is not a buffer argument"))?;
-            out.values[i] = t.bytes(b).map_err(|e| anyhow!("--arg {i}: {e}"))?;
-        }
-    }
-    Ok(out)
-}
-
-/// Parses `--dump N=PATH` against the laid-out arguments.
-pub(crate) fn dumps_of(
-    dumps: &[String],
-    buffers: &[Option<(u64, usize)>],
-) -> Result<Vec<(usize, PathBuf)>> {
-    let mut out = Vec::new();
-    for d in dumps {
-        let (n, path) = d
-            .split_once('=')
-            .ok_or_else(|| anyhow!("--dump takes N=PATH, got `{d}`"))?;
-        let n: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| anyhow!("--dump: `{n}` is not an argument index"))?;
-        match buffers.get(n) {
-            Some(Some(_)) => out.push((n, PathBuf::from(path))),
-            Some(None) => bail!("--dump {n}: argument {n} is a scalar, not a buffer"),
-            None => bail!("--dump {n}: there are only {} arguments", buffers.len()),
-        }
-    }
-    Ok(out)
-}
-
-/// Writes the dumps, reading final bytes with `read`.
-pub(crate) fn write_dumps(
-    dumps: &[(usize, PathBuf)],
-    buffers: &[Option<(u64, usize)>],
-    read: impl Fn(u64, u64) -> Option<Vec<u8>>,
-) -> Result<()> {
-    for (n, path) in dumps {
-        if let Some((addr, len)) = buffers[*n] {
-            let bytes = read(addr, len as u64).unwrap_or_default();
-            std::fs::write(path, bytes)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-    }
-    Ok(())
-}
-
-/// The `buffers` array of `--json` (values for buffers of at most 4096 elements).
-pub(crate) fn buffers_json(
-    specs: &[ArgSpec],
-    buffers: &[Option<(u64, usize)>],
-    read: impl Fn(u64, u64) -> Option<Vec<u8>>,
-) -> Vec<Json> {
-    let mut bufs = Vec::new();
-    for (i, (spec, b)) in specs.iter().zip(buffers).enumerate() {
-        let (ArgSpec::Buffer { ty, count, .. }, Some((addr, len))) = (spec, b) else {
-            continue;
-        };
-        let o = launch::buffer_json(i, *ty, *count, *addr, || {
-            read(*addr, *len as u64).unwrap_or_default()
-        });
-        bufs.push(Json::Object(o));
-    }
-    bufs
-}
-
-/// The flags only the other instruction set, or only a single launch, takes: given here,
-/// they are refused rather than ignored.
-fn foreign_flags(a: &RunArgs) -> Result<()> {
-    let o = &a.sass;
-    let sass_only = [
-        ("--strict", o.strict),
-        ("--strict-align", o.strict_align),
-        ("--check-uniform", o.check_uniform),
-        ("--shared-window", o.shared_window.is_some()),
-        ("--local-window", o.local_window.is_some()),
-        ("--registers", o.registers.is_some()),
-    ];
-    let ptx_only = [
-        ("--kernel", a.kernel.is_some()),
-        ("--set", !a.sets.is_empty()),
-        ("--dump-var", !a.dump_vars.is_empty()),
-        ("--plan", a.plan.is_some()),
-        ("--cluster", a.cluster.is_some()),
-        ("--shared-bytes", a.shared_bytes.is_some()),
-        ("--threads", a.threads.is_some()),
-        ("--check-nc", a.check_nc),
-        ("--cache-model", a.cache_model.is_some()),
-        ("--sms", a.sms.is_some()),
-        ("--l1-lines", a.l1_lines.is_some()),
-        ("--trace-tmem", a.trace_tmem),
-        ("--tmem-check", a.tmem_check.is_some()),
-        ("--proxy-check", a.proxy_check.is_some()),
-        ("--race", a.race.race),
-        ("--max-call-depth", a.max_call_depth.is_some()),
-    ];
-    let single_only = [
-        ("--kernel", a.kernel.is_some()),
-        ("--grid", a.grid.is_some()),
-        ("--block", a.block.is_some()),
-        ("--cluster", a.cluster.is_some()),
-        ("--arg", !a.args.is_empty()),
-        ("--dump", !a.dumps.is_empty()),
-        ("--set", !a.sets.is_empty()),
-        ("--dump-var", !a.dump_vars.is_empty()),
-        ("--shared-bytes", a.shared_bytes.is_some()),
-    ];
-    let given = |flags: &[(&'static str, bool)]| -> Vec<&'static str> {
-        flags.iter().filter(|(_, g)| *g).map(|(f, _)| *f).collect()
-    };
-    let (foreign, why) = match a.isa.as_str() {
-        "ptx" if a.plan.is_some() => (
-            given(&sass_only)
-                .into_iter()
-                .chain(given(&single_only))
-                .collect(),
-            "a plan gives its launches' settings, and SASS options need --isa sass",
-        ),
-        "ptx" => (given(&sass_only), "SASS options need --isa sass"),
-        "sass" => (given(&ptx_only), "they are options of PTX runs"),
-        other => {
-            return Err(launch::refuse(
-                "options",
-                format!("--isa `{other}`: expected ptx or sass"),
-            ))
-        }
-    };
-    if !foreign.is_empty() {
-        return Err(launch::refuse(
-            "options",
-            format!(
-                "a {} run does not take {}: {why}",
-                if a.plan.is_some() {
-                    "--plan".to_string()
-                } else {
-                    a.isa.to_uppercase()
-                },
-                foreign.join(", ")
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// The run options every launch of a run shares (limits, checks, models).
-pub(crate) struct Checks {
-    max_steps: u64,
-    threads: usize,
-    check_nc: bool,
-    l1: Option<(u32, usize)>,
-    tmem: emu::exec::step::tcgen05::TmemOptions,
-    /// `--trace-tmem`.
-    pub trace_tmem: bool,
-    proxy_check: bool,
-    timeout: Option<std::time::Duration>,
-    max_call_depth: Option<u32>,
-}
-
-impl Checks {
-    /// The options `a` gives.
-    ///
-    /// # Errors
-    /// An unknown cache model or Tensor Memory check setting.
-    pub fn of(a: &RunArgs) -> Result<Checks> {
-        let l1 = match a.cache_model.as_deref().unwrap_or("coherent") {
-            "coherent" => None,
-            "l1" => Some((a.sms.unwrap_or(4).max(1), a.l1_lines.unwrap_or(256).max(1))),
-            other => {
-                return Err(launch::refuse(
-                    "options",
-                    format!("--cache-model `{other}`: expected coherent or l1"),
-                ))
-            }
-        };
-        let checked = match a.tmem_check.as_deref().unwrap_or("on") {
-            "on" => true,
-            "off" => false,
-            other => {
-                return Err(launch::refuse(
-                    "options",
-                    format!("--tmem-check `{other}`: expected on or off"),
-                ))
-            }
-        };
-        let proxy_check = match a.proxy_check.as_deref().unwrap_or("on") {
-            "on" => true,
-            "off" => false,
-            other => {
-                return Err(launch::refuse(
-                    "options",
-                    format!("--proxy-check `{other}`: expected on or off"),
-                ))
-            }
-        };
-        let tmem = emu::exec::step::tcgen05::TmemOptions {
-            checked,
-            trace: a.trace_tmem,
-        };
-        Ok(Checks {
-            max_steps: a.max_steps,
-            threads: a.threads.unwrap_or(0),
-            check_nc: a.check_nc,
-            l1,
-            tmem,
-            trace_tmem: a.trace_tmem,
-            proxy_check,
-            timeout: crate::timeout::duration(a.timeout),
-            max_call_depth: a.max_call_depth,
-        })
-    }
-
-    /// `--timeout`.
-    pub fn timeout(&self) -> Option<std::time::Duration> {
-        self.timeout
-    }
-
-    /// The configuration of one launch.
-    pub fn config(
-        &self,
-        kernel: &str,
-        grid: [u32; 3],
-        block: [u32; 3],
-        shared: u32,
-    ) -> LaunchConfig {
-        let mut cfg = LaunchConfig::new(kernel, grid, block);
-        cfg.dynamic_shared = shared;
-        cfg.max_steps = self.max_steps;
-        cfg.threads = self.threads;
-        cfg.check_nc = self.check_nc;
-        cfg.l1 = self.l1;
-        cfg.tmem = self.tmem;
-        cfg.proxy_check = self.proxy_check;
-        cfg.timeout = self.timeout;
-        if let Some(d) = self.max_call_depth {
-            cfg.max_call_depth = d;
-        }
-        cfg
-    }
-}
-
 /// Reports a launch's `--check-nc` conflicts and fault on standard error; returns the exit
 /// status they call for (0 or 1).
 pub(crate) fn report_problems(report: &emu::exec::LaunchReport, context: &str) -> u8 {
@@ -507,9 +195,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     }
 }
 
-/// The single-launch PTX path.
-fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
-    // Triton's NAME.json beside NAME.ptx supplies what its launcher would (triton_meta).
+/// Triton's `NAME.json` beside `NAME.ptx`, if any, and what it supplies to this launch (the
+/// kernel, block, dynamic shared memory) given the flags.
+fn triton(a: &RunArgs) -> Result<(Option<TritonMeta>, Option<Applied>)> {
     let meta = match a.file.as_deref() {
         Some(f) => crate::triton_meta::beside(f)
             .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?,
@@ -527,11 +215,22 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         })
         .transpose()
         .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    Ok((meta, applied))
+}
+
+/// The single-launch PTX path.
+fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
+    let (meta, applied) = triton(a)?;
     let Some(kernel) = applied
         .as_ref()
         .map(|x| x.kernel.as_str())
         .or(a.kernel.as_deref())
     else {
+        // A module that does not parse says so (file:line:col) before any complaint about
+        // the arguments.
+        if let Some(f) = a.file.as_deref() {
+            launch::load(f)?;
+        }
         return Err(launch::refuse(
             "arguments",
             "--kernel NAME is required for a PTX module",
@@ -651,35 +350,4 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         code = code.max(u8::from(m.any()));
     }
     Ok(ExitCode::from(code))
-}
-
-/// The exit status once the dumps were written: a fault's or conflict's status stands; a dump
-/// that failed on a clean run makes it 2. The dump's failure is reported either way.
-pub(crate) fn after_dumps(status: u8, dumped: Result<()>) -> u8 {
-    match dumped {
-        Ok(()) => status,
-        Err(e) => {
-            eprintln!("ptxemu: {e:#}");
-            if status == 0 {
-                2
-            } else {
-                status
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shapes() {
-        assert_eq!(shape("4", "grid").unwrap(), [4, 1, 1]);
-        assert_eq!(shape("4,2", "grid").unwrap(), [4, 2, 1]);
-        assert_eq!(shape("1,2,3", "grid").unwrap(), [1, 2, 3]);
-        assert!(shape("0", "grid").is_err());
-        assert!(shape("1,2,3,4", "grid").is_err());
-        assert!(shape("x", "block").is_err());
-    }
 }

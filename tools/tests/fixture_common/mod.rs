@@ -139,3 +139,10 @@ pub fn scratch(suite: &str, name: &str) -> std::path::PathBuf {
 pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// Writes `text` to `dir/name`; returns the path as text for a command line.
+pub fn write_file(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("scratch file");
+    p.to_string_lossy().into_owned()
+}

@@ -1,0 +1,187 @@
+//! The arguments and buffers of a launch: `--grid`/`--block` shapes, `--arg` specs laid out in
+//! device memory, `--dump` files and the `buffers` of `--json`.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde_json::Value as Json;
+
+use crate::argspec::{self, ArgSpec};
+use crate::launch;
+
+/// Parses `X[,Y[,Z]]`.
+pub(crate) fn shape(s: &str, what: &str) -> Result<[u32; 3]> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        bail!("--{what} takes X[,Y[,Z]], got `{s}`");
+    }
+    let mut out = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        out[i] = p
+            .trim()
+            .parse()
+            .map_err(|_| anyhow!("--{what}: `{p}` is not a positive integer"))?;
+        if out[i] == 0 {
+            bail!("--{what}: dimensions must be at least 1");
+        }
+    }
+    Ok(out)
+}
+
+/// Buffer arguments placed in device memory: for each argument, its parameter bytes and, for
+/// a buffer, its (address, length).
+pub(crate) struct LaidOut {
+    /// Parameter values in order.
+    pub values: Vec<Vec<u8>>,
+    /// For each argument: the buffer's address and length, or `None` for a scalar.
+    pub buffers: Vec<Option<(u64, usize)>>,
+}
+
+/// Parses the `--arg` specs.
+pub(crate) fn specs_of(args: &[String]) -> Result<Vec<ArgSpec>> {
+    args.iter()
+        .map(|s| argspec::parse(s).map_err(|e| anyhow!("--arg {e}")))
+        .collect()
+}
+
+/// Places every buffer argument in device memory with `place` (given the initial contents and
+/// the argument's index, it allocates, fills and returns the address); scalars pass as bytes.
+pub(crate) fn lay_out(
+    specs: &[ArgSpec],
+    mut place: impl FnMut(&argspec::Contents, usize) -> u64,
+) -> Result<LaidOut> {
+    let mut out = LaidOut {
+        values: Vec::new(),
+        buffers: Vec::new(),
+    };
+    for (i, spec) in specs.iter().enumerate() {
+        match spec {
+            ArgSpec::Scalar { bytes, .. } => {
+                out.values.push(bytes.clone());
+                out.buffers.push(None);
+            }
+            ArgSpec::Buffer { .. } => {
+                let bytes = spec
+                    .buffer_contents()
+                    .map_err(|e| anyhow!("--arg {i}: {e}"))?;
+                let addr = place(&bytes, i);
+                out.values.push(addr.to_le_bytes().to_vec());
+                out.buffers.push(Some((addr, bytes.len())));
+            }
+            ArgSpec::TensorMap(t) => {
+                out.values.push(Vec::new());
+                match &t.data {
+                    Some(d) => {
+                        let bytes = d.buffer_contents().map_err(|e| anyhow!("--arg {i}: {e}"))?;
+                        let addr = place(&bytes, i);
+                        out.buffers.push(Some((addr, bytes.len())));
+                    }
+                    None => out.buffers.push(None),
+                }
+            }
+        }
+    }
+    // Tensor maps hold their buffer's address, known once every buffer is placed.
+    for (i, spec) in specs.iter().enumerate() {
+        if let ArgSpec::TensorMap(t) = spec {
+            let k = t.buf.unwrap_or(i);
+            let b = out
+                .buffers
+                .get(k)
+                .copied()
+                .flatten()
+                .ok_or_else(|| anyhow!("--arg {i}: buf={k} is not a buffer argument"))?;
+            out.values[i] = t.bytes(b).map_err(|e| anyhow!("--arg {i}: {e}"))?;
+        }
+    }
+    Ok(out)
+}
+
+/// Parses `--dump N=PATH` against the laid-out arguments.
+pub(crate) fn dumps_of(
+    dumps: &[String],
+    buffers: &[Option<(u64, usize)>],
+) -> Result<Vec<(usize, PathBuf)>> {
+    let mut out = Vec::new();
+    for d in dumps {
+        let (n, path) = d
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--dump takes N=PATH, got `{d}`"))?;
+        let n: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| anyhow!("--dump: `{n}` is not an argument index"))?;
+        match buffers.get(n) {
+            Some(Some(_)) => out.push((n, PathBuf::from(path))),
+            Some(None) => bail!("--dump {n}: argument {n} is a scalar, not a buffer"),
+            None => bail!("--dump {n}: there are only {} arguments", buffers.len()),
+        }
+    }
+    Ok(out)
+}
+
+/// Writes the dumps, reading final bytes with `read`.
+pub(crate) fn write_dumps(
+    dumps: &[(usize, PathBuf)],
+    buffers: &[Option<(u64, usize)>],
+    read: impl Fn(u64, u64) -> Option<Vec<u8>>,
+) -> Result<()> {
+    for (n, path) in dumps {
+        if let Some((addr, len)) = buffers[*n] {
+            let bytes = read(addr, len as u64).unwrap_or_default();
+            std::fs::write(path, bytes)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The `buffers` array of `--json` (values for buffers of at most 4096 elements).
+pub(crate) fn buffers_json(
+    specs: &[ArgSpec],
+    buffers: &[Option<(u64, usize)>],
+    read: impl Fn(u64, u64) -> Option<Vec<u8>>,
+) -> Vec<Json> {
+    let mut bufs = Vec::new();
+    for (i, (spec, b)) in specs.iter().zip(buffers).enumerate() {
+        let (ArgSpec::Buffer { ty, count, .. }, Some((addr, len))) = (spec, b) else {
+            continue;
+        };
+        let o = launch::buffer_json(i, *ty, *count, *addr, || {
+            read(*addr, *len as u64).unwrap_or_default()
+        });
+        bufs.push(Json::Object(o));
+    }
+    bufs
+}
+
+/// The exit status once the dumps were written: a fault's or conflict's status stands; a dump
+/// that failed on a clean run makes it 2. The dump's failure is reported either way.
+pub(crate) fn after_dumps(status: u8, dumped: Result<()>) -> u8 {
+    match dumped {
+        Ok(()) => status,
+        Err(e) => {
+            eprintln!("ptxemu: {e:#}");
+            if status == 0 {
+                2
+            } else {
+                status
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        assert_eq!(shape("4", "grid").unwrap(), [4, 1, 1]);
+        assert_eq!(shape("4,2", "grid").unwrap(), [4, 2, 1]);
+        assert_eq!(shape("1,2,3", "grid").unwrap(), [1, 2, 3]);
+        assert!(shape("0", "grid").is_err());
+        assert!(shape("1,2,3,4", "grid").is_err());
+        assert!(shape("x", "block").is_err());
+    }
+}

@@ -1,0 +1,182 @@
+//! The options of a run: flags refused for the other instruction set or a plan, and the
+//! limits, checks and models every launch shares ([`Checks`]).
+
+use anyhow::Result;
+use emu::exec::LaunchConfig;
+
+use super::RunArgs;
+use crate::launch;
+
+/// The flags only the other instruction set, or only a single launch, takes: given here,
+/// they are refused rather than ignored.
+pub(super) fn foreign_flags(a: &RunArgs) -> Result<()> {
+    let o = &a.sass;
+    let sass_only = [
+        ("--strict", o.strict),
+        ("--strict-align", o.strict_align),
+        ("--check-uniform", o.check_uniform),
+        ("--shared-window", o.shared_window.is_some()),
+        ("--local-window", o.local_window.is_some()),
+        ("--registers", o.registers.is_some()),
+    ];
+    let ptx_only = [
+        ("--kernel", a.kernel.is_some()),
+        ("--set", !a.sets.is_empty()),
+        ("--dump-var", !a.dump_vars.is_empty()),
+        ("--plan", a.plan.is_some()),
+        ("--cluster", a.cluster.is_some()),
+        ("--shared-bytes", a.shared_bytes.is_some()),
+        ("--threads", a.threads.is_some()),
+        ("--check-nc", a.check_nc),
+        ("--cache-model", a.cache_model.is_some()),
+        ("--sms", a.sms.is_some()),
+        ("--l1-lines", a.l1_lines.is_some()),
+        ("--trace-tmem", a.trace_tmem),
+        ("--tmem-check", a.tmem_check.is_some()),
+        ("--proxy-check", a.proxy_check.is_some()),
+        ("--race", a.race.race),
+        ("--max-call-depth", a.max_call_depth.is_some()),
+    ];
+    let single_only = [
+        ("--kernel", a.kernel.is_some()),
+        ("--grid", a.grid.is_some()),
+        ("--block", a.block.is_some()),
+        ("--cluster", a.cluster.is_some()),
+        ("--arg", !a.args.is_empty()),
+        ("--dump", !a.dumps.is_empty()),
+        ("--set", !a.sets.is_empty()),
+        ("--dump-var", !a.dump_vars.is_empty()),
+        ("--shared-bytes", a.shared_bytes.is_some()),
+    ];
+    let given = |flags: &[(&'static str, bool)]| -> Vec<&'static str> {
+        flags.iter().filter(|(_, g)| *g).map(|(f, _)| *f).collect()
+    };
+    let (foreign, why) = match a.isa.as_str() {
+        "ptx" if a.plan.is_some() => (
+            given(&sass_only)
+                .into_iter()
+                .chain(given(&single_only))
+                .collect(),
+            "a plan gives its launches' settings, and SASS options need --isa sass",
+        ),
+        "ptx" => (given(&sass_only), "SASS options need --isa sass"),
+        "sass" => (given(&ptx_only), "they are options of PTX runs"),
+        other => {
+            return Err(launch::refuse(
+                "options",
+                format!("--isa `{other}`: expected ptx or sass"),
+            ))
+        }
+    };
+    if !foreign.is_empty() {
+        return Err(launch::refuse(
+            "options",
+            format!(
+                "a {} run does not take {}: {why}",
+                if a.plan.is_some() {
+                    "--plan".to_string()
+                } else {
+                    a.isa.to_uppercase()
+                },
+                foreign.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The run options every launch of a run shares (limits, checks, models).
+pub(crate) struct Checks {
+    max_steps: u64,
+    threads: usize,
+    check_nc: bool,
+    l1: Option<(u32, usize)>,
+    tmem: emu::exec::step::tcgen05::TmemOptions,
+    /// `--trace-tmem`.
+    pub trace_tmem: bool,
+    proxy_check: bool,
+    timeout: Option<std::time::Duration>,
+    max_call_depth: Option<u32>,
+}
+
+impl Checks {
+    /// The options `a` gives.
+    ///
+    /// # Errors
+    /// An unknown cache model or Tensor Memory check setting.
+    pub fn of(a: &RunArgs) -> Result<Checks> {
+        let l1 = match a.cache_model.as_deref().unwrap_or("coherent") {
+            "coherent" => None,
+            "l1" => Some((a.sms.unwrap_or(4).max(1), a.l1_lines.unwrap_or(256).max(1))),
+            other => {
+                return Err(launch::refuse(
+                    "options",
+                    format!("--cache-model `{other}`: expected coherent or l1"),
+                ))
+            }
+        };
+        let checked = match a.tmem_check.as_deref().unwrap_or("on") {
+            "on" => true,
+            "off" => false,
+            other => {
+                return Err(launch::refuse(
+                    "options",
+                    format!("--tmem-check `{other}`: expected on or off"),
+                ))
+            }
+        };
+        let proxy_check = match a.proxy_check.as_deref().unwrap_or("on") {
+            "on" => true,
+            "off" => false,
+            other => {
+                return Err(launch::refuse(
+                    "options",
+                    format!("--proxy-check `{other}`: expected on or off"),
+                ))
+            }
+        };
+        let tmem = emu::exec::step::tcgen05::TmemOptions {
+            checked,
+            trace: a.trace_tmem,
+        };
+        Ok(Checks {
+            max_steps: a.max_steps,
+            threads: a.threads.unwrap_or(0),
+            check_nc: a.check_nc,
+            l1,
+            tmem,
+            trace_tmem: a.trace_tmem,
+            proxy_check,
+            timeout: crate::timeout::duration(a.timeout),
+            max_call_depth: a.max_call_depth,
+        })
+    }
+
+    /// `--timeout`.
+    pub fn timeout(&self) -> Option<std::time::Duration> {
+        self.timeout
+    }
+
+    /// The configuration of one launch.
+    pub fn config(
+        &self,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+    ) -> LaunchConfig {
+        let mut cfg = LaunchConfig::new(kernel, grid, block);
+        cfg.dynamic_shared = shared;
+        cfg.max_steps = self.max_steps;
+        cfg.threads = self.threads;
+        cfg.check_nc = self.check_nc;
+        cfg.l1 = self.l1;
+        cfg.tmem = self.tmem;
+        cfg.proxy_check = self.proxy_check;
+        cfg.timeout = self.timeout;
+        if let Some(d) = self.max_call_depth {
+            cfg.max_call_depth = d;
+        }
+        cfg
+    }
+}

@@ -60,6 +60,9 @@ pub fn st_m16n8_target(t: u32, k: u32, m: u32) -> (u32, u32) {
     (2 * (t % 4) + (m & 1) + 8 * k, t / 4 + 8 * (m >> 1))
 }
 
+/// Where a load layout takes byte `m` of register `k` of lane `t` from: (row lane, byte).
+type SourceOf = fn(u32, u32, u32) -> (u32, u32);
+
 /// `ldmatrix.m16n16.{x1,x2}.trans` and `ldmatrix.m8n16.{x1,x2,x4}` in every byte format (all
 /// lanes converged).
 pub fn ldmatrix_bytes(
@@ -68,7 +71,7 @@ pub fn ldmatrix_bytes(
     mv: &MatrixMove,
 ) -> Result<Flow, LaneFault> {
     let space = space_of(x);
-    let (rows, source): (u32, fn(u32, u32, u32) -> (u32, u32)) = match mv.shape {
+    let (rows, source): (u32, SourceOf) = match mv.shape {
         MatrixShape::M16n16 => (16 * mv.num.count(), ld_m16n16_source),
         _ => (8 * mv.num.count(), ld_m8n16_source),
     };

@@ -146,12 +146,11 @@ UNSUPPORTED = """
 .version 8.7
 .target sm_100a
 .address_size 64
-.visible .entry packed_ldmatrix()
+.visible .entry pair_shift()
 {
-  .reg .b32 %r<3>;
-  .shared .align 16 .b8 tile[512];
-  mov.u32 %r1, tile;
-  ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b6x16_p32 {%r2}, [%r1];
+  .reg .b32 %r<2>;
+  mov.u32 %r1, 0;
+  tcgen05.shift.cta_group::2.down [%r1];
   ret;
 }
 """

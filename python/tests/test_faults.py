@@ -98,7 +98,7 @@ def test_assert_failed():
 def test_unsupported():
     m = ptxemu.Module(UNSUPPORTED)
     with pytest.raises(ptxemu.Fault) as e:
-        m.get_function("packed_ldmatrix")(1, 32, ())
+        m.get_function("pair_shift")(1, 32, ())
     assert e.value.kind == "unsupported"
 
 

@@ -304,6 +304,38 @@ fn the_mma_family_runs_on_ptxemu_for_sm80_and_sm90a() {
     }
 }
 
+/// `--arch sm_100a` adds the byte and packed-source matrix moves; they run on ptxemu too.
+#[test]
+fn the_mma_family_runs_on_ptxemu_for_sm100a() {
+    let d = scratch("mma-sm_100a");
+    let o = ptxemu(&[
+        "difftest",
+        "--family",
+        "mma",
+        "--arch",
+        "sm_100a",
+        "--emu-only",
+        "--count",
+        "200",
+        "--per-module",
+        "100",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let s = summary(&d);
+    assert_eq!(
+        (s["kernels"].as_u64(), s["mismatches"].as_u64()),
+        (Some(200), Some(0))
+    );
+    assert_eq!(s["arch"].as_str(), Some("sm_100a"));
+}
+
 /// A host that flips the lowest bit of a float result is within the bound (counted, exit 0);
 /// one that flips a bit that `ldmatrix` moved is a mismatch, saved with its kernel.
 #[test]

@@ -47,6 +47,7 @@ fixtures!(
     f16_quad_pair,
     f64_m16n8k16,
     f64_m8n8k4,
+    packed_sm100,
     s8_satfinite,
     stmatrix_movmatrix,
     tf32_m16n8k8,

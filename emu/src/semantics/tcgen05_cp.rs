@@ -25,7 +25,9 @@
 //! the e2m3 value of the same number), the form in which the sm_100 `kind::f8f6f4` MMA reads
 //! narrow elements from 8-bit containers (CUTLASS documents the same placement for sm_120's
 //! `mma.kind::f8f6f4`). The ISA gives this placement in figures only; ptxemu's reading of
-//! them is not compared with hardware. The padding bytes are ignored.
+//! them is not compared with hardware. The padding bytes are ignored. `ldmatrix .b8x16` places
+//! a four-bit element in bits 3–0 instead, as CUTLASS documents for ldmatrix; why the two differ
+//! is set out in [`super::matrix_unpack`].
 
 use crate::ir::{CpDecompress, CpMulticast, CpShape};
 use smallvec::{smallvec, SmallVec};

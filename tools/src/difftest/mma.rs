@@ -21,9 +21,13 @@ pub enum Arch {
     /// `.target sm_80` (A100): no FP8 mma, no `stmatrix`, no f64 m16n8k*.
     #[value(name = "sm_80")]
     Sm80,
-    /// `.target sm_90a` (H100): everything this family generates.
+    /// `.target sm_90a` (H100): every sm_80 kernel plus FP8 mma, `stmatrix`, f64 m16n8k*.
     #[value(name = "sm_90a")]
     Sm90a,
+    /// `.target sm_100a` (B200): everything this family generates, including the byte and
+    /// packed-source matrix moves of [`super::mma_sm100`].
+    #[value(name = "sm_100a")]
+    Sm100a,
 }
 
 impl Arch {
@@ -32,6 +36,15 @@ impl Arch {
         match self {
             Arch::Sm80 => "sm_80",
             Arch::Sm90a => "sm_90a",
+            Arch::Sm100a => "sm_100a",
+        }
+    }
+
+    /// The `.version` its modules declare (sm_100a needs PTX ISA 8.6).
+    fn version(self) -> &'static str {
+        match self {
+            Arch::Sm80 | Arch::Sm90a => "8.4",
+            Arch::Sm100a => "8.6",
         }
     }
 }
@@ -106,7 +119,11 @@ pub const SHARED: &str = ".shared .align 16 .b8 sm[1024];\n";
 /// The kernel a seed names for a target.
 pub fn generate(seed: u64, arch: Arch) -> MmaKernel {
     let mut g = Rng::new(seed ^ 0x7E45_0C0E_u64);
-    let n = if arch == Arch::Sm90a { 12 } else { 10 };
+    let n = match arch {
+        Arch::Sm80 => 10,
+        Arch::Sm90a => 12,
+        Arch::Sm100a => 14,
+    };
     match g.below(n) {
         0..=1 => mma_float(&mut g, arch),
         2 => mma_int(&mut g),
@@ -117,6 +134,8 @@ pub fn generate(seed: u64, arch: Arch) -> MmaKernel {
         7 => movmatrix(&mut g),
         8..=9 => cp_async(&mut g),
         10 => stmatrix(&mut g),
+        12 => super::mma_sm100::ldmatrix_bytes(&mut g),
+        13 => super::mma_sm100::stmatrix_bytes(&mut g),
         _ => mma_float(&mut g, arch),
     }
 }
@@ -143,13 +162,13 @@ fn operand64(body: &mut Vec<String>, prefix: &str, n: usize, from: usize) {
     }
 }
 
-fn regs(prefix: &str, n: usize) -> String {
+pub(super) fn regs(prefix: &str, n: usize) -> String {
     let v: Vec<String> = (0..n).map(|i| format!("%{prefix}{i}")).collect();
     format!("{{{}}}", v.join(", "))
 }
 
 /// Stores `%d0…` (32-bit) to the output frame from word 0.
-fn store32(body: &mut Vec<String>, n: usize) {
+pub(super) fn store32(body: &mut Vec<String>, n: usize) {
     for i in 0..n {
         body.push(format!("st.global.b32 [%out+{}], %d{i}", 4 * i));
     }
@@ -217,7 +236,7 @@ fn mma_generic(
 
 /// f16, bf16, tf32 and (sm_90a) FP8 `mma.sync.m16n8k*`.
 fn mma_float(g: &mut Rng, arch: Arch) -> MmaKernel {
-    let fp8 = arch == Arch::Sm90a && g.below(4) == 0;
+    let fp8 = arch != Arch::Sm80 && g.below(4) == 0;
     if fp8 {
         let ab = [Ty::E4m3, Ty::E5m2];
         let (at, bt) = (ab[g.below(2) as usize], ab[g.below(2) as usize]);
@@ -313,7 +332,7 @@ fn mma_b1(g: &mut Rng) -> MmaKernel {
 
 /// `.f64` `mma.sync`: m8n8k4 everywhere, m16n8k4/k8/k16 on sm_90a.
 fn mma_f64(g: &mut Rng, arch: Arch) -> MmaKernel {
-    let choice = if arch == Arch::Sm90a { g.below(4) } else { 0 };
+    let choice = if arch == Arch::Sm80 { 0 } else { g.below(4) };
     let (shape, k, na, nb, nc) = match choice {
         0 => ("m8n8k4", 4, 1, 1, 2),
         1 => ("m16n8k4", 4, 2, 1, 4),
@@ -369,7 +388,7 @@ fn mma_quad(g: &mut Rng) -> MmaKernel {
 
 /// `%sb` = the shared address of row `(t * mul + add) mod 32` (16 bytes a row): a random
 /// permutation of the threads' rows.
-fn permuted_row(g: &mut Rng, body: &mut Vec<String>) -> String {
+pub(super) fn permuted_row(g: &mut Rng, body: &mut Vec<String>) -> String {
     let (mul, add) = (2 * g.below(16) + 1, g.below(32));
     body.push(format!("mad.lo.u32 %rt, %t, {mul}, {add}"));
     body.push("and.b32 %rt, %rt, 31".into());
@@ -380,13 +399,13 @@ fn permuted_row(g: &mut Rng, body: &mut Vec<String>) -> String {
 }
 
 /// The thread's own 16-byte row of `sm` in `%rt`.
-fn own_row(body: &mut Vec<String>) {
+pub(super) fn own_row(body: &mut Vec<String>) {
     body.push("shl.b32 %rt, %t, 4".into());
     body.push("mov.u32 %sb, sm".into());
     body.push("add.u32 %rt, %sb, %rt".into());
 }
 
-fn exact(n: usize) -> Vec<OutSlot> {
+pub(super) fn exact(n: usize) -> Vec<OutSlot> {
     (0..n)
         .map(|word| OutSlot {
             word,
@@ -531,7 +550,8 @@ impl MmaKernel {
 /// A module holding `kernels` as `k0`, `k1`, … for `arch`.
 pub fn module(kernels: &[MmaKernel], arch: Arch) -> String {
     let mut s = format!(
-        ".version 8.4\n.target {}\n.address_size 64\n\n{SHARED}\n",
+        ".version {}\n.target {}\n.address_size 64\n\n{SHARED}\n",
+        arch.version(),
         arch.name()
     );
     for (k, kern) in kernels.iter().enumerate() {

@@ -3,7 +3,7 @@
 //!
 //! Contract: `ptxemu difftest [--count N] [--seed S] [--per-module K] [--jobs J] [--out DIR]
 //! [--host PATH | --nvcc PATH] [--gen-only] [--emu-only] [--max-shrink M] [--time-limit S]
-//! [--timeout S] [--family scalar|mma] [--arch sm_80|sm_90a]`. Kernel `i` of the run is
+//! [--timeout S] [--family scalar|mma] [--arch sm_80|sm_90a|sm_100a]`. Kernel `i` of the run is
 //! `Case::generate(FAMILY, ARCH, kernel_seed(S, i))`; kernels are grouped `K` to a module. The
 //! GPU side is a driver-API program (`DIR/difftest_host.cu`, built with nvcc unless `--host`
 //! names a built one) speaking the protocol of [`host`]. Writes `DIR/summary.json` and, per
@@ -23,6 +23,7 @@ pub mod host;
 pub mod inputs;
 pub mod judge;
 pub mod mma;
+pub mod mma_sm100;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

@@ -9,13 +9,10 @@
 //! [`crate::semantics::mma`], and packed back.
 //!
 //! Deliberate deviations and choices:
-//! 1. Of the sm_100a forms, `ldmatrix.m16n16.trans.b8` and `stmatrix.m16n8.trans.b8` run
-//!    ([`super::matrix_b8`]); the forms with packed 6- and 4-bit sources (`.b8x16.b6x16_p32`,
-//!    `.b8x16.b4x16_p64`, of `.m8n16` and `.m16n16`) parse and validate but are an
-//!    `Unsupported` fault when executed: where in the 16-byte row the packed elements and the
-//!    padding lie, and where in its destination byte an element lands, the ISA shows only in
-//!    figures, and no second public source states it for both (CuTe's traits treat the row
-//!    as opaque bits).
+//! 1. The sm_100a byte forms (`ldmatrix.m16n16.trans` with `.b8`, `.b8x16.b6x16_p32` or
+//!    `.b8x16.b4x16_p64`, `ldmatrix.m8n16` with the two packed formats, `stmatrix.m16n8.trans.b8`)
+//!    run in [`super::matrix_b8`], with layouts derived from CUTLASS's CuTe copy traits and the
+//!    packed rows widened by [`crate::semantics::matrix_unpack`] (sources and choices there).
 //! 2. `ldmatrix`/`stmatrix` check each row address for 16-byte alignment (the ISA requires
 //!    it) and fault on the lane that supplied it.
 
@@ -360,7 +357,7 @@ fn unsupported_shape(what: &str, mv: &MatrixMove) -> Result<(), LaneFault> {
     }
     Err(LaneFault::new(FaultKind::Unsupported {
         what: format!(
-            "{what}.{}.{}: the placement of packed 6-/4-bit elements, their padding and their destination bits is given by the PTX ISA only in figures, so this sm_100a form is not modelled",
+            "{what}.{}.{}: this shape and format combination is not modelled",
             mv.shape.name(),
             mv.format.name()
         ),
@@ -409,8 +406,8 @@ pub fn ldmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if let Some(flow) = converge(c, "ldmatrix.sync.aligned")? {
         return Ok(flow);
     }
-    if mv.shape == MatrixShape::M16n16 && mv.format == MatrixFormat::B8 {
-        return super::matrix_b8::ldmatrix_m16n16(c, x, &mv);
+    if matches!(mv.shape, MatrixShape::M16n16 | MatrixShape::M8n16) {
+        return super::matrix_b8::ldmatrix_bytes(c, x, &mv);
     }
     unsupported_shape("ldmatrix", &mv)?;
     let space = space_of(x);

@@ -60,13 +60,8 @@ impl Set {
         (self.bits[i / 64] >> (i % 64)) & 1 == 1
     }
 
-    /// The events in the set, ascending.
+    /// The events in the set, ascending (found a word at a time).
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.ones()
-    }
-
-    /// The events in the set, ascending, found a word at a time.
-    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
         self.bits.iter().enumerate().flat_map(|(w, &word)| {
             let mut bits = word;
             std::iter::from_fn(move || {
@@ -337,7 +332,7 @@ impl Rel {
     /// `[s] ; self ; [t]`.
     pub fn restrict(&self, s: &Set, t: &Set) -> Rel {
         let mut r = Rel::empty(self.n);
-        for a in s.ones() {
+        for a in s.iter() {
             let base = a * self.words;
             for w in 0..self.words {
                 r.rows[base + w] = self.rows[base + w] & t.bits[w];

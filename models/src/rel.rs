@@ -11,10 +11,12 @@ use std::fmt;
 use petgraph::graph::{DiGraph, NodeIndex};
 use smallvec::{smallvec, SmallVec};
 
-/// Bit words kept inline (no allocation): a set of up to 128 events, a relation over up to
-/// 32 events (litmus executions are mostly smaller; the explorer makes many of them).
+/// Bit words: a set of up to 128 events inline (no allocation); a relation's rows on the heap,
+/// so that returning one moves a pointer rather than copying an inline buffer (an inline
+/// `SmallVec<[u64; 32]>` made every returned relation a 272-byte copy, a third of the
+/// explorer's time).
 type SetWords = SmallVec<[u64; 2]>;
-type RelWords = SmallVec<[u64; 32]>;
+type RelWords = Vec<u64>;
 
 /// A set of events, as bits.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -58,9 +60,18 @@ impl Set {
         (self.bits[i / 64] >> (i % 64)) & 1 == 1
     }
 
-    /// The events in the set, ascending.
+    /// The events in the set, ascending (found a word at a time).
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.n).filter(|i| self.contains(*i))
+        self.bits.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    w * 64 + b
+                })
+            })
+        })
     }
 
     /// Intersection.
@@ -84,6 +95,11 @@ impl Set {
         self.bits.iter().zip(&o.bits).all(|(a, b)| a & !b == 0)
     }
 
+    /// The first word of bits (events `0..64`).
+    pub(crate) fn word0(&self) -> u64 {
+        self.bits[0]
+    }
+
     /// Complement within `0..n`.
     pub fn not(&self) -> Set {
         Set::from_fn(self.n, |i| !self.contains(i))
@@ -91,21 +107,11 @@ impl Set {
 }
 
 /// A binary relation over `n` events.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Rel {
     rows: RelWords,
     words: usize,
     n: usize,
-}
-
-impl Clone for Rel {
-    fn clone(&self) -> Rel {
-        Rel {
-            rows: SmallVec::from_slice(&self.rows),
-            words: self.words,
-            n: self.n,
-        }
-    }
 }
 
 impl Rel {
@@ -113,7 +119,7 @@ impl Rel {
     pub fn empty(n: usize) -> Rel {
         let words = n.div_ceil(64).max(1);
         Rel {
-            rows: smallvec![0; words * n],
+            rows: vec![0; words * n],
             words,
             n,
         }
@@ -201,6 +207,16 @@ impl Rel {
         for a in 0..k.min(self.n) {
             self.rows[a * self.words + word] &= !bit;
         }
+    }
+
+    /// The rows as one word each, when the relation is over at most 64 events.
+    pub(crate) fn rows1(&self) -> Option<&[u64]> {
+        (self.words == 1).then_some(&self.rows[..])
+    }
+
+    /// [`Rel::rows1`], to change in place.
+    pub(crate) fn rows1_mut(&mut self) -> Option<&mut [u64]> {
+        (self.words == 1).then_some(&mut self.rows[..])
     }
 
     fn row(&self, a: usize) -> &[u64] {

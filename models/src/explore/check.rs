@@ -26,13 +26,42 @@ impl Search<'_> {
         if quiet {
             return true;
         }
+        #[cfg(debug_assertions)]
+        let general = self.general_check();
+        if let Some((ok, old)) = self.fast_check() {
+            #[cfg(debug_assertions)]
+            {
+                assert_eq!(ok, general.0, "fast and general checks disagree");
+                if let Some(closed) = general.1.filter(|_| ok) {
+                    assert_eq!(closed, self.ch.co, "fast and general coherence disagree");
+                }
+            }
+            undo.closed = old;
+            return ok;
+        }
+        let (ok, closed) = self.general_check();
+        if let Some(closed) = closed {
+            undo.closed = Some(std::mem::replace(&mut self.ch.co, closed));
+        }
+        ok
+    }
+
+    /// Checks 2 and 3 with the relation algebra of [`crate::ptx::Statics`]: the verdict, and
+    /// the closed coherence unless it is cyclic.
+    fn general_check(&self) -> (bool, Option<Rel>) {
         let (cause, co_all) = self.cause_and_co(&self.ch.sc, &self.ch.syncbar);
         let closed = co_all.plus();
         if !closed.irreflexive() {
-            return false;
+            return (false, None);
         }
-        undo.closed = Some(std::mem::replace(&mut self.ch.co, closed));
-        self.ls.check(&self.ch, &cause).is_ok()
+        let ch = crate::ptx::Choice {
+            rf: self.ch.rf.clone(),
+            co: closed,
+            sc: self.ch.sc.clone(),
+            syncbar: self.ch.syncbar.clone(),
+        };
+        let ok = self.ls.check(&ch, &cause).is_ok();
+        (ok, Some(ch.co))
     }
 
     /// Whether every deferred read's value can still be written by a write whose own path

@@ -52,7 +52,10 @@ pub(super) fn gather(ls: &mut Statics, pairs: &Pairs, events: &[Event], ids: &[u
     let k = ids.len() - 1;
     let g = ids[k];
     let thread = events[g].thread;
-    let rs = rels(ls);
+    let mut rs = rels(ls);
+    // Row k of each relation, gathered in a word when a row is one word (at most 64 slots).
+    let one = rs[0].rows1().is_some() && k < 64;
+    let mut row = [0u64; 13];
     // Slot k is clear: never used, or cleared by `forget` when its last event was taken back.
     for (j, &h) in ids.iter().enumerate() {
         let (out, inn) = if j == k {
@@ -64,13 +67,25 @@ pub(super) fn gather(ls: &mut Statics, pairs: &Pairs, events: &[Event], ids: &[u
         };
         let mut b = out & pairs.present;
         while b != 0 {
-            rs[b.trailing_zeros() as usize].add(k, j);
+            let r = b.trailing_zeros() as usize;
+            if one {
+                row[r] |= 1 << j;
+            } else {
+                rs[r].add(k, j);
+            }
             b &= b - 1;
         }
         let mut b = inn & pairs.present;
         while b != 0 {
             rs[b.trailing_zeros() as usize].add(j, k);
             b &= b - 1;
+        }
+    }
+    if one {
+        for (rel, bits) in rs.iter_mut().zip(row) {
+            if let (Some(rows), true) = (rel.rows1_mut(), bits != 0) {
+                rows[k] |= bits;
+            }
         }
     }
     let e = &events[g];

@@ -65,7 +65,15 @@
 //! At a complete execution (every thread at the end of a path, no deferred read left), the
 //! Fence-SC orders and barrier matchings are enumerated as [`crate::enumerate`] does, the
 //! coherence order is closed with the lower bound that causality then gives, and every axiom
-//! is checked again in full: the verdict is the reference's.
+//! is checked again in full: the verdict is the reference's. Under an empty Fence-SC order and
+//! barrier matching (most executions: fewer than two `fence.sc`, no barrier) that full check is
+//! the one checks 2 and 3 made after the last step that changed a relation, and it passed, so
+//! its closed coherence is taken as it is.
+//!
+//! Checks 2 and 3 build the same relations as [`crate::ptx::Statics::cause`] and
+//! [`crate::ptx::Statics::check`]; on executions of up to 64 events without proxy or alias
+//! fences they do so with one word per row on the stack ([`fast`]), otherwise with the
+//! relation algebra of [`crate::rel`]. Debug builds compare the two at every step.
 //!
 //! Which thread moves next does not change the executions built (every next event of the
 //! chosen thread is tried); the search prefers threads that wait on no deferred read that
@@ -97,6 +105,7 @@
 //!    Allowed executions, states and verdicts are the same.
 
 mod check;
+mod fast;
 mod leaf;
 mod local;
 mod moves;

@@ -24,6 +24,18 @@ pub(super) enum Move {
     Plain { child: u32 },
 }
 
+impl Move {
+    /// The tree node of the event the move adds, if it adds one.
+    pub(super) fn child(&self) -> Option<u32> {
+        match self {
+            Move::End(_) => None,
+            Move::Read { child, .. } | Move::Write { child, .. } | Move::Plain { child } => {
+                Some(*child)
+            }
+        }
+    }
+}
+
 impl Search<'_> {
     /// Whether some unfinished thread can still write `value` to `loc`; thread `t` is taken at
     /// node `x` (where it is about to be).

@@ -45,7 +45,6 @@ impl Control<'_> {
 /// What taking a move back needs.
 pub(super) struct Undo {
     thread: usize,
-    prev_at: u32,
     added: bool,
     deferred: Vec<usize>,
     /// The closed coherence before the move, kept when the checks changed it.
@@ -85,6 +84,8 @@ pub(super) struct Search<'a> {
     pub(super) co: Rel,
     /// Reads whose source is a write still to come.
     pub(super) deferred: Vec<usize>,
+    /// Closed coherence relations taken back, to be filled again (no allocation per step).
+    pub(super) spare: Vec<Rel>,
     /// The move index taken at each depth.
     pub(super) path: Vec<u32>,
     /// Forced move indices for the first depths (a task of a split).
@@ -127,6 +128,7 @@ impl<'a> Search<'a> {
             },
             co: Rel::empty(cap),
             deferred: Vec::new(),
+            spare: Vec::new(),
             path: Vec::new(),
             script,
             task,
@@ -226,14 +228,28 @@ impl<'a> Search<'a> {
             return self.leaf(sink);
         };
         let moves = self.moves(t);
+        // The event in place: the moves of one child (its sources, its coherence placements)
+        // come together and share the event and its static relations, gathered once.
+        let at = self.at[t];
+        let mut held: Option<u32> = None;
+        let mut r = Next::Continue;
         for (i, m) in moves.iter().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             if self.script.get(d).is_some_and(|&want| want != i) {
                 continue;
             }
+            let child = m.child();
+            if held.is_some() && held != child {
+                self.take_back(t, at);
+                held = None;
+            }
+            if let (Some(c), None) = (child, held) {
+                self.add(t, c);
+                held = Some(c);
+            }
             self.path.push(i);
             let mut undo = self.apply(t, m);
-            let r = if self.consistent(quiet(m), &mut undo) {
+            r = if self.consistent(quiet(m), &mut undo) {
                 self.step(sink)
             } else {
                 Next::Continue
@@ -241,26 +257,39 @@ impl<'a> Search<'a> {
             self.undo(undo);
             self.path.pop();
             if r == Next::Stop {
-                return Next::Stop;
+                break;
             }
         }
-        Next::Continue
+        if held.is_some() {
+            self.take_back(t, at);
+        }
+        r
     }
 
-    fn add(&mut self, t: usize, child: u32) -> usize {
+    /// Adds thread `t`'s event at tree node `child`, with its static relations.
+    fn add(&mut self, t: usize, child: u32) {
         let k = self.ids.len();
         let g = self.u.trees[t].nodes[child as usize].event.unwrap_or(0);
         self.ids.push(g);
         self.events[t].push(k);
         local::gather(&mut self.ls, self.us, &self.u.events, &self.ids);
         self.at[t] = child;
-        k
     }
 
+    /// Takes back the last event (thread `t`'s, added at node `at`'s child).
+    fn take_back(&mut self, t: usize, at: u32) {
+        let k = self.ids.len() - 1;
+        local::forget(&mut self.ls, &self.present, k);
+        self.ids.pop();
+        self.events[t].pop();
+        self.at[t] = at;
+    }
+
+    /// Applies a move whose event, if it has one, is in place ([`Search::add`]): its
+    /// reads-from and coherence edges, the deferred reads, a thread's end.
     fn apply(&mut self, t: usize, m: &Move) -> Undo {
         let mut undo = Undo {
             thread: t,
-            prev_at: self.at[t],
             added: true,
             deferred: self.deferred.clone(),
             closed: None,
@@ -270,20 +299,20 @@ impl<'a> Search<'a> {
                 self.ended[t] = Some(*e);
                 undo.added = false;
             }
-            Move::Read { child, src } => {
-                let k = self.add(t, *child);
+            Move::Read { src, .. } => {
+                let k = self.ids.len() - 1;
                 match src {
                     Some(j) => self.ch.rf.add(*j, k),
                     None => self.deferred.push(k),
                 }
             }
             Move::Write {
-                child,
                 before,
                 after,
                 takes,
+                ..
             } => {
-                let k = self.add(t, *child);
+                let k = self.ids.len() - 1;
                 let ev = &self.u.events;
                 let loc = ev[self.ids[k]].loc;
                 for i in 0..self.u.inits {
@@ -302,29 +331,25 @@ impl<'a> Search<'a> {
                 }
                 self.deferred.retain(|r| !takes.contains(r));
             }
-            Move::Plain { child } => {
-                self.add(t, *child);
-            }
+            Move::Plain { .. } => {}
         }
         undo
     }
 
+    /// Takes back a move's edges (its event stays, for the next move of the same child).
     fn undo(&mut self, u: Undo) {
         let t = u.thread;
         if u.added {
             let k = self.ids.len() - 1;
-            local::forget(&mut self.ls, &self.present, k);
             self.ch.rf.clear_last(k);
             self.co.clear_last(k);
-            self.ids.pop();
-            self.events[t].pop();
         } else {
             self.ended[t] = None;
         }
-        self.at[t] = u.prev_at;
         self.deferred = u.deferred;
         if let Some(closed) = u.closed {
-            self.ch.co = closed;
+            let later = std::mem::replace(&mut self.ch.co, closed);
+            self.spare.push(later);
         }
     }
 }

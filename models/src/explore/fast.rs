@@ -1,0 +1,276 @@
+//! Checks 2 and 3 of the module docs on executions of at most 64 events, with each relation
+//! a row of one word per event on the stack: the same relations as
+//! [`crate::ptx::Statics::cause`] and [`crate::ptx::Statics::check`] build with an empty
+//! Fence-SC order and barrier matching (the partial check), without allocating one.
+//! Executions with a proxy fence or an alias fence (the other clauses of v7.5's proxy-preserved
+//! causality) take the general path. Debug builds check every answer against it.
+
+use super::search::Search;
+use crate::ptx::Model;
+use crate::rel::Rel;
+
+/// The most events handled here (one word per row).
+const MAX: usize = 64;
+
+/// `a ; b` over `n` rows.
+fn seq<const N: usize>(a: &[u64], b: &[u64], n: usize) -> [u64; N] {
+    let mut out = [0; N];
+    for (o, &row) in out[..n].iter_mut().zip(a) {
+        let mut bits = row;
+        let mut acc = 0;
+        while bits != 0 {
+            acc |= b[bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+        }
+        *o = acc;
+    }
+    out
+}
+
+/// `a+`, in place (Warshall: row `k` does not change while `k` is the pivot).
+fn plus(a: &mut [u64]) {
+    for k in 0..a.len() {
+        let (bit, rk) = (1u64 << k, a[k]);
+        if rk == 0 {
+            continue;
+        }
+        for row in a.iter_mut() {
+            if *row & bit != 0 {
+                *row |= rk;
+            }
+        }
+    }
+}
+
+/// Whether `a` relates no event to itself.
+fn irreflexive(a: &[u64]) -> bool {
+    a.iter().enumerate().all(|(i, r)| r >> i & 1 == 0)
+}
+
+/// Whether `a` has no cycle.
+fn acyclic<const N: usize>(a: &[u64]) -> bool {
+    let mut c = [0; N];
+    c[..a.len()].copy_from_slice(a);
+    plus(&mut c[..a.len()]);
+    irreflexive(&c[..a.len()])
+}
+
+/// `a?`, in place.
+fn opt(a: &mut [u64]) {
+    for (i, r) in a.iter_mut().enumerate() {
+        *r |= 1 << i;
+    }
+}
+
+fn rows(r: &Rel) -> &[u64] {
+    r.rows1().unwrap_or(&[])
+}
+
+impl Search<'_> {
+    /// Checks 2 and 3 on the present partial execution, keeping the closed coherence in
+    /// `self.ch.co` (the one before is returned with the verdict); `None` when the execution
+    /// is not one handled here.
+    pub(super) fn fast_check(&mut self) -> Option<(bool, Option<Rel>)> {
+        let n = self.ids.len();
+        if n > MAX || self.ch.rf.rows1().is_none() {
+            return None;
+        }
+        // Rows on the stack, as few as the execution needs.
+        if n <= 16 {
+            self.fast_check_n::<16>()
+        } else if n <= 32 {
+            self.fast_check_n::<32>()
+        } else {
+            self.fast_check_n::<MAX>()
+        }
+    }
+
+    fn fast_check_n<const N: usize>(&mut self) -> Option<(bool, Option<Rel>)> {
+        let n = self.ids.len();
+        let ls = &self.ls;
+        let rf = &rows(&self.ch.rf)[..n];
+        let (ms, rmw) = (&rows(&ls.ms)[..n], &rows(&ls.rmw)[..n]);
+        let (w, loc) = (ls.w.word0(), &rows(&ls.loc)[..n]);
+        let cause = match ls.model {
+            Model::Sc => [0; N],
+            Model::PtxV75 => {
+                if !ls.pfo.is_empty() || ls.alias.word0() != 0 {
+                    return None;
+                }
+                let mut obs = [0; N];
+                for i in 0..n {
+                    obs[i] = ms[i] & rf[i] | rmw[i];
+                }
+                let mut obs_plus = obs;
+                plus(&mut obs_plus[..n]);
+                let cb = self.cause_base::<N>(&obs_plus[..n]);
+                // Proxy-preserved causality without proxy or alias fences: its first two
+                // clauses.
+                let (gen, m) = (ls.gen.word0(), ls.m.word0());
+                let (vloc, sp, scta) = (rows(&ls.vloc), rows(&ls.same_proxy), rows(&ls.scta));
+                let mut pp = [0; N];
+                for i in 0..n {
+                    let vcb = vloc[i] & cb[i];
+                    if gen >> i & 1 == 1 {
+                        pp[i] = vcb & gen;
+                    }
+                    if m & !gen != 0 && m >> i & 1 == 1 {
+                        pp[i] |= sp[i] & scta[i] & vcb & m;
+                    }
+                }
+                opt(&mut obs[..n]);
+                seq::<N>(&obs[..n], &pp[..n], n)
+            }
+            Model::PtxV60 => {
+                let mut ms_rf = [0; N];
+                for i in 0..n {
+                    ms_rf[i] = ms[i] & rf[i];
+                }
+                // obs = ms_rf ; (rmw ; ms_rf)*
+                let mut chain = seq::<N>(rmw, &ms_rf[..n], n);
+                plus(&mut chain[..n]);
+                opt(&mut chain[..n]);
+                let obs = seq::<N>(&ms_rf[..n], &chain[..n], n);
+                let cb = self.cause_base::<N>(&obs[..n]);
+                let po_loc = rows(&ls.po_loc);
+                let mut tail = [0; N];
+                for i in 0..n {
+                    tail[i] = cb[i] | po_loc[i];
+                }
+                let mut c = seq::<N>(&obs[..n], &tail[..n], n);
+                for i in 0..n {
+                    c[i] |= cb[i];
+                }
+                c
+            }
+        };
+        // Coherence: the chosen edges and `[W];cause;[W] & loc`, closed.
+        let co = rows(&self.co);
+        let mut closed = [0; N];
+        for i in 0..n {
+            closed[i] = co[i];
+            if w >> i & 1 == 1 {
+                closed[i] |= cause[i] & w & loc[i];
+            }
+        }
+        plus(&mut closed[..n]);
+        if !irreflexive(&closed[..n]) {
+            return Some((false, None));
+        }
+        // fr = rf^-1 ; co
+        let mut rf_inv = [0; N];
+        for (i, &row) in rf.iter().enumerate() {
+            let mut bits = row;
+            while bits != 0 {
+                rf_inv[bits.trailing_zeros() as usize] |= 1 << i;
+                bits &= bits - 1;
+            }
+        }
+        let fr = seq::<N>(&rf_inv[..n], &closed[..n], n);
+        let ok = self.axioms::<N>(rf, &closed[..n], &fr[..n], &cause[..n]);
+        let mut new = self.spare.pop().unwrap_or_else(|| Rel::empty(self.cap));
+        if let Some(out) = new.rows1_mut() {
+            out[..n].copy_from_slice(&closed[..n]);
+            out[n..].fill(0);
+        }
+        let old = std::mem::replace(&mut self.ch.co, new);
+        Some((ok, Some(old)))
+    }
+
+    /// Base causality with an empty Fence-SC order and barrier matching, `obs_chain` the
+    /// observation chain `sync` goes through (`obs+` in v7.5, `obs` in v6.0).
+    fn cause_base<const N: usize>(&self, obs_chain: &[u64]) -> [u64; N] {
+        let ls = &self.ls;
+        let n = obs_chain.len();
+        let po = &rows(&ls.po)[..n];
+        let mut sb = [0; N];
+        if !ls.rel_pat.is_empty() && !ls.acq_pat.is_empty() {
+            let t = seq::<N>(&rows(&ls.rel_pat)[..n], obs_chain, n);
+            let t = seq::<N>(&t[..n], rows(&ls.acq_pat), n);
+            let ms = rows(&ls.ms);
+            for i in 0..n {
+                sb[i] = ms[i] & t[i];
+            }
+        }
+        let v75 = ls.model == Model::PtxV75;
+        if sb[..n].iter().all(|&r| r == 0) {
+            let mut out = [0; N];
+            if v75 {
+                out[..n].copy_from_slice(po);
+            }
+            return out;
+        }
+        let mut po_opt = [0; N];
+        po_opt[..n].copy_from_slice(po);
+        opt(&mut po_opt[..n]);
+        let mut s = seq::<N>(&sb[..n], &po_opt[..n], n);
+        plus(&mut s[..n]);
+        let mut cb = seq::<N>(&po_opt[..n], &s[..n], n);
+        if v75 {
+            for i in 0..n {
+                cb[i] |= po[i];
+            }
+        }
+        cb
+    }
+
+    /// The axioms of [`crate::ptx::Statics::check`] with an empty Fence-SC order and barrier
+    /// matching, on `n`-event rows.
+    fn axioms<const N: usize>(&self, rf: &[u64], co: &[u64], fr: &[u64], cause: &[u64]) -> bool {
+        let ls = &self.ls;
+        let n = rf.len();
+        let (po, ms, rmw) = (&rows(&ls.po)[..n], &rows(&ls.ms)[..n], &rows(&ls.rmw)[..n]);
+        // No write between an RMW's read and its write: `(fr' ; co') & rmw` empty, with fr'
+        // and co' restricted to morally strong pairs outside SC.
+        let sc = ls.model == Model::Sc;
+        if rmw.iter().any(|&r| r != 0) {
+            let mut co_m = [0; N];
+            for i in 0..n {
+                co_m[i] = if sc { co[i] } else { co[i] & ms[i] };
+            }
+            for i in 0..n {
+                let fr_m = if sc { fr[i] } else { fr[i] & ms[i] };
+                if rmw[i] != 0 && seq::<1>(&[fr_m], &co_m[..n], 1)[0] & rmw[i] != 0 {
+                    return false;
+                }
+            }
+        }
+        let mut r = [0; N];
+        if sc {
+            for i in 0..n {
+                r[i] = po[i] | rf[i] | co[i] | fr[i];
+            }
+            return acyclic::<N>(&r[..n]);
+        }
+        let deps = &rows(&ls.deps)[..n];
+        if deps.iter().any(|&d| d != 0) {
+            for i in 0..n {
+                r[i] = rf[i] | deps[i];
+            }
+            if !acyclic::<N>(&r[..n]) {
+                return false;
+            }
+        }
+        if ls.model == Model::PtxV60 {
+            let po_loc = rows(&ls.po_loc);
+            for i in 0..n {
+                r[i] = ms[i] & (rf[i] | co[i] | fr[i]) | po_loc[i];
+            }
+            if !acyclic::<N>(&r[..n]) {
+                return false;
+            }
+        }
+        // Causality: irreflexive((rf | fr) ; cause).
+        (0..n).all(|x| {
+            let mut bits = rf[x] | fr[x];
+            while bits != 0 {
+                let y = bits.trailing_zeros() as usize;
+                if cause[y] >> x & 1 == 1 {
+                    return false;
+                }
+                bits &= bits - 1;
+            }
+            true
+        })
+    }
+}

@@ -11,7 +11,8 @@
 //! element of a box, its byte offset in the (unswizzled) shared-memory box and its global
 //! address, or `None` when the element lies outside the tensor; [`swizzle`] maps a shared
 //! offset through the 32B/64B/128B patterns; [`reduce`] (in `bulk_reduce`) combines one
-//! element.
+//! element. Interleaved maps (16B/32B channel slices) and the encode rules that depend on the
+//! interleave are in [`super::tma_rules`].
 
 pub use super::bulk_reduce::{red_kind, reduce, RedKind, RedOp};
 
@@ -374,18 +375,30 @@ impl TensorMap {
     }
 
     /// Shared-memory elements per dimension of one box: ceil(box / elementStride) (tiled),
-    /// or (channelsPerPixel, pixelsPerColumn) (im2col).
+    /// or (channelsPerPixel, pixelsPerColumn) (im2col); an interleaved map's dimension 0 is
+    /// one slice (`tma_rules`).
     pub fn box_counts(&self) -> [u64; 5] {
         let mut n = [1u64; 5];
         if self.im2col {
-            n[0] = u64::from(self.boxes[0]);
+            n[0] = super::tma_rules::row(self, u64::from(self.boxes[0]));
             n[1] = u64::from(self.pixels);
             return n;
         }
         for (d, c) in n.iter_mut().enumerate().take(self.rank.min(5) as usize) {
-            *c = u64::from(self.boxes[d].div_ceil(self.estrides[d].max(1)));
+            *c = u64::from(self.boxes[d].div_ceil(self.estride(d)));
         }
+        n[0] = super::tma_rules::row(self, n[0]);
         n
+    }
+
+    /// The traversal stride of dimension `d`; `elementStrides[0]` counts only in interleaved
+    /// maps (the driver ignores it otherwise).
+    pub fn estride(&self, d: usize) -> u32 {
+        if d == 0 && self.interleave == 0 {
+            1
+        } else {
+            self.estrides[d].max(1)
+        }
     }
 
     /// Bytes one box occupies in shared memory (the transaction count of a load).
@@ -397,21 +410,18 @@ impl TensorMap {
     /// Why the map cannot be used by a copy (a decoded map that no `cuTensorMapEncode*`
     /// call could make, or a feature ptxemu does not model), or `None`.
     pub fn unusable(&self) -> Option<String> {
-        let Some(e) = self.elem() else {
+        if self.elem().is_none() {
             return Some(format!(
                 "element type {} is not one ptxemu models (0-12)",
                 self.dtype
             ));
-        };
+        }
         if !(1..=5).contains(&self.rank) {
             return Some(format!("rank {} is not 1 to 5", self.rank));
         }
-        if self.interleave != 0 {
-            return Some("interleaved layouts (16B/32B) are not modelled".into());
-        }
-        let Some(sw) = Swizzle::from_code(self.swizzle) else {
+        if Swizzle::from_code(self.swizzle).is_none() {
             return Some(format!("swizzle mode {} is not 0-3", self.swizzle));
-        };
+        }
         if self.atomicity != 0 {
             return Some("swizzle atomicity other than 16B is not modelled".into());
         }
@@ -420,14 +430,10 @@ impl TensorMap {
                 return Some(format!("global dimension {d} is 0"));
             }
         }
-        let inner = u64::from(self.boxes[0]) * e.size();
-        if sw != Swizzle::None && inner > sw.span() {
-            return Some(format!(
-                "the box's inner dimension is {inner} bytes, more than the {}-byte swizzle span",
-                sw.span()
-            ));
+        if let Err(e) = super::tma_rules::check_encode(self) {
+            return Some(e.to_string());
         }
-        None
+        super::tma_rules::unmodelled(self)
     }
 
     /// The global address of the element at `coords` (no bounds check).
@@ -461,6 +467,8 @@ pub struct BoxElem {
 pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
     let e = m.elem().map_or(1, Dtype::size);
     let n = m.box_counts();
+    // Elements of a row that are the box's (the rest of an interleave slice is padding).
+    let row = u64::from(m.boxes[0].div_ceil(m.estride(0)));
     let total: u64 = n.iter().product();
     let mut out = Vec::with_capacity(total as usize);
     let mut idx = [0u64; 5];
@@ -468,11 +476,11 @@ pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
         let mut g = [0i64; 5];
         for d in 0..m.rank as usize {
             let base = i64::from(coords.get(d).copied().unwrap_or(0));
-            g[d] = base + (idx[d] * u64::from(m.estrides[d])) as i64;
+            g[d] = base + (idx[d] * u64::from(m.estride(d))) as i64;
         }
         out.push(BoxElem {
             smem: lin * e,
-            global: m.inside(&g).then(|| m.address(&g, e)),
+            global: (idx[0] < row && m.inside(&g)).then(|| m.address(&g, e)),
         });
         for d in 0..5 {
             idx[d] += 1;
@@ -513,7 +521,9 @@ pub fn im2col_elements(m: &TensorMap, coords: &[i32], offsets: &[i32]) -> Vec<Bo
     }
     let c0 = i64::from(coords.first().copied().unwrap_or(0));
     let channels = u64::from(m.boxes[0]);
-    let mut out = Vec::with_capacity((channels * u64::from(m.pixels)) as usize);
+    // A pixel's row in shared memory: its channels, padded to a slice when interleaved.
+    let pitch = m.box_counts()[0];
+    let mut out = Vec::with_capacity((pitch * u64::from(m.pixels)) as usize);
     for p in 0..u64::from(m.pixels) {
         let mut rest = lin0 + p as i64;
         let mut g = [0i64; 5];
@@ -529,11 +539,11 @@ pub fn im2col_elements(m: &TensorMap, coords: &[i32], offsets: &[i32]) -> Vec<Bo
             g[s + 1] = lo[s] + k * es + i64::from(offsets.get(s).copied().unwrap_or(0));
         }
         g[r - 1] = rest;
-        for c in 0..channels {
+        for c in 0..pitch {
             g[0] = c0 + c as i64;
-            let ok = !empty && m.inside(&g);
+            let ok = !empty && c < channels && m.inside(&g);
             out.push(BoxElem {
-                smem: (p * channels + c) * e,
+                smem: (p * pitch + c) * e,
                 global: ok.then(|| m.address(&g, e)),
             });
         }

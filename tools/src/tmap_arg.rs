@@ -3,7 +3,8 @@
 //! those functions document, and encoded in ptxemu's 128-byte layout (docs/tensor-map.md).
 //!
 //! `tmap:tiled,dtype=f16,buf=0,dims=64x32,strides=128,box=64x8[,estrides=1x1][,offset=0]
-//! [,interleave=none][,swizzle=128B][,l2=none][,oob=zero]` and
+//! [,interleave=none|16B|32B][,swizzle=none|32B|64B|128B|128B_atom_32B|128B_atom_64B][,l2=none]
+//! [,oob=zero]` and
 //! `tmap:im2col,dtype=f16,buf=0,dims=CxWxHxN,strides=..,lower=WxH,upper=WxH,channels=C,
 //! pixels=P[,...]`. Lists are `x`-separated, dimension 0 (innermost) first; `strides` are the
 //! byte strides of dimensions 1 and up; `buf=N` names the buffer argument whose address
@@ -25,6 +26,16 @@ pub struct TmapSpec {
     /// The map's own buffer (`data=TYPE[N]:INIT`).
     pub data: Option<Box<crate::argspec::ArgSpec>>,
 }
+
+const SWIZZLES: [(&str, u32); 7] = [
+    ("none", 0),
+    ("32B", 1),
+    ("64B", 2),
+    ("128B", 3),
+    ("128B_atom_32B", 4),
+    ("128B_atom_32B_flip_8B", 5),
+    ("128B_atom_64B", 6),
+];
 
 fn list(key: &str, v: &str) -> Result<Vec<i64>, String> {
     v.split('x')
@@ -97,7 +108,10 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
             "pixels" => pixels = Some(list(k, v)?),
             "interleave" => m.interleave = pick(&[("none", 0), ("16B", 1), ("32B", 2)], k, v)?,
             "swizzle" => {
-                m.swizzle = pick(&[("none", 0), ("32B", 1), ("64B", 2), ("128B", 3)], k, v)?
+                // CUtensorMapSwizzle's numbers; 4-6 are the 128B mode with 32B, 32B + 8B-flip
+                // and 64B atomicity.
+                let n = pick(&SWIZZLES, k, v)?;
+                (m.swizzle, m.atomicity) = if n >= 4 { (3, n - 3) } else { (n, 0) };
             }
             "l2" => {
                 m.l2 = pick(&[("none", 0), ("64B", 1), ("128B", 2), ("256B", 3)], k, v)?
@@ -214,6 +228,7 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
     // The interleave-dependent rules (rank, 32-byte strides, 32B swizzle, the box's inner
     // dimension), then the layouts ptxemu leaves unmodelled.
     check_encode(&m).map_err(|e| e.to_string())?;
+    m.pattern().map_err(|e| format!("swizzle={e}"))?;
     if let Some(why) = unmodelled(&m) {
         return Err(why);
     }
@@ -294,8 +309,10 @@ mod tests {
     fn interleave_rules_are_the_drivers() {
         let e = |t: &str| parse(t).unwrap_err();
         // tensorRank 3 or more.
-        assert!(e("tiled,dtype=f16,buf=0,dims=8x4,strides=16,box=8x4,interleave=16B")
-            .contains("tensorRank 2"));
+        assert!(
+            e("tiled,dtype=f16,buf=0,dims=8x4,strides=16,box=8x4,interleave=16B")
+                .contains("tensorRank 2")
+        );
         // 32B interleave: strides multiple of 32, swizzle 32B, address 32-byte aligned.
         assert!(e("tiled,dtype=f16,buf=0,dims=16x5x3,strides=48x240,box=16x4x2,interleave=32B,swizzle=32B")
             .contains("globalStrides[0] = 48: must be a multiple of 32"));
@@ -310,10 +327,30 @@ mod tests {
         // Interleaved boxes need not be 16-byte multiples, and may stride dimension 0.
         let s = parse("tiled,dtype=u8,buf=0,dims=16x7x3,strides=16x112,box=16x4x2,estrides=2x1x1,interleave=16B,swizzle=128B").unwrap();
         assert_eq!((s.map.interleave, s.map.estrides[0]), (1, 2));
-        assert!(parse("tiled,dtype=f16,buf=0,dims=6x5x4,strides=16x80,box=6x4x2,interleave=16B").is_ok());
+        assert!(
+            parse("tiled,dtype=f16,buf=0,dims=6x5x4,strides=16x80,box=6x4x2,interleave=16B")
+                .is_ok()
+        );
         // A row wider than one slice is not modelled, and says so.
-        assert!(e("tiled,dtype=f16,buf=0,dims=16x5x3,strides=32x160,box=16x4x2,interleave=16B")
-            .contains("wider than one 16-byte interleave slice"));
+        assert!(
+            e("tiled,dtype=f16,buf=0,dims=16x5x3,strides=32x160,box=16x4x2,interleave=16B")
+                .contains("wider than one 16-byte interleave slice")
+        );
+    }
+
+    #[test]
+    fn swizzle_atomicities() {
+        let s = parse("tiled,dtype=f16,buf=0,dims=64x8,strides=128,box=64x8,swizzle=128B_atom_32B")
+            .unwrap();
+        assert_eq!((s.map.swizzle, s.map.atomicity), (3, 1));
+        let s = parse("tiled,dtype=f16,buf=0,dims=64x8,strides=128,box=64x8,swizzle=128B_atom_64B")
+            .unwrap();
+        assert_eq!((s.map.swizzle, s.map.atomicity), (3, 3));
+        assert!(parse(
+            "tiled,dtype=f16,buf=0,dims=64x8,strides=128,box=64x8,swizzle=128B_atom_32B_flip_8B"
+        )
+        .unwrap_err()
+        .contains("not modelled"));
     }
 
     #[test]

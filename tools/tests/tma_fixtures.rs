@@ -112,3 +112,13 @@ fn interleave_32b_store_3d() {
 fn interleave_16b_reduce_3d_add() {
     run("il16_reduce3d_add");
 }
+
+#[test]
+fn swizzle_128b_atomicity_32b() {
+    run("load2d_sw128_atom32");
+}
+
+#[test]
+fn swizzle_128b_atomicity_64b() {
+    run("load3d_sw128_atom64");
+}

@@ -137,6 +137,12 @@ pub enum Swizzle {
     B64,
     /// 3: 128-byte span
     B128,
+    /// 128-byte span with 32-byte atomicity (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`; swizzle
+    /// mode 3, `swizzle_atomicity` 1; sm_100).
+    B128Atom32,
+    /// 128-byte span with 64-byte atomicity (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B`; swizzle
+    /// mode 3, `swizzle_atomicity` 3; sm_100).
+    B128Atom64,
 }
 
 impl Swizzle {
@@ -153,7 +159,29 @@ impl Swizzle {
             Swizzle::None => 0,
             Swizzle::B32 => 32,
             Swizzle::B64 => 64,
-            Swizzle::B128 => 128,
+            Swizzle::B128 | Swizzle::B128Atom32 | Swizzle::B128Atom64 => 128,
+        }
+    }
+
+    /// The pattern of a swizzle mode (0-3) and `swizzle_atomicity` (0 16B, 1 32B, 2 32B with
+    /// 8-byte flip, 3 64B), or why there is none: atomicities other than 16B exist only for
+    /// the 128-byte mode (PTX ISA, "valid combination of swizzle-atomicity with
+    /// swizzling-mode"), and the 8-byte flip is not modelled (the ISA's text does not say
+    /// which of the alternate lines flip).
+    pub fn of(mode: u32, atomicity: u32) -> Result<Swizzle, String> {
+        let sw =
+            Swizzle::from_code(mode).ok_or_else(|| format!("swizzle mode {mode} is not 0-3"))?;
+        match (sw, atomicity) {
+            (_, 0) => Ok(sw),
+            (Swizzle::B128, 1) => Ok(Swizzle::B128Atom32),
+            (Swizzle::B128, 3) => Ok(Swizzle::B128Atom64),
+            (Swizzle::B128, 2) => Err("the 128B swizzle with 32-byte atomicity and 8-byte flip \
+                 (CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B) is not modelled"
+                .into()),
+            (_, 1..=3) => Err(format!(
+                "swizzle atomicity {atomicity} needs the 128B swizzle mode, not mode {mode}"
+            )),
+            _ => Err(format!("swizzle atomicity {atomicity} is not 0-3")),
         }
     }
 }
@@ -162,14 +190,20 @@ impl Swizzle {
 /// each span-sized row is XORed with the row index (modulo span / 16), the row being the
 /// offset's 128-byte line. The pattern repeats every 256, 512 and 1024 bytes for 32B, 64B and
 /// 128B (CUTLASS writes these as `Swizzle<1,4,3>`, `<2,4,3>`, `<3,4,3>`).
+///
+/// With 32-byte atomicity the 32-byte pairs of chunks move instead, XORed with the line index
+/// modulo 4 (`Swizzle<2,5,2>`, CUTLASS's `SWIZZLE_128B_BASE32B`); with 64-byte atomicity the
+/// two halves of every odd line swap (`Swizzle<1,6,1>`), as the PTX ISA's tables show.
 pub fn swizzle(off: u64, s: Swizzle) -> u64 {
-    let mask = match s {
+    let (mask, unit) = match s {
         Swizzle::None => return off,
-        Swizzle::B32 => 1,
-        Swizzle::B64 => 3,
-        Swizzle::B128 => 7,
+        Swizzle::B32 => (1, 4),
+        Swizzle::B64 => (3, 4),
+        Swizzle::B128 => (7, 4),
+        Swizzle::B128Atom32 => (3, 5),
+        Swizzle::B128Atom64 => (1, 6),
     };
-    off ^ (((off >> 7) & mask) << 4)
+    off ^ (((off >> 7) & mask) << unit)
 }
 
 /// A decoded tensor map: the parameters of `cuTensorMapEncodeTiled` / `Im2col`.
@@ -391,6 +425,14 @@ impl TensorMap {
         n
     }
 
+    /// The swizzle pattern of the map's mode and atomicity (see [`Swizzle::of`]).
+    ///
+    /// # Errors
+    /// Why the combination has no pattern.
+    pub fn pattern(&self) -> Result<Swizzle, String> {
+        Swizzle::of(self.swizzle, self.atomicity)
+    }
+
     /// The traversal stride of dimension `d`; `elementStrides[0]` counts only in interleaved
     /// maps (the driver ignores it otherwise).
     pub fn estride(&self, d: usize) -> u32 {
@@ -419,11 +461,8 @@ impl TensorMap {
         if !(1..=5).contains(&self.rank) {
             return Some(format!("rank {} is not 1 to 5", self.rank));
         }
-        if Swizzle::from_code(self.swizzle).is_none() {
-            return Some(format!("swizzle mode {} is not 0-3", self.swizzle));
-        }
-        if self.atomicity != 0 {
-            return Some("swizzle atomicity other than 16B is not modelled".into());
+        if let Err(why) = self.pattern() {
+            return Some(why);
         }
         for d in 0..self.rank as usize {
             if self.dims[d] == 0 {

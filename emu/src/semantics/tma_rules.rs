@@ -124,7 +124,8 @@ fn swizzle_name(s: u32) -> String {
 /// # Errors
 /// The first requirement broken, naming its parameter.
 pub fn check_encode(m: &TensorMap) -> Result<(), EncodeError> {
-    let il = Interleave::from_code(m.interleave).ok_or(EncodeError::InterleaveCode(m.interleave))?;
+    let il =
+        Interleave::from_code(m.interleave).ok_or(EncodeError::InterleaveCode(m.interleave))?;
     if il != Interleave::None && m.rank < 3 {
         return Err(EncodeError::InterleaveRank(m.rank));
     }
@@ -144,11 +145,18 @@ pub fn check_encode(m: &TensorMap) -> Result<(), EncodeError> {
         let e = m.elem().map_or(1, |d| d.size());
         let bytes = u64::from(m.boxes[0]) * e;
         if !bytes.is_multiple_of(16) {
-            return Err(EncodeError::BoxInner { bytes, im2col: m.im2col });
+            return Err(EncodeError::BoxInner {
+                bytes,
+                im2col: m.im2col,
+            });
         }
         let span = Swizzle::from_code(m.swizzle).map_or(0, Swizzle::span);
         if span != 0 && bytes > span {
-            return Err(EncodeError::SwizzleSpan { bytes, span, im2col: m.im2col });
+            return Err(EncodeError::SwizzleSpan {
+                bytes,
+                span,
+                im2col: m.im2col,
+            });
         }
     }
     Ok(())

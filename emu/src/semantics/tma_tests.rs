@@ -31,7 +31,12 @@ fn map_of(f: &[&str]) -> TensorMap {
     m.dtype = dtype_of(esize).code();
     m.rank = dims.len() as u32;
     m.addr = BASE;
-    m.swizzle = f[6].parse().unwrap();
+    // CUtensorMapSwizzle: 4 and 6 are the 128B swizzle with 32B and 64B atomicity.
+    (m.swizzle, m.atomicity) = match f[6].parse().unwrap() {
+        4 => (3, 1),
+        6 => (3, 3),
+        s => (s, 0),
+    };
     m.im2col = f[0] == "im2col";
     // `tile:16` / `tile:32`: an interleaved map.
     m.interleave = match f[0] {
@@ -76,7 +81,7 @@ fn boxes_and_swizzles_match_the_python_model() {
         } else {
             tile_elements(&m, &coords)
         };
-        let sw = Swizzle::from_code(m.swizzle).unwrap();
+        let sw = m.pattern().unwrap();
         let mut got: Vec<(u64, i64)> = elems
             .iter()
             .map(|e| {
@@ -95,7 +100,7 @@ fn boxes_and_swizzles_match_the_python_model() {
         );
         n += 1;
     }
-    assert!(n >= 70);
+    assert!(n >= 78);
 }
 
 #[test]
@@ -176,11 +181,21 @@ fn interleave_encode_rules_are_typed_and_name_the_field() {
     let mut s = m;
     s.strides[2] = 176;
     let e = check_encode(&s).unwrap_err();
-    assert_eq!(e, EncodeError::Stride { dim: 1, stride: 176, align: 32 });
+    assert_eq!(
+        e,
+        EncodeError::Stride {
+            dim: 1,
+            stride: 176,
+            align: 32
+        }
+    );
     assert!(e.to_string().starts_with("globalStrides[1] = 176"));
     let mut w = m;
     w.swizzle = 3;
-    assert!(check_encode(&w).unwrap_err().to_string().contains("swizzle 128B"));
+    assert!(check_encode(&w)
+        .unwrap_err()
+        .to_string()
+        .contains("swizzle 128B"));
     assert!(check_address(2, 0x1010).is_err() && check_address(1, 0x1010).is_ok());
     let mut i = m;
     i.interleave = 3;
@@ -190,7 +205,10 @@ fn interleave_encode_rules_are_typed_and_name_the_field() {
     n.swizzle = 3;
     assert_eq!(n.unusable(), None);
     n.boxes[0] = 9;
-    assert!(n.unusable().unwrap().contains("wider than one 16-byte interleave slice"));
+    assert!(n
+        .unusable()
+        .unwrap()
+        .contains("wider than one 16-byte interleave slice"));
     n.estrides[0] = 2; // 5 elements, 10 bytes: fits
     assert_eq!(n.unusable(), None);
 }
@@ -239,4 +257,20 @@ fn interleaved_im2col_pixels_are_slices() {
     assert_eq!(got, want);
     m.estrides[0] = 2;
     assert!(m.unusable().unwrap().contains("im2col"));
+}
+
+#[test]
+fn swizzle_atomicities() {
+    assert_eq!(Swizzle::of(3, 1), Ok(Swizzle::B128Atom32));
+    assert_eq!(Swizzle::of(3, 3), Ok(Swizzle::B128Atom64));
+    assert!(Swizzle::of(3, 2).unwrap_err().contains("8-byte flip"));
+    assert!(Swizzle::of(2, 1)
+        .unwrap_err()
+        .contains("needs the 128B swizzle"));
+    // Line 1: the 32-byte pairs swap (chunk 0 -> 2); line 3: chunk 1 -> 7.
+    assert_eq!(swizzle(128 + 5, Swizzle::B128Atom32), 128 + 32 + 5);
+    assert_eq!(swizzle(3 * 128 + 16, Swizzle::B128Atom32), 3 * 128 + 112);
+    // 64-byte atomicity: odd lines swap halves.
+    assert_eq!(swizzle(128 + 16, Swizzle::B128Atom64), 128 + 80);
+    assert_eq!(swizzle(2 * 128 + 16, Swizzle::B128Atom64), 2 * 128 + 16);
 }

@@ -122,3 +122,8 @@ fn swizzle_128b_atomicity_32b() {
 fn swizzle_128b_atomicity_64b() {
     run("load3d_sw128_atom64");
 }
+
+#[test]
+fn interleave_16b_im2col_4d() {
+    run("il16_im2col4d");
+}

@@ -453,10 +453,11 @@ impl TensorMap {
     /// call could make, or a feature ptxemu does not model), or `None`.
     pub fn unusable(&self) -> Option<String> {
         if self.elem().is_none() {
-            return Some(format!(
-                "element type {} is not one ptxemu models (0-12)",
-                self.dtype
-            ));
+            let packed = ["16U4_ALIGN8B", "16U4_ALIGN16B", "16U6_ALIGN16B"];
+            return Some(match packed.get((self.dtype as usize).wrapping_sub(13)) {
+                Some(p) => format!("the packed element type {p} (13-15) is not modelled"),
+                None => format!("element type {} is not 0-15", self.dtype),
+            });
         }
         if !(1..=5).contains(&self.rank) {
             return Some(format!("rank {} is not 1 to 5", self.rank));

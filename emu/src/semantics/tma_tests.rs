@@ -274,3 +274,10 @@ fn swizzle_atomicities() {
     assert_eq!(swizzle(128 + 16, Swizzle::B128Atom64), 128 + 80);
     assert_eq!(swizzle(2 * 128 + 16, Swizzle::B128Atom64), 2 * 128 + 16);
 }
+
+#[test]
+fn packed_types_are_refused_by_name() {
+    let mut m = TensorMap::decode(&[0; TMAP_BYTES]);
+    m.dtype = 14;
+    assert!(m.unusable().unwrap().contains("16U4_ALIGN16B"));
+}

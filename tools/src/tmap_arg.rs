@@ -3,7 +3,8 @@
 //! those functions document, and encoded in ptxemu's 128-byte layout (docs/tensor-map.md).
 //!
 //! `tmap:tiled,dtype=f16,buf=0,dims=64x32,strides=128,box=64x8[,estrides=1x1][,offset=0]
-//! [,interleave=none][,swizzle=128B][,l2=none][,oob=zero]` and
+//! [,interleave=none|16B|32B][,swizzle=none|32B|64B|128B|128B_atom_32B|128B_atom_64B][,l2=none]
+//! [,oob=zero]` and
 //! `tmap:im2col,dtype=f16,buf=0,dims=CxWxHxN,strides=..,lower=WxH,upper=WxH,channels=C,
 //! pixels=P[,...]`. Lists are `x`-separated, dimension 0 (innermost) first; `strides` are the
 //! byte strides of dimensions 1 and up; `buf=N` names the buffer argument whose address
@@ -11,7 +12,8 @@
 //! the map a buffer of its own (not a kernel parameter; `--dump` of the map's argument index
 //! writes it). The rank is the length of `dims`.
 
-use emu::semantics::tma::{Dtype, Swizzle, TensorMap, TMAP_BYTES};
+use emu::semantics::tma::{Dtype, TensorMap, TMAP_BYTES};
+use emu::semantics::tma_rules::{check_address, check_encode, unmodelled};
 
 /// A parsed tensor-map argument: the map (its address still relative to the buffer) and
 /// the buffer argument it points into.
@@ -24,6 +26,16 @@ pub struct TmapSpec {
     /// The map's own buffer (`data=TYPE[N]:INIT`).
     pub data: Option<Box<crate::argspec::ArgSpec>>,
 }
+
+const SWIZZLES: [(&str, u32); 7] = [
+    ("none", 0),
+    ("32B", 1),
+    ("64B", 2),
+    ("128B", 3),
+    ("128B_atom_32B", 4),
+    ("128B_atom_32B_flip_8B", 5),
+    ("128B_atom_64B", 6),
+];
 
 fn list(key: &str, v: &str) -> Result<Vec<i64>, String> {
     v.split('x')
@@ -96,7 +108,10 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
             "pixels" => pixels = Some(list(k, v)?),
             "interleave" => m.interleave = pick(&[("none", 0), ("16B", 1), ("32B", 2)], k, v)?,
             "swizzle" => {
-                m.swizzle = pick(&[("none", 0), ("32B", 1), ("64B", 2), ("128B", 3)], k, v)?
+                // CUtensorMapSwizzle's numbers; 4-6 are the 128B mode with 32B, 32B + 8B-flip
+                // and 64B atomicity.
+                let n = pick(&SWIZZLES, k, v)?;
+                (m.swizzle, m.atomicity) = if n >= 4 { (3, n - 3) } else { (n, 0) };
             }
             "l2" => {
                 m.l2 = pick(&[("none", 0), ("64B", 1), ("128B", 2), ("256B", 3)], k, v)?
@@ -113,7 +128,6 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
     let rank = dims.len();
     m.dtype = dtype.code();
     m.rank = rank as u32;
-    let esize = dtype.size() as i64;
     if !(1..=5).contains(&rank) || (im2col && rank < 3) {
         return Err(format!(
             "tensorRank {rank}: {} (the length of dims)",
@@ -123,9 +137,6 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
                 "the rank is 1 to 5"
             }
         ));
-    }
-    if m.interleave != 0 && rank < 3 {
-        return Err("interleaved layouts need tensorRank 3 or more".into());
     }
     for (d, &n) in dims.iter().enumerate() {
         if n < 1 || n > i64::from(u32::MAX) {
@@ -143,11 +154,10 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
             rank - 1
         ));
     }
-    let align = if m.interleave == 2 { 32 } else { 16 };
     for (d, &s) in strides.iter().enumerate() {
-        if s <= 0 || s % align != 0 || s >= 1 << 40 {
+        if s <= 0 || s % 16 != 0 || s >= 1 << 40 {
             return Err(format!(
-                "globalStrides[{d}] = {s}: must be a positive multiple of {align} below 2^40"
+                "globalStrides[{d}] = {s}: must be a positive multiple of 16 below 2^40"
             ));
         }
         m.strides[d + 1] = s as u64;
@@ -164,7 +174,7 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
         }
         m.estrides[d] = e as u32;
     }
-    let inner_elems = if im2col {
+    if im2col {
         let c = channels.ok_or("an im2col map needs channels= (channelsPerPixel)")?;
         let p = pixels.ok_or("an im2col map needs pixels= (pixelsPerColumn)")?;
         let (c, p) = (
@@ -203,7 +213,6 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
                 out[s] = x as i32;
             }
         }
-        c
     } else {
         let boxes = boxes.ok_or("a tiled map needs box=")?;
         if boxes.len() != rank {
@@ -215,20 +224,13 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
             }
             m.boxes[d] = b as u32;
         }
-        boxes[0]
-    };
-    let inner = inner_elems * esize;
-    if m.interleave == 0 && inner % 16 != 0 {
-        return Err(format!(
-            "boxDim[0] * elementSize = {inner} bytes: must be a multiple of 16 without interleave"
-        ));
     }
-    let sw = Swizzle::from_code(m.swizzle).unwrap_or(Swizzle::None);
-    if m.interleave == 0 && sw != Swizzle::None && inner as u64 > sw.span() {
-        return Err(format!(
-            "the box's inner dimension is {inner} bytes, more than the {}-byte swizzle span",
-            sw.span()
-        ));
+    // The interleave-dependent rules (rank, 32-byte strides, 32B swizzle, the box's inner
+    // dimension), then the layouts ptxemu leaves unmodelled.
+    check_encode(&m).map_err(|e| e.to_string())?;
+    m.pattern().map_err(|e| format!("swizzle={e}"))?;
+    if let Some(why) = unmodelled(&m) {
+        return Err(why);
     }
     if m.fill == 1 && !dtype.is_float() {
         return Err("oob=nan (NAN_REQUEST_ZERO_FMA) needs a floating-point dtype".into());
@@ -251,13 +253,7 @@ impl TmapSpec {
             ));
         }
         m.addr += buffer.0;
-        let align = if m.interleave == 2 { 32 } else { 16 };
-        if !m.addr.is_multiple_of(align) {
-            return Err(format!(
-                "globalAddress 0x{:x} is not {align}-byte aligned",
-                m.addr
-            ));
-        }
+        check_address(m.interleave, m.addr).map_err(|e| e.to_string())?;
         Ok(m.encode().to_vec())
     }
 }
@@ -302,6 +298,63 @@ mod tests {
                 .contains("elementStrides[0]")
         );
         assert!(e("im2col,dtype=f16,buf=0,dims=16x8x8x2,strides=32x256x2048,lower=-200x0,upper=0x0,channels=16,pixels=8").contains("pixelBoxLowerCorner[0]"));
+        let s = parse("tiled,dtype=f16,buf=0,dims=64,box=64,offset=8").unwrap();
+        assert!(s
+            .bytes((0x1000, 128))
+            .unwrap_err()
+            .contains("16-byte aligned"));
+    }
+
+    #[test]
+    fn interleave_rules_are_the_drivers() {
+        let e = |t: &str| parse(t).unwrap_err();
+        // tensorRank 3 or more.
+        assert!(
+            e("tiled,dtype=f16,buf=0,dims=8x4,strides=16,box=8x4,interleave=16B")
+                .contains("tensorRank 2")
+        );
+        // 32B interleave: strides multiple of 32, swizzle 32B, address 32-byte aligned.
+        assert!(e("tiled,dtype=f16,buf=0,dims=16x5x3,strides=48x240,box=16x4x2,interleave=32B,swizzle=32B")
+            .contains("globalStrides[0] = 48: must be a multiple of 32"));
+        assert!(e("tiled,dtype=f16,buf=0,dims=16x5x3,strides=32x160,box=16x4x2,interleave=32B,swizzle=64B")
+            .contains("swizzle 64B"));
+        let s = parse("tiled,dtype=f16,buf=0,dims=16x5x3,strides=32x160,box=16x4x2,interleave=32B,swizzle=32B").unwrap();
+        assert!(s.bytes((0x1000, 4096)).is_ok());
+        assert!(s
+            .bytes((0x1010, 4096))
+            .unwrap_err()
+            .contains("32-byte aligned (32B interleave)"));
+        // Interleaved boxes need not be 16-byte multiples, and may stride dimension 0.
+        let s = parse("tiled,dtype=u8,buf=0,dims=16x7x3,strides=16x112,box=16x4x2,estrides=2x1x1,interleave=16B,swizzle=128B").unwrap();
+        assert_eq!((s.map.interleave, s.map.estrides[0]), (1, 2));
+        assert!(
+            parse("tiled,dtype=f16,buf=0,dims=6x5x4,strides=16x80,box=6x4x2,interleave=16B")
+                .is_ok()
+        );
+        // A row wider than one slice is not modelled, and says so.
+        assert!(
+            e("tiled,dtype=f16,buf=0,dims=16x5x3,strides=32x160,box=16x4x2,interleave=16B")
+                .contains("wider than one 16-byte interleave slice")
+        );
+    }
+
+    #[test]
+    fn swizzle_atomicities() {
+        let s = parse("tiled,dtype=f16,buf=0,dims=64x8,strides=128,box=64x8,swizzle=128B_atom_32B")
+            .unwrap();
+        assert_eq!((s.map.swizzle, s.map.atomicity), (3, 1));
+        let s = parse("tiled,dtype=f16,buf=0,dims=64x8,strides=128,box=64x8,swizzle=128B_atom_64B")
+            .unwrap();
+        assert_eq!((s.map.swizzle, s.map.atomicity), (3, 3));
+        assert!(parse(
+            "tiled,dtype=f16,buf=0,dims=64x8,strides=128,box=64x8,swizzle=128B_atom_32B_flip_8B"
+        )
+        .unwrap_err()
+        .contains("not modelled"));
+    }
+
+    #[test]
+    fn unaligned_offsets_are_refused() {
         let s = parse("tiled,dtype=f16,buf=0,dims=64,box=64,offset=8").unwrap();
         assert!(s
             .bytes((0x1000, 128))

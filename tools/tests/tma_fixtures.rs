@@ -2,7 +2,8 @@
 //! for sm_90a), run through `ptxemu run` and compared with numpy references built on an
 //! independent Python model of the driver's box placement and swizzles (`ref.py`, `model.py`):
 //! every swizzle mode, element strides, 1-5 ranks, im2col, out-of-bound zero and NaN fill,
-//! tile stores and reductions, non-tensor bulk copies and a device-made tensor map; and the
+//! tile stores and reductions, interleaved (16B/32B) loads, stores and reductions, non-tensor
+//! bulk copies and a device-made tensor map; and the
 //! proxy checker's reports.
 
 mod fixture_common;
@@ -82,4 +83,47 @@ fn a_device_map_used_without_acquire_is_reported() {
 #[test]
 fn proxy_check_off_lets_the_unfenced_store_run() {
     run("store_nofence_unchecked");
+}
+
+// Interleaved maps (16B / 32B channel slices; docs/tensor-map.md "Interleaved maps"),
+// expected bytes from `model.tile_interleaved`.
+
+#[test]
+fn interleave_16b_load_5d_nan_fill() {
+    run("il16_load5d_nan");
+}
+
+#[test]
+fn interleave_16b_load_3d_strided_channels() {
+    run("il16_load3d_estride");
+}
+
+#[test]
+fn interleave_32b_load_3d() {
+    run("il32_load3d");
+}
+
+#[test]
+fn interleave_32b_store_3d() {
+    run("il32_store3d");
+}
+
+#[test]
+fn interleave_16b_reduce_3d_add() {
+    run("il16_reduce3d_add");
+}
+
+#[test]
+fn swizzle_128b_atomicity_32b() {
+    run("load2d_sw128_atom32");
+}
+
+#[test]
+fn swizzle_128b_atomicity_64b() {
+    run("load3d_sw128_atom64");
+}
+
+#[test]
+fn interleave_16b_im2col_4d() {
+    run("il16_im2col4d");
 }

@@ -19,6 +19,7 @@
 //! | [`narrow_float`] | the sm_100 narrow element formats e2m1, e2m3, e3m2 (and e4m3, e5m2) and the scale formats ue8m0, ue4m3, decoded exactly |
 //! | [`tcgen05_cp`] | where `tcgen05.cp` puts each source row in Tensor Memory; its `.b8x16` decompressions |
 //! | [`tma`] | tensor maps (ptxemu's 128-byte encoding), TMA box placement (tile, im2col), swizzles |
+//! | [`tma_rules`] | interleaved tensor maps (16B/32B slices) and the encode rules that depend on the interleave |
 //! | [`bulk_reduce`] | the element operations of `cp.reduce.async.bulk(.tensor)` |
 //! | [`tcgen05_desc`] | the shared-memory and instruction descriptors of `tcgen05.mma` ([`tcgen05_idesc`]) |
 //! | [`wgmma_desc`] | the shared-memory matrix descriptor of `wgmma.mma_async`: fields, canonical layouts, swizzle |
@@ -39,4 +40,5 @@ pub mod tcgen05_cp;
 pub mod tcgen05_desc;
 pub mod tcgen05_idesc;
 pub mod tma;
+pub mod tma_rules;
 pub mod wgmma_desc;

@@ -11,7 +11,8 @@
 //! element of a box, its byte offset in the (unswizzled) shared-memory box and its global
 //! address, or `None` when the element lies outside the tensor; [`swizzle`] maps a shared
 //! offset through the 32B/64B/128B patterns; [`reduce`] (in `bulk_reduce`) combines one
-//! element.
+//! element. Interleaved maps (16B/32B channel slices) and the encode rules that depend on the
+//! interleave are in [`super::tma_rules`].
 
 pub use super::bulk_reduce::{red_kind, reduce, RedKind, RedOp};
 
@@ -136,6 +137,12 @@ pub enum Swizzle {
     B64,
     /// 3: 128-byte span
     B128,
+    /// 128-byte span with 32-byte atomicity (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B`; swizzle
+    /// mode 3, `swizzle_atomicity` 1; sm_100).
+    B128Atom32,
+    /// 128-byte span with 64-byte atomicity (`CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B`; swizzle
+    /// mode 3, `swizzle_atomicity` 3; sm_100).
+    B128Atom64,
 }
 
 impl Swizzle {
@@ -152,7 +159,29 @@ impl Swizzle {
             Swizzle::None => 0,
             Swizzle::B32 => 32,
             Swizzle::B64 => 64,
-            Swizzle::B128 => 128,
+            Swizzle::B128 | Swizzle::B128Atom32 | Swizzle::B128Atom64 => 128,
+        }
+    }
+
+    /// The pattern of a swizzle mode (0-3) and `swizzle_atomicity` (0 16B, 1 32B, 2 32B with
+    /// 8-byte flip, 3 64B), or why there is none: atomicities other than 16B exist only for
+    /// the 128-byte mode (PTX ISA, "valid combination of swizzle-atomicity with
+    /// swizzling-mode"), and the 8-byte flip is not modelled (the ISA's text does not say
+    /// which of the alternate lines flip).
+    pub fn of(mode: u32, atomicity: u32) -> Result<Swizzle, String> {
+        let sw =
+            Swizzle::from_code(mode).ok_or_else(|| format!("swizzle mode {mode} is not 0-3"))?;
+        match (sw, atomicity) {
+            (_, 0) => Ok(sw),
+            (Swizzle::B128, 1) => Ok(Swizzle::B128Atom32),
+            (Swizzle::B128, 3) => Ok(Swizzle::B128Atom64),
+            (Swizzle::B128, 2) => Err("the 128B swizzle with 32-byte atomicity and 8-byte flip \
+                 (CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B) is not modelled"
+                .into()),
+            (_, 1..=3) => Err(format!(
+                "swizzle atomicity {atomicity} needs the 128B swizzle mode, not mode {mode}"
+            )),
+            _ => Err(format!("swizzle atomicity {atomicity} is not 0-3")),
         }
     }
 }
@@ -161,14 +190,20 @@ impl Swizzle {
 /// each span-sized row is XORed with the row index (modulo span / 16), the row being the
 /// offset's 128-byte line. The pattern repeats every 256, 512 and 1024 bytes for 32B, 64B and
 /// 128B (CUTLASS writes these as `Swizzle<1,4,3>`, `<2,4,3>`, `<3,4,3>`).
+///
+/// With 32-byte atomicity the 32-byte pairs of chunks move instead, XORed with the line index
+/// modulo 4 (`Swizzle<2,5,2>`, CUTLASS's `SWIZZLE_128B_BASE32B`); with 64-byte atomicity the
+/// two halves of every odd line swap (`Swizzle<1,6,1>`), as the PTX ISA's tables show.
 pub fn swizzle(off: u64, s: Swizzle) -> u64 {
-    let mask = match s {
+    let (mask, unit) = match s {
         Swizzle::None => return off,
-        Swizzle::B32 => 1,
-        Swizzle::B64 => 3,
-        Swizzle::B128 => 7,
+        Swizzle::B32 => (1, 4),
+        Swizzle::B64 => (3, 4),
+        Swizzle::B128 => (7, 4),
+        Swizzle::B128Atom32 => (3, 5),
+        Swizzle::B128Atom64 => (1, 6),
     };
-    off ^ (((off >> 7) & mask) << 4)
+    off ^ (((off >> 7) & mask) << unit)
 }
 
 /// A decoded tensor map: the parameters of `cuTensorMapEncodeTiled` / `Im2col`.
@@ -374,18 +409,38 @@ impl TensorMap {
     }
 
     /// Shared-memory elements per dimension of one box: ceil(box / elementStride) (tiled),
-    /// or (channelsPerPixel, pixelsPerColumn) (im2col).
+    /// or (channelsPerPixel, pixelsPerColumn) (im2col); an interleaved map's dimension 0 is
+    /// one slice (`tma_rules`).
     pub fn box_counts(&self) -> [u64; 5] {
         let mut n = [1u64; 5];
         if self.im2col {
-            n[0] = u64::from(self.boxes[0]);
+            n[0] = super::tma_rules::row(self, u64::from(self.boxes[0]));
             n[1] = u64::from(self.pixels);
             return n;
         }
         for (d, c) in n.iter_mut().enumerate().take(self.rank.min(5) as usize) {
-            *c = u64::from(self.boxes[d].div_ceil(self.estrides[d].max(1)));
+            *c = u64::from(self.boxes[d].div_ceil(self.estride(d)));
         }
+        n[0] = super::tma_rules::row(self, n[0]);
         n
+    }
+
+    /// The swizzle pattern of the map's mode and atomicity (see [`Swizzle::of`]).
+    ///
+    /// # Errors
+    /// Why the combination has no pattern.
+    pub fn pattern(&self) -> Result<Swizzle, String> {
+        Swizzle::of(self.swizzle, self.atomicity)
+    }
+
+    /// The traversal stride of dimension `d`; `elementStrides[0]` counts only in interleaved
+    /// maps (the driver ignores it otherwise).
+    pub fn estride(&self, d: usize) -> u32 {
+        if d == 0 && self.interleave == 0 {
+            1
+        } else {
+            self.estrides[d].max(1)
+        }
     }
 
     /// Bytes one box occupies in shared memory (the transaction count of a load).
@@ -397,37 +452,28 @@ impl TensorMap {
     /// Why the map cannot be used by a copy (a decoded map that no `cuTensorMapEncode*`
     /// call could make, or a feature ptxemu does not model), or `None`.
     pub fn unusable(&self) -> Option<String> {
-        let Some(e) = self.elem() else {
-            return Some(format!(
-                "element type {} is not one ptxemu models (0-12)",
-                self.dtype
-            ));
-        };
+        if self.elem().is_none() {
+            let packed = ["16U4_ALIGN8B", "16U4_ALIGN16B", "16U6_ALIGN16B"];
+            return Some(match packed.get((self.dtype as usize).wrapping_sub(13)) {
+                Some(p) => format!("the packed element type {p} (13-15) is not modelled"),
+                None => format!("element type {} is not 0-15", self.dtype),
+            });
+        }
         if !(1..=5).contains(&self.rank) {
             return Some(format!("rank {} is not 1 to 5", self.rank));
         }
-        if self.interleave != 0 {
-            return Some("interleaved layouts (16B/32B) are not modelled".into());
-        }
-        let Some(sw) = Swizzle::from_code(self.swizzle) else {
-            return Some(format!("swizzle mode {} is not 0-3", self.swizzle));
-        };
-        if self.atomicity != 0 {
-            return Some("swizzle atomicity other than 16B is not modelled".into());
+        if let Err(why) = self.pattern() {
+            return Some(why);
         }
         for d in 0..self.rank as usize {
             if self.dims[d] == 0 {
                 return Some(format!("global dimension {d} is 0"));
             }
         }
-        let inner = u64::from(self.boxes[0]) * e.size();
-        if sw != Swizzle::None && inner > sw.span() {
-            return Some(format!(
-                "the box's inner dimension is {inner} bytes, more than the {}-byte swizzle span",
-                sw.span()
-            ));
+        if let Err(e) = super::tma_rules::check_encode(self) {
+            return Some(e.to_string());
         }
-        None
+        super::tma_rules::unmodelled(self)
     }
 
     /// The global address of the element at `coords` (no bounds check).
@@ -461,6 +507,8 @@ pub struct BoxElem {
 pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
     let e = m.elem().map_or(1, Dtype::size);
     let n = m.box_counts();
+    // Elements of a row that are the box's (the rest of an interleave slice is padding).
+    let row = u64::from(m.boxes[0].div_ceil(m.estride(0)));
     let total: u64 = n.iter().product();
     let mut out = Vec::with_capacity(total as usize);
     let mut idx = [0u64; 5];
@@ -468,11 +516,11 @@ pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
         let mut g = [0i64; 5];
         for d in 0..m.rank as usize {
             let base = i64::from(coords.get(d).copied().unwrap_or(0));
-            g[d] = base + (idx[d] * u64::from(m.estrides[d])) as i64;
+            g[d] = base + (idx[d] * u64::from(m.estride(d))) as i64;
         }
         out.push(BoxElem {
             smem: lin * e,
-            global: m.inside(&g).then(|| m.address(&g, e)),
+            global: (idx[0] < row && m.inside(&g)).then(|| m.address(&g, e)),
         });
         for d in 0..5 {
             idx[d] += 1;
@@ -513,7 +561,9 @@ pub fn im2col_elements(m: &TensorMap, coords: &[i32], offsets: &[i32]) -> Vec<Bo
     }
     let c0 = i64::from(coords.first().copied().unwrap_or(0));
     let channels = u64::from(m.boxes[0]);
-    let mut out = Vec::with_capacity((channels * u64::from(m.pixels)) as usize);
+    // A pixel's row in shared memory: its channels, padded to a slice when interleaved.
+    let pitch = m.box_counts()[0];
+    let mut out = Vec::with_capacity((pitch * u64::from(m.pixels)) as usize);
     for p in 0..u64::from(m.pixels) {
         let mut rest = lin0 + p as i64;
         let mut g = [0i64; 5];
@@ -529,11 +579,11 @@ pub fn im2col_elements(m: &TensorMap, coords: &[i32], offsets: &[i32]) -> Vec<Bo
             g[s + 1] = lo[s] + k * es + i64::from(offsets.get(s).copied().unwrap_or(0));
         }
         g[r - 1] = rest;
-        for c in 0..channels {
+        for c in 0..pitch {
             g[0] = c0 + c as i64;
-            let ok = !empty && m.inside(&g);
+            let ok = !empty && c < channels && m.inside(&g);
             out.push(BoxElem {
-                smem: (p * channels + c) * e,
+                smem: (p * pitch + c) * e,
                 global: ok.then(|| m.address(&g, e)),
             });
         }

@@ -31,8 +31,19 @@ fn map_of(f: &[&str]) -> TensorMap {
     m.dtype = dtype_of(esize).code();
     m.rank = dims.len() as u32;
     m.addr = BASE;
-    m.swizzle = f[6].parse().unwrap();
+    // CUtensorMapSwizzle: 4 and 6 are the 128B swizzle with 32B and 64B atomicity.
+    (m.swizzle, m.atomicity) = match f[6].parse().unwrap() {
+        4 => (3, 1),
+        6 => (3, 3),
+        s => (s, 0),
+    };
     m.im2col = f[0] == "im2col";
+    // `tile:16` / `tile:32`: an interleaved map.
+    m.interleave = match f[0] {
+        "tile:16" => 1,
+        "tile:32" => 2,
+        _ => 0,
+    };
     for d in 0..dims.len() {
         m.dims[d] = dims[d] as u32;
         m.estrides[d] = es[d] as u32;
@@ -70,7 +81,7 @@ fn boxes_and_swizzles_match_the_python_model() {
         } else {
             tile_elements(&m, &coords)
         };
-        let sw = Swizzle::from_code(m.swizzle).unwrap();
+        let sw = m.pattern().unwrap();
         let mut got: Vec<(u64, i64)> = elems
             .iter()
             .map(|e| {
@@ -89,7 +100,7 @@ fn boxes_and_swizzles_match_the_python_model() {
         );
         n += 1;
     }
-    assert!(n >= 50);
+    assert!(n >= 78);
 }
 
 #[test]
@@ -142,4 +153,131 @@ fn reductions() {
     // 1.0 + 2.0 in binary16.
     assert_eq!(reduce(RedOp::Add, RedKind::F16, 0x3c00, 0x4000), 0x4200);
     assert_eq!(reduce(RedOp::Max, RedKind::Bf16, 0x3f80, 0xbf80), 0x3f80);
+}
+
+fn interleaved(il: u32, dtype: Dtype, dims: &[u32], strides: &[u64], boxes: &[u32]) -> TensorMap {
+    let mut m = TensorMap::decode(&[0; TMAP_BYTES]);
+    m.dtype = dtype.code();
+    m.rank = dims.len() as u32;
+    m.interleave = il;
+    m.swizzle = 1;
+    for d in 0..dims.len() {
+        m.dims[d] = dims[d];
+        m.boxes[d] = boxes[d];
+        m.strides[d] = if d == 0 { 0 } else { strides[d - 1] };
+    }
+    m
+}
+
+#[test]
+fn interleave_encode_rules_are_typed_and_name_the_field() {
+    use super::super::tma_rules::{check_address, check_encode, EncodeError};
+    let m = interleaved(2, Dtype::F16, &[16, 5, 3], &[32, 160], &[16, 4, 2]);
+    assert_eq!(check_encode(&m), Ok(()));
+    assert_eq!(m.unusable(), None);
+    let mut r = m;
+    r.rank = 2;
+    assert_eq!(check_encode(&r), Err(EncodeError::InterleaveRank(2)));
+    let mut s = m;
+    s.strides[2] = 176;
+    let e = check_encode(&s).unwrap_err();
+    assert_eq!(
+        e,
+        EncodeError::Stride {
+            dim: 1,
+            stride: 176,
+            align: 32
+        }
+    );
+    assert!(e.to_string().starts_with("globalStrides[1] = 176"));
+    let mut w = m;
+    w.swizzle = 3;
+    assert!(check_encode(&w)
+        .unwrap_err()
+        .to_string()
+        .contains("swizzle 128B"));
+    assert!(check_address(2, 0x1010).is_err() && check_address(1, 0x1010).is_ok());
+    let mut i = m;
+    i.interleave = 3;
+    assert_eq!(check_encode(&i), Err(EncodeError::InterleaveCode(3)));
+    // 16B interleave: any swizzle, no 16-byte rule for the box, but a row must fit a slice.
+    let mut n = interleaved(1, Dtype::F16, &[6, 5, 4], &[16, 80], &[6, 4, 2]);
+    n.swizzle = 3;
+    assert_eq!(n.unusable(), None);
+    n.boxes[0] = 9;
+    assert!(n
+        .unusable()
+        .unwrap()
+        .contains("wider than one 16-byte interleave slice"));
+    n.estrides[0] = 2; // 5 elements, 10 bytes: fits
+    assert_eq!(n.unusable(), None);
+}
+
+#[test]
+fn interleaved_rows_fill_one_slice() {
+    // u8, 16B interleave, 3 channels at c0 = 1 with elementStrides[0] = 2: channels 1, 3, 5;
+    // dimension 0 has 4 channels, so 5 is out of bounds; 13 padding slots follow.
+    let mut m = interleaved(1, Dtype::U8, &[4, 2, 1], &[16, 32], &[6, 2, 1]);
+    m.estrides[0] = 2;
+    m.swizzle = 0;
+    assert_eq!(m.box_counts()[..3], [16, 2, 1]);
+    assert_eq!(m.box_bytes(), 32);
+    let el = tile_elements(&m, &[1, 0, 0]);
+    let got: Vec<Option<u64>> = el.iter().map(|e| e.global.map(|g| g - m.addr)).collect();
+    let mut want = vec![None; 32];
+    want[0] = Some(1);
+    want[1] = Some(3);
+    want[16] = Some(17);
+    want[17] = Some(19);
+    assert_eq!(got, want);
+    // Without interleave, elementStrides[0] is ignored (the driver's rule).
+    let mut p = m;
+    p.interleave = 0;
+    p.boxes[0] = 16;
+    p.dims[0] = 16;
+    assert_eq!(p.box_counts()[0], 16);
+    assert_eq!(tile_elements(&p, &[0, 0, 0])[1].global, Some(p.addr + 1));
+}
+
+#[test]
+fn interleaved_im2col_pixels_are_slices() {
+    // f32, 32B interleave (8 per slice), 3 channels per pixel, W = 4, H = 1, N = 1.
+    let mut m = interleaved(2, Dtype::F32, &[3, 4, 1], &[32, 128], &[3, 1, 1]);
+    m.im2col = true;
+    m.pixels = 2;
+    assert_eq!(m.unusable(), None);
+    assert_eq!(m.box_bytes(), 64);
+    let el = im2col_elements(&m, &[0, 1, 0], &[]);
+    let got: Vec<Option<u64>> = el.iter().map(|e| e.global.map(|g| g - m.addr)).collect();
+    let mut want = vec![None; 16];
+    for c in 0..3 {
+        want[c] = Some(32 + 4 * c as u64);
+        want[8 + c] = Some(64 + 4 * c as u64);
+    }
+    assert_eq!(got, want);
+    m.estrides[0] = 2;
+    assert!(m.unusable().unwrap().contains("im2col"));
+}
+
+#[test]
+fn swizzle_atomicities() {
+    assert_eq!(Swizzle::of(3, 1), Ok(Swizzle::B128Atom32));
+    assert_eq!(Swizzle::of(3, 3), Ok(Swizzle::B128Atom64));
+    assert!(Swizzle::of(3, 2).unwrap_err().contains("8-byte flip"));
+    assert!(Swizzle::of(2, 1)
+        .unwrap_err()
+        .contains("needs the 128B swizzle"));
+    // Line 1: the 32-byte pairs swap (chunk 0 -> 2); line 3: chunk 1 -> 7.
+    assert_eq!(swizzle(128 + 5, Swizzle::B128Atom32), 128 + 32 + 5);
+    assert_eq!(swizzle(3 * 128 + 16, Swizzle::B128Atom32), 3 * 128 + 112);
+    // 64-byte atomicity: odd lines swap halves.
+    assert_eq!(swizzle(128 + 16, Swizzle::B128Atom64), 128 + 80);
+    assert_eq!(swizzle(2 * 128 + 16, Swizzle::B128Atom64), 2 * 128 + 16);
+}
+
+#[test]
+fn packed_types_are_refused_by_name() {
+    let mut m = TensorMap::decode(&[0; TMAP_BYTES]);
+    m.dtype = 14;
+    assert!(m.unusable().unwrap().contains("16U4_ALIGN16B"));
 }

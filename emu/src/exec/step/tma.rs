@@ -10,9 +10,10 @@
 //! of generic writes with no `fence.proxy.async` between.
 //!
 //! Tensor maps are read from global, parameter or constant memory in ptxemu's encoding
-//! (`crate::semantics::tma`, docs/tensor-map.md). Deliberate deviations: interleaved layouts
-//! and swizzle atomicities other than 16B are refused; `.shared::cluster` addresses are the
-//! executing CTA's own (clusters of one CTA); prefetches have no effect.
+//! (`crate::semantics::tma`, docs/tensor-map.md); interleaved maps place each box row in one
+//! 16/32-byte slice (`crate::semantics::tma_rules`). Deliberate deviations: the 128B swizzle
+//! with 8-byte flip and the packed 4/6-bit element types are refused; `.shared::cluster`
+//! addresses are the executing CTA's own (clusters of one CTA); prefetches have no effect.
 
 use super::tma_proxy;
 use super::tma_race;
@@ -386,7 +387,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
         } else {
             crate::semantics::tma::tile_elements(&m, &cs)
         };
-        let sw = Swizzle::from_code(m.swizzle).unwrap_or(Swizzle::None);
+        let sw = m.pattern().unwrap_or(Swizzle::None);
         let box_bytes = m.box_bytes();
         let shared_addr = if tc.dir == TensorDir::Load {
             x.dst

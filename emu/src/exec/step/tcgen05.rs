@@ -25,7 +25,7 @@
 use super::{Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow, Src, TmemInstr};
-use crate::ir::{CtaGroup, Tcgen05, Tcgen05Wait};
+use crate::ir::{CtaGroup, Tcgen05, Tcgen05Fence, Tcgen05Wait};
 use crate::tcgen05::memory::{Access, Allocation, TensorMemory};
 use crate::tcgen05::trace::{TmemAction, TmemEvent, TmemMove};
 
@@ -41,6 +41,10 @@ pub struct TmemOptions {
     pub checked: bool,
     /// Record a [`TmemEvent`] per instruction (`--trace-tmem`).
     pub trace: bool,
+    /// With `checked`, also require the reading thread's `tcgen05.fence::after_thread_sync`
+    /// between its observation of an MMA's commit and its `tcgen05.ld` (`--tmem-check
+    /// strict`; the PTX ISA's canonical pattern, which Triton 3.9's output omits).
+    pub fence: bool,
 }
 
 impl Default for TmemOptions {
@@ -48,6 +52,7 @@ impl Default for TmemOptions {
         TmemOptions {
             checked: true,
             trace: false,
+            fence: false,
         }
     }
 }
@@ -292,9 +297,46 @@ pub fn wait(c: &mut Ctx<'_>, i: &DInstr) -> R {
 }
 
 /// `tcgen05.fence::before_thread_sync/after_thread_sync`: ordering only; every access is
-/// already complete when it returns.
-pub fn fence(_c: &mut Ctx<'_>, _i: &DInstr) -> R {
+/// already complete when it returns. Checked, `after_thread_sync` makes what each executing
+/// thread has observed of mbarrier phases count for its later `tcgen05.ld`
+/// ([`crate::tcgen05::observe`]).
+pub fn fence(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = decoded(i)?;
+    if m.op != Tcgen05::Fence(Tcgen05Fence::AfterThreadSync) {
+        return Ok(Flow::Next);
+    }
+    let (warp, mut mask) = (c.ids.warp, c.mask);
+    if let Some(t) = c.tmem.as_mut().filter(|t| t.checked()) {
+        while mask != 0 {
+            let lane = mask.trailing_zeros();
+            mask &= mask - 1;
+            t.observe.fence_after(warp * 32 + lane);
+        }
+    }
     Ok(Flow::Next)
+}
+
+/// Lanes `mask` of warp `warp` arrive at named barrier `id` (checked mode's observations).
+pub(crate) fn barrier_arrive(t: &mut TensorMemory, id: u32, warp: u32, mut mask: u32) {
+    while mask != 0 {
+        let lane = mask.trailing_zeros();
+        mask &= mask - 1;
+        t.observe.barrier_arrive(id, warp * 32 + lane);
+    }
+}
+
+/// Named barrier `id` releases the waiting `(warp, lanes)` (checked mode's observations).
+pub(crate) fn barrier_release(
+    t: &mut TensorMemory,
+    id: u32,
+    waiters: impl Iterator<Item = (u32, u32)>,
+) {
+    let threads = waiters.flat_map(|(warp, lanes)| {
+        (0..32u32)
+            .filter(move |l| lanes & (1 << l) != 0)
+            .map(move |l| warp * 32 + l)
+    });
+    t.observe.barrier_release(id, threads);
 }
 
 /// `tcgen05.shift.cta_group::1.down [taddr]`, by each executing lane (deviation 2).

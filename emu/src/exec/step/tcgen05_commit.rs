@@ -7,6 +7,7 @@ use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Flow};
 use crate::ir::{CtaGroup, Tcgen05};
+use crate::tcgen05::observe::Seen;
 use crate::tcgen05::trace::TmemAction;
 
 type R = Result<Flow, LaneFault>;
@@ -62,10 +63,11 @@ fn commit_one(
     track: bool,
 ) -> Result<(), LaneFault> {
     let (off, phase) = super::async_copy::arrive_async(c, mbar, lane)?;
+    let pc = c.pc;
     // The thread's MMAs (tracked here) and tcgen05.cp copies (tracked by async_writes).
     let n = match c.tmem.as_mut() {
         Some(t) if track => {
-            t.mma.commit(thread, off, phase) + t.async_writes.commit(thread, off, phase)
+            t.mma.commit(thread, off, phase, pc) + t.async_writes.commit(thread, off, phase)
         }
         _ => 0,
     };
@@ -78,44 +80,39 @@ fn commit_one(
     Ok(())
 }
 
-/// The visibility rule for a `tcgen05.ld` (checked mode): none of the cells `cells(t, j)`
-/// (thread `t`, register `j < regs`) may hold a pending MMA result.
+/// The visibility rule for a `tcgen05.ld` (checked mode): each thread `t` may read a cell
+/// `cells(t, j)` (register `j < regs`) that a `tcgen05.mma` wrote only once the MMA's commit
+/// phase is complete, observed by `t`, and fenced by `t` ([`crate::tcgen05::observe`]).
 pub fn check_ld(
     c: &mut Ctx<'_>,
     regs: u32,
     cells: &dyn Fn(u32, u32) -> smallvec::SmallVec<[(u32, u32); 2]>,
     what: &str,
 ) -> Result<(), LaneFault> {
-    let Some(tm) = c.tmem.as_mut() else {
+    let Some(tm) = c.tmem.as_ref() else {
         return Ok(());
     };
     if !tm.checked() || tm.mma.is_empty() {
         return Ok(());
     }
-    let st = &*c.asyncs;
-    let done = |off, phase| super::async_copy::phase_done(st, off, phase);
-    tm.mma.retire(done);
-    let tm = c.tmem.as_ref().map(|t| &t.mma);
-    let Some(track) = tm else { return Ok(()) };
+    let (warp, strict) = (c.ids.warp, c.tmem_opts.fence);
     for t in 0..32 {
+        let thread = warp * 32 + t;
         for j in 0..regs {
             for (lane, col) in cells(t, j) {
                 if lane >= 128 || col >= 512 {
                     continue;
                 }
-                let Some(rec) = track.pending(lane * 512 + col, done) else {
+                let Some(rec) = tm.mma.writer(lane * 512 + col) else {
                     continue;
                 };
-                let why = match rec.commit {
-                    None => format!("before any tcgen05.commit of thread {} tracked it", rec.thread),
-                    Some((off, phase)) => format!(
-                        "and the mbarrier (shared offset {off}) its tcgen05.commit arrived on has not completed phase {phase}"
-                    ),
+                let Some(why) = invisible(c, tm, &rec, thread, strict) else {
+                    continue;
                 };
                 return Err(undefined(
                     t as usize,
                     format!(
-                        "rule tcgen05-mma-visibility: {what} at line {} reads Tensor Memory cell (lane {lane}, column {col}) that tcgen05.mma at line {} wrote, {why}: the MMA's results may be read only after its commit's mbarrier phase completes (mbarrier wait, then tcgen05.fence::after_thread_sync)",
+                        "rule tcgen05-mma-visibility: {what} at line {} reads Tensor Memory cell (lane {lane}, column {col}) that tcgen05.mma at line {} wrote; {why}. A thread may read an MMA's results only after the commit's mbarrier phase completes, the thread waits for it, and then executes tcgen05.fence::after_thread_sync",
                         line(c, c.pc),
                         line(c, rec.pc)
                     ),
@@ -124,4 +121,53 @@ pub fn check_ld(
         }
     }
     Ok(())
+}
+
+/// Why the MMA `rec` is not yet visible to `thread`, or `None` when it is: some commit that
+/// tracks it has completed its phase and `thread` has observed (and, `strict`, fenced) it.
+fn invisible(
+    c: &Ctx<'_>,
+    tm: &crate::tcgen05::memory::TensorMemory,
+    rec: &crate::tcgen05::mma_track::MmaRecord,
+    thread: u32,
+    strict: bool,
+) -> Option<String> {
+    // The most advanced state among the commits, newest first: observed, completed, issued.
+    let mut best: Option<(u8, String)> = None;
+    for k in tm.mma.commits_of(rec) {
+        let (off, phase) = (k.mbar, k.phase);
+        let commit = format!(
+            "its tcgen05.commit at line {} arrived on the mbarrier at shared offset {off}",
+            line(c, k.pc)
+        );
+        let (rank, why) = if !super::async_copy::phase_done(c.asyncs, off, phase) {
+            (
+                0,
+                format!("{commit}, which has not completed phase {phase}"),
+            )
+        } else {
+            match tm.observe.seen(thread, off, phase) {
+                Seen::Fenced => return None,
+                Seen::Unfenced if !strict => return None,
+                Seen::Unfenced => (2, format!(
+                    "{commit}; thread {thread} observed its phase {phase} complete but executed no tcgen05.fence::after_thread_sync since (missing: the fence)"
+                )),
+                Seen::No => (1, format!(
+                    "{commit}, which completed phase {phase}, but thread {thread} has not observed it: no mbarrier test_wait/try_wait of its own on that phase, nor a bar.sync (or mbarrier phase) after a thread that did (missing: the wait)"
+                )),
+            }
+        };
+        if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+            best = Some((rank, why));
+        }
+    }
+    Some(best.map_or_else(
+        || {
+            format!(
+                "before any tcgen05.commit of thread {} tracked it",
+                rec.thread
+            )
+        },
+        |(_, why)| why,
+    ))
 }

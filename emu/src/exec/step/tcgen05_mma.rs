@@ -7,10 +7,9 @@
 //! memory and Tensor Memory as they are then — and writes D at once; this is one completion
 //! order the ISA allows, since the MMA is asynchronous and completes no earlier than its issue.
 //! An MMA accumulating into D after an earlier one reads the earlier result, as the hardware
-//! pipelines them. The results count as *pending* until the issuing thread's
-//! `tcgen05.commit` has tracked them and the phase of the mbarrier the commit arrived on has
-//! completed; in checked mode a `tcgen05.ld` of a pending cell is a fault (rule
-//! `tcgen05-mma-visibility`). `tcgen05.commit` makes its arrival at once (all MMAs and
+//! pipelines them. In checked mode a thread's `tcgen05.ld` of a D cell is a fault (rule
+//! `tcgen05-mma-visibility`) unless a `tcgen05.commit` of the issuing thread tracked the MMA,
+//! its mbarrier phase completed, and the reading thread observed that (choice 7). `tcgen05.commit` makes its arrival at once (all MMAs and
 //! `tcgen05.cp` copies it tracks are complete; the copies' record is
 //! [`crate::tcgen05::async_writes`]); its implicit `tcgen05.fence::before_thread_sync` is a no-op here.
 //!
@@ -34,8 +33,12 @@
 //! 5. The block-scaled kinds run in [`super::tcgen05_mma_bs`].
 //! 6. `scale-input-d` scales a floating-point D by `2^-s` before accumulation; for an s32 D
 //!    (which ptxas accepts) it is refused.
-//! 7. The visibility rule checks the mbarrier phase, not that the reading thread observed it
-//!    or executed `tcgen05.fence::after_thread_sync`.
+//! 7. The visibility rule is per reading thread ([`crate::tcgen05::observe`]): it must have
+//!    observed the phase of a commit that tracks the MMA (every commit tracks all of its
+//!    thread's earlier MMAs) by its own mbarrier wait, or by a `bar.sync`/mbarrier phase after
+//!    a thread that did. Its `tcgen05.fence::after_thread_sync` after that observation, which
+//!    the ISA's canonical pattern has and Triton 3.9's output omits, is required only with
+//!    `--tmem-check strict` ([`super::tcgen05::TmemOptions::fence`]).
 
 use super::mma::{multiply, Tiles};
 use super::tcgen05_mma_operand::{mma_elem, row_lane};

@@ -122,8 +122,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub trace_tmem: bool,
     /// on (default): fault on Tensor Memory accesses the PTX ISA leaves undefined (lanes
-    /// outside the warp's quarter, unallocated columns, missing tcgen05.wait, leaks); off.
-    #[arg(long, value_name = "on|off")]
+    /// outside the warp's quarter, unallocated columns, missing tcgen05.wait, leaks, an MMA
+    /// result read by a thread that did not wait for its commit); strict: also a missing
+    /// tcgen05.fence::after_thread_sync before that read; off.
+    #[arg(long, value_name = "on|strict|off")]
     pub tmem_check: Option<String>,
     /// on (default): fault on accesses through different memory proxies that the PTX memory
     /// model leaves unordered (a generic write read by a TMA copy or wgmma with no

@@ -41,6 +41,7 @@ fn action_name(a: &TmemAction) -> &'static str {
         TmemAction::Shift { .. } => "shift",
         TmemAction::Mma { .. } => "mma",
         TmemAction::Commit { .. } => "commit",
+        TmemAction::Copy { .. } => "cp",
     }
 }
 
@@ -89,6 +90,20 @@ pub fn text(prog: &Program, events: &[TmemEvent]) -> String {
             )),
             TmemAction::Commit { thread, mbar, mmas } => out.push_str(&format!(
                 "  thread {thread}: committed {mmas} MMA(s) to the mbarrier at shared offset {mbar}\n"
+            )),
+            TmemAction::Copy {
+                thread,
+                shape,
+                src,
+                lanes,
+                columns,
+                cells,
+            } => out.push_str(&format!(
+                "  thread {thread}: copied .{shape} from shared address 0x{src:x}: wrote {cells} cells in lanes {}-{} x columns {}-{}\n",
+                lanes.0,
+                lanes.1.saturating_sub(1),
+                columns.0,
+                columns.1.saturating_sub(1)
             )),
             TmemAction::Load { .. } | TmemAction::Store => {}
         }
@@ -185,6 +200,21 @@ pub fn json(prog: &Program, events: &[TmemEvent]) -> Value {
                     o["thread"] = json!(thread);
                     o["mbar"] = json!(mbar);
                     o["mmas"] = json!(mmas);
+                }
+                TmemAction::Copy {
+                    thread,
+                    shape,
+                    src,
+                    lanes,
+                    columns,
+                    cells,
+                } => {
+                    o["thread"] = json!(thread);
+                    o["shape"] = json!(shape);
+                    o["src"] = json!(format!("0x{src:x}"));
+                    o["lanes"] = json!([lanes.0, lanes.1]);
+                    o["columns"] = json!([columns.0, columns.1]);
+                    o["cells"] = json!(cells);
                 }
                 TmemAction::Load { redvals: None } | TmemAction::Store | TmemAction::Relinquish => {
                 }

@@ -99,6 +99,9 @@ fixtures!(
     fault_mma_ld_phase,
     fault_mma_ld_uncommitted,
     fault_mma_no_proxy_fence,
+    mma_wait_warp0_bar_sync,
+    fault_mma_ld_unobserved,
+    fault_mma_ld_no_fence,
 );
 
 #[test]

@@ -1,5 +1,5 @@
 //! `tcgen05.mma`/`tcgen05.commit` through the CLI beyond the fixtures: `--trace-tmem` shows
-//! which D cells each MMA produced and each commit, as text and in `--json`; the sparse
+//! which D cells each MMA produced, each commit and each tcgen05.cp, as text and in `--json`; the sparse
 //! `tcgen05.mma.sp` and `.cta_group::2` outside a CTA pair are refused by name.
 
 use std::path::{Path, PathBuf};
@@ -104,4 +104,61 @@ fn cta_pair_mma_is_refused_at_run_time() {
         err.contains("cta_group::2") && err.contains("CTA pair"),
         "{err}"
     );
+}
+
+/// Runs fixture `cp_128x256b` (one `tcgen05.cp.128x256b`) with its flags and `extra`.
+fn run_cp(extra: &[&str]) -> Output {
+    let dir = root().join("tests/fixtures/tcgen05/cp_128x256b");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxemu"));
+    cmd.arg("run").arg(dir.join("kernel.ptx")).args([
+        "--kernel",
+        "cp_128x256b",
+        "--grid",
+        "1",
+        "--block",
+        "128",
+    ]);
+    for f in m["flags"].as_array().unwrap() {
+        cmd.arg(f.as_str().unwrap());
+    }
+    for a in m["args"].as_array().unwrap() {
+        let spec = a
+            .as_str()
+            .unwrap()
+            .replace("file=", &format!("file={}/", dir.display()));
+        cmd.arg("--arg").arg(spec);
+    }
+    cmd.args(extra).output().unwrap()
+}
+
+// The PTX ISA's .128x256b shape: 128 lanes (rows) of 256 bits, i.e. 8 32-bit columns.
+#[test]
+fn the_trace_shows_each_tcgen05_cp_write_as_text_and_json() {
+    let o = run_cp(&["--trace-tmem"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cp = "copied .128x256b from shared address 0x";
+    assert_eq!(out.matches(cp).count(), 1, "{out}");
+    assert!(
+        out.contains("wrote 1024 cells in lanes 0-127 x columns 0-7"),
+        "{out}"
+    );
+    let o = run_cp(&["--trace-tmem", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cps: Vec<&serde_json::Value> = v["tmem_trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "cp")
+        .collect();
+    assert_eq!(cps.len(), 1, "{v}");
+    let e = cps[0];
+    assert_eq!(e["shape"], "128x256b");
+    assert_eq!(e["lanes"], serde_json::json!([0, 128]));
+    assert_eq!(e["columns"], serde_json::json!([0, 8]));
+    assert_eq!(e["cells"], 1024);
+    assert!(e["src"].as_str().unwrap().starts_with("0x"), "{e}");
 }

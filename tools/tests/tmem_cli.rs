@@ -112,5 +112,5 @@ fn checked_mode_can_be_turned_off() {
     );
     let o = run(&["--arg", "u32:1", "--tmem-check", "maybe"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("expected on or off"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("expected on, strict or off"));
 }

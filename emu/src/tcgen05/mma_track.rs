@@ -1,83 +1,126 @@
 //! Completion tracking of `tcgen05.mma` results in Tensor Memory (checked mode), for the rule
 //! of the PTX ISA's tcgen05 memory-consistency section: the D cells an MMA writes may be read
-//! by `tcgen05.ld` only after a `tcgen05.commit` by the issuing thread has tracked the MMA and
-//! the commit's mbarrier phase has completed.
+//! by a thread's `tcgen05.ld` only after a `tcgen05.commit` by the issuing thread has tracked
+//! the MMA, the reading thread has observed the commit's mbarrier phase complete, and it has
+//! executed `tcgen05.fence::after_thread_sync` since ([`super::observe`]).
 //!
 //! ptxemu computes an MMA when it is issued and writes D at once (a legal completion order);
-//! the cells are then *pending*: recorded here with the MMA that wrote them until the phase of
-//! the mbarrier its commit arrived on completes. A `tcgen05.ld` of a pending cell is a fault
-//! naming the MMA's line and what is missing (the commit, or the phase).
+//! each cell is recorded here with the last MMA that wrote it. A `tcgen05.ld` of a cell whose
+//! MMA the reading thread cannot yet see is a fault naming the MMA's and the commit's lines
+//! and what is missing (the commit, the phase, the thread's wait, or its fence).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
-/// One issued MMA whose results may still be pending.
+/// One issued MMA.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MmaRecord {
     /// The issuing thread (linear in the CTA).
     pub thread: u32,
     /// The instruction's pc.
     pub pc: u32,
-    /// The commit that tracks it: the mbarrier's shared offset and the phase it arrived in.
-    pub commit: Option<(u64, u32)>,
+    /// Its place in the CTA's issue order.
+    pub id: u32,
 }
 
-/// The pending MMA results of one CTA's Tensor Memory.
+/// One `tcgen05.commit`: it tracks every MMA its thread issued before it (PTX ISA: "all the
+/// prior asynchronous tcgen05 operations initiated by the executing thread"), including
+/// those an earlier commit already tracks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Commit {
+    /// The mbarrier's shared offset.
+    pub mbar: u64,
+    /// The phase its arrival counts toward.
+    pub phase: u32,
+    /// The commit's pc.
+    pub pc: u32,
+    /// It tracks the MMAs with `id < upto`.
+    pub upto: u32,
+}
+
+/// How many commits per thread are kept: a later commit tracks everything an earlier one
+/// does, so forgetting the oldest loses only alternative ways to observe old MMAs.
+const KEPT_COMMITS: usize = 16;
+
+/// The MMA results of one CTA's Tensor Memory.
 #[derive(Clone, Debug, Default)]
 pub struct MmaTrack {
     records: Vec<MmaRecord>,
-    /// Cell index → the record of the last MMA that wrote it.
+    /// Cell index → the last MMA that wrote it.
     cells: HashMap<u32, u32>,
-    /// Thread → its records not yet committed.
-    uncommitted: HashMap<u32, Vec<u32>>,
+    /// Thread → its latest commits, oldest first.
+    commits: HashMap<u32, VecDeque<Commit>>,
+    /// Thread → its MMAs issued since its last commit.
+    since_commit: HashMap<u32, u32>,
 }
 
 impl MmaTrack {
     /// Records an MMA of `thread` at `pc` writing `cells`.
     pub fn issue(&mut self, thread: u32, pc: u32, cells: impl IntoIterator<Item = u32>) {
         let id = self.records.len() as u32;
-        self.records.push(MmaRecord {
-            thread,
-            pc,
-            commit: None,
-        });
+        self.records.push(MmaRecord { thread, pc, id });
         for c in cells {
             self.cells.insert(c, id);
         }
-        self.uncommitted.entry(thread).or_default().push(id);
+        *self.since_commit.entry(thread).or_default() += 1;
     }
 
-    /// `tcgen05.commit` by `thread`: its uncommitted MMAs complete with the arrival on the
-    /// mbarrier at shared offset `mbar` in phase `phase`. Returns how many it tracked.
-    pub fn commit(&mut self, thread: u32, mbar: u64, phase: u32) -> usize {
-        let ids = self.uncommitted.remove(&thread).unwrap_or_default();
-        for &id in &ids {
-            if let Some(r) = self.records.get_mut(id as usize) {
-                r.commit = Some((mbar, phase));
-            }
+    /// `tcgen05.commit` by `thread` at `pc`: its MMAs so far complete with the arrival on the
+    /// mbarrier at shared offset `mbar` in phase `phase`. Returns how many MMAs no earlier
+    /// commit of the thread tracked.
+    pub fn commit(&mut self, thread: u32, mbar: u64, phase: u32, pc: u32) -> usize {
+        let upto = self.records.len() as u32;
+        let list = self.commits.entry(thread).or_default();
+        list.push_back(Commit {
+            mbar,
+            phase,
+            pc,
+            upto,
+        });
+        if list.len() > KEPT_COMMITS {
+            list.pop_front();
         }
-        ids.len()
+        self.since_commit.remove(&thread).unwrap_or(0) as usize
     }
 
-    /// The MMA whose result in cell `at` is still pending, given which mbarrier phases have
-    /// completed (`done(offset, phase)`).
-    pub fn pending(&self, at: u32, done: impl Fn(u64, u32) -> bool) -> Option<MmaRecord> {
-        let r = self.records[*self.cells.get(&at)? as usize];
-        match r.commit {
-            Some((off, phase)) if done(off, phase) => None,
-            _ => Some(r),
-        }
+    /// The last MMA that wrote cell `at`, if any.
+    pub fn writer(&self, at: u32) -> Option<MmaRecord> {
+        self.cells.get(&at).map(|&id| self.records[id as usize])
+    }
+
+    /// The commits that track `r`, newest first.
+    pub fn commits_of<'a>(&'a self, r: &MmaRecord) -> impl Iterator<Item = &'a Commit> + 'a {
+        let (thread, id) = (r.thread, r.id);
+        self.commits
+            .get(&thread)
+            .into_iter()
+            .flat_map(|l| l.iter().rev())
+            .filter(move |c| c.upto > id)
     }
 
     /// Whether nothing is tracked (the fast path of `tcgen05.ld`).
     pub fn is_empty(&self) -> bool {
         self.cells.is_empty()
     }
+}
 
-    /// Forgets cells whose results are visible (bounded memory over long kernels).
-    pub fn retire(&mut self, done: impl Fn(u64, u32) -> bool) {
-        let records = &self.records;
-        self.cells.retain(
-            |_, id| !matches!(records[*id as usize].commit, Some((off, phase)) if done(off, phase)),
-        );
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_later_commit_of_the_thread_tracks_an_mma() {
+        let mut t = MmaTrack::default();
+        t.issue(0, 10, [5, 6]);
+        assert_eq!(t.commit(0, 8, 0, 11), 1);
+        assert_eq!(t.commit(0, 16, 3, 12), 0);
+        t.issue(0, 13, [6]);
+        let r5 = t.writer(5).unwrap();
+        let pcs: Vec<u32> = t.commits_of(&r5).map(|c| c.pc).collect();
+        assert_eq!(pcs, [12, 11]);
+        let r6 = t.writer(6).unwrap();
+        assert_eq!((r6.pc, t.commits_of(&r6).count()), (13, 0));
+        // Another thread's commit tracks nothing of thread 0.
+        t.commit(32, 8, 1, 14);
+        assert_eq!(t.commits_of(&r6).count(), 0);
     }
 }

@@ -68,6 +68,22 @@ pub enum TmemAction {
         /// How many MMAs it tracked.
         mmas: u32,
     },
+    /// `tcgen05.cp`: shared memory (the descriptor's start address `src`) to `cells` cells
+    /// of Tensor Memory within lanes `lanes.0..lanes.1` and columns `columns.0..columns.1`.
+    Copy {
+        /// The issuing thread's lane.
+        thread: u32,
+        /// The shape's name (`128x256b`, …).
+        shape: &'static str,
+        /// The shared-memory address of the source's first byte.
+        src: u64,
+        /// First lane written and one past the last.
+        lanes: (u32, u32),
+        /// First column written and one past the last.
+        columns: (u32, u32),
+        /// How many 32-bit cells it wrote.
+        cells: u32,
+    },
     /// `tcgen05.shift.down` of 32 lanes from `lane` over 8 columns from `column`.
     Shift {
         /// The first lane of the block.

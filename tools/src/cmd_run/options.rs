@@ -115,13 +115,14 @@ impl Checks {
                 ))
             }
         };
-        let checked = match a.tmem_check.as_deref().unwrap_or("on") {
-            "on" => true,
-            "off" => false,
+        let (checked, fence) = match a.tmem_check.as_deref().unwrap_or("on") {
+            "on" => (true, false),
+            "strict" => (true, true),
+            "off" => (false, false),
             other => {
                 return Err(launch::refuse(
                     "options",
-                    format!("--tmem-check `{other}`: expected on or off"),
+                    format!("--tmem-check `{other}`: expected on, strict or off"),
                 ))
             }
         };
@@ -138,6 +139,7 @@ impl Checks {
         let tmem = emu::exec::step::tcgen05::TmemOptions {
             checked,
             trace: a.trace_tmem,
+            fence,
         };
         Ok(Checks {
             max_steps: a.max_steps,

@@ -87,6 +87,9 @@ impl Cta {
         if let Some(r) = &mut self.race {
             r.barrier_arrive(id, wi, mask);
         }
+        if let Some(t) = self.tmem.as_mut().filter(|t| t.checked()) {
+            crate::exec::step::tcgen05::barrier_arrive(t, id as u32, wi as u32, mask);
+        }
         b.arrived += mask.count_ones();
         b.popc += (req.pred & mask).count_ones();
         b.all &= req.pred & mask == mask;
@@ -140,6 +143,10 @@ impl Cta {
                     r.barrier_wait(id, w.warp, w.lanes);
                 }
                 r.barrier_reset(id);
+            }
+            if let Some(t) = self.tmem.as_mut().filter(|t| t.checked()) {
+                let lanes = b.waiters.iter().map(|w| (w.warp as u32, w.lanes));
+                crate::exec::step::tcgen05::barrier_release(t, id as u32, lanes);
             }
             let result = match b.red {
                 Some(BarRedOp::Popc) => u64::from(b.popc),

@@ -190,6 +190,9 @@ pub(super) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     (arg[l] as u32, 0)
                 };
                 out[l] = u64::from(o.phase);
+                if let Some(tm) = c.tmem.as_mut().filter(|t| t.checked()) {
+                    tm.observe.mbarrier_arrive(t as u32, off, o.phase);
+                }
                 o.tx += tx;
                 if count > o.pending {
                     Err(format!(
@@ -245,8 +248,11 @@ pub(super) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     }
                     let ph = o.phase;
                     st.tma.observed(off, ph);
-                    if let Some(t) = c.tmem.as_mut() {
-                        t.async_writes.observed(off, ph);
+                    if let Some(tm) = c.tmem.as_mut() {
+                        tm.async_writes.observed(off, ph);
+                        if tm.checked() {
+                            tm.observe.waited(t as u32, off, ph);
+                        }
                     }
                 } else if p & op::TRY != 0 && step.wrapping_sub(last_change) > DEADLOCK_STEPS {
                     err = Some(LaneFault {

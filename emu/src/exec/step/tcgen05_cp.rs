@@ -28,6 +28,7 @@ use crate::exec::program::{DInstr, Extra, Flow, TmemInstr};
 use crate::ir::{CtaGroup, Tcgen05, Tcgen05Cp};
 use crate::semantics::tcgen05_cp::{decompress, dest_lanes};
 use crate::tcgen05::memory::TensorMemory;
+use crate::tcgen05::trace::TmemAction;
 
 type R = Result<Flow, LaneFault>;
 
@@ -172,6 +173,9 @@ pub fn cp(c: &mut Ctx<'_>, i: &DInstr) -> R {
         mask &= mask - 1;
         let taddr = (addrs[lane] as u32).wrapping_add(offset);
         let cells = copy_one(c, lane, cp, taddr, descs[lane])?;
+        if c.tmem_opts.trace {
+            trace_copy(c, &cp, lane, taddr, descs[lane], &cells);
+        }
         let thread = linear_tid(c, lane);
         let pc = c.pc;
         let t_mem = tmem(c);
@@ -180,6 +184,29 @@ pub fn cp(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     }
     Ok(Flow::Next)
+}
+
+/// `--trace-tmem`: the cells (indices `lane * 512 + column`) one lane's copy wrote.
+fn trace_copy(c: &mut Ctx<'_>, cp: &Tcgen05Cp, lane: usize, taddr: u32, desc: u64, cells: &[u32]) {
+    let (mut lanes, mut columns) = ((u32::MAX, 0), (u32::MAX, 0));
+    for &at in cells {
+        let (l, col) = (at / 512, at % 512);
+        lanes = (lanes.0.min(l), lanes.1.max(l + 1));
+        columns = (columns.0.min(col), columns.1.max(col + 1));
+    }
+    if cells.is_empty() {
+        (lanes, columns) = ((0, 0), (0, 0));
+    }
+    let action = TmemAction::Copy {
+        thread: lane as u32,
+        shape: cp.shape.name(),
+        src: crate::semantics::tcgen05_desc::decode_smem(desc)
+            .map_or((desc & 0x3FFF) << 4, |d| d.start),
+        lanes,
+        columns,
+        cells: cells.len() as u32,
+    };
+    super::tcgen05::record(c, Some(taddr), action, Vec::new());
 }
 
 /// The linear thread index of `lane` in its CTA.

@@ -178,6 +178,8 @@ pub struct TensorMemory {
     /// Writes of asynchronous operations (`tcgen05.cp`, `tcgen05.mma`) not yet observed
     /// complete (checked mode: a `tcgen05.ld` of such a cell is reported).
     pub async_writes: super::async_writes::AsyncWrites,
+    /// The CTA's `.cta_group::2` allocation operations, matched against its pair peer's.
+    pub pair: super::pair_log::PairLog,
 }
 
 /// The index of cell (`lane`, `column`), both in range.
@@ -213,6 +215,7 @@ impl TensorMemory {
             hazards,
             mma: Default::default(),
             async_writes: Default::default(),
+            pair: Default::default(),
         }
     }
 

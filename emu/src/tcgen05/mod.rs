@@ -8,5 +8,6 @@ pub mod async_writes;
 pub mod layout;
 pub mod memory;
 pub mod mma_track;
+pub mod pair_log;
 pub mod reduce;
 pub mod trace;

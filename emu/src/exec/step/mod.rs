@@ -32,6 +32,7 @@ pub mod tcgen05_cp;
 pub mod tcgen05_mma;
 pub mod tcgen05_mma_bs;
 pub mod tcgen05_pair;
+pub mod tcgen05_pair_alloc;
 pub mod tma;
 pub mod tma_map;
 pub mod tma_proxy;

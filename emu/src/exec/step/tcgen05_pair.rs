@@ -116,3 +116,23 @@ pub(super) fn issue(
     }
     Ok(())
 }
+
+/// `tcgen05.cp.cta_group::2` issued by lane `lane`: each CTA of the pair copies from its own
+/// shared memory, at the descriptor's address, into its own Tensor Memory at `taddr` (as the
+/// MMA reads each CTA's operands at the same addresses); the copies are tracked in each CTA
+/// against the issuing thread's `tcgen05.commit`.
+pub(super) fn cp(
+    c: &mut Ctx<'_>,
+    lane: usize,
+    cp: crate::ir::Tcgen05Cp,
+    taddr: u32,
+    desc: u64,
+) -> Result<(), LaneFault> {
+    let ranks = pair(c, "tcgen05.cp.cta_group::2").map_err(|f| f.at_lane(lane as u32))?;
+    for r in ranks {
+        with_cta(c, r, lane, |c| {
+            super::tcgen05_cp::copy_tracked(c, lane, cp, taddr, desc)
+        })?;
+    }
+    Ok(())
+}

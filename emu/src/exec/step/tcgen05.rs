@@ -26,10 +26,11 @@ use super::{Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow, Src, TmemInstr};
 use crate::ir::{CtaGroup, Tcgen05, Tcgen05Wait};
-use crate::tcgen05::memory::{Access, Allocation, TensorMemory, TmemError};
-use crate::tcgen05::reduce::reduce;
+use crate::tcgen05::memory::{Access, Allocation, TensorMemory};
 use crate::tcgen05::trace::{TmemAction, TmemEvent, TmemMove};
-use smallvec::{smallvec, SmallVec};
+
+pub(super) use super::tcgen05_fault::fault;
+pub use super::tcgen05_ldst::{ld, st};
 
 type R = Result<Flow, LaneFault>;
 
@@ -51,7 +52,7 @@ impl Default for TmemOptions {
     }
 }
 
-fn decoded(i: &DInstr) -> Result<&TmemInstr, LaneFault> {
+pub(super) fn decoded(i: &DInstr) -> Result<&TmemInstr, LaneFault> {
     match &i.extra {
         Extra::Tmem(m) => Ok(m),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -82,7 +83,7 @@ pub fn lane_ranges(mask: u32) -> String {
     parts.join(", ")
 }
 
-fn undefined(detail: String) -> LaneFault {
+pub(super) fn undefined(detail: String) -> LaneFault {
     LaneFault::new(FaultKind::Undefined { detail })
 }
 
@@ -129,7 +130,7 @@ pub(crate) fn converge(c: &Ctx<'_>, what: &str) -> Result<Option<Flow>, LaneFaul
 
 /// The start of every `.sync.aligned` instruction: its decoded operands, `.cta_group::2`
 /// refused, and the whole warp together; `Ok(Err(flow))` when the lanes must wait.
-fn collective<'i>(
+pub(super) fn collective<'i>(
     c: &Ctx<'_>,
     i: &'i DInstr,
     what: &str,
@@ -145,7 +146,7 @@ fn collective<'i>(
 }
 
 /// The value every lane gives for `s`, as 32 bits.
-fn uniform(c: &Ctx<'_>, s: &Src, name: &str, what: &str) -> Result<u32, LaneFault> {
+pub(super) fn uniform(c: &Ctx<'_>, s: &Src, name: &str, what: &str) -> Result<u32, LaneFault> {
     let v = c.fetch(s);
     let first = v[0] as u32;
     if let Some(l) = (1..32).find(|&l| v[l] as u32 != first) {
@@ -175,100 +176,6 @@ pub(super) fn tmem<'c>(c: &'c mut Ctx<'_>) -> &'c mut TensorMemory {
     let (warps, checked) = (c.launch.nwarpid, c.tmem_opts.checked);
     c.tmem
         .get_or_insert_with(|| Box::new(TensorMemory::new(warps, checked)))
-}
-
-fn allocation_list(a: &[Allocation]) -> String {
-    if a.is_empty() {
-        return "none".into();
-    }
-    a.iter()
-        .map(|x| format!("{} columns from column {}", x.ncols, x.column))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// A Tensor Memory error as a fault of `what`, at `lane` when one lane is at fault.
-pub(super) fn fault(
-    c: &Ctx<'_>,
-    e: TmemError,
-    what: &str,
-    lane: Option<u32>,
-    taddr: Option<u32>,
-) -> LaneFault {
-    let site = |pc: u32| {
-        c.prog.info.get(pc as usize).map_or_else(String::new, |i| {
-            format!("line {} (`{}`)", i.span.line, i.text)
-        })
-    };
-    let detail = match e {
-        TmemError::BadNcols { ncols } => format!(
-            "{what}: nCols = {ncols} is not a power of two from 32 to 512"
-        ),
-        TmemError::NoSpace { ncols, allocated } => format!(
-            "{what}: no {ncols} free columns aligned to {ncols} (allocated: {}); each CTA has its own 512 columns in ptxemu, so the allocation could never succeed",
-            allocation_list(&allocated)
-        ),
-        TmemError::AfterRelinquish => format!(
-            "{what} after tcgen05.relinquish_alloc_permit: the CTA gave up its permit to allocate"
-        ),
-        TmemError::DeallocMismatch {
-            column,
-            ncols,
-            allocated,
-        } => format!(
-            "{what} of {ncols} columns from column {column} matches no allocation (allocated: {})",
-            allocation_list(&allocated)
-        ),
-        TmemError::OutOfRange { lane, column } => {
-            if lane >= crate::tcgen05::memory::LANES {
-                format!("{what}: lane {lane} is outside Tensor Memory's 128 lanes (column {column})")
-            } else {
-                format!("{what}: column {column} (lane {lane}) is outside [0, 512)")
-            }
-        }
-        TmemError::OutsideQuarter { lane, quarter } => format!(
-            "{what}: lane {lane} is outside the warp's quarter: warp {} may access lanes {}-{} only",
-            c.ids.warp,
-            32 * quarter,
-            32 * quarter + 31
-        ),
-        TmemError::NotAllocated { lane, column } => format!(
-            "{what}: column {column} (lane {lane}) is not allocated (allocated: {})",
-            allocation_list(c.tmem.as_ref().map_or(&[], |t| t.allocations()))
-        ),
-        TmemError::StoreOvertakesLoad { lane, column, by } => format!(
-            "{what} writes lane {lane}, column {column}, which warp {} loaded at {} without tcgen05.wait::ld since: the store may overtake the load",
-            by.warp,
-            site(by.pc)
-        ),
-        TmemError::LoadOvertakesStore { lane, column, by } => format!(
-            "{what} reads lane {lane}, column {column}, which warp {} stored at {} without tcgen05.wait::st since: the load may overtake the store",
-            by.warp,
-            site(by.pc)
-        ),
-        TmemError::AsyncPending { lane, column, by } => {
-            let state = match by.state {
-                crate::tcgen05::async_writes::AsyncState::Issued => format!(
-                    "thread {} has not executed tcgen05.commit since",
-                    by.thread
-                ),
-                crate::tcgen05::async_writes::AsyncState::Committed { mbar, phase } => format!(
-                    "it was committed to the mbarrier at shared offset {mbar}, but no thread has waited for its phase {phase} to complete since"
-                ),
-            };
-            format!(
-                "{what} accesses lane {lane}, column {column}, which the asynchronous {} at {} (thread {}) writes: {state}, so the access is not ordered after the write (tcgen05.commit, an mbarrier wait, then tcgen05.fence::after_thread_sync)",
-                by.what,
-                site(by.pc),
-                by.thread
-            )
-        }
-    };
-    LaneFault {
-        kind: FaultKind::Undefined { detail },
-        lane,
-        address: taddr.map(u64::from),
-    }
 }
 
 pub(super) fn record(
@@ -387,158 +294,6 @@ pub fn wait(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// `tcgen05.fence::before_thread_sync/after_thread_sync`: ordering only; every access is
 /// already complete when it returns.
 pub fn fence(_c: &mut Ctx<'_>, _i: &DInstr) -> R {
-    Ok(Flow::Next)
-}
-
-/// The cells of register `j` of thread `t` (two with packing).
-fn cells_of(
-    shape: crate::ir::TmemShape,
-    packed: bool,
-    taddr: u32,
-    split: u32,
-    t: u32,
-    j: u32,
-) -> SmallVec<[(u32, u32); 2]> {
-    if packed {
-        SmallVec::from_slice(&shape.packed_cells(taddr, split, t, j))
-    } else {
-        smallvec![shape.cell(taddr, split, t, j)]
-    }
-}
-
-/// Every (thread, register) of an `ld`/`st`, thread by thread: its cells (two with packing)
-/// are checked for `access`, `visit(tmem, t, j, cells)` moves the register's data and returns
-/// the 32-bit value moved, and the cells are marked pending for the warp. Returns the trace's
-/// moves (when tracing), or the first bad cell's error with its thread.
-fn walk(
-    t_mem: &mut TensorMemory,
-    access: Access,
-    who: (u32, u32, bool),
-    regs: u32,
-    cells_of: impl Fn(u32, u32) -> SmallVec<[(u32, u32); 2]>,
-    mut visit: impl FnMut(&mut TensorMemory, u32, u32, &[u32]) -> u32,
-) -> Result<Vec<TmemMove>, (TmemError, u32)> {
-    let (warp, pc, trace) = who;
-    let mut moves = Vec::new();
-    for t in 0..32u32 {
-        for j in 0..regs {
-            let cells = cells_of(t, j);
-            let mut at: SmallVec<[u32; 2]> = SmallVec::new();
-            for &(lane, column) in &cells {
-                at.push(
-                    t_mem
-                        .check(lane, column, warp, access)
-                        .map_err(|e| (e, t))?,
-                );
-            }
-            let value = visit(t_mem, t, j, &at);
-            for &a in &at {
-                t_mem.pend(a, warp, pc, access);
-            }
-            if trace {
-                moves.push(TmemMove {
-                    thread: t,
-                    reg: j,
-                    cells,
-                    value,
-                });
-            }
-        }
-    }
-    Ok(moves)
-}
-
-/// `tcgen05.ld{.red}.sync.aligned.shape.num{.pack::16b}…`.
-pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let m = decoded(i)?;
-    let Tcgen05::Ld(l) = m.op else {
-        return Err(undefined(
-            "tcgen05.ld decoded as another instruction".into(),
-        ));
-    };
-    let what = if l.red.is_some() {
-        "tcgen05.ld.red"
-    } else {
-        "tcgen05.ld"
-    };
-    if let Err(flow) = collective(c, i, what)? {
-        return Ok(flow);
-    }
-    let taddr = uniform(c, &m.taddr, "taddr", what)?.wrapping_add(m.taddr_offset as u32);
-    let regs = l.shape.regs(l.num.count());
-    let who = (c.ids.warp, c.pc, c.tmem_opts.trace);
-    let mut out = vec![[0u64; 32]; regs as usize];
-    let cells = |t, j| cells_of(l.shape, l.pack, taddr, m.split, t, j);
-    super::tcgen05_mma::check_ld(c, regs, &cells, what)?;
-    let moves = walk(
-        tmem(c),
-        Access::Load,
-        who,
-        regs,
-        cells,
-        |t_mem, t, j, at| {
-            let value = at.iter().enumerate().fold(0u32, |v, (k, &a)| {
-                let cell = t_mem.read(a);
-                v | if l.pack {
-                    (cell & 0xFFFF) << (16 * k)
-                } else {
-                    cell
-                }
-            });
-            out[j as usize][t as usize] = u64::from(value);
-            value
-        },
-    )
-    .map_err(|(e, t)| fault(c, e, what, Some(t), Some(taddr)))?;
-    for (d, v) in m.dsts.iter().zip(&out) {
-        c.write(d, v);
-    }
-    let redvals = l.red.map(|red| {
-        let per_thread: [u64; 32] = std::array::from_fn(|t| {
-            let vals: Vec<u32> = out.iter().map(|r| r[t] as u32).collect();
-            u64::from(reduce(red, &vals))
-        });
-        c.write(&m.redval, &per_thread);
-        per_thread.iter().map(|v| *v as u32).collect()
-    });
-    record(c, Some(taddr), TmemAction::Load { redvals }, moves);
-    Ok(Flow::Next)
-}
-
-/// `tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32`.
-pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let m = decoded(i)?;
-    let Tcgen05::St(s) = m.op else {
-        return Err(undefined(
-            "tcgen05.st decoded as another instruction".into(),
-        ));
-    };
-    let what = "tcgen05.st";
-    if let Err(flow) = collective(c, i, what)? {
-        return Ok(flow);
-    }
-    let taddr = uniform(c, &m.taddr, "taddr", what)?.wrapping_add(m.taddr_offset as u32);
-    let values: Vec<[u64; 32]> = m.srcs.iter().map(|src| c.fetch(src)).collect();
-    let regs = s.shape.regs(s.num.count());
-    let who = (c.ids.warp, c.pc, c.tmem_opts.trace);
-    let cells = |t, j| cells_of(s.shape, s.unpack, taddr, m.split, t, j);
-    let moves = walk(
-        tmem(c),
-        Access::Store,
-        who,
-        regs,
-        cells,
-        |t_mem, t, j, at| {
-            let value = values[j as usize][t as usize] as u32;
-            for (k, &a) in at.iter().enumerate() {
-                let half = (value >> (16 * k)) & 0xFFFF;
-                t_mem.write(a, if s.unpack { half } else { value });
-            }
-            value
-        },
-    )
-    .map_err(|(e, t)| fault(c, e, what, Some(t), Some(taddr)))?;
-    record(c, Some(taddr), TmemAction::Store, moves);
     Ok(Flow::Next)
 }
 

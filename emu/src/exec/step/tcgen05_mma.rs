@@ -38,16 +38,16 @@
 //!    or executed `tcgen05.fence::after_thread_sync`.
 
 use super::mma::{multiply, Tiles};
+use super::tcgen05_mma_operand::{mma_elem, row_lane};
 use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow, Src};
+use crate::exec::program::{DAddr, DInstr, Extra, Flow, Src};
 use crate::ir::{CtaGroup, Mma, MmaElem, MmaLayout, MmaShape, Tcgen05, Tcgen05Mma};
-use crate::semantics::convert::{f64_to_narrow, Narrow};
-use crate::semantics::narrow_float::{e2m1_to_f64, e2m3_to_f64, e3m2_to_f64};
-use crate::semantics::tcgen05_desc::{decode_smem, element_addr, Major, SmemDesc};
-use crate::semantics::tcgen05_idesc::{decode_idesc, DType, ElemType, InstrDesc};
+use crate::semantics::tcgen05_idesc::{decode_idesc, DType, InstrDesc};
 use crate::tcgen05::trace::TmemAction;
-use rustc_apfloat::Round;
+
+pub use super::tcgen05_commit::{check_ld, commit};
+pub(super) use super::tcgen05_mma_operand::{operand_a, operand_b, smem_elem, tmem_a_elem};
 
 type R = Result<Flow, LaneFault>;
 
@@ -93,7 +93,7 @@ pub struct MmaDInstr {
     pub sm: u32,
 }
 
-fn decoded(i: &DInstr) -> Result<&MmaDInstr, LaneFault> {
+pub(super) fn decoded(i: &DInstr) -> Result<&MmaDInstr, LaneFault> {
     match &i.extra {
         Extra::Tc5Mma(m) => Ok(m),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -102,7 +102,7 @@ fn decoded(i: &DInstr) -> Result<&MmaDInstr, LaneFault> {
     }
 }
 
-fn at_lane(kind: FaultKind, lane: usize, address: Option<u64>) -> LaneFault {
+pub(super) fn at_lane(kind: FaultKind, lane: usize, address: Option<u64>) -> LaneFault {
     LaneFault {
         kind,
         lane: Some(lane as u32),
@@ -110,15 +110,15 @@ fn at_lane(kind: FaultKind, lane: usize, address: Option<u64>) -> LaneFault {
     }
 }
 
-fn undefined(lane: usize, detail: String) -> LaneFault {
+pub(super) fn undefined(lane: usize, detail: String) -> LaneFault {
     at_lane(FaultKind::Undefined { detail }, lane, None)
 }
 
-fn unsupported(lane: usize, what: String) -> LaneFault {
+pub(super) fn unsupported(lane: usize, what: String) -> LaneFault {
     at_lane(FaultKind::Unsupported { what }, lane, None)
 }
 
-fn line(c: &Ctx<'_>, pc: u32) -> u32 {
+pub(super) fn line(c: &Ctx<'_>, pc: u32) -> u32 {
     c.prog.info.get(pc as usize).map_or(0, |i| i.span.line)
 }
 
@@ -134,182 +134,6 @@ pub(super) struct Issue {
     pub(super) enable: bool,
     /// The scale-factor addresses of A and B (block-scaled kinds).
     pub(super) sf: Option<(u32, u32)>,
-}
-
-/// The Tensor Memory lane of row `r` of D (and of A from Tensor Memory).
-fn row_lane(id: &InstrDesc, base: u32, r: u32) -> u32 {
-    if id.m == 64 {
-        base + 32 * (r / 16) + r % 16
-    } else {
-        base + r
-    }
-}
-
-/// The element type `mma.sync`'s numerics use for `t`, and the bits of an element as read.
-fn mma_elem(t: ElemType) -> MmaElem {
-    match t {
-        ElemType::F16 => MmaElem::F16,
-        ElemType::Bf16 => MmaElem::Bf16,
-        ElemType::Tf32 => MmaElem::Tf32,
-        ElemType::E5m2 => MmaElem::E5m2,
-        ElemType::U8 => MmaElem::U8,
-        ElemType::S8 => MmaElem::S8,
-        ElemType::E4m3 | ElemType::E2m3 | ElemType::E3m2 | ElemType::E2m1 => MmaElem::E4m3,
-    }
-}
-
-/// Raw element bits of type `t` to the raw bits of [`mma_elem`]`(t)`, negated if asked.
-fn to_mma_bits(t: ElemType, raw: u64, negate: bool) -> u64 {
-    let exact = |v: f64| f64_to_narrow(v, Narrow::E4M3, Round::NearestTiesToEven, false);
-    let v = match t {
-        ElemType::E2m3 => exact(e2m3_to_f64(raw as u8)),
-        ElemType::E3m2 => exact(e3m2_to_f64(raw as u8)),
-        // The container's bits 5-2 (as tcgen05.cp's .b4x16_p64 decompression writes them).
-        ElemType::E2m1 => exact(e2m1_to_f64((raw >> 2) as u8)),
-        _ => raw,
-    };
-    if !negate {
-        return v;
-    }
-    v ^ match mma_elem(t) {
-        MmaElem::F16 | MmaElem::Bf16 => 1 << 15,
-        MmaElem::Tf32 => 1 << 31,
-        MmaElem::E4m3 | MmaElem::E5m2 => 1 << 7,
-        _ => 0,
-    }
-}
-
-fn storage_mask(bits: u32) -> u64 {
-    (1u64 << bits) - 1
-}
-
-/// Element `(mn, k)` of a shared-memory operand (`which` is "A" or "B").
-pub(super) fn smem_elem(
-    c: &Ctx<'_>,
-    s: &Issue,
-    d: &SmemDesc,
-    which: &str,
-    (major, bits): (Major, u32),
-    (mn, k): (u32, u32),
-) -> Result<u64, LaneFault> {
-    let (addr, bit) = element_addr(d, major, bits, mn, k).map_err(|_| {
-        unsupported(
-            s.lane,
-            format!("the {which} descriptor's LBO mode 1 (absolute leading-dimension address)"),
-        )
-    })?;
-    let bytes = (bits / 8).max(1);
-    if let Some(f) =
-        super::tma_proxy::async_read(c, s.lane, addr, u64::from(bytes), "a tcgen05.mma operand")
-    {
-        return Err(f);
-    }
-    let v = super::mem::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, s.lane).map_err(
-        |_| {
-            at_lane(
-                FaultKind::Undefined {
-                    detail: format!(
-                        "rule tcgen05-mma-descriptor: the {which} shared-memory descriptor (start 0x{:x}, LBO {}, SBO {}, swizzle {}) addresses shared offset 0x{addr:x} for element ({mn}, {k}), outside the CTA's shared memory",
-                        d.start, d.lbo, d.sbo, d.swizzle.name()
-                    ),
-                },
-                s.lane,
-                Some(addr),
-            )
-        },
-    )?;
-    Ok(if bits < 8 {
-        (v >> bit) & storage_mask(bits)
-    } else {
-        v
-    })
-}
-
-/// Element `(row, k)` of A in Tensor Memory.
-pub(super) fn tmem_a_elem(
-    c: &mut Ctx<'_>,
-    s: &Issue,
-    id: &InstrDesc,
-    taddr: u32,
-    bits: u32,
-    (r, k): (u32, u32),
-) -> Result<u64, LaneFault> {
-    let lane = row_lane(id, taddr >> 16, r);
-    let col = (taddr & 0xFFFF) + k * bits / 32;
-    let tm = super::tcgen05::tmem(c);
-    let at = tm.check_cell(lane, col).map_err(|e| {
-        undefined(
-            s.lane,
-            format!(
-                "tcgen05.mma reads A from Tensor Memory cell (lane {lane}, column {col}): {e:?}"
-            ),
-        )
-    })?;
-    let cell = u64::from(tm.read(at));
-    Ok((cell >> (k * bits % 32)) & storage_mask(bits))
-}
-
-fn decode_desc(s: &Issue, v: u64, which: &str) -> Result<SmemDesc, LaneFault> {
-    decode_smem(v).map_err(|e| {
-        undefined(
-            s.lane,
-            format!("rule tcgen05-mma-descriptor: the {which} descriptor 0x{v:016x}: {e}"),
-        )
-    })
-}
-
-/// Fills A (M×K, `id.m` rows) of `t`.
-pub(super) fn operand_a(
-    c: &mut Ctx<'_>,
-    s: &Issue,
-    id: &InstrDesc,
-    t: &mut Tiles,
-) -> Result<(), LaneFault> {
-    let k = id.kind.k();
-    let abits = id.a.storage_bits(id.kind);
-    let decode = |v: u64, which: &str| decode_desc(s, v, which);
-    match s.a_tmem {
-        Some(taddr) => {
-            for r in 0..id.m {
-                for kk in 0..k {
-                    let v = tmem_a_elem(c, s, id, taddr, abits, (r, kk))?;
-                    t.a.set(r, kk, to_mma_bits(id.a, v, id.negate_a));
-                }
-            }
-        }
-        None => {
-            let d = decode(s.a_desc, "A")?;
-            let major = if id.transpose_a { Major::Mn } else { Major::K };
-            for r in 0..id.m {
-                for kk in 0..k {
-                    let v = smem_elem(c, s, &d, "A", (major, abits), (r, kk))?;
-                    t.a.set(r, kk, to_mma_bits(id.a, v, id.negate_a));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Fills columns `at..at + id.n` of B (K×N) of `t` from the B descriptor's `id.n` columns.
-pub(super) fn operand_b(
-    c: &mut Ctx<'_>,
-    s: &Issue,
-    id: &InstrDesc,
-    t: &mut Tiles,
-    at: u32,
-) -> Result<(), LaneFault> {
-    let k = id.kind.k();
-    let bbits = id.b.storage_bits(id.kind);
-    let d = decode_desc(s, s.b_desc, "B")?;
-    let major = if id.transpose_b { Major::Mn } else { Major::K };
-    for col in 0..id.n {
-        for kk in 0..k {
-            let v = smem_elem(c, s, &d, "B", (major, bbits), (col, kk))?;
-            t.b.set(kk, at + col, to_mma_bits(id.b, v, id.negate_b));
-        }
-    }
-    Ok(())
 }
 
 /// The checks of an issue before any operand is read: the idesc, the kind and shape ptxemu
@@ -530,119 +354,4 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     }
     Ok(Flow::Next)
-}
-
-/// `tcgen05.commit`: each active lane's MMAs are tracked by one arrival on its mbarrier.
-pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let x = decoded(i)?;
-    let Tcgen05::Commit(m) = x.op else {
-        return Err(LaneFault::new(FaultKind::Unsupported {
-            what: "tcgen05.commit decoded as another instruction".into(),
-        }));
-    };
-    let pair = m.group == CtaGroup::Two;
-    if pair {
-        super::tcgen05_pair::pair(c, "tcgen05.commit.cta_group::2")?;
-    }
-    let mask = c.fetch(&x.mask);
-    let Some(mbar) = x.mbar else {
-        return Err(LaneFault::new(FaultKind::Unsupported {
-            what: "tcgen05.commit without its mbarrier".into(),
-        }));
-    };
-    for (lane, &ctamask) in mask.iter().enumerate() {
-        if c.mask & (1 << lane) == 0 {
-            continue;
-        }
-        let own = c.cluster.rank();
-        let ranks = if m.multicast {
-            let off = super::mem::lane_addr(c, &mbar, lane);
-            super::cluster::targets(c, Some(ctamask), off, lane)?.0
-        } else {
-            vec![own]
-        };
-        let thread = c.ids.warp * 32 + lane as u32;
-        for r in ranks {
-            // A peer's Tensor Memory holds this thread's MMAs only for a CTA pair.
-            let track = r == own || pair;
-            super::tcgen05_pair::with_cta(c, r, lane, |c| {
-                commit_one(c, &mbar, lane, thread, track)
-            })?;
-        }
-    }
-    Ok(Flow::Next)
-}
-
-/// One arrival of `tcgen05.commit` on the mbarrier at `mbar` of the context's CTA; with
-/// `track`, the thread's MMAs and copies in the CTA's Tensor Memory complete with it.
-fn commit_one(
-    c: &mut Ctx<'_>,
-    mbar: &DAddr,
-    lane: usize,
-    thread: u32,
-    track: bool,
-) -> Result<(), LaneFault> {
-    let (off, phase) = super::async_copy::arrive_async(c, mbar, lane)?;
-    // The thread's MMAs (tracked here) and tcgen05.cp copies (tracked by async_writes).
-    let n = match c.tmem.as_mut() {
-        Some(t) if track => {
-            t.mma.commit(thread, off, phase) + t.async_writes.commit(thread, off, phase)
-        }
-        _ => 0,
-    };
-    let action = TmemAction::Commit {
-        thread: lane as u32,
-        mbar: off,
-        mmas: n as u32,
-    };
-    super::tcgen05::record(c, None, action, Vec::new());
-    Ok(())
-}
-
-/// The visibility rule for a `tcgen05.ld` (checked mode): none of the cells `cells(t, j)`
-/// (thread `t`, register `j < regs`) may hold a pending MMA result.
-pub fn check_ld(
-    c: &mut Ctx<'_>,
-    regs: u32,
-    cells: &dyn Fn(u32, u32) -> smallvec::SmallVec<[(u32, u32); 2]>,
-    what: &str,
-) -> Result<(), LaneFault> {
-    let Some(tm) = c.tmem.as_mut() else {
-        return Ok(());
-    };
-    if !tm.checked() || tm.mma.is_empty() {
-        return Ok(());
-    }
-    let st = &*c.asyncs;
-    let done = |off, phase| super::async_copy::phase_done(st, off, phase);
-    tm.mma.retire(done);
-    let tm = c.tmem.as_ref().map(|t| &t.mma);
-    let Some(track) = tm else { return Ok(()) };
-    for t in 0..32 {
-        for j in 0..regs {
-            for (lane, col) in cells(t, j) {
-                if lane >= 128 || col >= 512 {
-                    continue;
-                }
-                let Some(rec) = track.pending(lane * 512 + col, done) else {
-                    continue;
-                };
-                let why = match rec.commit {
-                    None => format!("before any tcgen05.commit of thread {} tracked it", rec.thread),
-                    Some((off, phase)) => format!(
-                        "and the mbarrier (shared offset {off}) its tcgen05.commit arrived on has not completed phase {phase}"
-                    ),
-                };
-                return Err(undefined(
-                    t as usize,
-                    format!(
-                        "rule tcgen05-mma-visibility: {what} at line {} reads Tensor Memory cell (lane {lane}, column {col}) that tcgen05.mma at line {} wrote, {why}: the MMA's results may be read only after its commit's mbarrier phase completes (mbarrier wait, then tcgen05.fence::after_thread_sync)",
-                        line(c, c.pc),
-                        line(c, rec.pc)
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
 }

@@ -52,7 +52,9 @@ impl PairOp {
     /// The operation in words, for faults.
     pub fn describe(&self, line: u32) -> String {
         match self.kind {
-            PairOpKind::Relinquish => format!("{} by warp {} (line {line})", self.kind.name(), self.warp),
+            PairOpKind::Relinquish => {
+                format!("{} by warp {} (line {line})", self.kind.name(), self.warp)
+            }
             PairOpKind::Alloc | PairOpKind::Dealloc => format!(
                 "{} of {} columns at column {} by warp {} (line {line})",
                 self.kind.name(),
@@ -89,16 +91,35 @@ mod tests {
 
     #[test]
     fn ordinals() {
-        let v: Vec<String> = [0, 1, 2, 3, 10, 11, 12, 20, 21].iter().map(|&i| ordinal(i)).collect();
-        assert_eq!(v, ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd"]);
+        let v: Vec<String> = [0, 1, 2, 3, 10, 11, 12, 20, 21]
+            .iter()
+            .map(|&i| ordinal(i))
+            .collect();
+        assert_eq!(
+            v,
+            ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd"]
+        );
     }
 
     #[test]
     fn matching_ignores_the_warp() {
-        let a = PairOp { kind: PairOpKind::Alloc, ncols: 64, column: 0, warp: 0, pc: 3 };
-        let b = PairOp { warp: 2, pc: 9, ..a };
+        let a = PairOp {
+            kind: PairOpKind::Alloc,
+            ncols: 64,
+            column: 0,
+            warp: 0,
+            pc: 3,
+        };
+        let b = PairOp {
+            warp: 2,
+            pc: 9,
+            ..a
+        };
         assert!(a.matches(&b));
         assert!(!a.matches(&PairOp { ncols: 32, ..b }));
-        assert!(!a.matches(&PairOp { kind: PairOpKind::Dealloc, ..b }));
+        assert!(!a.matches(&PairOp {
+            kind: PairOpKind::Dealloc,
+            ..b
+        }));
     }
 }

@@ -10,7 +10,10 @@ use crate::tcgen05::pair_log::PairLog;
 
 impl Cta {
     fn pair_log(&self) -> PairLog {
-        self.tmem.as_ref().map(|t| t.pair.clone()).unwrap_or_default()
+        self.tmem
+            .as_ref()
+            .map(|t| t.pair.clone())
+            .unwrap_or_default()
     }
 }
 

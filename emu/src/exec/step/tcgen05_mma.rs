@@ -123,6 +123,7 @@ pub(super) fn line(c: &Ctx<'_>, pc: u32) -> u32 {
 }
 
 /// The operands of one issue, as the issuing lane gives them.
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Issue {
     pub(super) lane: usize,
     pub(super) taddr_d: u32,
@@ -203,18 +204,19 @@ fn issue(c: &mut Ctx<'_>, x: &MmaDInstr, m: &Tcgen05Mma, s: &Issue) -> Result<()
         operand_a(c, s, &id, &mut t)?;
         operand_b(c, s, &id, &mut t, 0)?;
     }
-    accumulate(c, x, m, s, &id, t)
+    accumulate(c, x, m, s, &id, (t, None))
 }
 
-/// Reads C from D's cells (when `enable-input-d`), multiplies `t` and writes D: `id.m` rows
-/// into the context's Tensor Memory.
+/// Reads C from D's cells (when `enable-input-d`), multiplies `t` (or, block-scaled,
+/// `scaled`, else the context's operands) and writes D: `id.m` rows into the context's Tensor
+/// Memory.
 pub(super) fn accumulate(
     c: &mut Ctx<'_>,
     x: &MmaDInstr,
     m: &Tcgen05Mma,
     s: &Issue,
     id: &InstrDesc,
-    mut t: Tiles,
+    (mut t, scaled): (Tiles, Option<super::tcgen05_mma_bs::Operands>),
 ) -> Result<(), LaneFault> {
     let id = *id;
     let (rows, cols, k) = (id.m, id.n, id.kind.k());
@@ -270,7 +272,7 @@ pub(super) fn accumulate(
         Some(sf) => {
             let lane_of = |r| row_lane(&id, base, r);
             let ctx = ((sf), x.sm);
-            super::tcgen05_mma_bs::compute(c, s, &id, m.scale_vec, ctx, &t, &lane_of)?
+            super::tcgen05_mma_bs::compute(c, s, &id, m.scale_vec, ctx, &t, &lane_of, scaled)?
         }
         None => {
             let d = multiply(&mma, &t, x.sm);

@@ -59,7 +59,11 @@ pub(super) fn record(c: &mut Ctx<'_>, op: PairOp) -> Result<(), LaneFault> {
 
 /// After the cluster finished: the first pair operation of `a` (CTA `ranks.0`) or `b` (CTA
 /// `ranks.1`) that its peer never made, as (rank, op, index, the peer's count).
-pub fn unmatched(a: &PairLog, b: &PairLog, ranks: (u32, u32)) -> Option<(u32, PairOp, usize, usize)> {
+pub fn unmatched(
+    a: &PairLog,
+    b: &PairLog,
+    ranks: (u32, u32),
+) -> Option<(u32, PairOp, usize, usize)> {
     let (na, nb) = (a.ops.len(), b.ops.len());
     if na > nb {
         Some((ranks.0, a.ops[nb], nb, nb))

@@ -59,6 +59,7 @@ fixtures!(
     shape_16x32bx2,
     shape_16x64b,
     shift_down,
+    pair_shift,
     warpgroups_pc,
     fault_alloc_after_relinquish,
     fault_col_range,
@@ -99,6 +100,8 @@ fixtures!(
     fault_mma_ld_phase,
     fault_mma_ld_uncommitted,
     fault_mma_no_proxy_fence,
+    fault_pair_alloc_mismatch,
+    fault_pair_alloc_one_side,
 );
 
 #[test]

@@ -14,7 +14,9 @@
 //! one without the wait the PTX ISA requires). `tcgen05.fence::*` are no-ops.
 //!
 //! Deliberate deviations and choices:
-//! 1. `.cta_group::2` (CTA pairs) is not modelled: executing it is an `Unsupported` fault.
+//! 1. `.cta_group::2` (CTA pairs): alloc/dealloc/relinquish act on the executing CTA's Tensor
+//!    Memory and are matched with the pair peer's ([`super::tcgen05_pair_alloc`]); shift acts
+//!    on both CTAs ([`super::tcgen05_pair`]).
 //! 2. `tcgen05.shift` is executed by every lane that executes it, each shifting the 32-lane
 //!    block at its own `taddr` (whose lane must be a multiple of 32): rows `B..B+30` move down
 //!    one row over 8 columns, row `B` keeps its value. Its cells must exist and, checked, be

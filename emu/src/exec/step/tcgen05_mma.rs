@@ -23,7 +23,7 @@
 //! ([`super::mma::multiply`]).
 //!
 //! Deliberate choices and limits:
-//! 1. `.cta_group::2` (a CTA pair, M = 256) runs in [`super::tcgen05_pair`].
+//! 1. `.cta_group::2` (a CTA pair, M = 256 and 128, every kind) runs in [`super::tcgen05_pair`].
 //! 2. `.ws` runs for M = 128 only (the `.ws` layouts of M = 32 and 64 are refused by name).
 //! 3. A D of f16 occupies the low 16 bits of its 32-bit cell (upper bits 0); not compared with
 //!    hardware.

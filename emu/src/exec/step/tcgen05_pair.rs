@@ -1,22 +1,34 @@
 //! `.cta_group::2`: tcgen05 instructions across a CTA pair (PTX ISA "tcgen05: CTA pair",
-//! "Data path layout organization", "tcgen05.mma", "tcgen05.commit").
+//! "Issue granularity", "Data path layout organization", "tcgen05.mma", "tcgen05.cp",
+//! "tcgen05.shift", "tcgen05.commit").
 //!
 //! The pair of a CTA is the two CTAs of its cluster whose `%cluster_ctarank` differ only in
-//! bit 0. A `.cta_group::2` instruction outside a cluster of even size is a fault naming the
-//! cluster shape.
+//! bit 0 (CTA `r` = rank & 1, r = 0 the even one). One thread of either CTA issues `mma`,
+//! `cp`, `shift` and `commit`. A `.cta_group::2` instruction outside a cluster of even size is
+//! a fault naming the cluster shape.
 //!
-//! * `tcgen05.mma.cta_group::2` with M = 256 (one thread of either CTA issues it): D is
-//!   256 × N, rows `128 r ..` of it in CTA `r`'s Tensor Memory (r = 0 the even CTA) at the
-//!   address the instruction gives; A's rows `128 r ..` come from CTA `r` (its shared memory at
-//!   the descriptor's address, or its Tensor Memory), and B's N columns are split: columns
-//!   `N/2 · r ..` from CTA `r`'s shared memory at the B descriptor's address. M = 128 across
-//!   a pair (its D layout puts 64 rows in each CTA) is refused by name.
-//! * `tcgen05.commit.cta_group::2`: arrives on the mbarrier of every CTA of `ctaMask`
-//!   (`.multicast::cluster`) or the executing CTA's, and tracks the issuing thread's MMAs in
-//!   each such CTA's Tensor Memory against the arrival there.
-//! * `tcgen05.alloc/dealloc/relinquish_alloc_permit.cta_group::2`: one warp of each CTA of the
-//!   pair executes them; each acts on its own CTA's Tensor Memory, so both CTAs hold the same
-//!   columns when they allocate in the same order (which the ISA requires of them).
+//! * `tcgen05.mma`, M = 256 (layout A): D is 256 × N, rows `128 r ..` in CTA `r`'s Tensor
+//!   Memory (row m in lane m) at the instruction's address; A's rows `128 r ..` come from CTA
+//!   `r` (its shared memory at the descriptor's address, or its Tensor Memory); B's columns
+//!   `N/2 · r ..` from CTA `r`'s shared memory at the B descriptor's address.
+//! * `tcgen05.mma`, M = 128 (layout B): CTA `r` holds rows `64 r ..`, row m's columns
+//!   `0 .. N/2` in lane m and `N/2 .. N` in lane `64 + m` ([`layout_b`]).
+//! * Block-scaled kinds: each CTA reads the scale factors of its own rows of A and of all N
+//!   columns of B from its own Tensor Memory at the instruction's SFA/SFB addresses (CUTLASS's
+//!   `tmem_sf_frg`: the 4x1 layout for M = 256, the 2x2 one for M = 128).
+//! * `disable-output-lane` has 8 elements; elements `4 r .. 4 r + 3` mask CTA `r`'s lanes
+//!   (ptxemu's reading; not compared with hardware).
+//! * `tcgen05.cp`: each CTA copies from its own shared memory into its own Tensor Memory at
+//!   the same addresses ([`cp`]); `tcgen05.shift`: the block shifts in both CTAs ([`shift`]).
+//! * `tcgen05.commit`: arrives on the mbarrier of every CTA of `ctaMask`
+//!   (`.multicast::cluster`) or the executing CTA's, and tracks the issuing thread's MMAs and
+//!   copies in each such CTA's Tensor Memory against the arrival there.
+//! * `tcgen05.alloc/dealloc/relinquish_alloc_permit`: one warp of each CTA executes them
+//!   together; each acts on its own CTA's Tensor Memory and the two sides are matched by
+//!   [`super::tcgen05_pair_alloc`].
+//!
+//! No GPU has run these layouts; the fixtures' references are the mathematics (numpy), so a
+//! kernel reading a layout differently from ptxemu fails.
 
 use super::mma::Tiles;
 use super::tcgen05_mma::{accumulate, operand_a, operand_b, prepare, Issue, MmaDInstr};

@@ -110,7 +110,7 @@ pub(super) fn issue(
         if id.m == 256 {
             let half_a = InstrDesc { m: 128, ..id };
             let t = Tiles::new(128, id.n, id.kind.k());
-            let (t, scaled) = operand_b_pair(c, &own, (&half_a, &half_b), &ranks, t)?;
+            let (t, scaled) = operand_b_pair(c, &own, &half_b, &ranks, t)?;
             with_cta(c, r, s.lane, |c| {
                 let scaled = match scaled {
                     Some(b) => Some((operand_a_f64(c, &own, &half_a)?, b)),
@@ -129,16 +129,18 @@ pub(super) fn issue(
     Ok(())
 }
 
+/// An operand decoded for the block-scaled kinds (rows of A or columns of B, each K values).
+type Decoded = Vec<Vec<f64>>;
+
 /// B of a pair's MMA (`id.n` columns): columns `N/2 · i ..` from CTA `ranks[i]`'s shared
 /// memory at the B descriptor; into `t` (`at = 0`) or, block-scaled, decoded.
 fn operand_b_pair(
     c: &mut Ctx<'_>,
     s: &Issue,
-    (id, half_b): (&InstrDesc, &InstrDesc),
+    half_b: &InstrDesc,
     ranks: &[u32; 2],
     mut t: Tiles,
-) -> Result<(Tiles, Option<Vec<Vec<f64>>>), LaneFault> {
-    let _ = id;
+) -> Result<(Tiles, Option<Decoded>), LaneFault> {
     if s.sf.is_some() {
         let mut all = Vec::new();
         for &rb in ranks {
@@ -193,8 +195,8 @@ fn layout_b(
     for q in 0..4u32 {
         let (h, g) = (q / 2, q % 2);
         let mut sq = *s;
-        sq.taddr_d = s.taddr_d.wrapping_add(32 * q << 16);
-        sq.a_tmem = s.a_tmem.map(|a| a.wrapping_add(32 * q << 16));
+        sq.taddr_d = s.taddr_d.wrapping_add((32 * q) << 16);
+        sq.a_tmem = s.a_tmem.map(|a| a.wrapping_add((32 * q) << 16));
         sq.sf = s.sf.map(|(sa, sb)| (sa.wrapping_add(g), sb));
         let t = Tiles::new(32, part.n, k);
         let (mut t, b) = if scaled {

@@ -59,6 +59,7 @@ fixtures!(
     shape_16x32bx2,
     shape_16x64b,
     shift_down,
+    pair_shift,
     warpgroups_pc,
     fault_alloc_after_relinquish,
     fault_col_range,
@@ -102,6 +103,8 @@ fixtures!(
     mma_wait_warp0_bar_sync,
     fault_mma_ld_unobserved,
     fault_mma_ld_no_fence,
+    fault_pair_alloc_mismatch,
+    fault_pair_alloc_one_side,
 );
 
 #[test]

@@ -33,6 +33,10 @@ fn cuda(name: &str) {
     manifest_run::run(&root(), &root().join("cuda").join(name));
 }
 
+fn cuda_pair(name: &str) {
+    cuda(name);
+}
+
 macro_rules! fixtures {
     ($list:ident, $run:ident: $($name:ident),* $(,)?) => {
         const $list: &[&str] = &[$(stringify!($name)),*];
@@ -74,12 +78,16 @@ fixtures!(CUDA, cuda:
     mxf8_block_scale,
 );
 
-mod cuda_pair {
-    #[test]
-    fn cta2_f16() {
-        super::cuda("cta2_f16");
-    }
-}
+// CTA pairs (`.cta_group::2`, clusters of two): M = 256 and M = 128 (layout B), A from
+// shared memory or Tensor Memory, block scaling with the factors copied by
+// `tcgen05.cp.cta_group::2`.
+fixtures!(CUDA_PAIR, cuda_pair:
+    cta2_f16,
+    cta2_m128_f16,
+    cta2_m128_mxf8,
+    cta2_m128_tmem_a,
+    cta2_mxf8,
+);
 
 /// Every fixture folder has its test.
 #[test]
@@ -94,7 +102,7 @@ fn every_fixture_is_listed() {
         sorted(TRITON)
     );
     let mut cuda: Vec<&str> = CUDA.to_vec();
-    cuda.push("cta2_f16");
+    cuda.extend_from_slice(CUDA_PAIR);
     assert_eq!(
         manifest_run::listed_on_disk(&root().join("cuda")),
         sorted(&cuda)
@@ -129,6 +137,13 @@ fn builds_hold_the_tcgen05_pipeline() {
     ] {
         assert!(one.contains(needle), "tc.sm100a.ptx: no {needle}");
     }
-    assert!(pair.contains("tcgen05.mma.cta_group::2.kind::f16"));
+    for needle in [
+        "tcgen05.mma.cta_group::2.kind::f16",
+        "tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale",
+        "tcgen05.cp.cta_group::2.32x128b.warpx4",
+        "tcgen05.cp.cta_group::2.64x128b.warpx2::01_23",
+    ] {
+        assert!(pair.contains(needle), "tc_pair.sm100a.ptx: no {needle}");
+    }
     assert!(pair.contains(".reqnctapercluster 2, 1, 1"));
 }

@@ -404,6 +404,7 @@ impl Cluster {
                 }
             }
             if self.done.iter().all(|d| *d) {
+                super::cta::pair_check::check_pairs(&self.ctas, env)?;
                 return Ok(CtaStatus::Done);
             }
             let released = self.check_barrier(env);

@@ -16,6 +16,7 @@ use super::warp::Warp;
 use super::Env;
 
 mod barrier;
+pub(crate) mod pair_check;
 pub(crate) mod peers;
 
 pub use barrier::BarrierRequest;

@@ -180,6 +180,8 @@ pub struct TensorMemory {
     pub async_writes: super::async_writes::AsyncWrites,
     /// The mbarrier phases each thread has observed (checked mode).
     pub observe: super::observe::Observations,
+    /// The CTA's `.cta_group::2` allocation operations, matched against its pair peer's.
+    pub pair: super::pair_log::PairLog,
 }
 
 /// The index of cell (`lane`, `column`), both in range.
@@ -216,6 +218,7 @@ impl TensorMemory {
             mma: Default::default(),
             async_writes: Default::default(),
             observe: Default::default(),
+            pair: Default::default(),
         }
     }
 

@@ -9,5 +9,6 @@ pub mod layout;
 pub mod memory;
 pub mod mma_track;
 pub mod observe;
+pub mod pair_log;
 pub mod reduce;
 pub mod trace;

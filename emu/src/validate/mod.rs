@@ -15,6 +15,7 @@ mod target;
 pub use target::is_known_arch_name;
 mod tcgen05;
 mod tcgen05_cp;
+mod tcgen05_group;
 mod tcgen05_mma;
 mod tma;
 mod types;
@@ -66,6 +67,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                 span: *span,
             });
         }
+        tcgen05_group::check_function(f, &mut out);
         let Some(body) = &f.body else { continue };
         let mut stack = vec![body];
         while let Some(b) = stack.pop() {

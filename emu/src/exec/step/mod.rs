@@ -36,6 +36,7 @@ pub mod tcgen05_mma;
 pub mod tcgen05_mma_bs;
 mod tcgen05_mma_operand;
 pub mod tcgen05_pair;
+pub mod tcgen05_pair_alloc;
 pub mod tma;
 pub mod tma_map;
 pub mod tma_proxy;

@@ -14,7 +14,9 @@
 //! one without the wait the PTX ISA requires). `tcgen05.fence::*` are no-ops.
 //!
 //! Deliberate deviations and choices:
-//! 1. `.cta_group::2` (CTA pairs) is not modelled: executing it is an `Unsupported` fault.
+//! 1. `.cta_group::2` (CTA pairs): alloc/dealloc/relinquish act on the executing CTA's Tensor
+//!    Memory and are matched with the pair peer's ([`super::tcgen05_pair_alloc`]); shift acts
+//!    on both CTAs ([`super::tcgen05_pair`]).
 //! 2. `tcgen05.shift` is executed by every lane that executes it, each shifting the 32-lane
 //!    block at its own `taddr` (whose lane must be a multiple of 32): rows `B..B+30` move down
 //!    one row over 8 columns, row `B` keeps its value. Its cells must exist and, checked, be
@@ -27,6 +29,7 @@ use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow, Src, TmemInstr};
 use crate::ir::{CtaGroup, Tcgen05, Tcgen05Fence, Tcgen05Wait};
 use crate::tcgen05::memory::{Access, Allocation, TensorMemory};
+use crate::tcgen05::pair_log::{PairOp, PairOpKind};
 use crate::tcgen05::trace::{TmemAction, TmemEvent, TmemMove};
 
 pub(super) use super::tcgen05_fault::fault;
@@ -90,12 +93,6 @@ pub fn lane_ranges(mask: u32) -> String {
 
 pub(super) fn undefined(detail: String) -> LaneFault {
     LaneFault::new(FaultKind::Undefined { detail })
-}
-
-fn unsupported_pair(what: &str) -> LaneFault {
-    LaneFault::new(FaultKind::Unsupported {
-        what: format!("{what} with .cta_group::2: CTA pairs are not modelled (use .cta_group::1)"),
-    })
 }
 
 /// The precondition of a `.sync.aligned` instruction: every lane of the warp, together.
@@ -202,7 +199,7 @@ pub(super) fn record(
     }
 }
 
-/// `tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols`.
+/// `tcgen05.alloc.cta_group::N.sync.aligned{.shared::cta}.b32 [dst], nCols`.
 pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let what = "tcgen05.alloc";
     let m = match collective(c, i, what)? {
@@ -226,6 +223,9 @@ pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
         .alloc(ncols, warp, pc)
         .map_err(|e| fault(c, e, what, None, None))?;
     let at = super::mem::store_shared_u32(c, &dst, 0, column)?;
+    if m.op.group() == Some(CtaGroup::Two) {
+        pair_op(c, PairOpKind::Alloc, ncols, column)?;
+    }
     record(
         c,
         None,
@@ -239,7 +239,7 @@ pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-/// `tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, nCols`.
+/// `tcgen05.dealloc.cta_group::N.sync.aligned.b32 taddr, nCols`.
 pub fn dealloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let what = "tcgen05.dealloc";
     let m = match collective(c, i, what)? {
@@ -251,6 +251,9 @@ pub fn dealloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
     tmem(c)
         .dealloc(taddr, ncols)
         .map_err(|e| fault(c, e, what, None, Some(taddr)))?;
+    if m.op.group() == Some(CtaGroup::Two) {
+        pair_op(c, PairOpKind::Dealloc, ncols, taddr & 0xFFFF)?;
+    }
     record(
         c,
         Some(taddr),
@@ -263,13 +266,31 @@ pub fn dealloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-/// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned`.
+/// Records a `.cta_group::2` allocation operation of the executing warp for the pair's
+/// rendezvous ([`super::tcgen05_pair_alloc`]).
+fn pair_op(c: &mut Ctx<'_>, kind: PairOpKind, ncols: u32, column: u32) -> Result<(), LaneFault> {
+    let (warp, pc) = (c.ids.warp, c.pc);
+    let op = PairOp {
+        kind,
+        ncols,
+        column,
+        warp,
+        pc,
+    };
+    super::tcgen05_pair_alloc::record(c, op)
+}
+
+/// `tcgen05.relinquish_alloc_permit.cta_group::N.sync.aligned`.
 pub fn relinquish(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let what = "tcgen05.relinquish_alloc_permit";
-    if let Err(flow) = collective(c, i, what)? {
-        return Ok(flow);
-    }
+    let m = match collective(c, i, what)? {
+        Ok(m) => m,
+        Err(flow) => return Ok(flow),
+    };
     tmem(c).relinquish();
+    if m.op.group() == Some(CtaGroup::Two) {
+        pair_op(c, PairOpKind::Relinquish, 0, 0)?;
+    }
     record(c, None, TmemAction::Relinquish, Vec::new());
     Ok(Flow::Next)
 }
@@ -339,56 +360,65 @@ pub(crate) fn barrier_release(
     t.observe.barrier_release(id, threads);
 }
 
-/// `tcgen05.shift.cta_group::1.down [taddr]`, by each executing lane (deviation 2).
+/// `tcgen05.shift.cta_group::N.down [taddr]`, by each executing lane (deviation 2); with
+/// `::2` in both CTAs of the pair.
 pub fn shift(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = decoded(i)?;
-    let what = "tcgen05.shift";
-    if m.op.group() == Some(CtaGroup::Two) {
-        return Err(unsupported_pair(what));
-    }
     let addrs = c.fetch(&m.taddr);
     let mut mask = c.mask;
     while mask != 0 {
         let lane = mask.trailing_zeros();
         mask &= mask - 1;
         let taddr = (addrs[lane as usize] as u32).wrapping_add(m.taddr_offset as u32);
-        let (base, column) = (taddr >> 16, taddr & 0xFFFF);
-        if base % 32 != 0 {
-            return Err(undefined(format!(
-                "{what}: the lane of taddr 0x{taddr:x} is {base}, not a multiple of 32"
-            ))
-            .at_lane(lane));
+        if m.op.group() == Some(CtaGroup::Two) {
+            super::tcgen05_pair::shift(c, lane, taddr)?;
+        } else {
+            shift_one(c, lane, taddr)?;
         }
-        let moved = {
-            let t_mem = tmem(c);
-            let mut r = Ok(());
-            'rows: for row in (0..31).rev() {
-                for k in 0..8 {
-                    let from = t_mem.check_cell(base + row, column + k);
-                    let to = t_mem.check_cell(base + row + 1, column + k);
-                    match (from, to) {
-                        (Ok(a), Ok(b)) => {
-                            let v = t_mem.read(a);
-                            t_mem.write(b, v);
-                        }
-                        (Err(e), _) | (_, Err(e)) => {
-                            r = Err(e);
-                            break 'rows;
-                        }
+    }
+    Ok(Flow::Next)
+}
+
+/// One lane's `tcgen05.shift.down` of the 32-lane block at `taddr` in the context's Tensor
+/// Memory.
+pub(super) fn shift_one(c: &mut Ctx<'_>, lane: u32, taddr: u32) -> Result<(), LaneFault> {
+    let what = "tcgen05.shift";
+    let (base, column) = (taddr >> 16, taddr & 0xFFFF);
+    if base % 32 != 0 {
+        return Err(undefined(format!(
+            "{what}: the lane of taddr 0x{taddr:x} is {base}, not a multiple of 32"
+        ))
+        .at_lane(lane));
+    }
+    let moved = {
+        let t_mem = tmem(c);
+        let mut r = Ok(());
+        'rows: for row in (0..31).rev() {
+            for k in 0..8 {
+                let from = t_mem.check_cell(base + row, column + k);
+                let to = t_mem.check_cell(base + row + 1, column + k);
+                match (from, to) {
+                    (Ok(a), Ok(b)) => {
+                        let v = t_mem.read(a);
+                        t_mem.write(b, v);
+                    }
+                    (Err(e), _) | (_, Err(e)) => {
+                        r = Err(e);
+                        break 'rows;
                     }
                 }
             }
-            r
-        };
-        moved.map_err(|e| fault(c, e, what, Some(lane), Some(taddr)))?;
-        record(
-            c,
-            Some(taddr),
-            TmemAction::Shift { lane: base, column },
-            Vec::new(),
-        );
-    }
-    Ok(Flow::Next)
+        }
+        r
+    };
+    moved.map_err(|e| fault(c, e, what, Some(lane), Some(taddr)))?;
+    record(
+        c,
+        Some(taddr),
+        TmemAction::Shift { lane: base, column },
+        Vec::new(),
+    );
+    Ok(())
 }
 
 /// The leak check at CTA exit: an allocation still held.

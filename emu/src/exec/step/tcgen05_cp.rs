@@ -18,7 +18,7 @@
 //! Deliberate deviations and choices:
 //! 1. Every executing lane issues its own copy (as `tcgen05.shift` does); real code guards it
 //!    with `elect.sync` or a lane test.
-//! 2. `.cta_group::2` (CTA pairs) is not modelled: executing it is an `Unsupported` fault.
+//! 2. `.cta_group::2` copies into both CTAs of the pair ([`super::tcgen05_pair::cp`]).
 //! 3. A shared-memory descriptor whose fixed fields are wrong, or that uses the absolute-LBO
 //!    mode, is a fault naming the field.
 
@@ -154,16 +154,10 @@ fn copy_one(
     Ok(cells)
 }
 
-/// `tcgen05.cp.cta_group::1.shape{.multicast}{.b8x16.src_fmt} [taddr], s-desc`, by each
+/// `tcgen05.cp.cta_group::N.shape{.multicast}{.b8x16.src_fmt} [taddr], s-desc`, by each
 /// executing lane (deviation 1).
 pub fn cp(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let (m, cp) = decoded(i)?;
-    if cp.group == CtaGroup::Two {
-        return Err(LaneFault::new(FaultKind::Unsupported {
-            what: "tcgen05.cp with .cta_group::2: CTA pairs are not modelled (use .cta_group::1)"
-                .into(),
-        }));
-    }
     let addrs = c.fetch(&m.taddr);
     let descs = c.fetch(&m.srcs[0]);
     let offset = m.taddr_offset as u32;
@@ -172,18 +166,35 @@ pub fn cp(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let lane = mask.trailing_zeros() as usize;
         mask &= mask - 1;
         let taddr = (addrs[lane] as u32).wrapping_add(offset);
-        let cells = copy_one(c, lane, cp, taddr, descs[lane])?;
-        if c.tmem_opts.trace {
-            trace_copy(c, &cp, lane, taddr, descs[lane], &cells);
-        }
-        let thread = linear_tid(c, lane);
-        let pc = c.pc;
-        let t_mem = tmem(c);
-        if t_mem.checked() {
-            t_mem.async_writes.issue("tcgen05.cp", thread, pc, cells);
+        if cp.group == CtaGroup::Two {
+            super::tcgen05_pair::cp(c, lane, cp, taddr, descs[lane])?;
+        } else {
+            copy_tracked(c, lane, cp, taddr, descs[lane])?;
         }
     }
     Ok(Flow::Next)
+}
+
+/// One lane's copy into the context's Tensor Memory, its cells recorded as pending (checked
+/// mode) until the issuing thread's `tcgen05.commit` completes.
+pub(super) fn copy_tracked(
+    c: &mut Ctx<'_>,
+    lane: usize,
+    cp: Tcgen05Cp,
+    taddr: u32,
+    desc: u64,
+) -> Result<(), LaneFault> {
+    let cells = copy_one(c, lane, cp, taddr, desc)?;
+    if c.tmem_opts.trace {
+        trace_copy(c, &cp, lane, taddr, desc, &cells);
+    }
+    let thread = linear_tid(c, lane);
+    let pc = c.pc;
+    let t_mem = tmem(c);
+    if t_mem.checked() {
+        t_mem.async_writes.issue("tcgen05.cp", thread, pc, cells);
+    }
+    Ok(())
 }
 
 /// `--trace-tmem`: the cells (indices `lane * 512 + column`) one lane's copy wrote.

@@ -22,7 +22,7 @@
 //! ([`super::mma::multiply`]).
 //!
 //! Deliberate choices and limits:
-//! 1. `.cta_group::2` (a CTA pair, M = 256) runs in [`super::tcgen05_pair`].
+//! 1. `.cta_group::2` (a CTA pair, M = 256 and 128, every kind) runs in [`super::tcgen05_pair`].
 //! 2. `.ws` runs for M = 128 only (the `.ws` layouts of M = 32 and 64 are refused by name).
 //! 3. A D of f16 occupies the low 16 bits of its 32-bit cell (upper bits 0); not compared with
 //!    hardware.
@@ -126,6 +126,7 @@ pub(super) fn line(c: &Ctx<'_>, pc: u32) -> u32 {
 }
 
 /// The operands of one issue, as the issuing lane gives them.
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Issue {
     pub(super) lane: usize,
     pub(super) taddr_d: u32,
@@ -206,18 +207,19 @@ fn issue(c: &mut Ctx<'_>, x: &MmaDInstr, m: &Tcgen05Mma, s: &Issue) -> Result<()
         operand_a(c, s, &id, &mut t)?;
         operand_b(c, s, &id, &mut t, 0)?;
     }
-    accumulate(c, x, m, s, &id, t)
+    accumulate(c, x, m, s, &id, (t, None))
 }
 
-/// Reads C from D's cells (when `enable-input-d`), multiplies `t` and writes D: `id.m` rows
-/// into the context's Tensor Memory.
+/// Reads C from D's cells (when `enable-input-d`), multiplies `t` (or, block-scaled,
+/// `scaled`, else the context's operands) and writes D: `id.m` rows into the context's Tensor
+/// Memory.
 pub(super) fn accumulate(
     c: &mut Ctx<'_>,
     x: &MmaDInstr,
     m: &Tcgen05Mma,
     s: &Issue,
     id: &InstrDesc,
-    mut t: Tiles,
+    (mut t, scaled): (Tiles, Option<super::tcgen05_mma_bs::Operands>),
 ) -> Result<(), LaneFault> {
     let id = *id;
     let (rows, cols, k) = (id.m, id.n, id.kind.k());
@@ -273,7 +275,7 @@ pub(super) fn accumulate(
         Some(sf) => {
             let lane_of = |r| row_lane(&id, base, r);
             let ctx = ((sf), x.sm);
-            super::tcgen05_mma_bs::compute(c, s, &id, m.scale_vec, ctx, &t, &lane_of)?
+            super::tcgen05_mma_bs::compute(c, s, &id, m.scale_vec, ctx, &t, &lane_of, scaled)?
         }
         None => {
             let d = multiply(&mma, &t, x.sm);

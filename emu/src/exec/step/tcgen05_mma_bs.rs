@@ -54,19 +54,29 @@ fn value(t: ElemType, bits: u32, raw: u64, negate: bool) -> f64 {
 }
 
 /// A and B of one issue, decoded: `a[r][k]`, `b[n][k]`.
-type Operands = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+pub(super) type Operands = (Vec<Vec<f64>>, Vec<Vec<f64>>);
 
-fn operands(c: &mut Ctx<'_>, s: &Issue, id: &InstrDesc) -> Result<Operands, LaneFault> {
+fn decode(
+    s: &Issue,
+    v: u64,
+    which: &str,
+) -> Result<crate::semantics::tcgen05_desc::SmemDesc, LaneFault> {
+    decode_smem(v).map_err(|e| {
+        undefined(
+            s.lane,
+            format!("rule tcgen05-mma-descriptor: the {which} descriptor 0x{v:016x}: {e}"),
+        )
+    })
+}
+
+/// A (`id.m` rows) of one issue, decoded, from the context's CTA.
+pub(super) fn operand_a_f64(
+    c: &mut Ctx<'_>,
+    s: &Issue,
+    id: &InstrDesc,
+) -> Result<Vec<Vec<f64>>, LaneFault> {
     let k = id.kind.k();
-    let (abits, bbits) = (id.a.storage_bits(id.kind), id.b.storage_bits(id.kind));
-    let decode = |v: u64, which: &str| {
-        decode_smem(v).map_err(|e| {
-            undefined(
-                s.lane,
-                format!("rule tcgen05-mma-descriptor: the {which} descriptor 0x{v:016x}: {e}"),
-            )
-        })
-    };
+    let abits = id.a.storage_bits(id.kind);
     let mut a = vec![vec![0.0; k as usize]; id.m as usize];
     match s.a_tmem {
         Some(taddr) => {
@@ -78,7 +88,7 @@ fn operands(c: &mut Ctx<'_>, s: &Issue, id: &InstrDesc) -> Result<Operands, Lane
             }
         }
         None => {
-            let d = decode(s.a_desc, "A")?;
+            let d = decode(s, s.a_desc, "A")?;
             let major = if id.transpose_a { Major::Mn } else { Major::K };
             for (r, row) in a.iter_mut().enumerate() {
                 for (kk, x) in row.iter_mut().enumerate() {
@@ -89,7 +99,18 @@ fn operands(c: &mut Ctx<'_>, s: &Issue, id: &InstrDesc) -> Result<Operands, Lane
             }
         }
     }
-    let d = decode(s.b_desc, "B")?;
+    Ok(a)
+}
+
+/// B (`id.n` columns) of one issue, decoded, from the context's CTA's shared memory.
+pub(super) fn operand_b_f64(
+    c: &mut Ctx<'_>,
+    s: &Issue,
+    id: &InstrDesc,
+) -> Result<Vec<Vec<f64>>, LaneFault> {
+    let k = id.kind.k();
+    let bbits = id.b.storage_bits(id.kind);
+    let d = decode(s, s.b_desc, "B")?;
     let major = if id.transpose_b { Major::Mn } else { Major::K };
     let mut b = vec![vec![0.0; k as usize]; id.n as usize];
     for (n, col) in b.iter_mut().enumerate() {
@@ -98,7 +119,7 @@ fn operands(c: &mut Ctx<'_>, s: &Issue, id: &InstrDesc) -> Result<Operands, Lane
             *x = value(id.b, bbits, v, id.negate_b);
         }
     }
-    Ok((a, b))
+    Ok(b)
 }
 
 /// The factors of row (column) `mn` read from the copy in sub-partition `part` at `taddr`.
@@ -137,7 +158,9 @@ fn read_factors(
 }
 
 /// D of a block-scaled issue (`rows × cols` f32 bits, row-major), given C in `t.c`, the scale
-/// factor addresses `sf = (A, B)` and the lane of each D row.
+/// factor addresses `sf = (A, B)`, the lane of each D row, and the decoded operands (`None`:
+/// A and B of the context's CTA, as the issue's descriptors give them).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn compute(
     c: &mut Ctx<'_>,
     s: &Issue,
@@ -146,6 +169,7 @@ pub(super) fn compute(
     (sf, sm): ((u32, u32), u32),
     t: &Tiles,
     row_lane: &dyn Fn(u32) -> u32,
+    ops: Option<Operands>,
 ) -> Result<Vec<u32>, LaneFault> {
     let Some(bf) = id.block else {
         return Err(undefined(s.lane, "a block-scaled tcgen05.mma without the block-scaling fields of its instruction descriptor".into()));
@@ -169,7 +193,10 @@ pub(super) fn compute(
             ));
         }
     }
-    let (a, b) = operands(c, s, id)?;
+    let (a, b) = match ops {
+        Some(o) => o,
+        None => (operand_a_f64(c, s, id)?, operand_b_f64(c, s, id)?),
+    };
     let model = AccModel {
         frac_bits: 23,
         ..AccModel::for_target(sm, MmaInput::Fp8)

@@ -134,6 +134,8 @@ pub(super) struct Issue {
     pub(super) enable: bool,
     /// The scale-factor addresses of A and B (block-scaled kinds).
     pub(super) sf: Option<(u32, u32)>,
+    /// With `--race`: the shared bytes its descriptors read (offset, bytes).
+    pub(super) runs: Option<std::cell::RefCell<Vec<(u64, u64)>>>,
 }
 
 /// The Tensor Memory lane of row `r` of D (and of A from Tensor Memory).
@@ -199,6 +201,10 @@ pub(super) fn smem_elem(
         )
     })?;
     let bytes = (bits / 8).max(1);
+    if let Some(r) = &s.runs {
+        let off = super::mem::shared_wrap(addr);
+        super::wgmma_race::add_run(&mut r.borrow_mut(), off, u64::from(bytes));
+    }
     if let Some(f) =
         super::tma_proxy::async_read(c, s.lane, addr, u64::from(bytes), "a tcgen05.mma operand")
     {
@@ -522,11 +528,15 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             disable: std::array::from_fn(|k| disable.get(k).map_or(0, |r| r[lane] as u32)),
             enable: enable[lane] != 0,
             sf: sfa.zip(sfb).map(|(a, b)| (a[lane], b[lane])),
+            runs: (c.race.is_some() && m.group != CtaGroup::Two).then(Default::default),
         };
         if m.group == CtaGroup::Two {
             super::tcgen05_pair::issue(c, x, &m, &s)?;
         } else {
             issue(c, x, &m, &s)?;
+        }
+        if let Some(r) = s.runs {
+            super::wgmma_race::tcgen05_issued(c, lane, &r.into_inner());
         }
     }
     Ok(Flow::Next)

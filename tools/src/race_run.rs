@@ -266,7 +266,7 @@ impl Merged {
 }
 
 fn access_json(a: &AccessReport) -> Json {
-    json!({
+    let mut j = json!({
         "line": a.line,
         "instruction": a.instruction,
         "kind": a.kind,
@@ -279,5 +279,10 @@ fn access_json(a: &AccessReport) -> Json {
         "lane": a.lane,
         "address": format!("0x{:x}", a.address),
         "bytes": a.bytes,
-    })
+    });
+    if let Some((cta, rank)) = a.owner {
+        j["owner_cta"] = json!(cta);
+        j["owner_rank"] = json!(rank);
+    }
+    j
 }

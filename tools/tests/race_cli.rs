@@ -25,6 +25,7 @@ fn launch(file: &str, kernel: &str) -> Vec<String> {
         "reductions.ptx" => ("2", "128", &["f32[256]:fill=1", "f32[2]:zero"]),
         "sync_scopes.ptx" => ("8", "32", &["u32[8]:zero", "u32[1]:zero", "u32[1]:zero"]),
         "async_mbarrier.ptx" => ("1", "64", &["u32[64]:fill=7", "u32[64]:zero"]),
+        "cluster.ptx" => ("2", "32", &["u32[32]:zero"]),
         _ => ("2", "32", &["u32[1]:zero", "u32[1]:zero"]),
     };
     let mut v: Vec<String> = vec![
@@ -65,6 +66,8 @@ const RACE_FREE: &[(&str, &str)] = &[
     ("message_passing.ptx", "mp_rel_acq_gpu"),
     ("async_mbarrier.ptx", "mbar_rel_acq"),
     ("async_mbarrier.ptx", "cp_mbar_arrive"),
+    ("cluster.ptx", "peer_mbar_release"),
+    ("cluster.ptx", "mp_fence_cluster"),
 ];
 
 const RACY: &[(&str, &str)] = &[
@@ -77,7 +80,29 @@ const RACY: &[(&str, &str)] = &[
     ("async_mbarrier.ptx", "mbar_relaxed"),
     ("async_mbarrier.ptx", "cp_plain_arrive"),
     ("async_mbarrier.ptx", "cp_src_overwrite"),
+    ("cluster.ptx", "peer_mbar_relaxed"),
+    ("cluster.ptx", "mp_fence_cta"),
 ];
+
+/// A store into a peer CTA's shared memory (`mapa` + `st.shared::cluster`) is checked against
+/// the owning CTA's history: the race with the owner's own load is reported, naming the owner.
+#[test]
+fn a_dsmem_race_names_the_cta_that_owns_the_bytes() {
+    let (code, j) = race_json("cluster.ptx", "peer_mbar_relaxed", &[]);
+    assert_eq!(code, Some(1), "{j}");
+    let r = &j["races"][0];
+    for a in [&r["first"], &r["second"]] {
+        assert_eq!(a["space"], "shared", "{r}");
+        assert_eq!(a["owner_rank"], 1, "{r}");
+        assert_eq!(a["owner_cta"], serde_json::json!([1, 0, 0]), "{r}");
+    }
+    assert_eq!(r["first"]["cta"], serde_json::json!([0, 0, 0]), "{r}");
+    assert_eq!(r["second"]["cta"], serde_json::json!([1, 0, 0]), "{r}");
+    assert!(r["first"]["instruction"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("st.shared::cluster"));
+}
 
 #[test]
 fn a_cp_async_is_performed_by_its_copy_and_ordered_only_by_its_wait() {

@@ -204,6 +204,9 @@ pub trait ClusterPeers {
     fn barrier(&mut self) -> &mut ClusterBarrier;
     /// `%ctaid` of CTA `rank`.
     fn ctaid(&self, rank: u32) -> [u32; 3];
+    /// The race detector's state of CTA `rank` (`None`: the executing CTA, no such CTA, or
+    /// no `--race`).
+    fn race(&mut self, rank: u32) -> Option<&mut crate::race::CtaRace>;
 }
 
 /// Another CTA of the cluster, borrowed.
@@ -433,6 +436,9 @@ impl Cluster {
         let live: u32 = self.ctas.iter().map(Cta::live_threads).sum();
         if !self.barrier.try_complete(live) {
             return false;
+        }
+        if let Some(r) = env.race {
+            r.cluster_phase_done(self.index as u32);
         }
         for (r, cta) in self.ctas.iter_mut().enumerate() {
             cta.release_cluster_waiters(env, r as u32, &mut self.barrier);

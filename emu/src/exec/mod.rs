@@ -417,12 +417,15 @@ impl Machine {
         let nc_tracker = cfg.check_nc.then(nc_check::NcTracker::default);
         let l1s = cfg.l1.map(|(sms, lines)| l1::L1System::new(sms, lines));
         let race = cfg.race.map(|o| {
-            std::sync::Arc::new(crate::race::RaceShared::new(
-                o,
-                std::sync::Arc::new(self.prog.race_ops.clone()),
-                cfg.grid,
-                cfg.block,
-            ))
+            std::sync::Arc::new(
+                crate::race::RaceShared::new(
+                    o,
+                    std::sync::Arc::new(self.prog.race_ops.clone()),
+                    cfg.grid,
+                    cfg.block,
+                )
+                .with_cluster(cluster_dims),
+            )
         });
         let env = Env {
             prog: &self.prog,

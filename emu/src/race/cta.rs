@@ -15,9 +15,15 @@ use super::{RaceShared, Rng};
 
 mod asyncs;
 mod bulk;
+pub mod cluster;
+mod tensor;
 
 pub use asyncs::{MbarEvent, AGENT};
 pub use bulk::{BulkAccess, BULK};
+pub use tensor::TC;
+
+/// The bits that name a thread's agents (cp.async, bulk, tensor core) in a thread id.
+pub const AGENTS: u32 = AGENT | BULK | TC;
 
 /// Pending observed payloads a thread keeps for later acquire fences.
 const MAX_PENDING: usize = 64;
@@ -42,15 +48,6 @@ struct Thread {
     copies: VecDeque<asyncs::Copy>,
     /// Its bulk agent and bulk groups.
     bulk: bulk::BulkGroups,
-}
-
-/// Whether an operation at `scope` by a thread of CTA `a` includes a thread of CTA `b`
-/// (clusters are single CTAs in ptxemu).
-pub(crate) fn includes(scope: Scope, a: u32, b: u32) -> bool {
-    match scope {
-        Scope::Cta | Scope::Cluster => a == b,
-        Scope::Gpu | Scope::Sys => true,
-    }
 }
 
 fn scope_index(s: Scope) -> usize {
@@ -80,6 +77,10 @@ pub struct CtaRace {
     waited: Vec<u32>,
     /// Per mbarrier (by shared offset): the clocks of its arrivals and completed phases.
     mbars: HashMap<u64, asyncs::MbarClock>,
+    /// The CTA whose shared memory `smem` and `mbars` are (`cluster`).
+    owner: u32,
+    /// The tensor-core agents' clocks and groups (`tensor`).
+    tc: tensor::TcState,
 }
 
 /// What an access does.
@@ -126,6 +127,8 @@ impl CtaRace {
             full_gen: 0,
             waited: vec![0; 17],
             mbars: HashMap::new(),
+            owner: linear as u32,
+            tc: tensor::TcState::default(),
         }
     }
 
@@ -280,7 +283,7 @@ impl CtaRace {
         let th = &mut self.threads[t];
         let mut all = true;
         for e in p.iter() {
-            if includes(e.scope, e.cta, cta) && includes(scope, cta, e.cta) {
+            if self.sh.includes(e.scope, e.cta, cta) && self.sh.includes(scope, cta, e.cta) {
                 join(th, &e.base);
             } else {
                 all = false;
@@ -309,8 +312,11 @@ impl CtaRace {
         if sem == FenceSem::Sc {
             // Fence-SC order, taken as the order the fences executed in: join the clock of
             // the earlier ms fence.sc, then publish this thread's clock.
+            join(&mut self.threads[t], &self.sc_cta.clone());
+            if scope >= Scope::Cluster {
+                self.sc_cluster_join(t);
+            }
             let th = &mut self.threads[t];
-            join(th, &self.sc_cta.clone());
             let wide = scope >= Scope::Gpu;
             if wide {
                 if let Ok(g) = self.sh.sc_gpu.lock() {
@@ -319,6 +325,10 @@ impl CtaRace {
             }
             let snap = snapshot(th, me);
             self.sc_cta = snap.clone();
+            if scope >= Scope::Cluster {
+                self.sc_cluster_publish(&snap);
+            }
+            let th = &mut self.threads[t];
             if wide {
                 if let Ok(mut g) = self.sh.sc_gpu.lock() {
                     *g = snap;
@@ -429,7 +439,10 @@ impl CtaRace {
             return;
         }
         let miss = self.threads[t].miss.as_ref();
-        let race = report::race(&self.sh, first, second, miss, self.barriers_seen);
+        let mut race = report::race(&self.sh, first, second, miss, self.barriers_seen);
+        if second.shared && self.sh.cluster_size() > 1 {
+            report::set_owner(&self.sh, &mut race, self.owner);
+        }
         races.insert(key, race);
     }
 }
@@ -491,8 +504,8 @@ fn ms(sh: &RaceShared, p: &Acc, c: &Acc, cs: (Sem, Option<Scope>)) -> bool {
     let (pc, cc) = (p.gtid / n, c.gtid / n);
     ps.strong()
         && cs.0.strong()
-        && includes(pscope, pc, cc)
-        && includes(cscope, cc, pc)
+        && sh.includes(pscope, pc, cc)
+        && sh.includes(cscope, cc, pc)
         && p.same_bytes(c)
 }
 

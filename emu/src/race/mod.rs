@@ -100,6 +100,10 @@ pub struct RaceShared {
     pub block: [u32; 3],
     /// The grid shape.
     pub grid: [u32; 3],
+    /// The cluster shape in CTAs (1×1×1 without clusters).
+    pub cluster: [u32; 3],
+    /// Per cluster: the cluster barrier's clocks and its Fence-SC clock (`cta::cluster`).
+    pub(crate) clusters: Mutex<HashMap<u32, cta::cluster::ClusterClock>>,
     pub(crate) global: Mutex<Shadow>,
     /// The clock of gpu/sys-scope `fence.sc` (Fence-SC order, taken as execution order).
     pub(crate) sc_gpu: Mutex<Arc<Vc>>,
@@ -120,11 +124,19 @@ impl RaceShared {
             cta_threads: block[0] * block[1] * block[2],
             block,
             grid,
+            cluster: [1, 1, 1],
+            clusters: Mutex::new(HashMap::new()),
             global: Mutex::new(Shadow::default()),
             sc_gpu: Mutex::new(Arc::new(Vc::default())),
             races: Mutex::new(HashMap::new()),
             rng: Mutex::new(Rng::new(seed)),
         }
+    }
+
+    /// The same state for a launch in clusters of `dims` CTAs.
+    pub fn with_cluster(mut self, dims: [u32; 3]) -> Self {
+        self.cluster = dims.map(|d| d.max(1));
+        self
     }
 
     /// With a random schedule: the number of warp instructions the next CTA slice runs.
@@ -180,7 +192,7 @@ impl RaceShared {
     /// The CTA index and thread index of a linear thread id (a cp.async agent's: its
     /// thread's).
     pub fn position(&self, gtid: u32) -> ([u32; 3], [u32; 3]) {
-        let gtid = gtid & !(cta::AGENT | cta::BULK);
+        let gtid = gtid & !cta::AGENTS;
         let n = self.cta_threads.max(1);
         let (c, t) = (gtid / n, gtid % n);
         let (g, b) = (self.grid, self.block);

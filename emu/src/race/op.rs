@@ -7,7 +7,9 @@
 use models::vocab::{FenceSem, LoadSem, RmwSem, Scope, StoreSem};
 
 use crate::ir::tma::TensorDir;
-use crate::ir::{CpAsync, Fence, MbarrierOp, MbarrierSem, Op, Tma, WarpMatrix};
+use crate::ir::{
+    ClusterOp, CpAsync, Fence, MbarrierOp, MbarrierSem, Op, Tcgen05, Tma, WarpMatrix, Wgmma,
+};
 
 /// The semantics of an access as the model sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,9 +127,17 @@ pub enum RaceOp {
         /// A wait that acquires.
         acquire: bool,
         /// `init` or `inval`: a weak write of the object (the other operations are relaxed
-        /// `.cta` atomics on it).
+        /// `.cluster` atomics on it).
         init: bool,
     },
+    /// `barrier.cluster.arrive`: whether it releases (not `.relaxed`).
+    ClusterArrive {
+        /// Not `.relaxed`.
+        release: bool,
+    },
+    /// An asynchronous tensor-core operation that reads shared memory through matrix
+    /// descriptors (`wgmma.mma_async`, `tcgen05.mma`).
+    AsyncMma,
 }
 
 impl RaceOp {
@@ -140,8 +150,10 @@ impl RaceOp {
             RaceOp::Mem { kind, sem, scope } => Some((kind, sem, scope)),
             RaceOp::Mbarrier { init: true, .. } => Some((Kind::Write, Sem::Weak, None)),
             RaceOp::Bulk { reduce: true } => Some((Kind::Atomic, Sem::Relaxed, Some(Scope::Gpu))),
+            // Morally strong with each other whatever scope they name: the object lies in
+            // shared memory, which only the cluster reaches (docs/race.md, choice 16).
             RaceOp::Mbarrier { init: false, .. } => {
-                Some((Kind::Atomic, Sem::Relaxed, Some(Scope::Cta)))
+                Some((Kind::Atomic, Sem::Relaxed, Some(Scope::Cluster)))
             }
             _ => None,
         }
@@ -245,6 +257,10 @@ pub fn describe(op: &Op) -> RaceOp {
             acquire: false,
             init: false,
         },
+        Op::Cluster(ClusterOp::Arrive { relaxed, .. }) => {
+            RaceOp::ClusterArrive { release: !relaxed }
+        }
+        Op::Wgmma(Wgmma::MmaAsync(_)) | Op::Tcgen05(Tcgen05::Mma(_)) => RaceOp::AsyncMma,
         _ => RaceOp::Other,
     }
 }

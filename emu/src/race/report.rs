@@ -61,6 +61,10 @@ pub struct AccessReport {
     pub address: u64,
     /// Bytes.
     pub bytes: u32,
+    /// For shared memory in a launch with clusters of several CTAs: the `%ctaid` and cluster
+    /// rank of the CTA that owns the bytes (the accessing CTA's, or a peer's reached through a
+    /// `.shared::cluster` address).
+    pub owner: Option<([u32; 3], u32)>,
 }
 
 /// A data race between two instructions (reported once per pair).
@@ -144,7 +148,7 @@ fn describe(sh: &RaceShared, a: &Acc) -> AccessReport {
         _ => (if a.write { "write" } else { "read" }, "weak", "none"),
     };
     let (cta, thread) = sh.position(a.gtid);
-    let local = (a.gtid & !(super::cta::AGENT | super::cta::BULK)) % sh.cta_threads.max(1);
+    let local = (a.gtid & !super::cta::AGENTS) % sh.cta_threads.max(1);
     AccessReport {
         pc: a.pc,
         line: 0,
@@ -159,6 +163,7 @@ fn describe(sh: &RaceShared, a: &Acc) -> AccessReport {
         lane: local % 32,
         address: a.addr,
         bytes: u32::from(a.size),
+        owner: None,
     }
 }
 
@@ -188,25 +193,35 @@ fn not_ms(sh: &RaceShared, a: &Acc, b: &Acc, ra: &AccessReport, rb: &AccessRepor
     }
     let n = sh.cta_threads.max(1);
     let (ka, kb) = (a.gtid / n, b.gtid / n);
-    if let Some(s) = ca.filter(|s| !super::cta::includes(*s, ka, kb)) {
+    if let Some(s) = ca.filter(|s| !sh.includes(*s, ka, kb)) {
         return format!(
-            "the {} at {} does not include {} (scope {} covers one CTA)",
+            "the {} at {} does not include {} (scope {} covers {})",
             fence_name(sh, a.pc, s),
             at(a.pc),
             who(rb),
-            s.name()
+            s.name(),
+            covers(s)
         );
     }
-    if let Some(s) = cb.filter(|s| !super::cta::includes(*s, kb, ka)) {
+    if let Some(s) = cb.filter(|s| !sh.includes(*s, kb, ka)) {
         return format!(
-            "the {} at {} does not include {} (scope {} covers one CTA)",
+            "the {} at {} does not include {} (scope {} covers {})",
             fence_name(sh, b.pc, s),
             at(b.pc),
             who(ra),
-            s.name()
+            s.name(),
+            covers(s)
         );
     }
     "they overlap without covering the same bytes (a mixed-size race)".into()
+}
+
+fn covers(s: Scope) -> &'static str {
+    if s == Scope::Cluster {
+        "one cluster"
+    } else {
+        "one CTA"
+    }
 }
 
 fn fence_name(sh: &RaceShared, pc: u32, scope: Scope) -> String {
@@ -253,6 +268,15 @@ fn not_ordered(
     let bulk = [ra, rb]
         .into_iter()
         .find(|r| matches!(sh.ops.get(r.pc as usize), Some(RaceOp::Bulk { .. })));
+    let mma = [ra, rb]
+        .into_iter()
+        .find(|r| sh.ops.get(r.pc as usize) == Some(&RaceOp::AsyncMma));
+    if let Some(c) = mma {
+        return format!(
+            "the matrix operation (wgmma.mma_async / tcgen05.mma) at {} reads its shared-memory operands asynchronously (async proxy): the reads are ordered after what the issuing warp's lanes (tcgen05.mma: the issuing thread) did before it, and before another access only through a wgmma.wait_group (tcgen05.commit's mbarrier phase) that retires it followed by a barrier or release/acquire pattern to that access's thread",
+            at(c.pc)
+        );
+    }
     if let Some(c) = bulk {
         return format!(
             "the bulk copy at {} is performed asynchronously by the async proxy: only the mbarrier phase it completes on (for the threads that wait for it) or a cp.async.bulk.wait_group of {} covering its group orders it",
@@ -274,7 +298,7 @@ fn not_ordered(
             acquire_scope,
         }) => {
             let (rc, _) = sh.position(release.origin);
-            if !super::cta::includes(release.scope, release.cta, cta_linear(sh, rb.cta)) {
+            if !sh.includes(release.scope, release.cta, cta_linear(sh, rb.cta)) {
                 return format!(
                     "the {} at {} in CTA ({},{},{}) does not include {}, so its release pattern does not synchronise with the acquire at {}",
                     fence_name(sh, release.pc, release.scope),
@@ -308,6 +332,13 @@ fn not_ordered(
         }
         None => {}
     }
+    if ra.cta != rb.cta && sh.cluster_size() > 1 && same_cluster(sh, ra, rb) {
+        return format!(
+            "no release pattern of {} is observed by an acquire pattern of {}, and no barrier.cluster arrive (release) / wait (acquire) lies between them; bar.sync orders threads of one CTA only",
+            who(ra),
+            who(rb)
+        );
+    }
     if ra.cta != rb.cta {
         let mut s = format!(
             "no release pattern of {} is observed by an acquire pattern of {}",
@@ -325,8 +356,23 @@ fn not_ordered(
     "no barrier or release/acquire pattern lies between them".into()
 }
 
+fn same_cluster(sh: &RaceShared, a: &AccessReport, b: &AccessReport) -> bool {
+    sh.cluster_of(cta_linear(sh, a.cta)) == sh.cluster_of(cta_linear(sh, b.cta))
+}
+
 fn cta_linear(sh: &RaceShared, c: [u32; 3]) -> u32 {
     c[0] + sh.grid[0] * (c[1] + sh.grid[1] * c[2])
+}
+
+/// Names `owner` (a CTA linear in the grid) as the owner of a shared-memory race's bytes.
+pub(crate) fn set_owner(sh: &RaceShared, race: &mut Race, owner: u32) {
+    let (cta, _) = sh.position(owner * sh.cta_threads);
+    let rank = sh.rank_of(owner);
+    for a in [&mut race.first, &mut race.second] {
+        if a.space == "shared" {
+            a.owner = Some((cta, rank));
+        }
+    }
 }
 
 /// A race between `first` (earlier) and `second`, with the reason.
@@ -356,7 +402,7 @@ impl fmt::Display for AccessReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} {} {} {} of {} bytes at {} 0x{:x} by {} (warp {}, lane {}), line {}: {}",
+            "{} {} {} {} of {} bytes at {} 0x{:x}{} by {} (warp {}, lane {}), line {}: {}",
             self.kind,
             self.sem,
             self.scope,
@@ -364,6 +410,10 @@ impl fmt::Display for AccessReport {
             self.bytes,
             self.space,
             self.address,
+            match self.owner {
+                Some((c, r)) => format!(" of CTA ({},{},{}) (cluster rank {r})", c[0], c[1], c[2]),
+                None => String::new(),
+            },
             who(self),
             self.warp,
             self.lane,

@@ -100,6 +100,10 @@ impl ClusterPeers for CtaPeers<'_> {
     fn ctaid(&self, rank: u32) -> [u32; 3] {
         self.get(rank).map_or([0; 3], |c| c.ctaid)
     }
+
+    fn race(&mut self, rank: u32) -> Option<&mut crate::race::CtaRace> {
+        self.get_mut(rank).and_then(|c| c.race.as_deref_mut())
+    }
 }
 
 impl Cta {
@@ -139,6 +143,9 @@ impl Cta {
                 let l = m.trailing_zeros() as usize;
                 warp.pc[l] += 1;
                 barrier.released(rank, (wi * 32 + l) as u32);
+                if let Some(r) = &mut self.race {
+                    r.cluster_waited(wi * 32 + l);
+                }
                 m &= m - 1;
             }
         }

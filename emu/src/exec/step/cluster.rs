@@ -126,13 +126,18 @@ pub fn arrive(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let mut err = None;
     let mask = c.mask;
     let barrier = c.cluster.barrier();
+    let mut arrived = 0u32;
     super::for_lanes(mask, |l| {
         if err.is_none() {
-            if let Err(d) = barrier.arrive(rank, warp * 32 + l as u32) {
-                err = Some(undefined(l, 0, d));
+            match barrier.arrive(rank, warp * 32 + l as u32) {
+                Ok(()) => arrived |= 1 << l,
+                Err(d) => err = Some(undefined(l, 0, d)),
             }
         }
     });
+    if let Some(r) = c.race.as_deref_mut() {
+        super::for_lanes(arrived, |l| r.cluster_arrive(warp as usize * 32 + l, c.pc));
+    }
     match err {
         Some(mut e) => {
             e.address = None;
@@ -151,8 +156,9 @@ pub fn wait(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let barrier = c.cluster.barrier();
     let mut pending = 0u32;
     let mut missing = None;
+    let mut complete = 0u32;
     super::for_lanes(mask, |l| match barrier.wait(rank, warp * 32 + l as u32) {
-        WaitState::Complete => {}
+        WaitState::Complete => complete |= 1 << l,
         WaitState::Pending => pending |= 1 << l,
         WaitState::NotArrived => {
             missing.get_or_insert(l);
@@ -168,6 +174,9 @@ pub fn wait(c: &mut Ctx<'_>, _i: &DInstr) -> R {
             lane: Some(l as u32),
             address: None,
         });
+    }
+    if let Some(r) = c.race.as_deref_mut() {
+        super::for_lanes(complete, |l| r.cluster_waited(warp as usize * 32 + l));
     }
     if pending == 0 {
         return Ok(Flow::Next);
@@ -253,10 +262,58 @@ pub fn rmw(
         }
     };
     let old = bytes.load(o, size);
-    if let Some(new) = f(old) {
+    let new = f(old);
+    if let Some(new) = new {
         bytes.store(o, size, new);
     }
+    let wrote = new.is_some();
+    race_peer(
+        c,
+        rank,
+        o,
+        lane,
+        size,
+        crate::race::cta::Access::Rmw { wrote },
+    );
     Some(Ok(old))
+}
+
+/// `--race`: lends CTA `rank`'s shadow of shared memory and mbarrier clocks to the executing
+/// CTA's detector (calling it again gives them back), so that accesses to that CTA's shared
+/// memory are checked against its history (docs/race.md, "Clusters").
+pub(super) fn swap_race(c: &mut Ctx<'_>, rank: u32) {
+    if let Some(me) = c.race.as_deref_mut() {
+        if let Some(peer) = c.cluster.race(rank) {
+            me.swap_memory(peer);
+        }
+    }
+}
+
+/// `--race`: lane `lane`'s access of `size` bytes at offset `o` of CTA `rank`'s shared memory
+/// (a peer's, through a `.shared::cluster` address), checked against that CTA's shadow.
+#[cold]
+pub(super) fn race_peer(
+    c: &mut Ctx<'_>,
+    rank: u32,
+    o: u64,
+    lane: usize,
+    size: u32,
+    a: crate::race::cta::Access,
+) {
+    if c.race.is_none() {
+        return;
+    }
+    let own = rank == c.cluster.rank();
+    if !own {
+        swap_race(c, rank);
+    }
+    let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
+    if let Some(r) = c.race.as_deref_mut() {
+        r.access(t, pc, true, o, size, a);
+    }
+    if !own {
+        swap_race(c, rank);
+    }
 }
 
 /// Runs `body` (an mbarrier instruction) once for the lanes whose mbarrier address lies in
@@ -312,12 +369,12 @@ pub fn per_peer(
                     ),
                 )));
             }
-            let race = c.race.take();
             c.cluster.swap(rank, c.shared, c.asyncs);
+            swap_race(c, rank);
             let r = body(c, i);
             super::async_copy::mark_peer_change(c.asyncs);
+            swap_race(c, rank);
             c.cluster.swap(rank, c.shared, c.asyncs);
-            c.race = race;
             r
         };
         if r.is_err() {
@@ -354,12 +411,12 @@ pub fn at_rank<T>(
             ),
         ));
     }
-    let race = c.race.take();
     c.cluster.swap(rank, c.shared, c.asyncs);
+    swap_race(c, rank);
     let r = f(c);
     super::async_copy::mark_peer_change(c.asyncs);
+    swap_race(c, rank);
     c.cluster.swap(rank, c.shared, c.asyncs);
-    c.race = race;
     r
 }
 

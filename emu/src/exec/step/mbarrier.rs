@@ -341,6 +341,7 @@ pub fn arrive_async(c: &mut Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, u32
     settle(o);
     let completed = phase != o.phase;
     st.last_change = step;
+    super::wgmma_race::tcgen05_committed(c, lane, off);
     if let (Some(r), true) = (c.race.as_deref_mut(), completed) {
         r.mbarrier_events(c.pc, &[MbarEvent::PhaseDone(off, phase)]);
     }

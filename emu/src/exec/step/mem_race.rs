@@ -14,7 +14,11 @@ pub(super) fn race_access(c: &mut Ctx<'_>, loc: &Loc<'_>, lane: usize, size: u32
     let (shared, addr) = match *loc {
         Loc::Global(_, g) => (false, g),
         Loc::Shared(o) => (true, o),
-        Loc::Peer(..) | Loc::Local(_) | Loc::Param(_) | Loc::Const(_) => return,
+        Loc::Peer(rank, o) => {
+            super::cluster::race_peer(c, rank, o, lane, size, a);
+            return;
+        }
+        Loc::Local(_) | Loc::Param(_) | Loc::Const(_) => return,
     };
     let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
     if let Some(r) = c.race.as_deref_mut() {
@@ -57,7 +61,8 @@ pub fn race_elem(
     }
 }
 
-/// `--race`: an access refused because a pending `cp.async` still writes its bytes races
+/// `--race`: an access refused because a pending `cp.async` still writes its bytes, or
+/// because the proxy checker found it unordered with an async-proxy copy of its bytes, races
 /// with that copy; hands it to the detector so the report names the race beside the fault.
 #[cold]
 pub(super) fn race_pending(
@@ -76,7 +81,12 @@ pub(super) fn race_pending(
         },
         _ => return,
     };
-    if c.asyncs.overlapping(off, u64::from(size)).is_some() {
+    let write = a == RaceAccess::Write;
+    let proxy = || {
+        c.asyncs.tma.watch
+            && super::tma_proxy::shared_access(c, lane, addr, off, u64::from(size), write).is_some()
+    };
+    if c.asyncs.overlapping(off, u64::from(size)).is_some() || proxy() {
         race_access(c, &Loc::Shared(off), lane, size, a);
     }
 }

@@ -43,6 +43,7 @@ pub mod tma_proxy;
 pub mod tma_race;
 pub mod wgmma;
 pub mod wgmma_access;
+pub mod wgmma_race;
 pub mod wmma;
 
 pub mod warp_ops;

@@ -126,7 +126,7 @@ pub(super) fn line(c: &Ctx<'_>, pc: u32) -> u32 {
 }
 
 /// The operands of one issue, as the issuing lane gives them.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Issue {
     pub(super) lane: usize,
     pub(super) taddr_d: u32,
@@ -138,6 +138,8 @@ pub(super) struct Issue {
     pub(super) enable: bool,
     /// The scale-factor addresses of A and B (block-scaled kinds).
     pub(super) sf: Option<(u32, u32)>,
+    /// With `--race`: the shared bytes its descriptors read (offset, bytes).
+    pub(super) runs: Option<std::cell::RefCell<Vec<(u64, u64)>>>,
 }
 
 /// The checks of an issue before any operand is read: the idesc, the kind and shape ptxemu
@@ -351,11 +353,15 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             disable: std::array::from_fn(|k| disable.get(k).map_or(0, |r| r[lane] as u32)),
             enable: enable[lane] != 0,
             sf: sfa.zip(sfb).map(|(a, b)| (a[lane], b[lane])),
+            runs: (c.race.is_some() && m.group != CtaGroup::Two).then(Default::default),
         };
         if m.group == CtaGroup::Two {
             super::tcgen05_pair::issue(c, x, &m, &s)?;
         } else {
             issue(c, x, &m, &s)?;
+        }
+        if let Some(r) = s.runs {
+            super::wgmma_race::tcgen05_issued(c, lane, &r.into_inner());
         }
     }
     Ok(Flow::Next)

@@ -77,6 +77,10 @@ pub(super) fn smem_elem(
         )
     })?;
     let bytes = (bits / 8).max(1);
+    if let Some(r) = &s.runs {
+        let off = super::mem::shared_wrap(addr);
+        super::wgmma_race::add_run(&mut r.borrow_mut(), off, u64::from(bytes));
+    }
     if let Some(f) =
         super::tma_proxy::async_read(c, s.lane, addr, u64::from(bytes), "a tcgen05.mma operand")
     {

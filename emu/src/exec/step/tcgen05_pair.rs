@@ -105,7 +105,7 @@ pub(super) fn issue(
     let half_b = InstrDesc { n: id.n / 2, ..id };
     for (i, &r) in ranks.iter().enumerate() {
         // disable-output-lane: elements 4 i .. 4 i + 3 for CTA i of the pair
-        let mut own = *s;
+        let mut own = s.clone();
         own.disable = std::array::from_fn(|k| if k < 4 { s.disable[4 * i + k] } else { 0 });
         if id.m == 256 {
             let half_a = InstrDesc { m: 128, ..id };
@@ -194,7 +194,7 @@ fn layout_b(
     };
     for q in 0..4u32 {
         let (h, g) = (q / 2, q % 2);
-        let mut sq = *s;
+        let mut sq = s.clone();
         sq.taddr_d = s.taddr_d.wrapping_add((32 * q) << 16);
         sq.a_tmem = s.a_tmem.map(|a| a.wrapping_add((32 * q) << 16));
         sq.sf = s.sf.map(|(sa, sb)| (sa.wrapping_add(g), sb));

@@ -282,13 +282,15 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         if c.race.is_some() {
             let red = matches!(x.op, Tma::Reduce(_));
-            let acc: Vec<_> = [
-                tma_race::side(sp, n, false, false),
-                tma_race::side(dp, n, true, red),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
+            let mut acc: Vec<_> = tma_race::side(sp, n, false, false).into_iter().collect();
+            match dp {
+                Place::Shared(o) => {
+                    let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
+                    let (ranks, o) = super::cluster::targets(c, mask, o, l)?;
+                    acc.extend(tma_race::shared_dst(&ranks, o, n, red));
+                }
+                _ => acc.extend(tma_race::side(dp, n, true, red)),
+            }
             tma_race::copy(c, l, &acc, x.mbar.as_ref().filter(|_| !red));
         }
         match dp {
@@ -434,7 +436,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 if c.race.is_some() {
                     let g = elems.iter().filter_map(|el| el.global);
                     let mut acc = tma_race::global_runs(g, e as u64, false, false);
-                    acc.extend(tma_race::side(Place::Shared(base), box_bytes, true, false));
+                    acc.extend(tma_race::shared_dst(&ranks, base, box_bytes, false));
                     tma_race::copy(c, l, &acc, x.mbar.as_ref());
                 }
                 for r in ranks {

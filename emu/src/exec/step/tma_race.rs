@@ -4,6 +4,7 @@
 
 use super::tma::Place;
 use super::Ctx;
+use crate::exec::cluster::{decode, encode};
 use crate::exec::program::DAddr;
 use crate::race::cta::BulkAccess;
 
@@ -47,21 +48,62 @@ pub(super) fn global_runs(
     out
 }
 
-/// A copy issued by `lane` with these accesses, completing on `mbar` when given.
+/// The shared side of a copy into shared memory at offset `o` of each CTA of `ranks` (one
+/// CTA, or the CTAs of a multicast), as `.shared::cluster` addresses.
+pub(super) fn shared_dst(ranks: &[u32], o: u64, len: u64, reduce: bool) -> Vec<BulkAccess> {
+    ranks
+        .iter()
+        .filter_map(|&r| side(Place::Shared(encode(r, o)), len, true, reduce))
+        .collect()
+}
+
+/// A copy issued by `lane` with these accesses, completing on `mbar` when given. Shared
+/// accesses may name a peer CTA's shared memory (`.shared::cluster` addresses): each CTA's
+/// are checked against that CTA's shadow, and the mbarrier is the one at its offset in each
+/// CTA the copy writes to (docs/race.md, "Clusters").
 pub(super) fn copy(c: &mut Ctx<'_>, lane: usize, accesses: &[BulkAccess], mbar: Option<&DAddr>) {
     if c.race.is_none() {
         return;
     }
     let moff = match mbar {
         Some(m) => match super::tma::place(c, m, lane) {
-            Ok((_, Place::Shared(o))) => Some(o),
+            Ok((_, Place::Shared(o))) => Some(decode(o).map_or(o, |(_, o)| o)),
             _ => return,
         },
         None => None,
     };
+    let own = c.cluster.rank();
+    // Accesses by CTA rank (global ones go with the executing CTA's).
+    let mut groups: Vec<(u32, Vec<BulkAccess>, bool)> = vec![(own, Vec::new(), false)];
+    for a in accesses {
+        let (rank, a) = match (a.shared, decode(a.addr)) {
+            (true, Some((r, o))) => (r, BulkAccess { addr: o, ..*a }),
+            _ => (own, *a),
+        };
+        let k = match groups.iter().position(|g| g.0 == rank) {
+            Some(k) => k,
+            None => {
+                groups.push((rank, Vec::new(), false));
+                groups.len() - 1
+            }
+        };
+        groups[k].1.push(a);
+        groups[k].2 |= a.shared && a.write;
+    }
     let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
-    if let Some(r) = c.race.as_deref_mut() {
-        r.bulk_copy(t, pc, accesses, moff);
+    for (rank, acc, dest) in groups {
+        // The mbarrier belongs to the CTAs the copy writes to; a copy with one is no bulk
+        // group's, in the other CTAs too (u64::MAX: an offset no mbarrier has).
+        let m = moff.map(|o| if dest { o } else { u64::MAX });
+        if rank != own {
+            super::cluster::swap_race(c, rank);
+        }
+        if let Some(r) = c.race.as_deref_mut() {
+            r.bulk_copy(t, pc, &acc, m);
+        }
+        if rank != own {
+            super::cluster::swap_race(c, rank);
+        }
     }
 }
 

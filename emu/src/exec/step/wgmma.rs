@@ -299,19 +299,22 @@ pub fn d_elem(lane: u32, i: u32) -> (u32, u32) {
     (g + 8 * ((i / 2) % 2), 2 * t + (i % 2) + 8 * (i / 4))
 }
 
-/// Reads element `(mn, k)` of a shared-memory operand.
+/// Reads element `(mn, k)` of a shared-memory operand; with `--race`, adds its bytes to
+/// `runs` (shared offset, bytes; contiguous elements merged).
 fn smem_elem(
     c: &Ctx<'_>,
-    d: &MatrixDesc,
-    major: Major,
-    e: MmaElem,
+    (d, major, e): (&MatrixDesc, Major, MmaElem),
     mn: u32,
     k: u32,
+    runs: &mut Option<Vec<(u64, u64)>>,
 ) -> Result<u64, LaneFault> {
     let bits = e.bits();
     let (addr, bit) = element_addr(d, major, bits, mn, k);
     let bytes = u32::max(bits / 8, 1);
     async_proxy_operand_read(c, addr, u64::from(bytes))?;
+    if let Some(runs) = runs {
+        super::wgmma_race::add_run(runs, super::mem::shared_wrap(addr), u64::from(bytes));
+    }
     let v = super::mem::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, 0)?;
     Ok(if bits == 1 { (v >> bit) & 1 } else { v })
 }
@@ -372,6 +375,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let (n, k) = (m.n, m.k_of_type());
     let mut t = Tiles::new(16, n, k);
     let mma = as_mma(&m);
+    let mut runs = c.race.is_some().then(Vec::new);
     match a_desc {
         Some(ad) => {
             let d = decode(ad);
@@ -381,7 +385,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     t.a.set(
                         r,
                         kk,
-                        smem_elem(c, &d, major, m.a, 16 * warp_in_group + r, kk)?,
+                        smem_elem(c, (&d, major, m.a), 16 * warp_in_group + r, kk, &mut runs)?,
                     );
                 }
             }
@@ -400,8 +404,15 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let major = if x.trans_b { Major::Mn } else { Major::K };
     for col in 0..n {
         for kk in 0..k {
-            t.b.set(kk, col, smem_elem(c, &bd, major, m.b, col, kk)?);
+            t.b.set(
+                kk,
+                col,
+                smem_elem(c, (&bd, major, m.b), col, kk, &mut runs)?,
+            );
         }
+    }
+    if let Some(runs) = runs {
+        super::wgmma_race::issued(c, &runs);
     }
     if x.neg_a {
         t.a.map_in_place(|v| v ^ sign_bit(m.a));
@@ -472,6 +483,7 @@ pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let wg = c.wgmma.warps.entry(c.ids.warp).or_default();
     let open = std::mem::take(&mut wg.open);
     wg.committed.push_back(open);
+    super::wgmma_race::committed(c);
     Ok(Flow::Next)
 }
 
@@ -499,6 +511,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     }
     c.wgmma.refresh_busy();
+    super::wgmma_race::waited(c, x.wait as usize);
     Ok(Flow::Next)
 }
 

@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 
 use super::op::{Kind, RaceOp, Sem};
 use super::report::{self, Miss};
-use super::shadow::{Acc, Cell, Payload, Rel, Shadow, MAX_READS};
+use super::shadow::{Acc, Payload, Rel, Shadow};
 use super::vc::Vc;
 use super::{RaceShared, Rng};
 
@@ -17,6 +17,10 @@ mod asyncs;
 mod bulk;
 pub mod cluster;
 mod tensor;
+mod cells;
+mod warp;
+
+use cells::{add_read, check};
 
 pub use asyncs::{MbarEvent, AGENT};
 pub use bulk::{BulkAccess, BULK};
@@ -118,7 +122,12 @@ impl CtaRace {
             sh: sh.clone(),
             linear: linear as u32,
             threads,
-            smem: Shadow::flat(),
+            smem: sh
+                .smem_pool
+                .lock()
+                .ok()
+                .and_then(|mut p| p.pop())
+                .unwrap_or_else(Shadow::flat),
             bars: vec![None; 16],
             bar_done: vec![None; 16],
             sc_cta: empty,
@@ -191,6 +200,7 @@ impl CtaRace {
             shared: in_shared,
             write: writes,
             gen: self.full_gen,
+            lanes: 0,
         };
         // (full barriers, first thread of the CTA, threads per CTA) for `hb`'s fast path.
         let gen = (self.full_gen, self.gtid(0), self.sh.cta_threads);
@@ -447,6 +457,21 @@ impl CtaRace {
     }
 }
 
+/// Shadows kept for reuse (at most the CTAs resident at once, in practice).
+const POOL: usize = 64;
+
+impl Drop for CtaRace {
+    fn drop(&mut self) {
+        if let Ok(mut p) = self.sh.smem_pool.lock() {
+            if p.len() < POOL {
+                let mut s = std::mem::take(&mut self.smem);
+                s.reset();
+                p.push(s);
+            }
+        }
+    }
+}
+
 /// The clock of thread `me` now, as a vector clock.
 fn snapshot(th: &Thread, me: u32) -> Arc<Vc> {
     let mut v = (*th.base).clone();
@@ -507,83 +532,4 @@ fn ms(sh: &RaceShared, p: &Acc, c: &Acc, cs: (Sem, Option<Scope>)) -> bool {
         && sh.includes(pscope, pc, cc)
         && sh.includes(cscope, cc, pc)
         && p.same_bytes(c)
-}
-
-fn strong(sh: &RaceShared, a: &Acc) -> bool {
-    matches!(sh.ops.get(a.pc as usize).and_then(RaceOp::mem), Some((_, sem, _)) if sem.strong())
-}
-
-/// Whether access `p` happens before thread `me`'s current point. Fast path: a barrier at
-/// which every thread of the CTA waited completed after `p`, in `p`'s CTA (`gen` counts them).
-#[inline]
-fn hb(th: &Thread, me: u32, p: &Acc, gen: (u32, u32, u32)) -> bool {
-    p.gtid == me
-        || (p.gen < gen.0 && p.gtid.wrapping_sub(gen.1) < gen.2)
-        || th.base.get(p.gtid) >= p.clk
-}
-
-/// Checks `acc` against the cell's last write and, when `acc` writes, its reads.
-fn check(
-    sh: &RaceShared,
-    gen: (u32, u32, u32),
-    (th, me): (&Thread, u32),
-    acc: &Acc,
-    cs: (Sem, Option<Scope>),
-    cell: &Cell,
-    found: &mut SmallVec<[Acc; 2]>,
-) {
-    let racy = |p: &Acc| p.overlaps(acc) && !hb(th, me, p, gen) && !ms(sh, p, acc, cs);
-    if let Some(w) = &cell.write {
-        if racy(w) && !found.contains(w) {
-            found.push(*w);
-        }
-    }
-    if acc.write {
-        for r in &cell.reads {
-            if racy(r) && !found.iter().any(|f| f.pc == r.pc) {
-                found.push(*r);
-            }
-        }
-    }
-}
-
-fn add_read(
-    sh: &RaceShared,
-    gen: (u32, u32, u32),
-    th: &Thread,
-    acc: &Acc,
-    sem: Sem,
-    cell: &mut Cell,
-) {
-    let me = acc.gtid;
-    let n = cell.reads.len();
-    // A read ordered before this one (and no stronger) is covered by it. Reads of the same
-    // thread, or before a full-CTA barrier since, are dropped at once (cheap: no clock
-    // lookup); the others when the list has doubled, so that a read costs O(1) amortised.
-    let covered = |r: &Acc| !sem.strong() || strong(sh, r);
-    let cheap = |r: &Acc| {
-        r.gtid == me || (r.gen < gen.0 && r.gtid.wrapping_sub(gen.1) < gen.2 && covered(r))
-    };
-    let in_cta = |r: &Acc| r.gtid.wrapping_sub(gen.1) < gen.2;
-    let pruned = if n >= PRUNE_AT && n.is_power_of_two() {
-        cell.reads
-            .retain(|r| !(r.gtid == me || (hb(th, me, r, gen) && covered(r))));
-        true
-    } else if n > 0 && (cell.last_reader == me || cell.reads_gen < gen.0) {
-        cell.reads.retain(|r| !cheap(r));
-        true
-    } else {
-        false
-    };
-    if pruned || n == 0 {
-        let oldest = cell.reads.iter().filter(|r| in_cta(r)).map(|r| r.gen).min();
-        cell.reads_gen = oldest.unwrap_or(u32::MAX);
-    }
-    if in_cta(acc) {
-        cell.reads_gen = cell.reads_gen.min(acc.gen);
-    }
-    cell.last_reader = me;
-    if cell.reads.len() < MAX_READS {
-        cell.reads.push(*acc);
-    }
 }

@@ -108,6 +108,8 @@ pub struct RaceShared {
     /// The clock of gpu/sys-scope `fence.sc` (Fence-SC order, taken as execution order).
     pub(crate) sc_gpu: Mutex<Arc<Vc>>,
     pub(crate) races: Mutex<HashMap<(u32, u32), Race>>,
+    /// Shared-memory shadows of finished CTAs, reset, for the next CTAs to reuse.
+    pub(crate) smem_pool: Mutex<Vec<Shadow>>,
     rng: Mutex<Rng>,
 }
 
@@ -129,6 +131,7 @@ impl RaceShared {
             global: Mutex::new(Shadow::default()),
             sc_gpu: Mutex::new(Arc::new(Vc::default())),
             races: Mutex::new(HashMap::new()),
+            smem_pool: Mutex::new(Vec::new()),
             rng: Mutex::new(Rng::new(seed)),
         }
     }

@@ -35,12 +35,45 @@ pub struct Acc {
     pub write: bool,
     /// How many full-CTA barriers (every thread of the CTA waiting) its CTA had completed.
     pub gen: u32,
+    /// `0`: the access of thread `gtid`. Otherwise (reads kept in shadow memory only) the same
+    /// read by several lanes of one warp at the same clock: threads `gtid + i` for each bit
+    /// `i`, `gtid` being the warp's lane 0.
+    pub lanes: u32,
 }
 
 impl Acc {
     /// Whether the two accesses touch a common byte.
     pub fn overlaps(&self, o: &Acc) -> bool {
         self.addr < o.addr + u64::from(o.size) && o.addr < self.addr + u64::from(self.size)
+    }
+
+    /// Whether this is the single access of thread `t`.
+    #[inline]
+    pub fn is(&self, t: u32) -> bool {
+        self.lanes == 0 && self.gtid == t
+    }
+
+    /// The threads it stands for.
+    pub fn members(&self) -> impl Iterator<Item = u32> + '_ {
+        let (single, lanes) = (self.lanes == 0, self.lanes);
+        (0..32u32)
+            .filter(move |i| {
+                if single {
+                    *i == 0
+                } else {
+                    lanes & (1 << i) != 0
+                }
+            })
+            .map(move |i| self.gtid + i)
+    }
+
+    /// Thread `t`'s own access of a group (or the access itself).
+    pub fn member(&self, t: u32) -> Acc {
+        Acc {
+            gtid: t,
+            lanes: 0,
+            ..*self
+        }
     }
 
     /// Whether they cover exactly the same bytes.
@@ -82,6 +115,10 @@ pub struct Cell {
     /// made the newest read (`u32::MAX`: none), so that a read after a barrier knows, without
     /// reading the list, that older reads can be dropped.
     pub reads_gen: u32,
+    /// Whether every kept read is by a thread of the CTA of `last_reader` (so that when the
+    /// newest read precedes a full barrier of that CTA, so do all: a write there need not
+    /// look at the list).
+    pub reads_one_cta: bool,
 }
 
 /// A multiplicative hasher for word indices (std's SipHash costs more than the lookup).
@@ -158,6 +195,23 @@ impl Shadow {
         let ptr = cells.as_mut_ptr();
         self.last = Some((page, ptr));
         &mut cells[index]
+    }
+
+    /// Forgets every access but keeps the flat vector and the cells' read lists allocated,
+    /// for the next CTA's shared memory (no allocation per CTA and word).
+    pub fn reset(&mut self) {
+        if let Some(v) = &mut self.flat {
+            for c in v.iter_mut() {
+                c.write = None;
+                c.reads.clear();
+                c.payload = None;
+                c.last_reader = 0;
+                c.reads_gen = 0;
+                c.reads_one_cta = false;
+            }
+        }
+        self.pages.clear();
+        self.last = None;
     }
 
     /// Words with a shadow (whole pages).

@@ -6,6 +6,7 @@ use super::mem::*;
 use super::{for_lanes, Ctx};
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{AddrBase, AddrSpace, DAddr, DInstr, Flow, MemAccess};
+use crate::race::cta::Access as RaceAccess;
 
 type R = Result<Flow, LaneFault>;
 
@@ -39,7 +40,7 @@ pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let a = addrs[l];
         bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
     });
-    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() || c.race.is_some() {
+    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() {
         return ld(c, i);
     }
     let mut out = [0u64; 32];
@@ -56,6 +57,9 @@ pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
             }
         };
     });
+    if c.race.is_some() {
+        race_warp(c, true, &addrs, SIZE, RaceAccess::Read);
+    }
     let d = m.dsts[0];
     c.write(&d, &out);
     Ok(Flow::Next)
@@ -72,8 +76,11 @@ pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let a = addrs[l];
         bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
     });
-    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() || c.race.is_some() {
+    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() {
         return st(c, i);
+    }
+    if c.race.is_some() {
+        race_warp(c, true, &addrs, SIZE, RaceAccess::Write);
     }
     let vals = c.fetch(&m.srcs[0]);
     let data = &mut c.shared.data;
@@ -88,7 +95,7 @@ pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// A scalar global (or generic-to-global) load of `SIZE` bytes: all lanes must fall in the
 /// allocation the first lane's address lies in; otherwise [`ld`] handles it.
 pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    if c.l1.is_some() || c.race.is_some() {
+    if c.l1.is_some() {
         return ld(c, i);
     }
     let m = mem_of(i)?;
@@ -108,6 +115,9 @@ pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     }
     let mut out = [0u64; 32];
     for_lanes(mask, |l| out[l] = r.load(addrs[l], SIZE));
+    if c.race.is_some() {
+        race_warp(c, false, &addrs, SIZE, RaceAccess::Read);
+    }
     let d = m.dsts[0];
     c.write(&d, &out);
     Ok(Flow::Next)
@@ -115,7 +125,7 @@ pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// A scalar global (or generic-to-global) store of `SIZE` bytes (fast path of [`st`]).
 pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    if c.l1.is_some() || c.race.is_some() {
+    if c.l1.is_some() {
         return st(c, i);
     }
     let m = mem_of(i)?;
@@ -136,6 +146,9 @@ pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let vals = c.fetch(&m.srcs[0]);
     if let Some(t) = c.nc {
         for_lanes(mask, |l| t.write(c.nc_access(l, addrs[l]), SIZE));
+    }
+    if c.race.is_some() {
+        race_warp(c, false, &addrs, SIZE, RaceAccess::Write);
     }
     for_lanes(mask, |l| r.store(addrs[l], SIZE, vals[l]));
     Ok(Flow::Next)

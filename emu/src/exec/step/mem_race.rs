@@ -90,3 +90,20 @@ pub(super) fn race_pending(
         race_access(c, &Loc::Shared(off), lane, size, a);
     }
 }
+
+/// `--race`: hands a whole warp's scalar access (lanes `c.mask`, `size` bytes at `addrs[lane]`:
+/// shared-memory offsets when `shared`, else global addresses) to the detector in one call,
+/// for the `ld`/`st` fast paths.
+#[inline]
+pub(super) fn race_warp(
+    c: &mut Ctx<'_>,
+    shared: bool,
+    addrs: &[u64; 32],
+    size: u32,
+    a: RaceAccess,
+) {
+    let (warp, pc, mask) = (c.ids.warp as usize, c.pc, c.mask);
+    if let Some(r) = c.race.as_deref_mut() {
+        r.access_warp(warp, pc, (shared, size), addrs, mask, a);
+    }
+}

@@ -1,0 +1,99 @@
+//! One warp's weak scalar `ld`/`st` handed to the detector at once: the instruction's kind is
+//! looked up and global shadow memory locked once per warp instead of once per lane. Lanes are
+//! checked in lane order, exactly as [`CtaRace::access`] would check them one by one.
+
+use std::sync::MutexGuard;
+
+use smallvec::SmallVec;
+
+use super::super::op::{Kind, RaceOp, Sem};
+use super::super::shadow::{Acc, Shadow};
+use super::cells::{add_read, check};
+use super::{Access, CtaRace};
+
+impl CtaRace {
+    /// Lanes `mask` of warp `warp`, executing `pc`, each access `size` bytes at `addrs[lane]`
+    /// (global addresses, or shared-memory offsets when `in_shared`). The same verdicts as
+    /// calling [`Self::access`] for each lane in lane order; strong accesses (which observe
+    /// and carry releases) go lane by lane through it.
+    pub fn access_warp(
+        &mut self,
+        warp: usize,
+        pc: u32,
+        (in_shared, size): (bool, u32),
+        addrs: &[u64; 32],
+        mask: u32,
+        a: Access,
+    ) {
+        let Some(&RaceOp::Mem { kind, sem, scope }) = self.sh.ops.get(pc as usize) else {
+            return;
+        };
+        if kind == Kind::ReadNc || size == 0 || mask == 0 {
+            return;
+        }
+        let lanes = (0..32).filter(|l| mask & (1 << l) != 0);
+        if sem != Sem::Weak || a != Access::Read && a != Access::Write {
+            for l in lanes {
+                self.access(warp * 32 + l, pc, in_shared, addrs[l], size, a);
+            }
+            return;
+        }
+        let writes = a == Access::Write;
+        let gen = (self.full_gen, self.gtid(0), self.sh.cta_threads);
+        let (first_gtid, full_gen) = (self.gtid(0), self.full_gen);
+        let CtaRace {
+            sh, threads, smem, ..
+        } = self;
+        let sh: &super::RaceShared = sh;
+        let mut guard: Option<MutexGuard<'_, Shadow>> = None;
+        let shadow: &mut Shadow = if in_shared {
+            smem
+        } else {
+            match sh.global.lock() {
+                Ok(g) => guard.insert(g),
+                Err(_) => return,
+            }
+        };
+        // (lane's thread, earlier access, this access), in lane order.
+        let mut found: SmallVec<[(usize, Acc, Acc); 2]> = SmallVec::new();
+        let mut lane_found: SmallVec<[Acc; 2]> = SmallVec::new();
+        for l in lanes {
+            let t = warp * 32 + l;
+            let Some(th) = threads.get(t) else {
+                break;
+            };
+            let me = first_gtid + t as u32;
+            let addr = addrs[l];
+            let acc = Acc {
+                gtid: me,
+                clk: th.own,
+                pc,
+                addr,
+                size: size.min(255) as u8,
+                shared: in_shared,
+                write: writes,
+                gen: full_gen,
+                lanes: 0,
+            };
+            let (first_word, last_word) = (addr >> 2, (addr + u64::from(size) - 1) >> 2);
+            for w in first_word..=last_word {
+                let cell = shadow.cell(w);
+                check(sh, gen, (th, me), &acc, (sem, scope), cell, &mut lane_found);
+                if writes {
+                    cell.write = Some(acc);
+                    cell.reads.clear();
+                    cell.payload = None;
+                } else {
+                    add_read(sh, gen, th, &acc, sem, cell);
+                }
+            }
+            if !lane_found.is_empty() {
+                found.extend(lane_found.drain(..).map(|p| (t, p, acc)));
+            }
+        }
+        drop(guard);
+        for (t, p, acc) in found {
+            self.record(t, p, acc);
+        }
+    }
+}

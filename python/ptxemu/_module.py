@@ -145,9 +145,10 @@ class Function:
     (copied to the device before the launch and back after it), a numpy scalar (its bytes; the
     size must match), or a Python int or float (converted to the parameter's PTX type).
     Keywords: shared_mem (bytes of dynamic shared memory), device (default: the device of the
-    device arrays passed, else the module's last device), tmem_check (True/"on" or
-    False/"off"), race (the data-race detector), check_nc, max_steps, threads (host threads,
-    0: all cores).
+    device arrays passed, else the module's last device), tmem_check (True/"on";
+    "strict": also a tcgen05.ld of MMA results with no tcgen05.fence::after_thread_sync after
+    the wait; False/"off"), race (the data-race detector), check_nc, max_steps, threads (host
+    threads, 0: all cores).
     Returns a `LaunchStats`; raises `Fault` when the kernel faults.
     """
 
@@ -171,10 +172,12 @@ class Function:
         if any(d != device.id for d in devices):
             raise LaunchError("arguments", "the device arrays passed live on another device "
                               "than the launch's")
+        tmem_fence = False
         if isinstance(tmem_check, str):
-            if tmem_check not in ("on", "off"):
-                raise ValueError(f"tmem_check `{tmem_check}`: expected on or off")
-            tmem_check = tmem_check == "on"
+            if tmem_check not in ("on", "strict", "off"):
+                raise ValueError(f"tmem_check `{tmem_check}`: expected on, strict or off")
+            tmem_fence = tmem_check == "strict"
+            tmem_check = tmem_check != "off"
         values, copies = [], []
         for i, (a, (pname, ptype, size, _aggregate)) in enumerate(zip(args, self.params)):
             if isinstance(a, np.ndarray):
@@ -189,7 +192,7 @@ class Function:
             else:
                 values.append(_scalar_bytes(i, a, ptype, size))
         options = {"shared_mem": int(shared_mem), "max_steps": int(max_steps),
-                   "threads": int(threads), "tmem_check": bool(tmem_check),
+                   "threads": int(threads), "tmem_check": bool(tmem_check), "tmem_fence": tmem_fence,
                    "check_nc": bool(check_nc), "race": bool(race)}
         r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
                                        _shape(block, "block"), values, options)

@@ -37,6 +37,9 @@ pub struct Options {
     max_steps: u64,
     threads: usize,
     tmem_check: bool,
+    /// `tmem_check="strict"`: also require `tcgen05.fence::after_thread_sync` before a
+    /// `tcgen05.ld` of MMA results.
+    tmem_fence: bool,
     check_nc: bool,
     race: bool,
 }
@@ -176,6 +179,7 @@ impl Module {
         cfg.threads = options.threads;
         cfg.check_nc = options.check_nc;
         cfg.tmem.checked = options.tmem_check;
+        cfg.tmem.fence = options.tmem_check && options.tmem_fence;
         if options.race {
             cfg.race = Some(emu::race::RaceOptions::default());
         }

@@ -98,7 +98,7 @@ def test_assert_failed():
 def test_unsupported():
     m = ptxemu.Module(UNSUPPORTED)
     with pytest.raises(ptxemu.Fault) as e:
-        m.get_function("pair_shift")(1, 32, ())
+        m.get_function("ws32")(1, 1, ())
     assert e.value.kind == "unsupported"
 
 
@@ -115,3 +115,26 @@ def test_refusals_are_not_faults(mod):
     with pytest.raises(ptxemu.PtxError) as e:
         ptxemu.Module(".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry k() { bogus; }\n")
     assert e.value.kind == "parse" and "<string>:4:" in e.value.message
+
+
+def _no_fence_launch(tmem_check):
+    """The tcgen05 fixture that waits for its MMA's commit but reads D without
+    tcgen05.fence::after_thread_sync (tests/fixtures/tcgen05/fault_mma_ld_no_fence)."""
+    d = ROOT / "tests/fixtures/tcgen05/fault_mma_ld_no_fence"
+    m = ptxemu.Module(d / "kernel.ptx")
+    img = np.fromfile(d / "inputs/img.bin", np.uint8)
+    cin = np.fromfile(d / "inputs/cin.bin", np.uint32)
+    afrag = np.fromfile(d / "inputs/afrag.bin", np.uint32)
+    out = np.zeros(2048, np.uint32)
+    args = (img, cin, out, afrag, np.uint64(70437464178688), np.uint64(70437464178944),
+            np.uint32(134479888), np.uint32(1))
+    return m.get_function("mma")(1, 128, args, tmem_check=tmem_check)
+
+
+def test_tmem_check_strict_requires_the_fence():
+    _no_fence_launch("on")  # waited for the commit: enough without strict
+    with pytest.raises(ptxemu.Fault) as e:
+        _no_fence_launch("strict")
+    assert "missing: the fence" in e.value.detail
+    with pytest.raises(ValueError, match="on, strict or off"):
+        _no_fence_launch("sometimes")

@@ -15,9 +15,9 @@ use super::{RaceShared, Rng};
 
 mod asyncs;
 mod bulk;
+mod cells;
 pub mod cluster;
 mod tensor;
-mod cells;
 mod warp;
 
 use cells::{add_read, check};

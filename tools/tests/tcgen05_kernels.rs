@@ -9,7 +9,8 @@
 //!   tcgen05.mma from shared-memory descriptors, tcgen05.commit to an mbarrier, tcgen05.ld;
 //! * `cuda/`: hand-written nvcc `-arch=sm_100a` kernels (`tc.cu`, `tc_pair.cu`): kind::f16 and
 //!   kind::i8 from descriptors, A from Tensor Memory (written by tcgen05.st, and copied by
-//!   tcgen05.cp), block-scaled kind::mxf8f6f4 with ue8m0 scales in Tensor Memory, and
+//!   tcgen05.cp), block-scaled kind::mxf8f6f4 with ue8m0 scales in Tensor Memory, NVFP4
+//!   (kind::mxf4nvf4.scale_vec::4X: packed e2m1, ue4m3 scales per 16 elements of K), and
 //!   .cta_group::2 across a cluster of two CTAs.
 //!
 //! Every fixture runs; the expected outputs come from numpy on the same inputs.
@@ -76,6 +77,7 @@ fixtures!(CUDA, cuda:
     f16_tmem_a,
     i8_ss,
     mxf8_block_scale,
+    nvf4_block_scale,
 );
 
 // CTA pairs (`.cta_group::2`, clusters of two): M = 256 and M = 128 (layout B), A from
@@ -134,6 +136,7 @@ fn builds_hold_the_tcgen05_pipeline() {
         "tcgen05.mma.cta_group::1.kind::i8",
         "tcgen05.cp.cta_group::1.128x256b",
         "kind::mxf8f6f4.block_scale.scale_vec::1X",
+        "kind::mxf4nvf4.block_scale.scale_vec::4X",
     ] {
         assert!(one.contains(needle), "tc.sm100a.ptx: no {needle}");
     }

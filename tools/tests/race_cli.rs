@@ -26,6 +26,11 @@ fn launch(file: &str, kernel: &str) -> Vec<String> {
         "sync_scopes.ptx" => ("8", "32", &["u32[8]:zero", "u32[1]:zero", "u32[1]:zero"]),
         "async_mbarrier.ptx" => ("1", "64", &["u32[64]:fill=7", "u32[64]:zero"]),
         "cluster.ptx" => ("2", "32", &["u32[32]:zero"]),
+        "tcgen05_pair.ptx" => (
+            "2",
+            "128",
+            &["u16[16384]:zero", "u16[4096]:zero", "f32[16384]:zero"],
+        ),
         _ => ("2", "32", &["u32[1]:zero", "u32[1]:zero"]),
     };
     let mut v: Vec<String> = vec![
@@ -68,6 +73,7 @@ const RACE_FREE: &[(&str, &str)] = &[
     ("async_mbarrier.ptx", "cp_mbar_arrive"),
     ("cluster.ptx", "peer_mbar_release"),
     ("cluster.ptx", "mp_fence_cluster"),
+    ("tcgen05_pair.ptx", "pair_b_after_commit"),
 ];
 
 const RACY: &[(&str, &str)] = &[
@@ -82,6 +88,7 @@ const RACY: &[(&str, &str)] = &[
     ("async_mbarrier.ptx", "cp_src_overwrite"),
     ("cluster.ptx", "peer_mbar_relaxed"),
     ("cluster.ptx", "mp_fence_cta"),
+    ("tcgen05_pair.ptx", "pair_b_overwrite"),
 ];
 
 /// A store into a peer CTA's shared memory (`mapa` + `st.shared::cluster`) is checked against

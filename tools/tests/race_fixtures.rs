@@ -1,5 +1,6 @@
 //! No false positives: every runnable, race-free fixture kernel that the other fixture tests
-//! run (`tests/fixtures/{kernels,public,triton/runs,async,mma,tma,wgmma}`) is run again with
+//! run (`tests/fixtures/{kernels,public,triton/runs,async,mma,tma,wgmma,tcgen05}`,
+//! `tcgen05_kernels/cuda`) is run again with
 //! `--race`, launched exactly as its own test launches it, and must report no data race (exit
 //! status 0, no "data race between" on standard error), except the few of `KNOWN_RACY`, which
 //! race by the model's definition and must be reported. These kernels are correct programs from
@@ -237,6 +238,22 @@ fn tma_kernels_are_race_free() {
 #[test]
 fn wgmma_kernels_are_race_free() {
     assert!(sweep("wgmma", |d, _| vec![d.join("sm90a.ptx")]) >= 10);
+}
+
+#[test]
+fn tcgen05_kernels_are_race_free() {
+    // tcgen05_kernels/cuda (the .cta_group::2 pair kernels among them): `ptx` is relative to
+    // tcgen05_kernels/.
+    let cuda = sweep("tcgen05_kernels/cuda", |d, m| {
+        m["ptx"]
+            .as_str()
+            .map(|p| vec![d.join("../..").join(p)])
+            .unwrap_or_default()
+    });
+    assert!(cuda >= 9, "{cuda}");
+    // tcgen05/: one kernel.ptx per folder (the fault fixtures are skipped).
+    let hand = sweep("tcgen05", |d, _| vec![d.join("kernel.ptx")]);
+    assert!(hand >= 20, "{hand}");
 }
 
 #[test]

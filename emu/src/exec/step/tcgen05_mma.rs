@@ -353,15 +353,16 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             disable: std::array::from_fn(|k| disable.get(k).map_or(0, |r| r[lane] as u32)),
             enable: enable[lane] != 0,
             sf: sfa.zip(sfb).map(|(a, b)| (a[lane], b[lane])),
-            runs: (c.race.is_some() && m.group != CtaGroup::Two).then(Default::default),
+            runs: c.race.is_some().then(Default::default),
         };
         if m.group == CtaGroup::Two {
+            // hands its reads to the detector CTA by CTA (`tcgen05_pair::reading`)
             super::tcgen05_pair::issue(c, x, &m, &s)?;
         } else {
             issue(c, x, &m, &s)?;
-        }
-        if let Some(r) = s.runs {
-            super::wgmma_race::tcgen05_issued(c, lane, &r.into_inner());
+            if let Some(r) = s.runs {
+                super::wgmma_race::tcgen05_issued(c, lane, &r.into_inner());
+            }
         }
     }
     Ok(Flow::Next)

@@ -87,6 +87,29 @@ pub fn with_cta<T>(
     r
 }
 
+/// [`with_cta`] for `f` reading CTA `rank`'s shared memory through `s`'s descriptors: with
+/// `--race`, the reads it collected in `s.runs` go to the detector while CTA `rank`'s shadow
+/// is the detector's (the issuing thread's tensor-core agent reads the peer's bytes, as a
+/// DSMEM access of the issuing thread would; the issuing CTA keeps the agent's clock, so its
+/// `tcgen05.commit` orders these reads too).
+fn reading<T>(
+    c: &mut Ctx<'_>,
+    rank: u32,
+    s: &Issue,
+    f: impl FnOnce(&mut Ctx<'_>) -> Result<T, LaneFault>,
+) -> Result<T, LaneFault> {
+    with_cta(c, rank, s.lane, |c| {
+        let v = f(c)?;
+        if let Some(r) = &s.runs {
+            let runs = std::mem::take(&mut *r.borrow_mut());
+            if !runs.is_empty() {
+                super::wgmma_race::tcgen05_issued(c, s.lane, &runs);
+            }
+        }
+        Ok(v)
+    })
+}
+
 /// One `tcgen05.mma.cta_group::2` issued by lane `s.lane`.
 pub(super) fn issue(
     c: &mut Ctx<'_>,
@@ -111,7 +134,7 @@ pub(super) fn issue(
             let half_a = InstrDesc { m: 128, ..id };
             let t = Tiles::new(128, id.n, id.kind.k());
             let (t, scaled) = operand_b_pair(c, &own, &half_b, &ranks, t)?;
-            with_cta(c, r, s.lane, |c| {
+            reading(c, r, &own, |c| {
                 let scaled = match scaled {
                     Some(b) => Some((operand_a_f64(c, &own, &half_a)?, b)),
                     None => None,
@@ -144,13 +167,13 @@ fn operand_b_pair(
     if s.sf.is_some() {
         let mut all = Vec::new();
         for &rb in ranks {
-            all.extend(with_cta(c, rb, s.lane, |c| operand_b_f64(c, s, half_b))?);
+            all.extend(reading(c, rb, s, |c| operand_b_f64(c, s, half_b))?);
         }
         return Ok((t, Some(all)));
     }
     for (i, &rb) in ranks.iter().enumerate() {
         let at = i as u32 * half_b.n;
-        with_cta(c, rb, s.lane, |c| operand_b(c, s, half_b, &mut t, at))?;
+        reading(c, rb, s, |c| operand_b(c, s, half_b, &mut t, at))?;
     }
     Ok((t, None))
 }
@@ -185,11 +208,11 @@ fn layout_b(
     } else if scaled {
         (
             None,
-            Some(with_cta(c, r, s.lane, |c| operand_a_f64(c, s, &rows))?),
+            Some(reading(c, r, s, |c| operand_a_f64(c, s, &rows))?),
         )
     } else {
         let mut t = Tiles::new(64, 1, k);
-        with_cta(c, r, s.lane, |c| operand_a(c, s, &rows, &mut t))?;
+        reading(c, r, s, |c| operand_a(c, s, &rows, &mut t))?;
         (Some(t), None)
     };
     for q in 0..4u32 {
@@ -200,16 +223,16 @@ fn layout_b(
         sq.sf = s.sf.map(|(sa, sb)| (sa.wrapping_add(g), sb));
         let t = Tiles::new(32, part.n, k);
         let (mut t, b) = if scaled {
-            let b = with_cta(c, ranks[h as usize], s.lane, |c| operand_b_f64(c, s, &part))?;
+            let b = reading(c, ranks[h as usize], s, |c| operand_b_f64(c, s, &part))?;
             (t, Some(b))
         } else {
             let mut t = t;
-            with_cta(c, ranks[h as usize], s.lane, |c| {
+            reading(c, ranks[h as usize], s, |c| {
                 operand_b(c, s, &part, &mut t, 0)
             })?;
             (t, None)
         };
-        with_cta(c, r, s.lane, |c| {
+        reading(c, r, &sq, |c| {
             let ops = match b {
                 Some(b) => {
                     let a = match &a64f {

@@ -5,6 +5,7 @@
 use super::mem::*;
 use super::{for_lanes, Ctx};
 use crate::exec::fault::LaneFault;
+use crate::exec::memory::{GlobalMemory, Region};
 use crate::exec::program::{AddrBase, AddrSpace, DAddr, DInstr, Flow, MemAccess};
 use crate::race::cta::Access as RaceAccess;
 
@@ -28,19 +29,43 @@ pub(super) fn lane_addrs(c: &Ctx<'_>, a: &DAddr) -> [u64; 32] {
     }
 }
 
+/// Whether every enabled lane's `SIZE`-byte access lies inside shared memory of `len` bytes
+/// and is aligned (the fast paths' precondition; [`ld`]/[`st`] report any violation).
+#[inline(always)]
+fn shared_in_bounds<const SIZE: u32>(len: usize, mask: u32, addrs: &[u64; 32]) -> bool {
+    let limit = (len as u64).wrapping_sub(u64::from(SIZE));
+    let mut bad = len < SIZE as usize;
+    for_lanes(mask, |l| {
+        let a = addrs[l];
+        bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
+    });
+    !bad
+}
+
+/// The allocation holding every enabled lane's aligned `SIZE`-byte access, if one allocation
+/// (the first lane's) holds them all.
+#[inline(always)]
+fn global_region<'g, const SIZE: u32>(
+    global: &'g GlobalMemory,
+    mask: u32,
+    addrs: &[u64; 32],
+) -> Option<&'g Region> {
+    let r = global.find(addrs[mask.trailing_zeros() as usize], u64::from(SIZE))?;
+    let mut bad = false;
+    for_lanes(mask, |l| {
+        let a = addrs[l];
+        bad |= !r.contains(a, u64::from(SIZE)) || !a.is_multiple_of(u64::from(SIZE));
+    });
+    (!bad).then_some(r)
+}
+
 /// A scalar shared-memory load of `SIZE` bytes: bounds and alignment are checked for all
 /// lanes first; any problem falls back to [`ld`], which reports the precise fault.
 pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mem_of(i)?;
     let addrs = lane_addrs(c, &m.addr).map(shared_wrap);
     let mask = c.mask;
-    let limit = (c.shared.data.len() as u64).wrapping_sub(u64::from(SIZE));
-    let mut bad = false;
-    for_lanes(mask, |l| {
-        let a = addrs[l];
-        bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
-    });
-    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() {
+    if !shared_in_bounds::<SIZE>(c.shared.data.len(), mask, &addrs) || c.asyncs.has_pending() {
         return ld(c, i);
     }
     let mut out = [0u64; 32];
@@ -70,13 +95,7 @@ pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mem_of(i)?;
     let addrs = lane_addrs(c, &m.addr).map(shared_wrap);
     let mask = c.mask;
-    let limit = (c.shared.data.len() as u64).wrapping_sub(u64::from(SIZE));
-    let mut bad = false;
-    for_lanes(mask, |l| {
-        let a = addrs[l];
-        bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
-    });
-    if bad || c.shared.data.len() < SIZE as usize || c.asyncs.has_pending() {
+    if !shared_in_bounds::<SIZE>(c.shared.data.len(), mask, &addrs) || c.asyncs.has_pending() {
         return st(c, i);
     }
     if c.race.is_some() {
@@ -101,18 +120,9 @@ pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mem_of(i)?;
     let addrs = lane_addrs(c, &m.addr);
     let mask = c.mask;
-    let first = addrs[mask.trailing_zeros() as usize];
-    let Some(r) = c.global.find(first, u64::from(SIZE)) else {
+    let Some(r) = global_region::<SIZE>(c.global, mask, &addrs) else {
         return ld(c, i);
     };
-    let mut bad = false;
-    for_lanes(mask, |l| {
-        let a = addrs[l];
-        bad |= !r.contains(a, u64::from(SIZE)) || !a.is_multiple_of(u64::from(SIZE));
-    });
-    if bad {
-        return ld(c, i);
-    }
     let mut out = [0u64; 32];
     for_lanes(mask, |l| out[l] = r.load(addrs[l], SIZE));
     if c.race.is_some() {
@@ -131,18 +141,9 @@ pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mem_of(i)?;
     let addrs = lane_addrs(c, &m.addr);
     let mask = c.mask;
-    let first = addrs[mask.trailing_zeros() as usize];
-    let Some(r) = c.global.find(first, u64::from(SIZE)) else {
+    let Some(r) = global_region::<SIZE>(c.global, mask, &addrs) else {
         return st(c, i);
     };
-    let mut bad = false;
-    for_lanes(mask, |l| {
-        let a = addrs[l];
-        bad |= !r.contains(a, u64::from(SIZE)) || !a.is_multiple_of(u64::from(SIZE));
-    });
-    if bad {
-        return st(c, i);
-    }
     let vals = c.fetch(&m.srcs[0]);
     if let Some(t) = c.nc {
         for_lanes(mask, |l| t.write(c.nc_access(l, addrs[l]), SIZE));

@@ -29,6 +29,7 @@ use crate::launch::{self, ArgShape};
 use crate::triton_meta::{Applied, TritonMeta};
 
 mod buffers;
+mod emit_launch;
 mod options;
 
 pub(crate) use buffers::{
@@ -133,6 +134,10 @@ pub struct RunArgs {
     /// tensor map written generically and used without fence.proxy.tensormap::generic); off.
     #[arg(long, value_name = "on|off")]
     pub proxy_check: Option<String>,
+    /// Do not run: write the launch to DIR (`launch.txt`, `module.ptx`, `argN.bin`) for
+    /// `tools/gpu/launch_host.cu` to replay on a GPU (see `cmd_run/emit_launch.rs`).
+    #[arg(long, value_name = "DIR")]
+    pub emit_launch: Option<PathBuf>,
     /// SASS options (with `--isa sass`).
     #[command(flatten)]
     pub sass: crate::cmd_run_sass::SassOptions,
@@ -160,11 +165,16 @@ pub(crate) fn report_problems(report: &emu::exec::LaunchReport, context: &str) -
 /// # Errors
 /// None: refusals are reported here (exit status 2).
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
-    let result = foreign_flags(a).and_then(|()| match (a.isa.as_str(), &a.plan) {
-        ("sass", _) => crate::cmd_run_sass::run(a),
-        (_, Some(plan)) => crate::plan::run(a, plan),
-        _ => run_ptx(a),
-    });
+    let result = foreign_flags(a)
+        .and_then(|()| match &a.emit_launch {
+            Some(_) => emit_launch::refuse_unreplayable(a),
+            None => Ok(()),
+        })
+        .and_then(|()| match (a.isa.as_str(), &a.plan) {
+            ("sass", _) => crate::cmd_run_sass::run(a),
+            (_, Some(plan)) => crate::plan::run(a, plan),
+            _ => run_ptx(a),
+        });
     match result {
         Ok(code) => Ok(code),
         Err(e) => {
@@ -265,6 +275,22 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     }
     let shapes: Vec<ArgShape> = specs.iter().map(ArgShape::of).collect();
     launch::check_args(&loaded, kernel, &shapes)?;
+    if let Some(dir) = &a.emit_launch {
+        let cluster = a
+            .cluster
+            .as_deref()
+            .map(|c| shape(c, "cluster"))
+            .transpose();
+        let l = emit_launch::Launch {
+            file,
+            kernel,
+            grid,
+            block,
+            cluster: cluster.map_err(|e| launch::refuse("arguments", format!("{e:#}")))?,
+            shared_bytes,
+        };
+        return emit_launch::emit(dir, &l, &specs);
+    }
     let sets = a
         .sets
         .iter()

@@ -252,17 +252,44 @@ CUresult launch(const Plan& p, CUfunction fn, CUstream st, void** args, bool coo
     return cuLaunchKernelEx(&cfg, fn, args, nullptr);
 }
 
+CUresult jit(CUmodule* m, const std::string& ptx, char* log, size_t log_size) {
+    static char info[4096];
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
+                           CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void* vals[] = {log, reinterpret_cast<void*>(uintptr_t(log_size)), info,
+                    reinterpret_cast<void*>(uintptr_t(sizeof info))};
+    log[0] = 0;
+    return cuModuleLoadDataEx(m, ptx.c_str(), 4, opts, vals);
+}
+
+// Loads the module. A driver older than the PTX's `.version` refuses it
+// (CUDA_ERROR_UNSUPPORTED_PTX_VERSION); then the `.version` line is lowered step by step
+// (9.x, 8.x, 7.8) until the driver accepts the header, and stderr says so (a module that
+// really needs the newer ISA then fails to JIT, with its log).
 CUmodule load_module(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     if (!f) die(2, "cannot read " + path);
     std::string ptx((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    static char log[16384], info[4096];
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-                           CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-    void* vals[] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log)), info,
-                    reinterpret_cast<void*>(uintptr_t(sizeof info))};
+    static char log[16384];
     CUmodule m;
-    CUresult r = cuModuleLoadDataEx(&m, ptx.c_str(), 4, opts, vals);
+    CUresult r = jit(&m, ptx, log, sizeof log);
+    size_t at = ptx.find(".version ");
+    if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && at != std::string::npos) {
+        size_t end = ptx.find_first_of("\r\n", at);
+        std::string given = ptx.substr(at + 9, end - at - 9);
+        const char* tries[] = {"9.5", "9.4", "9.3", "9.2", "9.1", "9.0", "8.8", "8.7", "8.6",
+                               "8.5", "8.4", "8.3", "8.2", "8.1", "8.0", "7.8"};
+        for (const char* v : tries) {
+            if (atof(v) >= atof(given.c_str())) continue;
+            std::string lowered = ptx.substr(0, at + 9) + v + ptx.substr(end);
+            r = jit(&m, lowered, log, sizeof log);
+            if (r != CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+                fprintf(stderr, "launch_host: the driver refuses PTX ISA %s: .version lowered to %s\n",
+                        given.c_str(), v);
+                break;
+            }
+        }
+    }
     if (r != CUDA_SUCCESS) {
         fprintf(stderr, "launch_host: JIT log:\n%s\n", log);
         check(r, "cuModuleLoadDataEx (JIT of module.ptx)");

@@ -2,12 +2,13 @@
  * on a machine without a GPU: device memory is host memory, a launch does nothing (so each
  * buffer comes back as it went in), and a tensor map's 128 bytes are its parameters packed
  * (not the driver's layout). FAKE_CUDA_FAIL=launch makes launches fail; =hang makes kernels
- * never finish (to exercise the timeout).
+ * never finish (to exercise the timeout). FAKE_PTX_MAX=9.0 refuses PTX of a later .version.
  *
  * Build: gcc -shared -fPIC -I$CUDA_INCLUDE -o libcuda.so.1 fake_libcuda.c
  *        (and a libcuda.so link to it for the linker) */
 #include <cuda.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *fail(void) { const char *f = getenv("FAKE_CUDA_FAIL"); return f ? f : ""; }
@@ -31,7 +32,11 @@ CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {
 CUresult cuMemcpyHtoD(CUdeviceptr d, const void *s, size_t n) { memcpy((void *)d, s, n); return CUDA_SUCCESS; }
 CUresult cuMemcpyDtoH(void *d, CUdeviceptr s, size_t n) { memcpy(d, (void *)s, n); return CUDA_SUCCESS; }
 CUresult cuModuleLoadDataEx(CUmodule *m, const void *img, unsigned int n, CUjit_option *o, void **v) {
-    (void)img; (void)n; (void)o; (void)v; *m = (CUmodule)1; return CUDA_SUCCESS;
+    (void)n; (void)o; (void)v;
+    const char *max = getenv("FAKE_PTX_MAX"), *ver = strstr((const char *)img, ".version ");
+    if (max && ver && atof(ver + 9) > atof(max)) return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+    *m = (CUmodule)1;
+    return CUDA_SUCCESS;
 }
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) { (void)m; (void)name; *f = (CUfunction)1; return CUDA_SUCCESS; }
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) { (void)f; (void)a; (void)v; return CUDA_SUCCESS; }

@@ -177,7 +177,7 @@ grep -v '^\s*\(#\|$\)' tools/gpu/tmap_cases.txt | while IFS= read -r c; do
     fi
     rm -rf "$b.plan"
 done
-say "tensor-map cases: $(grep -l '^ok' "$WORK"/tmap_cases/*.status 2>/dev/null | wc -l) of $(ls "$WORK"/tmap_cases/*.txt 2>/dev/null | wc -l) encoded"
+say "tensor-map cases: $(grep -l '^ok' "$WORK"/tmap_cases/*.status 2>/dev/null | wc -l) of $(ls "$WORK"/tmap_cases/*.status 2>/dev/null | wc -l) encoded"
 
 # --- summary -------------------------------------------------------------------------
 {

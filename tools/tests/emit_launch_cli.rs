@@ -253,3 +253,68 @@ fn tmap_cases_are_accepted() {
     assert!(n >= 40, "{n} cases");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// The replay script end to end on a machine without a GPU: `launch_host.cu` built by NVCC
+/// (env `NVCC`, or on PATH) against `tools/gpu/fake/fake_libcuda.c` (device memory in host
+/// memory, launches that change nothing), every runnable fixture emitted and replayed, every
+/// tensor-map case encoded, and the record packed.
+#[test]
+#[ignore = "needs nvcc (NVCC); CI runs it with --include-ignored"]
+fn replay_script_runs_end_to_end_on_the_fake_driver() {
+    use std::process::Command;
+    let d = scratch("emit", "replay");
+    let nvcc = std::env::var_os("NVCC").unwrap_or_else(|| "nvcc".into());
+    let lib = d.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    let build = |args: &[&str]| {
+        let o = Command::new(&nvcc)
+            .current_dir(repo())
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("this test needs nvcc ({nvcc:?}): {e}"));
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    let so = lib.join("libcuda.so").display().to_string();
+    build(&[
+        "-shared",
+        "-Xcompiler",
+        "-fPIC",
+        "-o",
+        &so,
+        "tools/gpu/fake/fake_libcuda.c",
+    ]);
+    let host = d.join("launch_host").display().to_string();
+    build(&[
+        "-O2",
+        "-o",
+        &host,
+        "tools/gpu/launch_host.cu",
+        "-L",
+        &lib.display().to_string(),
+        "-lcuda",
+    ]);
+    let out = d.join("out");
+    let o = Command::new("bash")
+        .current_dir(repo())
+        .arg("tools/gpu/replay-fixtures.sh")
+        .arg(env!("CARGO_BIN_EXE_ptxemu"))
+        .arg(&out)
+        .env("LAUNCH_HOST", &host)
+        .env("LD_LIBRARY_PATH", &lib)
+        .env("WORK", d.join("work"))
+        .env("NVCC", &nvcc)
+        .output()
+        .unwrap();
+    let log = stderr(&o);
+    assert!(o.status.success(), "{log}");
+    assert!(log.contains("tensor-map cases: 40 of 40 encoded"), "{log}");
+    let summary = std::fs::read_to_string(out.join("summary.tsv")).unwrap();
+    let rows: Vec<&str> = summary.lines().skip(1).collect();
+    assert!(rows.len() > 200, "{} rows", rows.len());
+    assert!(rows.iter().all(|r| r.ends_with("\tok")), "{summary}");
+    let skipped = std::fs::read_to_string(out.join("skipped.tsv")).unwrap();
+    assert!(skipped.contains("PTX target sm_100a does not run on sm_90"));
+    assert!(skipped.contains("expects exit 1"));
+    assert!(out.join("replay.tar.gz").exists() && out.join("env.txt").exists());
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -24,6 +24,7 @@ pub mod inputs;
 pub mod judge;
 pub mod mma;
 pub mod mma_sm100;
+pub mod record;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -88,6 +89,8 @@ pub struct DifftestArgs {
     /// The target of the mma family's modules (scalar modules target sm_90).
     #[arg(long, value_enum, default_value_t = Arch::Sm80)]
     arch: Arch,
+    #[command(flatten)]
+    rec: record::RecordArgs,
 }
 
 /// A time limit: a finite number of seconds above zero.
@@ -285,6 +288,9 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     if a.per_module == 0 || a.count == 0 {
         bail!("--count and --per-module must be positive");
     }
+    if let Some(p) = &a.rec.replay {
+        return record::replay(p, &a.out);
+    }
     std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
     let src_path = a.out.join("difftest_host.cu");
     std::fs::write(&src_path, host::source())?;
@@ -300,7 +306,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
             })
             .collect()
     };
-    let input_of = |m: u64| case::inputs(a.family, kernel_seed(a.seed ^ 0xA11CE, m));
+    let input_of = |m: u64| record::inputs(a.family, a.rec.mma_inputs, a.seed, m);
     if a.gen_only {
         let ks: Vec<Case> = kernels_of(0).into_iter().map(|x| x.1).collect();
         std::fs::write(a.out.join("module0.ptx"), case::module(&ks, arch))?;
@@ -353,11 +359,17 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     let timed_out = AtomicBool::new(false);
     let work = a.out.join("work");
     std::fs::create_dir_all(&work)?;
+    let rec = a.rec.record.as_deref();
+    let rec = rec
+        .map(|p| {
+            record::Recorder::create(p, a.family, arch, a.seed, a.per_module, a.rec.mma_inputs)
+        })
+        .transpose()?;
     std::thread::scope(|s| {
         for w in 0..jobs {
             let (next, compared, mismatches, errors, host, work) =
                 (&next, &compared, &mismatches, &errors, &host, &work);
-            let within_bound = &within_bound;
+            let (within_bound, rec) = (&within_bound, &rec);
             let (kernels_of, input_of, timed_out) = (&kernels_of, &input_of, &timed_out);
             s.spawn(move || loop {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -397,6 +409,9 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
                     },
                 };
                 for (j, ((seed, case), e)) in ks.iter().zip(emu).enumerate() {
+                    if let (Some(r), Some(g)) = (rec, &gpu) {
+                        r.push(m * a.per_module + j as u64, *seed, case, &g[j]);
+                    }
                     let what = match (&e, gpu.as_ref().map(|g| &g[j])) {
                         (Err(msg), _) => Some(format!("ptxemu could not run it: {msg}")),
                         (Ok(out), Some(g)) => match case.compare(g, out) {
@@ -424,6 +439,9 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         }
     });
     let elapsed = t0.elapsed().as_secs_f64();
+    if let Some(r) = rec {
+        r.finish()?;
+    }
     let mut found = mismatches.into_inner().expect("lock");
     if timed_out.load(Ordering::Relaxed) && (compared.load(Ordering::Relaxed) as u64) < a.count {
         let _ = std::fs::remove_dir_all(&work);

@@ -41,14 +41,14 @@ fn text(o: &Output) -> String {
 fn every_recorded_library_outcome_is_allowed_by_ptx_v75() {
     for ext in ["log", "json"] {
         let logs = recorded("library", ext);
-        assert_eq!(logs.len(), 35);
+        assert_eq!(logs.len(), 36);
         let mut args = vec!["compare", "-q", "--tests", "litmus/tests/library"];
         args.extend(logs.iter().map(String::as_str));
         let o = ptxemu(&args);
         let t = text(&o);
         assert_eq!(o.status.code(), Some(0), "{t}");
         assert!(
-            t.contains("35 test(s) compared with ptx-v7.5: 0 with forbidden outcomes observed"),
+            t.contains("36 test(s) compared with ptx-v7.5: 0 with forbidden outcomes observed"),
             "{t}"
         );
     }

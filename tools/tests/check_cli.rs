@@ -1,16 +1,11 @@
 //! `ptxemu check`: exit 0 when every module is valid, 1 with located diagnostics otherwise, and
 //! never a crash, whatever the input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod fixture_common;
 
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use fixture_common::ptxemu_in_workspace as ptxemu;
+
+use std::path::PathBuf;
 
 fn scratch(name: &str, body: &[u8]) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ptxemu-check-{}", std::process::id()));

@@ -252,6 +252,20 @@ pub fn close(got: f64, want: f64, rtol: f64, atol: f64) -> bool {
     got == want || (got - want).abs() <= atol + rtol * want.abs()
 }
 
+/// The workspace root: many tests name their files relative to it.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// [`ptxemu`] run in the workspace root.
+pub fn ptxemu_in_workspace(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+        .current_dir(workspace())
+        .args(args)
+        .output()
+        .expect("ptxemu runs")
+}
+
 /// Runs the `ptxemu` binary under test with `args` and returns what it did.
 pub fn ptxemu(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_ptxemu"))

@@ -112,11 +112,7 @@ fn weak_hardware_outcomes_violate_sc_with_the_cycle_named() {
 }
 
 fn scratch(name: &str, body: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-compare-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let p = d.join(name);
-    std::fs::write(&p, body).unwrap();
-    p
+    fixture_common::scratch_file("compare", name, body)
 }
 
 #[test]

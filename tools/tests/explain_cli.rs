@@ -14,10 +14,7 @@ fn out(o: &Output) -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-explain-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    fixture_common::scratch("explain", name)
 }
 
 #[test]

@@ -14,10 +14,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-friction-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    fixture_common::scratch("friction", name)
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {

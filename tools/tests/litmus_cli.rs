@@ -8,11 +8,7 @@ use fixture_common::{ptxemu_in_workspace as ptxemu, stdout as text};
 use std::path::PathBuf;
 
 fn scratch(name: &str, body: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxemu-litmus-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, body).unwrap();
-    p
+    fixture_common::scratch_file("litmus-cli", name, body)
 }
 
 #[test]

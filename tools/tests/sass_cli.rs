@@ -9,11 +9,7 @@ use std::path::PathBuf;
 use std::process::Output;
 
 fn scratch(name: &str, body: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-sass-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let p = d.join(name);
-    std::fs::write(&p, body).unwrap();
-    p
+    fixture_common::scratch_file("sass", name, body)
 }
 
 fn json(o: &Output) -> serde_json::Value {

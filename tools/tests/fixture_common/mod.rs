@@ -22,6 +22,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
+/// `LISTED`, the given fixture names, and one `#[test] fn NAME` per name calling
+/// `RUN("NAME")`: `fixture_common::fixture_tests!(RUN: name, ...)`.
+#[allow(unused_macros)]
+macro_rules! fixture_tests {
+    ($run:ident: $($name:ident),* $(,)?) => {
+        const LISTED: &[&str] = &[$(stringify!($name)),*];
+        $(
+            #[test]
+            fn $name() { $run(stringify!($name)); }
+        )*
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use fixture_tests;
+
 /// The names of the folders in `dir`, sorted (one fixture each).
 pub fn folders(dir: &Path) -> Vec<String> {
     let mut out: Vec<String> = std::fs::read_dir(dir)
@@ -280,6 +295,16 @@ pub fn scratch(suite: &str, name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("scratch folder");
     d
+}
+
+/// Writes `body` to file `name` of the scratch folder of suite `suite` (one per test process,
+/// shared by its tests, not emptied); returns its path.
+pub fn scratch_file(suite: &str, name: &str, body: impl AsRef<[u8]>) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ptxemu-{suite}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("scratch folder");
+    let p = d.join(name);
+    std::fs::write(&p, body).expect("scratch file");
+    p
 }
 
 /// Standard error as text.

@@ -1,23 +1,14 @@
 //! `ptxemu check`: exit 0 when every module is valid, 1 with located diagnostics otherwise, and
 //! never a crash, whatever the input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod fixture_common;
 
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use fixture_common::ptxemu_in_workspace as ptxemu;
+
+use std::path::PathBuf;
 
 fn scratch(name: &str, body: &[u8]) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-check-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let p = d.join(name);
-    std::fs::write(&p, body).unwrap();
-    p
+    fixture_common::scratch_file("check", name, body)
 }
 
 const HEAD: &str = ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [p];\n";

@@ -3,16 +3,11 @@
 //! flag report nothing. Independent CTAs run on several host threads, so the tests also check
 //! that the report is the same from run to run.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod fixture_common;
 
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use fixture_common::ptxemu_in_workspace as ptxemu;
+
+use std::process::Output;
 
 fn run_grid(grid: &str, mode: &str, extra: &[&str]) -> Output {
     let mut args = vec![

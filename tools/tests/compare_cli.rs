@@ -2,20 +2,12 @@
 //! `litmus/hardware/` must contain no outcome `ptx-v7.5` forbids; under SC the weak outcomes
 //! they contain are reported with the violated axiom and its cycle.
 
+mod fixture_common;
+
+use fixture_common::{ptxemu_in_workspace as ptxemu, workspace as root};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap()
-}
+use std::process::Output;
 
 fn recorded(folder: &str, ext: &str) -> Vec<String> {
     let dir = root().join("litmus/hardware/nvidia-h100").join(folder);
@@ -120,11 +112,7 @@ fn weak_hardware_outcomes_violate_sc_with_the_cycle_named() {
 }
 
 fn scratch(name: &str, body: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-compare-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let p = d.join(name);
-    std::fs::write(&p, body).unwrap();
-    p
+    fixture_common::scratch_file("compare", name, body)
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //! output for `conv.cu`; the expected images come from numpy (`reference.py`, rounding like
 //! the kernel), and must match bit for bit. `make.sh` regenerates them.
 
+mod fixture_common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -12,10 +14,7 @@ fn data() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-conv-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    fixture_common::scratch("conv", name)
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {

@@ -3,20 +3,23 @@
 //! made to corrupt kernels containing one instruction, the mismatches are found and shrunk to
 //! that instruction.
 
+mod fixture_common;
+
+use fixture_common::{assert_exit, ptxemu};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .args(args)
-        .output()
-        .unwrap()
+fn scratch(name: &str) -> PathBuf {
+    fixture_common::scratch("difftest", name)
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-difftest-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+/// `ptxemu difftest ARGS --out DIR`.
+fn difftest(out: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["difftest"];
+    all.extend_from_slice(args);
+    all.extend(["--out", out.to_str().expect("UTF-8 path")]);
+    ptxemu(&all)
 }
 
 fn summary(dir: &Path) -> serde_json::Value {
@@ -26,22 +29,8 @@ fn summary(dir: &Path) -> serde_json::Value {
 #[test]
 fn emu_only_runs_every_kernel() {
     let d = scratch("emu");
-    let o = ptxemu(&[
-        "difftest",
-        "--emu-only",
-        "--count",
-        "500",
-        "--per-module",
-        "64",
-        "--out",
-        d.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
+    let o = difftest(&d, &["--emu-only", "--count", "500", "--per-module", "64"]);
+    assert_exit(&o, 0);
     let s = summary(&d);
     assert_eq!(s["kernels"], 500);
     assert_eq!(s["mismatches"], 0);
@@ -52,42 +41,29 @@ fn an_agreeing_host_gives_no_mismatch_and_a_corrupting_one_is_caught_and_shrunk(
     let exe = env!("CARGO_BIN_EXE_ptxemu");
     let d = scratch("agree");
     let host = format!("{exe} difftest-host");
-    let o = ptxemu(&[
-        "difftest",
-        "--count",
-        "120",
-        "--per-module",
-        "40",
-        "--host",
-        &host,
-        "--out",
-        d.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
+    let o = difftest(
+        &d,
+        &["--count", "120", "--per-module", "40", "--host", &host],
     );
+    assert_exit(&o, 0);
     assert_eq!(summary(&d)["kernels"], 120);
 
     let d = scratch("corrupt");
     let host = format!("{exe} difftest-host --perturb popc.b32");
-    let o = ptxemu(&[
-        "difftest",
-        "--count",
-        "120",
-        "--per-module",
-        "40",
-        "--max-shrink",
-        "2",
-        "--host",
-        &host,
-        "--out",
-        d.to_str().unwrap(),
-    ]);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{out}");
+    let o = difftest(
+        &d,
+        &[
+            "--count",
+            "120",
+            "--per-module",
+            "40",
+            "--max-shrink",
+            "2",
+            "--host",
+            &host,
+        ],
+    );
+    assert_exit(&o, 1);
     let s = summary(&d);
     assert!(s["mismatches"].as_u64().unwrap() > 0);
     let saved = s["saved"].as_array().unwrap();
@@ -120,15 +96,8 @@ fn an_agreeing_host_gives_no_mismatch_and_a_corrupting_one_is_caught_and_shrunk(
 #[test]
 fn gen_only_writes_the_host_program() {
     let d = scratch("gen");
-    let o = ptxemu(&[
-        "difftest",
-        "--gen-only",
-        "--count",
-        "10",
-        "--out",
-        d.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0));
+    let o = difftest(&d, &["--gen-only", "--count", "10"]);
+    assert_exit(&o, 0);
     let host = std::fs::read_to_string(d.join("difftest_host.cu")).unwrap();
     assert!(host.contains("cuModuleLoadDataEx") && host.contains("#define FRAME 128"));
     let ptx = std::fs::read_to_string(d.join("module0.ptx")).unwrap();
@@ -140,15 +109,8 @@ fn gen_only_writes_the_host_program() {
 #[ignore = "needs nvcc (NVCC); CI runs it with --include-ignored"]
 fn the_host_program_compiles_with_nvcc() {
     let d = scratch("nvcc");
-    let o = ptxemu(&[
-        "difftest",
-        "--gen-only",
-        "--count",
-        "10",
-        "--out",
-        d.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0));
+    let o = difftest(&d, &["--gen-only", "--count", "10"]);
+    assert_exit(&o, 0);
     let nvcc = std::env::var_os("NVCC").unwrap_or_else(|| "nvcc".into());
     let out = Command::new(&nvcc)
         .args(["-c", "-o"])
@@ -236,17 +198,8 @@ fn the_gpu_batch_script_records_environment_summary_and_mismatches() {
 #[test]
 fn zero_jobs_means_all_cores_and_bad_limits_are_refused() {
     let d = scratch("jobs0");
-    let o = ptxemu(&[
-        "difftest",
-        "--emu-only",
-        "--count",
-        "20",
-        "--jobs",
-        "0",
-        "--out",
-        d.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0));
+    let o = difftest(&d, &["--emu-only", "--count", "20", "--jobs", "0"]);
+    assert_exit(&o, 0);
     assert_eq!(summary(&d)["kernels"], 20);
     for bad in [
         ["--time-limit", "-1"],
@@ -255,14 +208,7 @@ fn zero_jobs_means_all_cores_and_bad_limits_are_refused() {
         ["--time-limit", "0"],
         ["--count", "0"],
     ] {
-        let o = ptxemu(&[
-            "difftest",
-            "--emu-only",
-            bad[0],
-            bad[1],
-            "--out",
-            d.to_str().unwrap(),
-        ]);
+        let o = difftest(&d, &["--emu-only", bad[0], bad[1]]);
         assert_eq!(o.status.code(), Some(2), "{bad:?} was accepted");
     }
 }
@@ -272,26 +218,21 @@ fn zero_jobs_means_all_cores_and_bad_limits_are_refused() {
 fn the_mma_family_runs_on_ptxemu_for_sm80_and_sm90a() {
     for arch in ["sm_80", "sm_90a"] {
         let d = scratch(&format!("mma-{arch}"));
-        let o = ptxemu(&[
-            "difftest",
-            "--family",
-            "mma",
-            "--arch",
-            arch,
-            "--emu-only",
-            "--count",
-            "300",
-            "--per-module",
-            "100",
-            "--out",
-            d.to_str().unwrap(),
-        ]);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stdout)
+        let o = difftest(
+            &d,
+            &[
+                "--family",
+                "mma",
+                "--arch",
+                arch,
+                "--emu-only",
+                "--count",
+                "300",
+                "--per-module",
+                "100",
+            ],
         );
+        assert_exit(&o, 0);
         let s = summary(&d);
         assert_eq!(
             (s["kernels"].as_u64(), s["mismatches"].as_u64()),
@@ -308,26 +249,21 @@ fn the_mma_family_runs_on_ptxemu_for_sm80_and_sm90a() {
 #[test]
 fn the_mma_family_runs_on_ptxemu_for_sm100a() {
     let d = scratch("mma-sm_100a");
-    let o = ptxemu(&[
-        "difftest",
-        "--family",
-        "mma",
-        "--arch",
-        "sm_100a",
-        "--emu-only",
-        "--count",
-        "200",
-        "--per-module",
-        "100",
-        "--out",
-        d.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
+    let o = difftest(
+        &d,
+        &[
+            "--family",
+            "mma",
+            "--arch",
+            "sm_100a",
+            "--emu-only",
+            "--count",
+            "200",
+            "--per-module",
+            "100",
+        ],
     );
+    assert_exit(&o, 0);
     let s = summary(&d);
     assert_eq!(
         (s["kernels"].as_u64(), s["mismatches"].as_u64()),
@@ -344,30 +280,25 @@ fn mma_outputs_are_judged_exactly_for_moves_and_within_a_bound_for_floats() {
     let run = |name: &str, perturb: &str| {
         let d = scratch(name);
         let host = format!("{exe} difftest-host --perturb {perturb}");
-        let o = ptxemu(&[
-            "difftest",
-            "--family",
-            "mma",
-            "--arch",
-            "sm_90a",
-            "--count",
-            "200",
-            "--per-module",
-            "100",
-            "--host",
-            &host,
-            "--out",
-            d.to_str().unwrap(),
-        ]);
+        let o = difftest(
+            &d,
+            &[
+                "--family",
+                "mma",
+                "--arch",
+                "sm_90a",
+                "--count",
+                "200",
+                "--per-module",
+                "100",
+                "--host",
+                &host,
+            ],
+        );
         (o, d)
     };
     let (o, d) = run("mma-float", ".row.col.f32.f16.f16.f32");
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
+    assert_exit(&o, 0);
     let s = summary(&d);
     assert_eq!(s["mismatches"], 0);
     assert!(s["within_bound"].as_u64().unwrap() > 0, "{s}");
@@ -375,12 +306,7 @@ fn mma_outputs_are_judged_exactly_for_moves_and_within_a_bound_for_floats() {
     assert!(first.contains("thread 0 word 0"), "{first}");
 
     let (o, d) = run("mma-move", "ldmatrix");
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
+    assert_exit(&o, 1);
     let s = summary(&d);
     assert!(s["mismatches"].as_u64().unwrap() > 0, "{s}");
     let base = s["saved"][0].as_str().unwrap();
@@ -401,21 +327,21 @@ fn cuda_tool(name: &str) -> std::ffi::OsString {
 fn mma_modules_assemble_with_ptxas_and_the_host_compiles_for_sm80_and_sm90a() {
     for arch in ["sm_80", "sm_90a"] {
         let d = scratch(&format!("mma-ptxas-{arch}"));
-        let o = ptxemu(&[
-            "difftest",
-            "--family",
-            "mma",
-            "--arch",
-            arch,
-            "--gen-only",
-            "--count",
-            "400",
-            "--per-module",
-            "400",
-            "--out",
-            d.to_str().unwrap(),
-        ]);
-        assert_eq!(o.status.code(), Some(0));
+        let o = difftest(
+            &d,
+            &[
+                "--family",
+                "mma",
+                "--arch",
+                arch,
+                "--gen-only",
+                "--count",
+                "400",
+                "--per-module",
+                "400",
+            ],
+        );
+        assert_exit(&o, 0);
         let ptx = std::fs::read_to_string(d.join("module0.ptx")).unwrap();
         for needle in [
             "mma.sync",

@@ -1,20 +1,12 @@
 //! `ptxemu explain`: words, pictures, pages, the tutorial's freshness, and a real browser
 //! rendering a page.
 
-use std::path::{Path, PathBuf};
+mod fixture_common;
+
+use fixture_common::{ptxemu_in_workspace as ptxemu, workspace as root};
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn out(o: &Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -22,10 +14,7 @@ fn out(o: &Output) -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-explain-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    fixture_common::scratch("explain", name)
 }
 
 #[test]

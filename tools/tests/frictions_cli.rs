@@ -3,37 +3,18 @@
 //! `--json` on refusals, flags of the other instruction set, the README's set-up and its
 //! hardware counts, and articles before type names.
 
+mod fixture_common;
+
+use fixture_common::{ptxemu_in_workspace as ptxemu, stderr, stdout, workspace as root};
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .expect("ptxemu runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-friction-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    fixture_common::scratch("friction", name)
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {

@@ -3,7 +3,7 @@
 
 mod fixture_common;
 
-use fixture_common::{ptxemu, stderr};
+use fixture_common::{assert_exit, assert_stderr_has, ptxemu, stderr};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -202,7 +202,7 @@ fn explain_html_on_a_folder_recurses_like_litmus() {
         out.to_str().unwrap(),
         d.join("tests").to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     assert!(out.join("sub-2+2W+rel.html").is_file());
 }
 
@@ -229,11 +229,7 @@ fn readers_check_the_size_before_reading() {
     );
     let o = ptxemu(&["run", &f, "--kernel", "k", "--arg", "u32[4]:file=/dev/zero"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("yields more than 16 bytes"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "yields more than 16 bytes");
     let big = write(&d, "big.bin", "");
     std::fs::File::options()
         .write(true)
@@ -250,11 +246,7 @@ fn readers_check_the_size_before_reading() {
         &format!("u32[4]:file={big}"),
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("has 8589934592 bytes but 16 are expected"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "has 8589934592 bytes but 16 are expected");
 }
 
 #[test]
@@ -273,13 +265,9 @@ fn explain_takes_timeout_with_litmus_semantics() {
     );
     let started = std::time::Instant::now();
     let o = ptxemu(&["explain", "--timeout", "0.5", &f]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("stopped by --timeout 0.5"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit(&o, 3);
+    assert_stderr_has(&o, "stopped by --timeout 0.5");
     assert!(started.elapsed().as_secs() < 30);
     let o = ptxemu(&["explain", "--timeout", "nan", &f]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
 }

@@ -5,7 +5,7 @@
 
 mod fixture_common;
 
-use fixture_common::{ptxemu, stderr, write_file as write};
+use fixture_common::{assert_exit, assert_stderr_has, ptxemu, stderr, write_file as write};
 
 use std::path::{Path, PathBuf};
 
@@ -56,7 +56,7 @@ fn a_dump_that_cannot_be_written_does_not_hide_the_fault() {
         "--dump",
         &bad,
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
 }
 
 #[test]
@@ -77,8 +77,8 @@ fn max_steps_bounds_the_whole_launch() {
         "--max-steps",
         "10",
     ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("raise --max-steps"), "{}", stderr(&o));
+    assert_exit(&o, 1);
+    assert_stderr_has(&o, "raise --max-steps");
 }
 
 #[test]
@@ -96,26 +96,16 @@ fn scalar_arguments_are_checked_against_the_parameter_type() {
     };
     let o = run("f32:1.5", "f32:1", "u32:0");
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o)
-            .contains("argument 0: an f32 is given for parameter 0 `n` of `k`, which is .u32"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        "argument 0: an f32 is given for parameter 0 `n` of `k`, which is .u32",
     );
     let o = run("u32:1", "u32:1", "u32:0");
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("parameter 1 `x` of `k`, which is .f32"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "parameter 1 `x` of `k`, which is .f32");
     let o = run("u32:1", "f32:1e99999", "u32:0");
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("out of the f32 range"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "out of the f32 range");
     for ok in [
         ("s32:-1", "f32:inf", "f32:2"),
         ("u32:1", "0f3F800000", "b32:1"),
@@ -163,10 +153,10 @@ fn sixteen_bit_float_arguments_are_checked_and_stored() {
     };
     // 0.1 rounds to 0x2E66 as f16 and 0x3DCD as bf16 (numpy; tools/tests/data/f16_args).
     let o = run("f16:0.1", "bf16:0.1");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     assert_eq!(std::fs::read(&out).unwrap(), [0x66, 0x2E, 0xCD, 0x3D]);
     let o = run("f16:0x3C00", "bf16:-inf");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     assert_eq!(std::fs::read(&out).unwrap(), [0x00, 0x3C, 0x80, 0xFF]);
     for (h, g, why) in [
         (
@@ -210,7 +200,7 @@ fn runaway_recursion_stops_at_the_call_depth_limit_with_the_flag_named() {
     let f = runaway_recursion(&d);
     let t = std::time::Instant::now();
     let o = ptxemu(&["run", &f, "--kernel", "k", "--block", "64"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_exit(&o, 1);
     let e = stderr(&o);
     assert!(
         e.contains("call depth 1025 exceeds the limit of 1024 nested calls")
@@ -220,15 +210,11 @@ fn runaway_recursion_stops_at_the_call_depth_limit_with_the_flag_named() {
     );
     assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
     let o = ptxemu(&["run", &f, "--kernel", "k", "--max-call-depth", "7"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("call depth 8 exceeds the limit of 7"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit(&o, 1);
+    assert_stderr_has(&o, "call depth 8 exceeds the limit of 7");
     // A SASS run has no calls: the flag is refused there, not ignored.
     let o = ptxemu(&["run", &f, "--isa", "sass", "--max-call-depth", "7"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
 }
 
 #[test]
@@ -237,7 +223,7 @@ fn deep_recursion_with_big_frames_is_a_stack_overflow_counting_registers() {
     let f = runaway_recursion(&d);
     // With the depth limit lifted, the lane's 16 MiB (frames and registers) stops it.
     let o = ptxemu(&["run", &f, "--kernel", "k", "--max-call-depth", "4000000000"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_exit(&o, 1);
     let e = stderr(&o);
     assert!(
         e.contains("stack overflow: call depth") && e.contains("of registers"),
@@ -278,7 +264,7 @@ fn zero_buffers_cost_nothing_until_touched() {
         "--memory-limit",
         "64G",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     assert!(t.elapsed().as_secs_f64() < 4.0, "{:?}", t.elapsed());
 }
 
@@ -298,7 +284,7 @@ fn memory_limit_refuses_a_run_past_it_with_the_total_and_the_biggest_part() {
         "--memory-limit",
         "4M",
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     let e = stderr(&o);
     // 4 MiB of buffer and the 8 MiB heap (plus its 4 KiB workspace) and the frames.
     assert!(
@@ -321,12 +307,8 @@ fn memory_limit_refuses_a_run_past_it_with_the_total_and_the_biggest_part() {
         "--memory-limit",
         "32M",
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("the biggest part is argument 0: 67108864 bytes"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit(&o, 2);
+    assert_stderr_has(&o, "the biggest part is argument 0: 67108864 bytes");
     let o = ptxemu(&[
         "run",
         &f,
@@ -339,7 +321,7 @@ fn memory_limit_refuses_a_run_past_it_with_the_total_and_the_biggest_part() {
         "--memory-limit",
         "1G",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     for bad in ["1X", "-5", "G", "1.5G"] {
         let l = format!("--memory-limit={bad}");
         let o = ptxemu(&[
@@ -354,7 +336,7 @@ fn memory_limit_refuses_a_run_past_it_with_the_total_and_the_biggest_part() {
             &l,
         ]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
-        assert!(stderr(&o).contains("--memory-limit"), "{}", stderr(&o));
+        assert_stderr_has(&o, "--memory-limit");
     }
     // SASS runs and plans are held to it too.
     let s = write(&d, "x.sass", "EXIT;\n");
@@ -368,7 +350,7 @@ fn memory_limit_refuses_a_run_past_it_with_the_total_and_the_biggest_part() {
         "--memory-limit",
         "1G",
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
     let plan = write(
         &d,
         "plan.json",
@@ -378,8 +360,8 @@ fn memory_limit_refuses_a_run_past_it_with_the_total_and_the_biggest_part() {
         ),
     );
     let o = ptxemu(&["run", "--plan", &plan, "--memory-limit", "512M"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("1073741824 bytes"), "{}", stderr(&o));
+    assert_exit(&o, 2);
+    assert_stderr_has(&o, "1073741824 bytes");
 }
 
 #[test]
@@ -411,7 +393,7 @@ fn a_large_global_array_costs_nothing_until_touched() {
         "--dump",
         &dump,
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     assert_eq!(std::fs::read(&out).unwrap(), 42u32.to_le_bytes());
     assert!(t.elapsed().as_secs_f64() < 10.0, "{:?}", t.elapsed());
 }
@@ -440,10 +422,6 @@ fn a_parse_error_is_reported_before_a_missing_kernel() {
         &format!("{HEADER}.visible .entry k()\n{{\n  ret;\n}}\n"),
     );
     let o = ptxemu(&["run", &f]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--kernel NAME is required"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit(&o, 2);
+    assert_stderr_has(&o, "--kernel NAME is required");
 }

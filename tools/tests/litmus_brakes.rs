@@ -3,15 +3,12 @@
 //! runs as without them; `--liveness` runs obey them too; splitting one test over `--jobs`
 //! threads gives the same answer.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod fixture_common;
 
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use fixture_common::{ptxemu, stderr};
+
+use std::path::PathBuf;
+use std::process::Output;
 
 /// The family of issue 21: `n` threads in different CTAs each write x twice and read it twice.
 fn family(n: usize) -> PathBuf {
@@ -34,10 +31,6 @@ fn family(n: usize) -> PathBuf {
     let p = dir.join(format!("family{n}.litmus"));
     std::fs::write(&p, s).unwrap();
     p
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

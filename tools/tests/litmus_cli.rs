@@ -1,31 +1,14 @@
 //! The `ptxemu litmus` command-line contract: herd7 text, JSON lines, expectation CSVs,
 //! liveness, models, recursion into folders, and errors with file:line:col.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod fixture_common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use fixture_common::{ptxemu_in_workspace as ptxemu, stdout as text};
 
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use std::path::PathBuf;
 
 fn scratch(name: &str, body: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ptxemu-litmus-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, body).unwrap();
-    p
+    fixture_common::scratch_file("litmus-cli", name, body)
 }
 
 #[test]

@@ -28,17 +28,8 @@ fn run(name: &str) {
     }
 }
 
-macro_rules! fixtures {
-    ($($name:ident),* $(,)?) => {
-        const LISTED: &[&str] = &[$(stringify!($name)),*];
-        $(
-            #[test]
-            fn $name() { run(stringify!($name)); }
-        )*
-    };
-}
-
-fixtures!(
+fixture_common::fixture_tests!(
+    run:
     b1_popc,
     b8_sm100,
     bf16_m16n8k8,

@@ -5,7 +5,7 @@
 
 mod fixture_common;
 
-use fixture_common::{ptxemu, stderr};
+use fixture_common::{assert_exit, assert_stderr_has, ptxemu, stderr};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -185,7 +185,7 @@ fn bad_sets_are_refused_naming_the_variable_and_sizes() {
         "s_tmp=/dev/null",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("`s_tmp`"), "{}", stderr(&o));
+    assert_stderr_has(&o, "`s_tmp`");
 }
 
 // ---- --plan ----------------------------------------------------------------------------
@@ -279,7 +279,7 @@ fn while_nonzero_stops_at_max_naming_round_and_buffer() {
     let d = scratch("max");
     let p = write_plan(&d, "p.json", &plan_text(&d, 2));
     let o = ptxemu(&["run", "--plan", path(&p), "--json"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_exit(&o, 1);
     let e = stderr(&o);
     assert!(
         e.contains("step 3") && e.contains("`flag`") && e.contains("max 2"),
@@ -313,7 +313,7 @@ fn a_fault_in_the_second_launch_names_step_and_launch() {
     );
     // The module comes from the command line here (the plan names none).
     let o = ptxemu(&["run", path(&ptx()), "--plan", path(&p), "--json"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_exit(&o, 1);
     let e = stderr(&o);
     assert!(
         e.contains("plan step 1.0, round 0, launch 1: out-of-bounds"),
@@ -430,7 +430,7 @@ fn plan_flags_of_single_launches_are_refused() {
     let p = write_plan(&d, "p.json", &plan_text(&d, 10));
     let o = ptxemu(&["run", "--plan", path(&p), "--kernel", "inc"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--kernel"), "{}", stderr(&o));
+    assert_stderr_has(&o, "--kernel");
     assert!(!d.join("acc.bin").exists());
 }
 
@@ -448,7 +448,7 @@ fn an_inline_buffer_lives_for_one_launch() {
             { "launch": { "kernel": "oob", "grid": "1", "block": "1", "args": ["u32[4]:zero"] } } ] }"#,
     );
     let o = ptxemu(&["run", "--plan", path(&p), "--json"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_exit(&o, 1);
     let j = json(&o);
     for r in 0..3 {
         assert_eq!(j["launches"][r]["round"], r as u64);

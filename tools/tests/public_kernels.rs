@@ -10,6 +10,8 @@
 //! for floats; bytes must be equal otherwise), optional `exit` (default 0), `stdout` (a file of
 //! the expected printed text) and `stderr_contains`.
 
+mod fixture_common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -124,18 +126,9 @@ fn run_public(name: &str) {
     std::fs::remove_dir_all(&cwd).ok();
 }
 
-macro_rules! public_kernels {
-    ($($name:ident),* $(,)?) => {
-        const LISTED: &[&str] = &[$(stringify!($name)),*];
-        $(
-            #[test]
-            fn $name() { run_public(stringify!($name)); }
-        )*
-    };
-}
-
 // One line per folder of tests/fixtures/public/, in alphabetical order.
-public_kernels!(
+fixture_common::fixture_tests!(
+    run_public:
     cuda_samples_aligned_types,
     cuda_samples_binary_partition_cg,
     cuda_samples_binomial_options,

@@ -4,20 +4,15 @@
 //! race-free kernels are silent with exit status 0, on the default schedule and on random
 //! ones.
 
+mod fixture_common;
+
+use fixture_common::ptxemu_in_workspace as ptxemu;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value as Json;
 
 const DIR: &str = "tests/fixtures/race_kernels";
-
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 /// A fixture launch: file, kernel, grid, block and arguments.
 fn launch(file: &str, kernel: &str) -> Vec<String> {

@@ -9,6 +9,8 @@
 //! `cp.async` waits or atomics, so any race reported here is a detector bug. Fixtures whose
 //! manifests expect a fault (exit status ≠ 0) are skipped: their launch stops early.
 
+mod fixture_common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -133,31 +135,13 @@ fn race_free(mut cmd: Command) -> Option<String> {
     ))
 }
 
-/// The command of a `manifest.json` fixture (`fixture_common`'s format), or `None` when the
-/// manifest expects a fault.
+/// The command of a `manifest.json` fixture, launched as its own test launches it, or `None`
+/// when the manifest expects a fault.
 fn manifest_command(dir: &Path, ptx: &Path, m: &Value) -> Option<Command> {
     if m["exit"].as_i64().unwrap_or(0) != 0 {
         return None;
     }
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxemu"));
-    cmd.arg("run").arg(ptx);
-    for k in ["kernel", "grid", "block"] {
-        if let Some(v) = m[k].as_str() {
-            cmd.arg(format!("--{k}")).arg(v);
-        }
-    }
-    if let Some(n) = m["shared_bytes"].as_u64() {
-        cmd.args(["--shared-bytes", &n.to_string()]);
-    }
-    for f in m["flags"].as_array().cloned().unwrap_or_default() {
-        cmd.arg(f.as_str().expect("flag"));
-    }
-    for a in m["args"].as_array().expect("args") {
-        let spec = a.as_str().expect("arg spec");
-        cmd.arg("--arg")
-            .arg(spec.replace("file=", &format!("file={}/", dir.display())));
-    }
-    Some(cmd)
+    Some(fixture_common::launch_command(dir, ptx, m))
 }
 
 /// Checks every folder of `family` with the PTX files `ptx_of` names for it.
@@ -268,17 +252,8 @@ fn triton_kernels_are_race_free() {
             if !ptx.exists() {
                 continue;
             }
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_ptxemu"));
-            cmd.arg("run")
-                .arg(&ptx)
-                .args(["--grid", m["grid"].as_str().expect("grid")]);
-            for a in m["args"].as_array().expect("args") {
-                let spec = a.as_str().expect("arg");
-                cmd.arg("--arg")
-                    .arg(spec.replace("file=", &format!("file={}/", dir.display())));
-            }
             ran += 1;
-            bad.extend(race_free(cmd));
+            bad.extend(race_free(fixture_common::launch_command(&dir, &ptx, &m)));
         }
     }
     assert!(

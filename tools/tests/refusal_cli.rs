@@ -2,18 +2,14 @@
 //! reports every such instruction, `run` refuses only the kernel that needs one (naming the
 //! construct, its line and the kernel) and runs the others.
 
+mod fixture_common;
+
+use fixture_common::ptxemu;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 fn ptx() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/refusal/two_kernels.ptx")
-}
-
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .args(args)
-        .output()
-        .expect("ptxemu runs")
 }
 
 #[test]

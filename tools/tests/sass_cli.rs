@@ -1,23 +1,15 @@
 //! `ptxemu run --isa sass` and `ptxemu check --isa sass`: programs end to end with the PTX
 //! argument and dump interface, registers in `--json`, errors reported or fatal.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod fixture_common;
 
-fn ptxemu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use fixture_common::ptxemu_in_workspace as ptxemu;
+
+use std::path::PathBuf;
+use std::process::Output;
 
 fn scratch(name: &str, body: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptxemu-sass-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let p = d.join(name);
-    std::fs::write(&p, body).unwrap();
-    p
+    fixture_common::scratch_file("sass", name, body)
 }
 
 fn json(o: &Output) -> serde_json::Value {

@@ -28,17 +28,8 @@ fn run(name: &str) {
     }
 }
 
-macro_rules! fixtures {
-    ($($name:ident),* $(,)?) => {
-        const LISTED: &[&str] = &[$(stringify!($name)),*];
-        $(
-            #[test]
-            fn $name() { run(stringify!($name)); }
-        )*
-    };
-}
-
-fixtures!(
+fixture_common::fixture_tests!(
+    run:
     block3d,
     cp_128x256b,
     cp_4x256b,

@@ -15,7 +15,7 @@
 //!
 //! Every fixture runs; the expected outputs come from numpy on the same inputs.
 
-mod manifest_run;
+mod fixture_common;
 
 use std::path::{Path, PathBuf};
 
@@ -24,14 +24,14 @@ fn root() -> PathBuf {
 }
 
 fn triton(name: &str) {
-    let report = manifest_run::run(&root(), &root().join("triton_runs").join(name));
+    let report = fixture_common::run(&root(), &root().join("triton_runs").join(name));
     let meta = &report["triton_metadata"];
     assert_eq!(meta["block"], true, "block from the metadata: {meta}");
     assert_eq!(report["shared_bytes"], meta["shared"]);
 }
 
 fn cuda(name: &str) {
-    manifest_run::run(&root(), &root().join("cuda").join(name));
+    fixture_common::run(&root(), &root().join("cuda").join(name));
 }
 
 fn cuda_pair(name: &str) {
@@ -100,13 +100,13 @@ fn every_fixture_is_listed() {
         v
     };
     assert_eq!(
-        manifest_run::listed_on_disk(&root().join("triton_runs")),
+        fixture_common::listed_on_disk(&root().join("triton_runs")),
         sorted(TRITON)
     );
     let mut cuda: Vec<&str> = CUDA.to_vec();
     cuda.extend_from_slice(CUDA_PAIR);
     assert_eq!(
-        manifest_run::listed_on_disk(&root().join("cuda")),
+        fixture_common::listed_on_disk(&root().join("cuda")),
         sorted(&cuda)
     );
 }

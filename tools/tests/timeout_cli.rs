@@ -6,7 +6,7 @@
 
 mod fixture_common;
 
-use fixture_common::{ptxemu, stderr};
+use fixture_common::{assert_exit, assert_stderr_has, ptxemu, stderr};
 
 use std::path::PathBuf;
 
@@ -48,7 +48,7 @@ fn run_timeout_stops_an_endless_kernel_with_the_counts_and_no_dump() {
         "--timeout",
         "0.5",
     ]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_exit(&o, 3);
     assert!(t.elapsed().as_secs_f64() < 30.0);
     let e = stderr(&o);
     assert!(
@@ -70,7 +70,7 @@ fn run_timeout_stops_an_endless_kernel_with_the_counts_and_no_dump() {
         "--timeout",
         "0.5",
     ]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_exit(&o, 3);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["stopped_by_timeout"], true);
     assert_eq!(v["buffers"], serde_json::json!([]));
@@ -88,7 +88,7 @@ fn run_timeout_refuses_what_is_not_a_duration() {
         let t = format!("--timeout={bad}");
         let o = ptxemu(&["run", &f, "--kernel", "spin", "--arg", "u32[1]:zero", &t]);
         assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
-        assert!(stderr(&o).contains("--timeout"), "{}", stderr(&o));
+        assert_stderr_has(&o, "--timeout");
     }
 }
 
@@ -121,7 +121,7 @@ fn sass_timeout_stops_an_endless_program_with_exit_3_and_no_dump() {
         "--timeout",
         "0.5",
     ]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_exit(&o, 3);
     assert!(t.elapsed().as_secs_f64() < 30.0);
     let e = stderr(&o);
     assert!(
@@ -131,7 +131,7 @@ fn sass_timeout_stops_an_endless_program_with_exit_3_and_no_dump() {
     assert!(!dump.exists(), "a stopped launch dumps nothing");
     // The same validator as PTX runs.
     let o = ptxemu(&["run", &f, "--isa", "sass", "--timeout", "-1"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
 }
 
 #[test]
@@ -161,7 +161,7 @@ fn plan_timeout_stops_the_whole_plan_with_exit_3() {
     let p = plan.display().to_string();
     let t = std::time::Instant::now();
     let o = ptxemu(&["run", "--plan", &p, "--timeout", "0.5"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_exit(&o, 3);
     assert!(t.elapsed().as_secs_f64() < 30.0);
     let e = stderr(&o);
     assert!(
@@ -172,7 +172,7 @@ fn plan_timeout_stops_the_whole_plan_with_exit_3() {
     );
     assert!(!dump.exists(), "the steps after the stop do not run");
     let o = ptxemu(&["run", "--plan", &p, "--timeout", "0.5", "--json"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_exit(&o, 3);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["error"]["kind"], "timeout");
     // A repeat of quick launches is stopped between launches.
@@ -186,12 +186,8 @@ fn plan_timeout_stops_the_whole_plan_with_exit_3() {
     )
     .unwrap();
     let o = ptxemu(&["run", "--plan", &p, "--timeout", "0.5"]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("plan stopped by --timeout 0.5s at step 0.0, round "),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit(&o, 3);
+    assert_stderr_has(&o, "plan stopped by --timeout 0.5s at step 0.0, round ");
 }
 
 #[test]
@@ -216,7 +212,7 @@ fn a_run_that_finishes_within_its_timeout_is_unchanged_and_draws_no_progress_off
         "--timeout",
         "60",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     assert!(o.stderr.is_empty(), "{}", stderr(&o));
     let o = ptxemu(&[
         "run",
@@ -228,7 +224,7 @@ fn a_run_that_finishes_within_its_timeout_is_unchanged_and_draws_no_progress_off
         "--timeout",
         "2.5",
     ]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_exit(&o, 3);
     let e = stderr(&o);
     assert!(
         !e.contains("CTAs/s"),
@@ -253,7 +249,7 @@ fn difftest_timeout_stops_without_a_verdict() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_exit(&o, 3);
     let e = stderr(&o);
     assert!(
         e.contains("stopped by --timeout 0.05 after ")
@@ -272,7 +268,7 @@ fn difftest_timeout_stops_without_a_verdict() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_exit(&o, 2);
 }
 
 /// Three threads in different CTAs each write x twice and read it twice (7,134 executions).
@@ -291,20 +287,19 @@ fn the_litmus_budget_message_names_the_flag_that_raises_it() {
     let d = scratch("budget");
     let f = family3(&d);
     let o = ptxemu(&["litmus", "--max-candidates", "100", &f]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("the budget of 100 partial executions (--max-candidates raises it)"),
-        "{}",
-        stderr(&o)
+    assert_exit(&o, 3);
+    assert_stderr_has(
+        &o,
+        "the budget of 100 partial executions (--max-candidates raises it)",
     );
     // The flag does raise it: the same test runs to its verdict with a larger budget.
     let o = ptxemu(&["litmus", "--max-candidates", "10000000", &f]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_exit(&o, 0);
     assert!(String::from_utf8_lossy(&o.stdout).contains("Candidates"));
     // The enumeration's budget (explain) names it too.
     let o = ptxemu(&["explain", "--max-candidates", "10", &f]);
     assert_ne!(o.status.code(), Some(0));
-    assert!(stderr(&o).contains("--max-candidates"), "{}", stderr(&o));
+    assert_stderr_has(&o, "--max-candidates");
     let o = ptxemu(&["litmus", "--max-candidates", "0", &f]);
     assert_eq!(o.status.code(), Some(2));
 }

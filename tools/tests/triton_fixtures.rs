@@ -6,12 +6,9 @@
 //!
 //! One test per fixture and target: the same launch runs the sm_80, sm_90 and sm_100 builds.
 
-mod manifest_run;
+mod fixture_common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use serde_json::Value;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/triton")
@@ -21,10 +18,9 @@ fn root() -> PathBuf {
 /// and that block size and shared memory came from Triton's metadata.
 fn run(name: &str, sm: &str) {
     let dir = root().join("runs").join(name);
-    let text = std::fs::read_to_string(dir.join("manifest.json")).expect("manifest.json");
-    let m: Value = serde_json::from_str(&text).expect("manifest is JSON");
+    let m = fixture_common::manifest(&dir);
     let ptx = m["ptx"].as_str().expect("ptx").replace("sm80", sm);
-    let report = manifest_run::run_ptx(&root(), &dir, Some(&ptx));
+    let report = fixture_common::run_ptx(&root(), &dir, Some(&ptx));
     let meta = &report["triton_metadata"];
     assert_eq!(meta["block"], true, "block from the metadata: {meta}");
     assert_eq!(report["block"][0], meta["num_warps"].as_u64().unwrap() * 32);
@@ -131,20 +127,20 @@ fn every_fixture_is_listed() {
 #[test]
 fn block_contradicting_metadata_is_refused() {
     let ptx = root().join("corpus/vector_add.div.sm80/vector_add.ptx");
-    let out = Command::new(env!("CARGO_BIN_EXE_ptxemu"))
-        .arg("run")
-        .arg(&ptx)
-        .args([
-            "--block",
-            "64",
-            "--arg",
-            "f32[4]:zero",
-            "--arg",
-            "f32[4]:zero",
-        ])
-        .args(["--arg", "f32[4]:zero", "--arg", "s32:4"])
-        .output()
-        .expect("ptxemu runs");
+    let out = fixture_common::ptxemu(&[
+        "run",
+        ptx.to_str().expect("UTF-8 path"),
+        "--block",
+        "64",
+        "--arg",
+        "f32[4]:zero",
+        "--arg",
+        "f32[4]:zero",
+        "--arg",
+        "f32[4]:zero",
+        "--arg",
+        "s32:4",
+    ]);
     assert_eq!(out.status.code(), Some(2), "bad input exits 2");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("num_warps = 4"), "{err}");

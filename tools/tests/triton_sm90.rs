@@ -8,7 +8,7 @@
 //! memory and the global scratch the device descriptors live in come from the `.json` beside
 //! each `.ptx`.
 
-mod manifest_run;
+mod fixture_common;
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +17,7 @@ fn root() -> PathBuf {
 }
 
 fn run(name: &str) {
-    let report = manifest_run::run(&root(), &root().join("runs").join(name));
+    let report = fixture_common::run(&root(), &root().join("runs").join(name));
     let meta = &report["triton_metadata"];
     assert_eq!(meta["block"], true, "block from the metadata: {meta}");
     assert_eq!(report["shared_bytes"], meta["shared"]);
@@ -54,7 +54,7 @@ fixtures!(
 fn every_fixture_is_listed() {
     let mut listed: Vec<String> = LISTED.iter().map(ToString::to_string).collect();
     listed.sort();
-    assert_eq!(manifest_run::listed_on_disk(&root().join("runs")), listed);
+    assert_eq!(fixture_common::listed_on_disk(&root().join("runs")), listed);
 }
 
 /// Each build really uses what the fixture is about: wgmma everywhere, TMA for descriptor

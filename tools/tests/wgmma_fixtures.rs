@@ -17,17 +17,8 @@ fn run(name: &str) {
     fixture_common::run_fixture_at(&fixtures_dir().join(name), "sm90a.ptx");
 }
 
-macro_rules! fixtures {
-    ($($name:ident),* $(,)?) => {
-        const LISTED: &[&str] = &[$(stringify!($name)),*];
-        $(
-            #[test]
-            fn $name() { run(stringify!($name)); }
-        )*
-    };
-}
-
-fixtures!(
+fixture_common::fixture_tests!(
+    run:
     b1_and_popc,
     bf16_mn_128b,
     e4m3_e5m2,

@@ -210,60 +210,136 @@ fn rmw_sem(q: &mut Quals) -> Option<RmwSem> {
     })
 }
 
-/// Reads the semantics of a load: `.weak`, `.volatile`, `.relaxed.S`, `.acquire.S`,
-/// `.mmio.relaxed.sys`.
-fn load_sem(q: &mut Quals) -> Result<Option<LoadSem>, Error> {
+/// The semantics qualifiers of one access kind, as values of its own semantics type.
+struct SemForms<T> {
+    weak: T,
+    volatile: T,
+    mmio: T,
+    relaxed: fn(Scope) -> T,
+    /// The ordering qualifier with a scope (without its dot) and its form: `acquire` for a
+    /// load, `release` for a store.
+    ordered: (&'static str, fn(Scope) -> T),
+}
+
+/// Reads the semantics of a load or store: `.weak`, `.volatile`, `.relaxed.S`, the ordered
+/// form with its scope (`.acquire.S` or `.release.S`), `.mmio.relaxed.sys`.
+fn access_sem<T>(q: &mut Quals, forms: SemForms<T>) -> Result<Option<T>, Error> {
     if q.take("weak") {
-        return Ok(Some(LoadSem::Weak));
+        return Ok(Some(forms.weak));
     }
     if q.take("volatile") {
-        return Ok(Some(LoadSem::Volatile));
+        return Ok(Some(forms.volatile));
     }
     if q.take("mmio") {
         if !q.take("relaxed") || q.scope() != Some(Scope::Sys) {
             return Err(q.syntax(".mmio must be written .mmio.relaxed.sys".into()));
         }
-        return Ok(Some(LoadSem::Mmio));
+        return Ok(Some(forms.mmio));
     }
-    if q.take("relaxed") {
-        let s = q
-            .scope()
-            .ok_or_else(|| q.syntax(".relaxed needs a scope".into()))?;
-        return Ok(Some(LoadSem::Relaxed(s)));
-    }
-    if q.take("acquire") {
-        let s = q
-            .scope()
-            .ok_or_else(|| q.syntax(".acquire needs a scope".into()))?;
-        return Ok(Some(LoadSem::Acquire(s)));
+    for (name, form) in [("relaxed", forms.relaxed), forms.ordered] {
+        if q.take(name) {
+            let s = q
+                .scope()
+                .ok_or_else(|| q.syntax(format!(".{name} needs a scope")))?;
+            return Ok(Some(form(s)));
+        }
     }
     Ok(None)
 }
 
+/// Reads the semantics of a load: `.weak`, `.volatile`, `.relaxed.S`, `.acquire.S`,
+/// `.mmio.relaxed.sys`.
+fn load_sem(q: &mut Quals) -> Result<Option<LoadSem>, Error> {
+    access_sem(
+        q,
+        SemForms {
+            weak: LoadSem::Weak,
+            volatile: LoadSem::Volatile,
+            mmio: LoadSem::Mmio,
+            relaxed: LoadSem::Relaxed,
+            ordered: ("acquire", LoadSem::Acquire),
+        },
+    )
+}
+
+/// Reads the semantics of a store: `.weak`, `.volatile`, `.relaxed.S`, `.release.S`,
+/// `.mmio.relaxed.sys`.
 fn store_sem(q: &mut Quals) -> Result<Option<StoreSem>, Error> {
-    if q.take("weak") {
-        return Ok(Some(StoreSem::Weak));
+    access_sem(
+        q,
+        SemForms {
+            weak: StoreSem::Weak,
+            volatile: StoreSem::Volatile,
+            mmio: StoreSem::Mmio,
+            relaxed: StoreSem::Relaxed,
+            ordered: ("release", StoreSem::Release),
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::front::parse_module;
+
+    /// The first error of a kernel holding `line`, as `ptxemu check` words it (None: valid).
+    fn error(line: &str) -> Option<String> {
+        let src = format!(
+            ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n\
+             .reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n{line}\nret;\n}}\n"
+        );
+        parse_module(&src, "k.ptx").err().map(|e| e.to_string())
     }
-    if q.take("volatile") {
-        return Ok(Some(StoreSem::Volatile));
-    }
-    if q.take("mmio") {
-        if !q.take("relaxed") || q.scope() != Some(Scope::Sys) {
-            return Err(q.syntax(".mmio must be written .mmio.relaxed.sys".into()));
+
+    #[test]
+    fn load_and_store_semantics_name_the_qualifier_that_needs_a_scope() {
+        let cases = [
+            (
+                "ld.relaxed.global.u32 %r1, [%rd1];",
+                ".relaxed needs a scope",
+            ),
+            (
+                "ld.acquire.global.u32 %r1, [%rd1];",
+                ".acquire needs a scope",
+            ),
+            (
+                "st.relaxed.global.u32 [%rd1], %r1;",
+                ".relaxed needs a scope",
+            ),
+            (
+                "st.release.global.u32 [%rd1], %r1;",
+                ".release needs a scope",
+            ),
+            (
+                "ld.mmio.relaxed.gpu.global.u32 %r1, [%rd1];",
+                ".mmio must be written .mmio.relaxed.sys",
+            ),
+            (
+                "st.mmio.global.u32 [%rd1], %r1;",
+                ".mmio must be written .mmio.relaxed.sys",
+            ),
+            // The ordered form of the other access kind is no semantics of this one.
+            (
+                "ld.release.gpu.global.u32 %r1, [%rd1];",
+                "unknown qualifier `.release` on `ld`",
+            ),
+            (
+                "st.acquire.gpu.global.u32 [%rd1], %r1;",
+                "unknown qualifier `.acquire` on `st`",
+            ),
+        ];
+        for (line, want) in cases {
+            let got = error(line).unwrap_or_default();
+            assert!(got.ends_with(want), "{line}: {got}");
         }
-        return Ok(Some(StoreSem::Mmio));
+        for line in [
+            "ld.weak.global.u32 %r1, [%rd1];",
+            "ld.volatile.global.u32 %r1, [%rd1];",
+            "ld.acquire.gpu.global.u32 %r1, [%rd1];",
+            "ld.mmio.relaxed.sys.global.u32 %r1, [%rd1];",
+            "st.release.cta.global.u32 [%rd1], %r1;",
+            "st.relaxed.sys.global.u32 [%rd1], %r1;",
+        ] {
+            assert_eq!(error(line), None, "{line}");
+        }
     }
-    if q.take("relaxed") {
-        let s = q
-            .scope()
-            .ok_or_else(|| q.syntax(".relaxed needs a scope".into()))?;
-        return Ok(Some(StoreSem::Relaxed(s)));
-    }
-    if q.take("release") {
-        let s = q
-            .scope()
-            .ok_or_else(|| q.syntax(".release needs a scope".into()))?;
-        return Ok(Some(StoreSem::Release(s)));
-    }
-    Ok(None)
 }

@@ -7,8 +7,10 @@
 //! (`P0@cta 0,gpu 0 | …;`), instruction rows (one cell per thread, `|`-separated, `;`-ended),
 //! then optional `locations [..]` and `filter`, and the final condition.
 
-use crate::ast::{Expr, Inst, LocDecl, Quantifier, Test, ThreadDecl};
-use crate::cell::{cell, proxy_of_name};
+use crate::ast::{Expr, Inst, Quantifier, Term, Test};
+use crate::cell::cell;
+
+mod prologue;
 
 /// A litmus parse error with its 1-based line and column.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -188,153 +190,37 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
         return Err(err(head_line, "a PTX litmus test starts with `PTX name`"));
     }
     t.pos += 3;
-    // Everything up to `{` is the header: the name, then free text and quoted comments (which
-    // may span lines and themselves contain quotes).
-    let header_pos = t.pos;
-    let header = t
-        .until('{')
-        .ok_or_else(|| err(header_pos, "missing the `{ … }` initial state"))?;
-    let name = header.split_whitespace().next().unwrap_or("").to_string();
-    let mut comments = Vec::new();
-    if let (Some(a), Some(b)) = (header.find('"'), header.rfind('"')) {
-        if b > a {
-            comments.push(header[a + 1..b].trim().to_string());
-        }
-    }
-    let init_line = t.pos;
-    let init = t
-        .until('}')
-        .ok_or_else(|| err(init_line, "unterminated `{` initial state"))?;
-    let mut locations = Vec::new();
-    let mut reg_init = Vec::new();
-    // The offset of each entry, kept as the entries are walked: summing the lengths before
-    // each entry anew made 20,000 locations take minutes.
-    let mut next = init_line;
-    // Where each location is in `locations`, so a reference to one is found in constant time.
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for entry in init.split(';') {
-        let line = next;
-        next += entry.len() + 1;
-        let e = entry.trim();
-        if e.is_empty() {
-            continue;
-        }
-        if let Some((lhs, rhs)) = e.split_once('@') {
-            let words: Vec<&str> = rhs.split_whitespace().collect();
-            match words.as_slice() {
-                [p, "aliases", target] => {
-                    let proxy = proxy_of_name(p)
-                        .ok_or_else(|| err(line, format!("unknown proxy `{p}`")))?;
-                    if !index.contains_key(*target) {
-                        return Err(err(
-                            line,
-                            format!("`{target}` must be declared before its alias"),
-                        ));
-                    }
-                    index
-                        .entry(lhs.trim().to_string())
-                        .or_insert(locations.len());
-                    locations.push((
-                        lhs.trim().to_string(),
-                        LocDecl::Alias {
-                            proxy,
-                            target: target.to_string(),
-                        },
-                    ));
-                }
-                _ => return Err(err(line, format!("cannot read `{e}`"))),
-            }
-            continue;
-        }
-        let (lhs, rhs) = e
-            .split_once('=')
-            .ok_or_else(|| err(line, format!("cannot read `{e}`")))?;
-        let (lhs, rhs) = (lhs.trim(), rhs.trim());
-        if let Some((th, reg)) = lhs.split_once(':') {
-            let th: u32 = th
-                .trim()
-                .trim_start_matches('P')
-                .parse()
-                .map_err(|_| err(line, format!("bad thread in `{lhs}`")))?;
-            let v = parse_int(rhs).ok_or_else(|| {
-                err(
-                    line,
-                    format!("`{rhs}`: register initial values must be integers"),
-                )
-            })?;
-            reg_init.push((th, reg.trim().to_string(), v));
-        } else {
-            let v = match parse_int(rhs) {
-                Some(v) => v,
-                None => {
-                    let other = rhs.trim_start_matches('&');
-                    match index.get(other).map(|&k| &locations[k]) {
-                        Some((_, LocDecl::Value(v))) => *v,
-                        _ => {
-                            return Err(err(line, format!("cannot read the initial value `{rhs}`")))
-                        }
-                    }
-                }
-            };
-            index.entry(lhs.to_string()).or_insert(locations.len());
-            locations.push((lhs.to_string(), LocDecl::Value(v)));
-        }
-    }
+    let (name, comments) = prologue::header(&mut t)?;
+    let (locations, reg_init) = prologue::initial_state(&mut t)?;
     t.skip_ws();
     if t.rest().starts_with(';') {
         t.pos += 1;
     }
-    // Thread header.
-    t.skip_ws();
-    let th_line = t.pos;
-    let header_row = t
-        .until(';')
-        .ok_or_else(|| err(th_line, "missing the thread header row"))?;
-    let mut threads = Vec::new();
-    for (k, decl) in header_row.split('|').enumerate() {
-        if k >= MAX_THREADS {
-            return Err(too_many_threads(th_line));
-        }
-        let d = decl.trim();
-        let (p, pos) = d
-            .split_once('@')
-            .ok_or_else(|| err(th_line, format!("thread `{d}` needs @cta N,gpu M")))?;
-        let id: u32 = p
-            .trim()
-            .trim_start_matches('P')
-            .parse()
-            .map_err(|_| err(th_line, format!("bad thread name `{p}`")))?;
-        if id as usize != k {
-            return Err(err(
-                th_line,
-                format!("thread {k} is named P{id}; threads must be numbered in order"),
-            ));
-        }
-        let mut cta = None;
-        let mut gpu = None;
-        let mut warp = None;
-        for part in pos.split(',') {
-            let w: Vec<&str> = part.split_whitespace().collect();
-            match w.as_slice() {
-                ["cta", n] => cta = n.parse().ok(),
-                ["gpu", n] => gpu = n.parse().ok(),
-                ["warp", n] => {
-                    warp = Some(
-                        n.parse()
-                            .map_err(|_| err(th_line, format!("cannot read the warp of `{d}`")))?,
-                    )
-                }
-                _ => return Err(err(th_line, format!("cannot read the position `{pos}`"))),
-            }
-        }
-        threads.push(ThreadDecl {
-            id,
-            cta: cta.ok_or_else(|| err(th_line, format!("thread P{id} needs a cta")))?,
-            gpu: gpu.ok_or_else(|| err(th_line, format!("thread P{id} needs a gpu")))?,
-            warp,
-        });
-    }
-    let nthreads = threads.len();
+    let threads = prologue::thread_header(&mut t)?;
+    let code = instruction_rows(&mut t, clean, threads.len())?;
+    let (observed, filter) = locations_and_filter(&mut t)?;
+    let (quantifier, condition) = final_condition(&mut t)?;
+    Ok(Test {
+        name,
+        comments,
+        locations,
+        reg_init,
+        threads,
+        code,
+        quantifier,
+        condition,
+        observed,
+        filter,
+    })
+}
+
+/// The instruction rows, one cell per thread, up to the first keyword of the tail: each
+/// thread's instructions with their lines.
+fn instruction_rows(
+    t: &mut Text<'_>,
+    clean: &str,
+    nthreads: usize,
+) -> Result<Vec<Vec<(Inst, u32)>>, RawError> {
     let mut code: Vec<Vec<(Inst, u32)>> = vec![Vec::new(); nthreads];
     // Instruction rows until the condition.
     loop {
@@ -375,7 +261,11 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
             }
         }
     }
-    // locations / filter / condition.
+    Ok(code)
+}
+
+/// The optional `locations [ … ]` and `filter …` sections, in either order.
+fn locations_and_filter(t: &mut Text<'_>) -> Result<(Vec<Term>, Option<Expr>), RawError> {
     let mut observed = Vec::new();
     let mut filter = None;
     loop {
@@ -401,12 +291,17 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
         }
         if t.rest().starts_with("filter") {
             t.pos += "filter".len();
-            let body = filter_text(&mut t);
+            let body = filter_text(t);
             filter = Some(crate::cond::expr(&body, line)?);
             continue;
         }
         break;
     }
+    Ok((observed, filter))
+}
+
+/// The final condition: its quantifier and expression (`exists (true)` when there is none).
+fn final_condition(t: &mut Text<'_>) -> Result<(Quantifier, Expr), RawError> {
     t.skip_ws();
     let line = t.pos;
     let rest = t.rest().trim();
@@ -437,18 +332,7 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
     } else {
         crate::cond::expr(body, line)?
     };
-    Ok(Test {
-        name,
-        comments,
-        locations,
-        reg_init,
-        threads,
-        code,
-        quantifier,
-        condition,
-        observed,
-        filter,
-    })
+    Ok((quantifier, condition))
 }
 
 /// The text of a `filter` expression: up to the quantifier keyword.
@@ -500,7 +384,7 @@ mod tests {
         );
         assert_eq!(parse(&src).unwrap().threads.len(), MAX_THREADS);
     }
-    use crate::ast::Mo;
+    use crate::ast::{LocDecl, Mo, ThreadDecl};
     use models::vocab::{Proxy, Scope};
 
     const MP: &str = r#"PTX MP-cta

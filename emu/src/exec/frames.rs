@@ -11,7 +11,9 @@
 use super::builtins;
 use super::fault::{FaultKind, LaneFault};
 use super::memory::FUNCTION_BASE;
-use super::program::{ArgSource, DFuncKind, Dst, Extra, Program, RetDest, Src};
+use super::program::{
+    ArgSource, Builtin, CallSite, DFunc, DFuncKind, Dst, Extra, Program, RetDest, Src,
+};
 use super::step::{fit, CtaOutput};
 use super::warp::{Frame, RegBlock, Warp};
 use super::Env;
@@ -135,10 +137,62 @@ pub fn call(
             what: "call without a decoded call site".into(),
         }));
     };
-    let caller_depth = warp.depth[mask.trailing_zeros() as usize];
+    let depth = warp.depth[mask.trailing_zeros() as usize];
     let caller_func = prog.func_of_pc[pc as usize];
-    let cbi = warp.block_index(prog, caller_depth, caller_func);
-    // Which function each lane calls.
+    let from = Caller {
+        site,
+        pc,
+        depth,
+        block: warp.block_index(prog, depth, caller_func),
+    };
+    for (callee, lanes) in callees(warp, prog, &from, mask)? {
+        let f = &prog.funcs[callee as usize];
+        match f.kind {
+            DFuncKind::Builtin(b) => call_builtin(warp, env, out, &from, b, lanes)?,
+            DFuncKind::Undefined => {
+                return Err(LaneFault {
+                    kind: FaultKind::Undefined {
+                        detail: format!(
+                            "call to `{}`, which is declared but never defined",
+                            f.name
+                        ),
+                    },
+                    lane: Some(lanes.trailing_zeros()),
+                    address: None,
+                })
+            }
+            DFuncKind::Code { entry, .. } => {
+                let callee_block = warp.block_index(prog, depth + 1, callee);
+                let mut m = lanes;
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    enter(warp, env, &from, f, callee_block, entry, l)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where a call is made from: the call site, its pc, and the caller's depth and register
+/// block.
+struct Caller<'a> {
+    site: &'a CallSite,
+    pc: u32,
+    depth: u32,
+    block: usize,
+}
+
+/// Which function each lane of `mask` calls: each callee with its lanes, in the order the
+/// lanes first name them.
+fn callees(
+    warp: &Warp,
+    prog: &Program,
+    from: &Caller<'_>,
+    mask: u32,
+) -> Result<Vec<(u32, u32)>, LaneFault> {
+    let site = from.site;
     let mut callees: Vec<(u32, u32)> = Vec::new();
     let mut m = mask;
     while m != 0 {
@@ -147,7 +201,7 @@ pub fn call(
         let callee = match (site.callee, site.target_reg) {
             (Some(f), _) => f,
             (None, Some(slot)) => {
-                let a = warp.blocks[caller_depth as usize][cbi].vals[slot as usize * 32 + l];
+                let a = warp.blocks[from.depth as usize][from.block].vals[slot as usize * 32 + l];
                 let idx = a.wrapping_sub(FUNCTION_BASE);
                 if a < FUNCTION_BASE || idx >= prog.funcs.len() as u64 {
                     return Err(LaneFault {
@@ -171,127 +225,133 @@ pub fn call(
             None => callees.push((callee, 1 << l)),
         }
     }
-    for (callee, lanes) in callees {
-        let f = &prog.funcs[callee as usize];
-        match f.kind {
-            DFuncKind::Builtin(b) => {
-                let block = &warp.blocks[caller_depth as usize][cbi];
-                let mut args = Vec::with_capacity(site.args.len());
-                let mut m = lanes;
-                while m != 0 {
-                    let l = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let fb = warp.ids.frame_base[l];
-                    let vals: Vec<u64> = site
-                        .args
-                        .iter()
-                        .map(|a| match a {
-                            ArgSource::Frame { offset, size } => {
-                                read_local(warp, l, fb + offset, *size)
-                            }
-                            ArgSource::Value(s) => read_src(block, s, l, fb),
-                        })
-                        .collect();
-                    args.push((l, vals));
-                }
-                for (l, vals) in args {
-                    let r = builtins::call(b, &vals, warp, l, env, out).map_err(|f| LaneFault {
-                        lane: Some(l as u32),
-                        ..f
-                    })?;
-                    let fb = warp.ids.frame_base[l];
-                    if let Some(dest) = site.rets.first() {
-                        match *dest {
-                            RetDest::Frame { offset, size } => {
-                                write_local(warp, l, fb + offset, size, r)
-                            }
-                            RetDest::Reg(d) => {
-                                let block = &mut warp.blocks[caller_depth as usize][cbi];
-                                write_lanes(block, &d, 1 << l, r);
-                            }
-                        }
-                    }
-                    warp.pc[l] = pc + 1;
-                }
-            }
-            DFuncKind::Undefined => {
-                return Err(LaneFault {
-                    kind: FaultKind::Undefined {
-                        detail: format!(
-                            "call to `{}`, which is declared but never defined",
-                            f.name
-                        ),
-                    },
-                    lane: Some(lanes.trailing_zeros()),
-                    address: None,
-                })
-            }
-            DFuncKind::Code { entry, .. } => {
-                let callee_bi = warp.block_index(prog, caller_depth + 1, callee);
-                let mut m = lanes;
-                while m != 0 {
-                    let l = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    let caller_fb = warp.ids.frame_base[l];
-                    let fb = warp.sp[l].div_ceil(16) * 16;
-                    let new_sp = fb + f.frame.size;
-                    // The callee's registers are a fresh block per depth: they count
-                    // towards the lane's stack as its local bytes do.
-                    let regs = warp.stack[l].last().map_or(0, |fr| fr.reg_bytes)
-                        + register_bytes(f.value_slots, f.pred_slots);
-                    check_depth(caller_depth + 1, new_sp, regs, env.max_call_depth).map_err(
-                        |kind| LaneFault {
-                            kind,
-                            lane: Some(l as u32),
-                            address: None,
-                        },
-                    )?;
-                    warp.ensure_local(l, new_sp);
-                    warp.local[l].data[fb as usize..new_sp as usize].fill(0);
-                    for (i, a) in site.args.iter().enumerate() {
-                        let reg_param = f.reg_params.get(i).copied().flatten();
-                        let (poff, psize) = f.frame.params.get(i).copied().unwrap_or((0, 0));
-                        let value = match a {
-                            ArgSource::Frame { offset, size } => {
-                                if reg_param.is_none() {
-                                    copy_local(
-                                        warp,
-                                        l,
-                                        caller_fb + offset,
-                                        fb + poff,
-                                        *size.min(&psize),
-                                    );
-                                    continue;
-                                }
-                                read_local(warp, l, caller_fb + offset, *size)
-                            }
-                            ArgSource::Value(s) => {
-                                read_src(&warp.blocks[caller_depth as usize][cbi], s, l, caller_fb)
-                            }
-                        };
-                        match reg_param {
-                            Some(slot) => {
-                                let b = &mut warp.blocks[caller_depth as usize + 1][callee_bi];
-                                b.vals[slot as usize * 32 + l] = value;
-                            }
-                            None => write_local(warp, l, fb + poff, psize, value),
-                        }
-                    }
-                    warp.stack[l].push(Frame {
-                        ret_pc: pc + 1,
-                        call_pc: pc,
-                        caller_frame_base: caller_fb,
-                        reg_bytes: regs,
-                    });
-                    warp.depth[l] += 1;
-                    warp.pc[l] = entry;
-                    warp.ids.frame_base[l] = fb;
-                    warp.sp[l] = new_sp;
+    Ok(callees)
+}
+
+/// Runs built-in `b` at once for `lanes`: reads every lane's arguments, then calls it lane by
+/// lane, writing its result and moving the lane past the call.
+fn call_builtin(
+    warp: &mut Warp,
+    env: &Env<'_>,
+    out: &mut CtaOutput,
+    from: &Caller<'_>,
+    b: Builtin,
+    lanes: u32,
+) -> Result<(), LaneFault> {
+    let site = from.site;
+    let block = &warp.blocks[from.depth as usize][from.block];
+    let mut args = Vec::with_capacity(site.args.len());
+    let mut m = lanes;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let fb = warp.ids.frame_base[l];
+        let vals: Vec<u64> = site
+            .args
+            .iter()
+            .map(|a| match a {
+                ArgSource::Frame { offset, size } => read_local(warp, l, fb + offset, *size),
+                ArgSource::Value(s) => read_src(block, s, l, fb),
+            })
+            .collect();
+        args.push((l, vals));
+    }
+    for (l, vals) in args {
+        let r = builtins::call(b, &vals, warp, l, env, out).map_err(|f| LaneFault {
+            lane: Some(l as u32),
+            ..f
+        })?;
+        let fb = warp.ids.frame_base[l];
+        if let Some(dest) = site.rets.first() {
+            match *dest {
+                RetDest::Frame { offset, size } => write_local(warp, l, fb + offset, size, r),
+                RetDest::Reg(d) => {
+                    let block = &mut warp.blocks[from.depth as usize][from.block];
+                    write_lanes(block, &d, 1 << l, r);
                 }
             }
         }
+        warp.pc[l] = from.pc + 1;
     }
     Ok(())
+}
+
+/// Enters function `f` (whose body starts at `entry`) for lane `l`: pushes its frame after
+/// checking the stack, passes the arguments, and moves the lane to the callee.
+fn enter(
+    warp: &mut Warp,
+    env: &Env<'_>,
+    from: &Caller<'_>,
+    f: &DFunc,
+    callee_block: usize,
+    entry: u32,
+    l: usize,
+) -> Result<(), LaneFault> {
+    let caller_fb = warp.ids.frame_base[l];
+    let fb = warp.sp[l].div_ceil(16) * 16;
+    let new_sp = fb + f.frame.size;
+    // The callee's registers are a fresh block per depth: they count
+    // towards the lane's stack as its local bytes do.
+    let regs = warp.stack[l].last().map_or(0, |fr| fr.reg_bytes)
+        + register_bytes(f.value_slots, f.pred_slots);
+    check_depth(from.depth + 1, new_sp, regs, env.max_call_depth).map_err(|kind| LaneFault {
+        kind,
+        lane: Some(l as u32),
+        address: None,
+    })?;
+    warp.ensure_local(l, new_sp);
+    warp.local[l].data[fb as usize..new_sp as usize].fill(0);
+    pass_args(warp, from, f, callee_block, l, caller_fb, fb);
+    warp.stack[l].push(Frame {
+        ret_pc: from.pc + 1,
+        call_pc: from.pc,
+        caller_frame_base: caller_fb,
+        reg_bytes: regs,
+    });
+    warp.depth[l] += 1;
+    warp.pc[l] = entry;
+    warp.ids.frame_base[l] = fb;
+    warp.sp[l] = new_sp;
+    Ok(())
+}
+
+/// Copies lane `l`'s arguments from the caller (frame at `caller_fb`) into the callee's
+/// parameters: its register parameters, or its frame at `fb`.
+fn pass_args(
+    warp: &mut Warp,
+    from: &Caller<'_>,
+    f: &DFunc,
+    callee_block: usize,
+    l: usize,
+    caller_fb: u64,
+    fb: u64,
+) {
+    for (i, a) in from.site.args.iter().enumerate() {
+        let reg_param = f.reg_params.get(i).copied().flatten();
+        let (poff, psize) = f.frame.params.get(i).copied().unwrap_or((0, 0));
+        let value = match a {
+            ArgSource::Frame { offset, size } => {
+                if reg_param.is_none() {
+                    copy_local(warp, l, caller_fb + offset, fb + poff, *size.min(&psize));
+                    continue;
+                }
+                read_local(warp, l, caller_fb + offset, *size)
+            }
+            ArgSource::Value(s) => read_src(
+                &warp.blocks[from.depth as usize][from.block],
+                s,
+                l,
+                caller_fb,
+            ),
+        };
+        match reg_param {
+            Some(slot) => {
+                let b = &mut warp.blocks[from.depth as usize + 1][callee_block];
+                b.vals[slot as usize * 32 + l] = value;
+            }
+            None => write_local(warp, l, fb + poff, psize, value),
+        }
+    }
 }
 
 /// Returns from the current function for the lanes of `mask`; returns the lanes that

@@ -316,6 +316,111 @@ impl Machine {
         args: &[Vec<u8>],
     ) -> Result<LaunchReport, LaunchError> {
         let start = Instant::now();
+        let (kernel, params) = self.param_buffer(cfg, args)?;
+        let shape = self.launch_shape(cfg, kernel)?;
+        let smem = &shape.smem;
+        let shared_bytes = smem.bytes;
+        let global = &mut self.global;
+        let (heap, workspace) = &*self.launch_memory.get_or_insert_with(|| {
+            let heap_base = global.allocate(HEAP_SIZE, 256, "device heap");
+            // Cooperative launches read a workspace pointer as (%envreg1 << 32) | %envreg2
+            // (as nvcc's grid.sync() assembles it with bfi.b64).
+            let workspace = global.allocate(4096, 256, "grid-sync workspace");
+            (Heap::new(heap_base, HEAP_SIZE), workspace)
+        });
+        let workspace = *workspace;
+        if let Some(r) = self.global.find(workspace, 4096) {
+            r.write_bytes(0, &[0u8; 4096]);
+        }
+        let mut envreg = [0u32; 32];
+        envreg[1] = (workspace >> 32) as u32;
+        envreg[2] = workspace as u32;
+        let nc_tracker = cfg.check_nc.then(nc_check::NcTracker::default);
+        let l1s = cfg.l1.map(|(sms, lines)| l1::L1System::new(sms, lines));
+        let race = cfg.race.map(|o| {
+            std::sync::Arc::new(
+                crate::race::RaceShared::new(
+                    o,
+                    std::sync::Arc::new(self.prog.race_ops.clone()),
+                    cfg.grid,
+                    cfg.block,
+                )
+                .with_cluster(shape.cluster_dims),
+            )
+        });
+        let env = Env {
+            prog: &self.prog,
+            global: &self.global,
+            params: &params,
+            consts: &self.consts,
+            heap,
+            kernel,
+            kernel_name: &cfg.kernel,
+            block: cfg.block,
+            shared_bytes,
+            launch_template: LaunchInfo {
+                ntid: cfg.block,
+                nctaid: cfg.grid,
+                ctaid: [0; 3],
+                envreg,
+                dynamic_smem: cfg.dynamic_shared,
+                total_smem: u32::try_from(smem.user_bytes).unwrap_or(u32::MAX),
+                reserved: smem.reserved,
+                nwarpid: 0,
+                cluster: cluster::ClusterIds {
+                    dims: shape.cluster_dims,
+                    explicit: shape.explicit,
+                    ..cluster::ClusterIds::default()
+                },
+            },
+            nc: nc_tracker.as_ref(),
+            l1: l1s.as_ref(),
+            tmem: cfg.tmem,
+            proxy: (
+                cfg.proxy_check,
+                cfg.proxy_check && step::tma_map::uses_async_proxy(&self.prog),
+            ),
+
+            race: race.as_ref(),
+            max_call_depth: cfg.max_call_depth,
+        };
+        let (counts, outputs, fault) = grid::run_grid(&env, cfg, shape.clusters);
+        let mut stdout = Vec::new();
+        let mut tmem_trace = Vec::new();
+        for o in outputs {
+            stdout.extend(o.stdout);
+            tmem_trace.extend(o.tmem_trace);
+        }
+        let nc_conflicts = nc_tracker
+            .map(|t| {
+                t.conflicts()
+                    .into_iter()
+                    .map(|c| nc_check::NcReport::of(&c, &self.prog, &cfg.kernel))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(LaunchReport {
+            counts,
+            stdout,
+            wall: start.elapsed(),
+            fault,
+            nc_conflicts,
+            cache: l1s.map(|l| l.stats()),
+            tmem_trace,
+            races: race.map(|r| {
+                let mut rep = r.finish();
+                rep.locate(&self.prog);
+                rep
+            }),
+        })
+    }
+
+    /// The kernel `cfg` names (its function index) and its parameter buffer holding `args`.
+    fn param_buffer(
+        &self,
+        cfg: &LaunchConfig,
+        args: &[Vec<u8>],
+    ) -> Result<(u32, Bytes), LaunchError> {
         let Some((_, kernel, sizes)) = self.entry_kinds.iter().find(|(n, _, _)| *n == cfg.kernel)
         else {
             let available: Vec<&str> = self
@@ -351,6 +456,13 @@ impl Machine {
             }
             params.data[*off as usize..(*off + *size) as usize].copy_from_slice(arg);
         }
+        Ok((kernel, params))
+    }
+
+    /// The grid, cluster and memory shape of launching `kernel`, refused before the launch
+    /// allocates anything when the kernel cannot run or does not fit.
+    fn launch_shape(&self, cfg: &LaunchConfig, kernel: u32) -> Result<Shape, LaunchError> {
+        let f = &self.prog.funcs[kernel as usize];
         if let Some(why) = shape::launch_shape_error(cfg.grid, cfg.block) {
             return Err(LaunchError::BadShape(why));
         }
@@ -378,7 +490,6 @@ impl Machine {
                 error: error.clone(),
             });
         }
-        // Refused before the launch allocates anything.
         let local_bytes = self.prog.module_local_size.div_ceil(16) * 16 + f.frame.size;
         if local_bytes > frames::LOCAL_LIMIT {
             return Err(LaunchError::BadShape(format!(
@@ -398,99 +509,23 @@ impl Machine {
                 memory::MAX_SHARED_PER_CTA
             )));
         }
-        let shared_bytes = smem.bytes;
-        let global = &mut self.global;
-        let (heap, workspace) = &*self.launch_memory.get_or_insert_with(|| {
-            let heap_base = global.allocate(HEAP_SIZE, 256, "device heap");
-            // Cooperative launches read a workspace pointer as (%envreg1 << 32) | %envreg2
-            // (as nvcc's grid.sync() assembles it with bfi.b64).
-            let workspace = global.allocate(4096, 256, "grid-sync workspace");
-            (Heap::new(heap_base, HEAP_SIZE), workspace)
-        });
-        let workspace = *workspace;
-        if let Some(r) = self.global.find(workspace, 4096) {
-            r.write_bytes(0, &[0u8; 4096]);
-        }
-        let mut envreg = [0u32; 32];
-        envreg[1] = (workspace >> 32) as u32;
-        envreg[2] = workspace as u32;
-        let nc_tracker = cfg.check_nc.then(nc_check::NcTracker::default);
-        let l1s = cfg.l1.map(|(sms, lines)| l1::L1System::new(sms, lines));
-        let race = cfg.race.map(|o| {
-            std::sync::Arc::new(
-                crate::race::RaceShared::new(
-                    o,
-                    std::sync::Arc::new(self.prog.race_ops.clone()),
-                    cfg.grid,
-                    cfg.block,
-                )
-                .with_cluster(cluster_dims),
-            )
-        });
-        let env = Env {
-            prog: &self.prog,
-            global: &self.global,
-            params: &params,
-            consts: &self.consts,
-            heap,
-            kernel,
-            kernel_name: &cfg.kernel,
-            block: cfg.block,
-            shared_bytes,
-            launch_template: LaunchInfo {
-                ntid: cfg.block,
-                nctaid: cfg.grid,
-                ctaid: [0; 3],
-                envreg,
-                dynamic_smem: cfg.dynamic_shared,
-                total_smem: u32::try_from(smem.user_bytes).unwrap_or(u32::MAX),
-                reserved: smem.reserved,
-                nwarpid: 0,
-                cluster: cluster::ClusterIds {
-                    dims: cluster_dims,
-                    explicit,
-                    ..cluster::ClusterIds::default()
-                },
-            },
-            nc: nc_tracker.as_ref(),
-            l1: l1s.as_ref(),
-            tmem: cfg.tmem,
-            proxy: (
-                cfg.proxy_check,
-                cfg.proxy_check && step::tma_map::uses_async_proxy(&self.prog),
-            ),
-
-            race: race.as_ref(),
-            max_call_depth: cfg.max_call_depth,
-        };
-        let (counts, outputs, fault) = grid::run_grid(&env, cfg, clusters);
-        let mut stdout = Vec::new();
-        let mut tmem_trace = Vec::new();
-        for o in outputs {
-            stdout.extend(o.stdout);
-            tmem_trace.extend(o.tmem_trace);
-        }
-        let nc_conflicts = nc_tracker
-            .map(|t| {
-                t.conflicts()
-                    .into_iter()
-                    .map(|c| nc_check::NcReport::of(&c, &self.prog, &cfg.kernel))
-                    .collect()
-            })
-            .unwrap_or_default();
-        Ok(LaunchReport {
-            counts,
-            stdout,
-            wall: start.elapsed(),
-            fault,
-            nc_conflicts,
-            cache: l1s.map(|l| l.stats()),
-            tmem_trace,
-            races: race.map(|r| {
-                let mut rep = r.finish();
-                rep.locate(&self.prog);
-                rep
-            }),
+        Ok(Shape {
+            cluster_dims,
+            explicit,
+            clusters,
+            smem,
         })
     }
+}
+
+/// The shape of one launch, checked.
+struct Shape {
+    /// The cluster's dimensions.
+    cluster_dims: [u32; 3],
+    /// `%is_explicit_cluster`: the launch gave a cluster shape.
+    explicit: bool,
+    /// The number of clusters in the grid.
+    clusters: u64,
+    /// Each CTA's shared memory.
+    smem: decode::shared::CtaShared,
 }

@@ -107,74 +107,35 @@ pub fn lex(src: &str, file: FileId) -> Result<Vec<Token>, Error> {
         }
         if c == b'/' && b.get(i + 1) == Some(&b'*') {
             let start = i;
-            let (sl, sls) = (line, line_start);
-            i += 2;
-            loop {
-                if i + 1 >= b.len() {
-                    return Err(Error::new(
-                        ErrorKind::Lex("unterminated `/*` comment".into()),
-                        span_at(start, start + 2, sl, sls),
-                    ));
-                }
-                if b[i] == b'*' && b[i + 1] == b'/' {
-                    i += 2;
-                    break;
-                }
-                if b[i] == b'\n' {
+            let Some(end) = block_comment_end(b, i) else {
+                return Err(Error::new(
+                    ErrorKind::Lex("unterminated `/*` comment".into()),
+                    span_at(start, start + 2, line, line_start),
+                ));
+            };
+            for (k, &ch) in b[start..end].iter().enumerate() {
+                if ch == b'\n' {
                     line += 1;
-                    line_start = i + 1;
+                    line_start = start + k + 1;
                 }
-                i += 1;
             }
+            i = end;
             spaced = true;
             continue;
         }
         let start = i;
         let tok = if c == b'"' {
-            i += 1;
-            let mut s = String::new();
-            loop {
-                match b.get(i) {
-                    None | Some(b'\n') => {
-                        return Err(Error::new(
-                            ErrorKind::Lex("unterminated string".into()),
-                            span_at(start, i, line, line_start),
-                        ))
-                    }
-                    Some(b'"') => {
-                        i += 1;
-                        break;
-                    }
-                    Some(b'\\') if i + 1 < b.len() => {
-                        let ch = src[i + 1..].chars().next().unwrap_or('?');
-                        s.push(ch);
-                        i += 1 + ch.len_utf8();
-                    }
-                    Some(_) => {
-                        let ch = src[i..].chars().next().unwrap_or('?');
-                        s.push(ch);
-                        i += ch.len_utf8();
-                    }
-                }
-            }
+            let (s, end) = string_literal(src, i).map_err(|end| {
+                Error::new(
+                    ErrorKind::Lex("unterminated string".into()),
+                    span_at(start, end, line, line_start),
+                )
+            })?;
+            i = end;
             Tok::Str(s)
         } else if c == b'.' && b.get(i + 1).is_some_and(|&n| is_ident_char(n)) {
-            i += 1;
-            let s0 = i;
-            loop {
-                while i < b.len() && is_ident_char(b[i]) {
-                    i += 1;
-                }
-                if i + 2 < b.len() + 1
-                    && b.get(i) == Some(&b':')
-                    && b.get(i + 1) == Some(&b':')
-                    && b.get(i + 2).is_some_and(|&n| is_ident_char(n))
-                {
-                    i += 2;
-                    continue;
-                }
-                break;
-            }
+            let s0 = i + 1;
+            i = dotted_end(b, s0);
             Tok::Dot(src[s0..i].to_string())
         } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
         {
@@ -224,6 +185,64 @@ pub fn lex(src: &str, file: FileId) -> Result<Vec<Token>, Error> {
         spaced: true,
     });
     Ok(toks)
+}
+
+/// The index after the `/* */` comment that starts at `i`; `None` if it is unterminated.
+fn block_comment_end(b: &[u8], mut i: usize) -> Option<usize> {
+    i += 2;
+    loop {
+        if i + 1 >= b.len() {
+            return None;
+        }
+        if b[i] == b'*' && b[i + 1] == b'/' {
+            return Some(i + 2);
+        }
+        i += 1;
+    }
+}
+
+/// The contents of the string literal whose opening quote is at `i`, and the index after its
+/// closing quote (a backslash takes the next character as it is). `Err`: where the line or the
+/// input ended first.
+fn string_literal(src: &str, mut i: usize) -> Result<(String, usize), usize> {
+    let b = src.as_bytes();
+    i += 1;
+    let mut s = String::new();
+    loop {
+        match b.get(i) {
+            None | Some(b'\n') => return Err(i),
+            Some(b'"') => return Ok((s, i + 1)),
+            Some(b'\\') if i + 1 < b.len() => {
+                let ch = src[i + 1..].chars().next().unwrap_or('?');
+                s.push(ch);
+                i += 1 + ch.len_utf8();
+            }
+            Some(_) => {
+                let ch = src[i..].chars().next().unwrap_or('?');
+                s.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+    }
+}
+
+/// The index after a directive or qualifier's name starting at `i` (after its dot), `::`
+/// parts included (`shared::cta`).
+fn dotted_end(b: &[u8], mut i: usize) -> usize {
+    loop {
+        while i < b.len() && is_ident_char(b[i]) {
+            i += 1;
+        }
+        if i + 2 < b.len() + 1
+            && b.get(i) == Some(&b':')
+            && b.get(i + 1) == Some(&b':')
+            && b.get(i + 2).is_some_and(|&n| is_ident_char(n))
+        {
+            i += 2;
+            continue;
+        }
+        return i;
+    }
 }
 
 /// Lexes a number starting at `i`; returns the token and the index after it.

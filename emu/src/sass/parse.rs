@@ -322,25 +322,7 @@ fn parse_op(mnemonic: &str, ops: &[&str]) -> Result<(Op, Option<Target>), String
             arity(op, ops, 3)?;
             Op::Shl(want_reg(ops[0])?, want_reg(ops[1])?, want_src(ops[2])?)
         }
-        "SHR" => {
-            let unsigned = match mods.as_slice() {
-                [] | ["S32"] => false,
-                ["U32"] => true,
-                _ => {
-                    return Err(format!(
-                        "SHR takes .U32 or .S32, found `.{}`",
-                        mods.join(".")
-                    ))
-                }
-            };
-            arity(op, ops, 3)?;
-            Op::Shr {
-                d: want_reg(ops[0])?,
-                a: want_reg(ops[1])?,
-                b: want_src(ops[2])?,
-                unsigned,
-            }
-        }
+        "SHR" => parse_shr(&mods, ops)?,
         "LOP" => {
             let lop = match mods.as_slice() {
                 ["AND"] => LogicOp::And,
@@ -351,77 +333,15 @@ fn parse_op(mnemonic: &str, ops: &[&str]) -> Result<(Op, Option<Target>), String
             arity(op, ops, 3)?;
             Op::Lop(lop, want_reg(ops[0])?, want_reg(ops[1])?, want_src(ops[2])?)
         }
-        "ISETP" => {
-            let mut cmp = None;
-            let mut unsigned = false;
-            let mut bop = None;
-            for m in &mods {
-                match *m {
-                    "LT" => cmp = Some(Cmp::Lt),
-                    "EQ" => cmp = Some(Cmp::Eq),
-                    "LE" => cmp = Some(Cmp::Le),
-                    "GT" => cmp = Some(Cmp::Gt),
-                    "NE" => cmp = Some(Cmp::Ne),
-                    "GE" => cmp = Some(Cmp::Ge),
-                    "U32" => unsigned = true,
-                    "S32" => unsigned = false,
-                    "AND" => bop = Some(BoolOp::And),
-                    "OR" => bop = Some(BoolOp::Or),
-                    "XOR" => bop = Some(BoolOp::Xor),
-                    other => return Err(format!("unknown ISETP qualifier `.{other}`")),
-                }
-            }
-            let cmp = cmp.ok_or("ISETP needs a comparison (.LT .EQ .LE .GT .NE .GE)")?;
-            let bop = bop.ok_or("ISETP needs a boolean operation (.AND .OR .XOR)")?;
-            arity(op, ops, 5)?;
-            let p = want_pred(ops[0])?;
-            let q = want_pred(ops[1])?;
-            if p.negated || q.negated {
-                return Err("ISETP's destination predicates cannot be negated".into());
-            }
-            Op::Isetp {
-                cmp,
-                unsigned,
-                bop,
-                p: p.pred,
-                q: q.pred,
-                a: want_reg(ops[2])?,
-                b: want_src(ops[3])?,
-                c: want_pred(ops[4])?,
-            }
-        }
+        "ISETP" => parse_isetp(&mods, ops)?,
         "S2R" => {
             no_mods(&mods)?;
             arity(op, ops, 2)?;
-            let sr = match ops[1].trim() {
-                "SR_TID.X" => SpecialReg::Tid(0),
-                "SR_TID.Y" => SpecialReg::Tid(1),
-                "SR_TID.Z" => SpecialReg::Tid(2),
-                "SR_CTAID.X" => SpecialReg::CtaId(0),
-                "SR_CTAID.Y" => SpecialReg::CtaId(1),
-                "SR_CTAID.Z" => SpecialReg::CtaId(2),
-                "SR_LANEID" => SpecialReg::LaneId,
-                other => return Err(format!("unknown special register `{other}`")),
-            };
-            Op::S2r(want_reg(ops[0])?, sr)
+            Op::S2r(want_reg(ops[0])?, special_reg(ops[1])?)
         }
         "BRA" => {
             arity(op, ops, 1)?;
-            let t = ops[0]
-                .trim()
-                .trim_start_matches('`')
-                .trim_start_matches('(')
-                .trim_end_matches(')');
-            let target = match parse_int(t) {
-                Some(a) if t.starts_with("0x") => Target::Address(a as u64),
-                _ if !t.is_empty()
-                    && t.chars().all(|c| c.is_alphanumeric() || "_.$".contains(c)) =>
-                {
-                    Target::Label(t.to_string())
-                }
-                _ => return Err(format!("BRA takes a label or an address, found `{t}`")),
-            };
-            return Ok((Op::Bra(0), Some(target)));
+            return Ok((Op::Bra(0), Some(branch_target(ops[0])?)));
         }
         "EXIT" | "NOP" => {
             no_mods(&mods)?;
@@ -436,6 +356,98 @@ fn parse_op(mnemonic: &str, ops: &[&str]) -> Result<(Op, Option<Target>), String
         other => return Err(format!("unknown instruction `{other}`")),
     };
     Ok((r, None))
+}
+
+/// `SHR{.U32|.S32} d, a, b`.
+fn parse_shr(mods: &[&str], ops: &[&str]) -> Result<Op, String> {
+    let unsigned = match mods {
+        [] | ["S32"] => false,
+        ["U32"] => true,
+        _ => {
+            return Err(format!(
+                "SHR takes .U32 or .S32, found `.{}`",
+                mods.join(".")
+            ))
+        }
+    };
+    arity("SHR", ops, 3)?;
+    Ok(Op::Shr {
+        d: want_reg(ops[0])?,
+        a: want_reg(ops[1])?,
+        b: want_src(ops[2])?,
+        unsigned,
+    })
+}
+
+/// `ISETP.cmp{.U32|.S32}.bop p, q, a, b, c`.
+fn parse_isetp(mods: &[&str], ops: &[&str]) -> Result<Op, String> {
+    let mut cmp = None;
+    let mut unsigned = false;
+    let mut bop = None;
+    for m in mods {
+        match *m {
+            "LT" => cmp = Some(Cmp::Lt),
+            "EQ" => cmp = Some(Cmp::Eq),
+            "LE" => cmp = Some(Cmp::Le),
+            "GT" => cmp = Some(Cmp::Gt),
+            "NE" => cmp = Some(Cmp::Ne),
+            "GE" => cmp = Some(Cmp::Ge),
+            "U32" => unsigned = true,
+            "S32" => unsigned = false,
+            "AND" => bop = Some(BoolOp::And),
+            "OR" => bop = Some(BoolOp::Or),
+            "XOR" => bop = Some(BoolOp::Xor),
+            other => return Err(format!("unknown ISETP qualifier `.{other}`")),
+        }
+    }
+    let cmp = cmp.ok_or("ISETP needs a comparison (.LT .EQ .LE .GT .NE .GE)")?;
+    let bop = bop.ok_or("ISETP needs a boolean operation (.AND .OR .XOR)")?;
+    arity("ISETP", ops, 5)?;
+    let p = want_pred(ops[0])?;
+    let q = want_pred(ops[1])?;
+    if p.negated || q.negated {
+        return Err("ISETP's destination predicates cannot be negated".into());
+    }
+    Ok(Op::Isetp {
+        cmp,
+        unsigned,
+        bop,
+        p: p.pred,
+        q: q.pred,
+        a: want_reg(ops[2])?,
+        b: want_src(ops[3])?,
+        c: want_pred(ops[4])?,
+    })
+}
+
+/// The special register `S2R` reads (`SR_TID.X`, …).
+fn special_reg(s: &str) -> Result<SpecialReg, String> {
+    Ok(match s.trim() {
+        "SR_TID.X" => SpecialReg::Tid(0),
+        "SR_TID.Y" => SpecialReg::Tid(1),
+        "SR_TID.Z" => SpecialReg::Tid(2),
+        "SR_CTAID.X" => SpecialReg::CtaId(0),
+        "SR_CTAID.Y" => SpecialReg::CtaId(1),
+        "SR_CTAID.Z" => SpecialReg::CtaId(2),
+        "SR_LANEID" => SpecialReg::LaneId,
+        other => return Err(format!("unknown special register `{other}`")),
+    })
+}
+
+/// The target of a `BRA`: a label, or an address written in hex.
+fn branch_target(s: &str) -> Result<Target, String> {
+    let t = s
+        .trim()
+        .trim_start_matches('`')
+        .trim_start_matches('(')
+        .trim_end_matches(')');
+    Ok(match parse_int(t) {
+        Some(a) if t.starts_with("0x") => Target::Address(a as u64),
+        _ if !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || "_.$".contains(c)) => {
+            Target::Label(t.to_string())
+        }
+        _ => return Err(format!("BRA takes a label or an address, found `{t}`")),
+    })
 }
 
 /// Parses a SASS program.

@@ -93,38 +93,10 @@ fn space_name(s: SpaceQual) -> String {
 
 /// Checks the qualifier and operand rules of a load or store.
 pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
-    let a = match &i.op {
-        crate::ir::Op::Ld(l) => Access {
-            store: false,
-            nc: l.nc(),
-            sem: Sem::of_load(l.sem()),
-            space: l.space,
-            cop: l.cop(),
-            hints: l.hints,
-            vec: l.vec,
-            ty: l.ty,
-            data: &i.args[0],
-        },
-        crate::ir::Op::St(s) => Access {
-            store: true,
-            nc: false,
-            sem: Sem::of_store(s.sem()),
-            space: s.space,
-            cop: s.cop(),
-            hints: s.hints,
-            vec: s.vec,
-            ty: s.ty,
-            data: &i.args[1],
-        },
-        _ => return,
+    let Some(a) = Access::of(i) else {
+        return;
     };
-    let op = if a.store {
-        "st"
-    } else if a.nc {
-        "ld.global.nc"
-    } else {
-        "ld"
-    };
+    let op = a.op_name();
     let mut err = |rule: &'static str, message: String| {
         out.push(Diagnostic {
             rule,
@@ -132,10 +104,64 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             span: i.span,
         });
     };
-    let space = a.space.space;
-    let generic_or_global = matches!(space, StateSpace::Generic | StateSpace::Global);
+    state_space(f, &a, op, &mut err);
+    semantics(&a, &mut err);
+    cache_operator(&a, op, &mut err);
+    hints(f, i, &a, &mut err);
+    vector_width(&a, &mut err);
+    data_operand(f, &a, op, &mut err);
+}
 
-    // State spaces each instruction can name.
+impl<'a> Access<'a> {
+    /// The access an `ld` or `st` makes; `None` for any other instruction.
+    fn of(i: &'a Instr) -> Option<Access<'a>> {
+        Some(match &i.op {
+            crate::ir::Op::Ld(l) => Access {
+                store: false,
+                nc: l.nc(),
+                sem: Sem::of_load(l.sem()),
+                space: l.space,
+                cop: l.cop(),
+                hints: l.hints,
+                vec: l.vec,
+                ty: l.ty,
+                data: &i.args[0],
+            },
+            crate::ir::Op::St(s) => Access {
+                store: true,
+                nc: false,
+                sem: Sem::of_store(s.sem()),
+                space: s.space,
+                cop: s.cop(),
+                hints: s.hints,
+                vec: s.vec,
+                ty: s.ty,
+                data: &i.args[1],
+            },
+            _ => return None,
+        })
+    }
+
+    /// The instruction's name in messages.
+    fn op_name(&self) -> &'static str {
+        if self.store {
+            "st"
+        } else if self.nc {
+            "ld.global.nc"
+        } else {
+            "ld"
+        }
+    }
+
+    /// Whether the access is to the generic or the .global state space.
+    fn generic_or_global(&self) -> bool {
+        matches!(self.space.space, StateSpace::Generic | StateSpace::Global)
+    }
+}
+
+/// The state spaces each instruction can name.
+fn state_space(f: &Function, a: &Access<'_>, op: &str, err: &mut dyn FnMut(&'static str, String)) {
+    let space = a.space.space;
     if a.store && space == StateSpace::Const {
         err(
             "st-const",
@@ -165,9 +191,13 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             "`ld.nc` reads only the .global state space (write `ld.global.nc`)".into(),
         );
     }
+}
 
-    // Semantics are exclusive with `.nc` and with cache operators by construction
-    // (`ir::LoadMode`, `ir::StoreMode`); each has its state spaces.
+/// Semantics are exclusive with `.nc` and with cache operators by construction
+/// (`ir::LoadMode`, `ir::StoreMode`); each has its state spaces.
+fn semantics(a: &Access<'_>, err: &mut dyn FnMut(&'static str, String)) {
+    let space = a.space.space;
+    let generic_or_global = a.generic_or_global();
     let sem_spaces_ok = match a.sem {
         Sem::Weak { .. } => true,
         Sem::Ordered(_) => generic_or_global || matches!(space, StateSpace::Shared(_)),
@@ -197,8 +227,10 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
     if matches!(a.sem, Sem::Mmio) && a.vec.is_some() {
         err("mmio-vector", ".mmio accesses are scalar".into());
     }
+}
 
-    // Cache operators each instruction takes.
+/// The cache operators each instruction takes.
+fn cache_operator(a: &Access<'_>, op: &str, err: &mut dyn FnMut(&'static str, String)) {
     if let Some(c) = a.cop {
         // Loads and stores each take only their own operators (by construction);
         // `ld.global.nc` takes only .ca, .cg and .cs.
@@ -217,8 +249,12 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
 
-    // Eviction priorities, cache hints, prefetch sizes.
+/// Eviction priorities, cache hints and their policy operand, prefetch sizes.
+fn hints(f: &Function, i: &Instr, a: &Access<'_>, err: &mut dyn FnMut(&'static str, String)) {
+    let space = a.space.space;
+    let generic_or_global = a.generic_or_global();
     if a.hints.l1.is_some() && matches!(space, StateSpace::Shared(_)) {
         err(
             "eviction-state-space",
@@ -249,7 +285,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             "cache-policy-operand",
             ".L2::cache_hint needs a 64-bit cache-policy operand".into(),
         ),
-        (3, true) => policy_operand(f, &i.args[2], &mut err),
+        (3, true) => policy_operand(f, &i.args[2], err),
         _ => {}
     }
     if a.hints.prefetch.is_some() {
@@ -265,8 +301,11 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
 
-    // Vector widths.
+/// The vector widths, 256-bit forms included.
+fn vector_width(a: &Access<'_>, err: &mut dyn FnMut(&'static str, String)) {
+    let generic_or_global = a.generic_or_global();
     let bits = a.ty.bits() * lanes(a.vec);
     if is_256_bit(a.vec, a.ty) {
         if !generic_or_global {
@@ -285,9 +324,6 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             ),
         );
     }
-
-    // The data operand: vector shape, sinks, register widths.
-    data_operand(f, &a, op, &mut err);
 }
 
 fn policy_operand(f: &Function, o: &Operand, err: &mut dyn FnMut(&'static str, String)) {

@@ -127,21 +127,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             span: i.span,
         })
     };
-    for a in &i.args {
-        if let Operand::NotPred(r) = a {
-            if let Some(reg) = f.regs.get(r.index()).filter(|r| r.ty != Type::Pred) {
-                push(
-                    "operand-type",
-                    format!(
-                        "`!` negates a predicate, but `{}` is {} .{} register",
-                        reg.name,
-                        reg.ty.article(),
-                        reg.ty.name()
-                    ),
-                );
-            }
-        }
-    }
+    negated_predicates(f, i, &mut push);
     if let Op::And(t) | Op::Or(t) | Op::Xor(t) | Op::Not(t) | Op::Cnot(t) = i.op {
         if !matches!(t.class(), TypeClass::Bits | TypeClass::Pred) {
             push(
@@ -155,25 +141,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         }
     }
     if let Op::Cvt(c) = &i.op {
-        // ptxas takes a 64-bit destination for `cvt.rn.f16x2.f32` but not for `.bf16x2`.
-        if let (Type::BF16x2, Type::F32, Some(Operand::Reg(r))) = (c.dst, c.src, i.args.first()) {
-            if f.regs.get(r.index()).is_some_and(|r| r.ty.bits() != 32) {
-                push(
-                    "operand-type",
-                    format!("the destination of `{mnemonic}` must be a 32-bit register"),
-                );
-            }
-        }
-        if let Some(conv) = RoundedConversion::of(c).filter(|_| c.rnd.is_none()) {
-            push(
-                "cvt-rounding",
-                format!(
-                    "`{mnemonic}` converts {}, so it needs a rounding modifier ({})",
-                    conv.what(),
-                    conv.roundings()
-                ),
-            );
-        }
+        check_cvt(f, i, c, &mnemonic, &mut push);
     }
     if let Some((ty, _)) = operation_type(&i.op) {
         if !matches!(i.op, Op::Mov(_)) && matches!(ty.class(), TypeClass::Bits | TypeClass::Pred) {
@@ -208,6 +176,64 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             return;
         }
     }
+    operand_types(f, i, &mnemonic, &mut push);
+}
+
+/// `!` negates only predicate registers.
+fn negated_predicates(f: &Function, i: &Instr, push: &mut dyn FnMut(&'static str, String)) {
+    for a in &i.args {
+        if let Operand::NotPred(r) = a {
+            if let Some(reg) = f.regs.get(r.index()).filter(|r| r.ty != Type::Pred) {
+                push(
+                    "operand-type",
+                    format!(
+                        "`!` negates a predicate, but `{}` is {} .{} register",
+                        reg.name,
+                        reg.ty.article(),
+                        reg.ty.name()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// `cvt`'s destination width and rounding-modifier rules.
+fn check_cvt(
+    f: &Function,
+    i: &Instr,
+    c: &Cvt,
+    mnemonic: &str,
+    push: &mut dyn FnMut(&'static str, String),
+) {
+    // ptxas takes a 64-bit destination for `cvt.rn.f16x2.f32` but not for `.bf16x2`.
+    if let (Type::BF16x2, Type::F32, Some(Operand::Reg(r))) = (c.dst, c.src, i.args.first()) {
+        if f.regs.get(r.index()).is_some_and(|r| r.ty.bits() != 32) {
+            push(
+                "operand-type",
+                format!("the destination of `{mnemonic}` must be a 32-bit register"),
+            );
+        }
+    }
+    if let Some(conv) = RoundedConversion::of(c).filter(|_| c.rnd.is_none()) {
+        push(
+            "cvt-rounding",
+            format!(
+                "`{mnemonic}` converts {}, so it needs a rounding modifier ({})",
+                conv.what(),
+                conv.roundings()
+            ),
+        );
+    }
+}
+
+/// Each operand's register type, kind and literal form against what the opcode takes there.
+fn operand_types(
+    f: &Function,
+    i: &Instr,
+    mnemonic: &str,
+    push: &mut dyn FnMut(&'static str, String),
+) {
     for (k, a) in i.args.iter().enumerate() {
         let Some(want) = expected(&i.op, k) else {
             continue;

@@ -145,51 +145,8 @@ pub(crate) fn role_asm(
     observed: &[String],
 ) -> Result<RoleAsm, HarnessError> {
     let code = &test.code[t];
-    let mut lines: Vec<(String, Option<u32>)> = Vec::new();
-    let loop_heads = loop_heads(code);
-    let mut tmp = 0usize;
-    let mut regs: BTreeMap<String, RegKind> = BTreeMap::new();
-    let refuse = |line: u32, why: String| HarnessError::Unsupported {
-        thread: t as u32,
-        line,
-        why,
-    };
-    for (inst, line) in code {
-        if let Some(why) = unsupported(inst) {
-            return Err(refuse(*line, why));
-        }
-        if let Inst::Label(l) = inst {
-            lines.push((format!("{l}:"), Some(*line)));
-            if loop_heads.contains(&l.as_str()) {
-                // The loop's budget: an instance whose loop runs too long is abandoned.
-                for extra in [
-                    "sub.u32 %__budget, %__budget, 1;",
-                    "setp.eq.u32 %__spent, %__budget, 0;",
-                    "@%__spent bra __ptxemu_abandon;",
-                ] {
-                    lines.push((extra.to_string(), None));
-                }
-            }
-            continue;
-        }
-        let (texts, _) = ptx_of(inst, &mut tmp);
-        for text in texts {
-            for (r, kind) in registers_of(&text) {
-                let prev = *regs.entry(r.clone()).or_insert(kind);
-                if prev != kind {
-                    return Err(refuse(
-                        *line,
-                        format!(
-                            "register {r} is used both as {} and as {}",
-                            prev.decl(),
-                            kind.decl()
-                        ),
-                    ));
-                }
-            }
-            lines.push((format!("{text};"), Some(*line)));
-        }
-    }
+    let refuse = |line: u32, why: String| refusal(t, line, why);
+    let (lines, mut regs) = code_lines(code, t)?;
     // Registers initialised or observed but never written by the code.
     for (th, r, _) in &test.reg_init {
         if *th as usize == t {
@@ -260,6 +217,85 @@ pub(crate) fn role_asm(
     }
     ptx.push("}".into());
 
+    let s = asm_statement(&ptx, &lines, first_code, nout, locations.len());
+    Ok(RoleAsm {
+        statement: s,
+        outputs: nout,
+    })
+}
+
+/// Refuses thread `t`'s test at `line`.
+fn refusal(t: usize, line: u32, why: String) -> HarnessError {
+    HarnessError::Unsupported {
+        thread: t as u32,
+        line,
+        why,
+    }
+}
+
+/// PTX lines, each with the litmus line it comes from (none for the loop-budget lines).
+type Lines = Vec<(String, Option<u32>)>;
+
+/// Thread `t`'s code as PTX lines, a budget check after each loop head, and the registers the
+/// code uses with their kinds.
+fn code_lines(
+    code: &[(Inst, u32)],
+    t: usize,
+) -> Result<(Lines, BTreeMap<String, RegKind>), HarnessError> {
+    let mut lines: Lines = Vec::new();
+    let loop_heads = loop_heads(code);
+    let mut tmp = 0usize;
+    let mut regs: BTreeMap<String, RegKind> = BTreeMap::new();
+    let refuse = |line: u32, why: String| refusal(t, line, why);
+    for (inst, line) in code {
+        if let Some(why) = unsupported(inst) {
+            return Err(refuse(*line, why));
+        }
+        if let Inst::Label(l) = inst {
+            lines.push((format!("{l}:"), Some(*line)));
+            if loop_heads.contains(&l.as_str()) {
+                // The loop's budget: an instance whose loop runs too long is abandoned.
+                for extra in [
+                    "sub.u32 %__budget, %__budget, 1;",
+                    "setp.eq.u32 %__spent, %__budget, 0;",
+                    "@%__spent bra __ptxemu_abandon;",
+                ] {
+                    lines.push((extra.to_string(), None));
+                }
+            }
+            continue;
+        }
+        let (texts, _) = ptx_of(inst, &mut tmp);
+        for text in texts {
+            for (r, kind) in registers_of(&text) {
+                let prev = *regs.entry(r.clone()).or_insert(kind);
+                if prev != kind {
+                    return Err(refuse(
+                        *line,
+                        format!(
+                            "register {r} is used both as {} and as {}",
+                            prev.decl(),
+                            kind.decl()
+                        ),
+                    ));
+                }
+            }
+            lines.push((format!("{text};"), Some(*line)));
+        }
+    }
+    Ok((lines, regs))
+}
+
+/// The `asm volatile` statement of `ptx` (the code's lines from `first_code` on, commented
+/// with their litmus lines), with `nout` observed outputs and the abandoned flag as outputs,
+/// and the `nlocations` addresses and the spin budget as inputs.
+fn asm_statement(
+    ptx: &[String],
+    lines: &Lines,
+    first_code: usize,
+    nout: usize,
+    nlocations: usize,
+) -> String {
     let mut s = String::from("asm volatile(\n");
     for (k, p) in ptx.iter().enumerate() {
         let escaped = escape_percent(p);
@@ -273,7 +309,7 @@ pub(crate) fn role_asm(
     }
     let mut outs: Vec<String> = (0..nout).map(|k| format!("\"=l\"(out[{k}])")).collect();
     outs.push("\"=r\"(abandoned)".into());
-    let mut ins: Vec<String> = (0..locations.len())
+    let mut ins: Vec<String> = (0..nlocations)
         .map(|k| format!("\"l\"(addr[{k}])"))
         .collect();
     ins.push("\"r\"(p.spin)".into());
@@ -283,10 +319,7 @@ pub(crate) fn role_asm(
         outs.join(", "),
         ins.join(", ")
     );
-    Ok(RoleAsm {
-        statement: s,
-        outputs: nout,
-    })
+    s
 }
 
 /// The spelling of register `r` (with or without `%`) that the thread's code uses.

@@ -22,6 +22,7 @@ pub mod gen;
 pub mod host;
 pub mod inputs;
 pub mod judge;
+mod mismatch;
 pub mod mma;
 pub mod mma_sm100;
 pub mod record;
@@ -38,6 +39,7 @@ use clap::Args;
 use emu::exec::{LaunchConfig, Machine};
 use gen::{Rng, FRAME, THREADS};
 use judge::Verdict;
+use mismatch::Mismatch;
 use mma::Arch;
 use serde_json::json;
 
@@ -189,17 +191,6 @@ fn entry_text(ptx: &str, k: usize) -> &str {
 /// The host program and its leading arguments.
 struct HostCommand(Vec<String>);
 
-/// A kernel on which the GPU and ptxemu disagree.
-#[derive(Clone, Debug)]
-struct Mismatch {
-    /// The kernel's index in the run.
-    index: u64,
-    /// Its seed.
-    seed: u64,
-    /// The difference (or why ptxemu could not run it).
-    what: String,
-}
-
 /// Runs `kernels` on the GPU host: one output frame set per kernel, or the JIT's complaint.
 fn run_gpu(
     host: &HostCommand,
@@ -246,43 +237,6 @@ fn run_gpu(
     Ok(Ok(bytes.chunks(frame).map(<[u8]>::to_vec).collect()))
 }
 
-/// Whether ptxemu disagrees with the GPU on `k` (given the GPU's output).
-fn disagrees(k: &Case, arch: Arch, input: &[u8], gpu: &[u8]) -> bool {
-    let ptx = case::module(std::slice::from_ref(k), arch);
-    match run_emu(&ptx, 1, input).pop() {
-        Some(Ok(out)) => matches!(k.compare(gpu, &out), Verdict::Differ(_)),
-        _ => true,
-    }
-}
-
-/// Shrinks a mismatching kernel: repeatedly keeps the first one-step-smaller kernel that still
-/// disagrees (all candidates of a step run in one GPU module).
-fn shrink(
-    host: &HostCommand,
-    dir: &Path,
-    (mut k, arch): (Case, Arch),
-    input: &[u8],
-) -> Result<Case> {
-    loop {
-        let cands = k.shrink_candidates();
-        if cands.is_empty() {
-            return Ok(k);
-        }
-        let gpu = match run_gpu(host, dir, "shrink", (&cands, arch), input)? {
-            Ok(g) => g,
-            Err(_) => return Ok(k),
-        };
-        match cands
-            .iter()
-            .zip(&gpu)
-            .find(|(c, g)| disagrees(c, arch, input, g))
-        {
-            Some((c, _)) => k = c.clone(),
-            None => return Ok(k),
-        }
-    }
-}
-
 /// Runs the subcommand.
 pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     if a.per_module == 0 || a.count == 0 {
@@ -296,21 +250,10 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     std::fs::write(&src_path, host::source())?;
     let modules = a.count.div_ceil(a.per_module);
     let arch = a.arch;
-    let kernels_of = |m: u64| -> Vec<(u64, Case)> {
-        let lo = m * a.per_module;
-        let hi = (lo + a.per_module).min(a.count);
-        (lo..hi)
-            .map(|i| {
-                let s = kernel_seed(a.seed, i);
-                (s, Case::generate(a.family, arch, s))
-            })
-            .collect()
-    };
-    let input_of = |m: u64| record::inputs(a.family, a.rec.mma_inputs, a.seed, m);
     if a.gen_only {
-        let ks: Vec<Case> = kernels_of(0).into_iter().map(|x| x.1).collect();
+        let ks: Vec<Case> = kernels_of(a, 0).into_iter().map(|x| x.1).collect();
         std::fs::write(a.out.join("module0.ptx"), case::module(&ks, arch))?;
-        std::fs::write(a.out.join("module0.in.bin"), input_of(0))?;
+        std::fs::write(a.out.join("module0.in.bin"), input_of(a, 0))?;
         outln!(
             "wrote {} and module0.ptx ({} kernels); build: {} -O2 -o {} {} -lcuda",
             src_path.display(),
@@ -321,39 +264,13 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let host = if a.emu_only {
-        None
-    } else if let Some(h) = &a.host {
-        let words: Vec<String> = h.split_whitespace().map(str::to_string).collect();
-        if words.is_empty() {
-            bail!("--host: empty command");
-        }
-        Some(HostCommand(words))
-    } else {
-        let bin = a.out.join("difftest_host");
-        let st = Command::new(&a.nvcc)
-            .args(["-O2", "-o"])
-            .arg(&bin)
-            .arg(&src_path)
-            .arg("-lcuda")
-            .status()
-            .with_context(|| {
-                format!("running {} (use --host or --emu-only without nvcc)", a.nvcc)
-            })?;
-        if !st.success() {
-            bail!("{} could not build {}", a.nvcc, src_path.display());
-        }
-        Some(HostCommand(vec![bin.display().to_string()]))
-    };
+    let host = host_command(a, &src_path)?;
     let jobs = a
         .jobs
         .filter(|&j| j > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let next = AtomicUsize::new(0);
-    let compared = AtomicUsize::new(0);
-    let mismatches: Mutex<Vec<Mismatch>> = Mutex::new(Vec::new());
-    let within_bound: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let tally = Tally::default();
     let t0 = Instant::now();
     let deadline = crate::timeout::duration(a.timeout).and_then(|d| t0.checked_add(d));
     let timed_out = AtomicBool::new(false);
@@ -367,10 +284,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         .transpose()?;
     std::thread::scope(|s| {
         for w in 0..jobs {
-            let (next, compared, mismatches, errors, host, work) =
-                (&next, &compared, &mismatches, &errors, &host, &work);
-            let (within_bound, rec) = (&within_bound, &rec);
-            let (kernels_of, input_of, timed_out) = (&kernels_of, &input_of, &timed_out);
+            let (next, tally, host, work, timed_out) = (&next, &tally, &host, &work, &timed_out);
             s.spawn(move || loop {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     timed_out.store(true, Ordering::Relaxed);
@@ -383,58 +297,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
                 if m >= modules {
                     break;
                 }
-                let ks = kernels_of(m);
-                let input = input_of(m);
-                let list: Vec<Case> = ks.iter().map(|x| x.1.clone()).collect();
-                let ptx = case::module(&list, arch);
-                let emu = run_emu(&ptx, list.len(), &input);
-                let gpu = match host {
-                    None => None,
-                    Some(h) => match run_gpu(h, work, &format!("w{w}"), (&list, arch), &input) {
-                        Ok(Ok(g)) => Some(g),
-                        Ok(Err(log)) => {
-                            errors.lock().expect("lock").push(format!(
-                                "module {m}: the JIT rejected it: {}",
-                                log.lines().take(3).collect::<Vec<_>>().join(" / ")
-                            ));
-                            continue;
-                        }
-                        Err(e) => {
-                            errors
-                                .lock()
-                                .expect("lock")
-                                .push(format!("module {m}: {e:#}"));
-                            continue;
-                        }
-                    },
-                };
-                for (j, ((seed, case), e)) in ks.iter().zip(emu).enumerate() {
-                    if let (Some(r), Some(g)) = (rec, &gpu) {
-                        r.push(m * a.per_module + j as u64, *seed, case, &g[j]);
-                    }
-                    let what = match (&e, gpu.as_ref().map(|g| &g[j])) {
-                        (Err(msg), _) => Some(format!("ptxemu could not run it: {msg}")),
-                        (Ok(out), Some(g)) => match case.compare(g, out) {
-                            Verdict::Same => None,
-                            Verdict::Close(n, first) => {
-                                within_bound.lock().expect("lock").push(format!(
-                                    "seed {seed}: {n} word(s) within the bound, first {first}"
-                                ));
-                                None
-                            }
-                            Verdict::Differ(d) => Some(d),
-                        },
-                        _ => None,
-                    };
-                    if let Some(what) = what {
-                        mismatches.lock().expect("lock").push(Mismatch {
-                            index: m * a.per_module + j as u64,
-                            seed: *seed,
-                            what,
-                        });
-                    }
-                    compared.fetch_add(1, Ordering::Relaxed);
-                }
+                compare_module(a, (host.as_ref(), rec), work, w, m, tally);
             });
         }
     });
@@ -442,74 +305,36 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     if let Some(r) = rec {
         r.finish()?;
     }
-    let mut found = mismatches.into_inner().expect("lock");
-    if timed_out.load(Ordering::Relaxed) && (compared.load(Ordering::Relaxed) as u64) < a.count {
+    let compared = tally.compared.load(Ordering::Relaxed);
+    let mut found = tally.mismatches.into_inner().expect("lock");
+    if timed_out.load(Ordering::Relaxed) && (compared as u64) < a.count {
         let _ = std::fs::remove_dir_all(&work);
         eprintln!(
             "ptxemu difftest: stopped by --timeout {} after {} of {} kernel(s) compared ({} mismatch(es), {} error(s) so far) in {elapsed:.1} s; no verdict",
             a.timeout.unwrap_or_default(),
-            compared.load(Ordering::Relaxed),
+            compared,
             a.count,
             found.len(),
-            errors.lock().map_or(0, |e| e.len()),
+            tally.errors.lock().map_or(0, |e| e.len()),
         );
         return Ok(ExitCode::from(3));
     }
     found.sort_by_key(|m| m.seed);
-    let errors = errors.into_inner().expect("lock");
+    let errors = tally.errors.into_inner().expect("lock");
     let mut saved = Vec::new();
     if !found.is_empty() {
         let dir = a.out.join("mismatches");
         std::fs::create_dir_all(&dir)?;
         for m in found.iter().take(a.max_shrink) {
-            let mut k = Case::generate(a.family, arch, m.seed);
-            let input = input_of(m.index / a.per_module);
-            if let Some(h) = &host {
-                k = shrink(h, &work, (k, arch), &input)?;
-            }
-            let ptx = case::module(std::slice::from_ref(&k), arch);
-            let base = dir.join(format!("seed-{}", m.seed));
-            std::fs::write(base.with_extension("ptx"), &ptx)?;
-            std::fs::write(base.with_extension("in.bin"), &input)?;
-            let emu = run_emu(&ptx, 1, &input)
-                .pop()
-                .unwrap_or_else(|| Err("no result".into()));
-            let mut text = format!(
-                "kernel seed {} (run seed {}, kernel {}), shrunk to {} item(s)\n",
-                m.seed,
-                a.seed,
-                m.index,
-                k.size()
-            );
-            if let Some(h) = &host {
-                let one = (std::slice::from_ref(&k), arch);
-                if let Ok(Ok(g)) = run_gpu(h, &work, "final", one, &input) {
-                    std::fs::write(base.with_extension("gpu.bin"), &g[0])?;
-                    match &emu {
-                        Ok(e) => text.push_str(&match k.compare(&g[0], e) {
-                            Verdict::Differ(d) => d,
-                            v => format!("{v:?}"),
-                        }),
-                        Err(e) => text.push_str(e),
-                    }
-                }
-            } else if let Err(e) = &emu {
-                text.push_str(e);
-            }
-            if let Ok(e) = &emu {
-                std::fs::write(base.with_extension("emu.bin"), e)?;
-            }
-            text.push_str(&format!("\noriginal difference:\n{}\n", m.what));
-            std::fs::write(base.with_extension("txt"), &text)?;
-            saved.push(base.display().to_string());
+            saved.push(mismatch::save(a, m, host.as_ref(), &work, &dir)?);
         }
     }
-    let mut within_bound = within_bound.into_inner().expect("lock");
+    let mut within_bound = tally.within_bound.into_inner().expect("lock");
     within_bound.sort();
     let summary = json!({
-        "kernels": compared.load(Ordering::Relaxed),
+        "kernels": compared,
         "requested": a.count,
-        "stopped_by_time_limit": (compared.load(Ordering::Relaxed) as u64) < a.count,
+        "stopped_by_time_limit": (compared as u64) < a.count,
         "seed": a.seed,
         "family": a.family.name(),
         "arch": if a.family == Family::Mma { Some(arch.name()) } else { None },
@@ -531,7 +356,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     let _ = std::fs::remove_dir_all(&work);
     outln!(
         "{} kernel(s) compared{} in {elapsed:.1} s: {} mismatch(es), {} error(s); summary in {}",
-        compared.load(Ordering::Relaxed),
+        compared,
         if a.emu_only {
             " (ptxemu only)"
         } else {
@@ -554,4 +379,129 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The kernels of module `m`, each with its seed.
+fn kernels_of(a: &DifftestArgs, m: u64) -> Vec<(u64, Case)> {
+    let lo = m * a.per_module;
+    let hi = (lo + a.per_module).min(a.count);
+    (lo..hi)
+        .map(|i| {
+            let s = kernel_seed(a.seed, i);
+            (s, Case::generate(a.family, a.arch, s))
+        })
+        .collect()
+}
+
+/// The input buffer of module `m`.
+fn input_of(a: &DifftestArgs, m: u64) -> Vec<u8> {
+    record::inputs(a.family, a.rec.mma_inputs, a.seed, m)
+}
+
+/// The GPU host program: none with `--emu-only`, the `--host` command, or the host source
+/// built with nvcc.
+fn host_command(a: &DifftestArgs, src_path: &Path) -> Result<Option<HostCommand>> {
+    Ok(if a.emu_only {
+        None
+    } else if let Some(h) = &a.host {
+        let words: Vec<String> = h.split_whitespace().map(str::to_string).collect();
+        if words.is_empty() {
+            bail!("--host: empty command");
+        }
+        Some(HostCommand(words))
+    } else {
+        let bin = a.out.join("difftest_host");
+        let st = Command::new(&a.nvcc)
+            .args(["-O2", "-o"])
+            .arg(&bin)
+            .arg(src_path)
+            .arg("-lcuda")
+            .status()
+            .with_context(|| {
+                format!("running {} (use --host or --emu-only without nvcc)", a.nvcc)
+            })?;
+        if !st.success() {
+            bail!("{} could not build {}", a.nvcc, src_path.display());
+        }
+        Some(HostCommand(vec![bin.display().to_string()]))
+    })
+}
+
+/// What the workers have found so far.
+#[derive(Default)]
+struct Tally {
+    /// Kernels compared.
+    compared: AtomicUsize,
+    /// Kernels on which the GPU and ptxemu disagree.
+    mismatches: Mutex<Vec<Mismatch>>,
+    /// Kernels that agree within the numerics bound, not bit for bit.
+    within_bound: Mutex<Vec<String>>,
+    /// Modules that could not be compared.
+    errors: Mutex<Vec<String>>,
+}
+
+/// Runs module `m` on ptxemu and (with a host) on the GPU, as worker `w`, and records each
+/// kernel's verdict in `tally`.
+fn compare_module(
+    a: &DifftestArgs,
+    (host, rec): (Option<&HostCommand>, Option<&record::Recorder>),
+    work: &Path,
+    w: usize,
+    m: u64,
+    tally: &Tally,
+) {
+    let arch = a.arch;
+    let ks = kernels_of(a, m);
+    let input = input_of(a, m);
+    let list: Vec<Case> = ks.iter().map(|x| x.1.clone()).collect();
+    let ptx = case::module(&list, arch);
+    let emu = run_emu(&ptx, list.len(), &input);
+    let gpu = match host {
+        None => None,
+        Some(h) => match run_gpu(h, work, &format!("w{w}"), (&list, arch), &input) {
+            Ok(Ok(g)) => Some(g),
+            Ok(Err(log)) => {
+                tally.errors.lock().expect("lock").push(format!(
+                    "module {m}: the JIT rejected it: {}",
+                    log.lines().take(3).collect::<Vec<_>>().join(" / ")
+                ));
+                return;
+            }
+            Err(e) => {
+                tally
+                    .errors
+                    .lock()
+                    .expect("lock")
+                    .push(format!("module {m}: {e:#}"));
+                return;
+            }
+        },
+    };
+    for (j, ((seed, case), e)) in ks.iter().zip(emu).enumerate() {
+        if let (Some(r), Some(g)) = (rec, &gpu) {
+            r.push(m * a.per_module + j as u64, *seed, case, &g[j]);
+        }
+        let what = match (&e, gpu.as_ref().map(|g| &g[j])) {
+            (Err(msg), _) => Some(format!("ptxemu could not run it: {msg}")),
+            (Ok(out), Some(g)) => match case.compare(g, out) {
+                Verdict::Same => None,
+                Verdict::Close(n, first) => {
+                    tally.within_bound.lock().expect("lock").push(format!(
+                        "seed {seed}: {n} word(s) within the bound, first {first}"
+                    ));
+                    None
+                }
+                Verdict::Differ(d) => Some(d),
+            },
+            _ => None,
+        };
+        if let Some(what) = what {
+            tally.mismatches.lock().expect("lock").push(Mismatch {
+                index: m * a.per_module + j as u64,
+                seed: *seed,
+                what,
+            });
+        }
+        tally.compared.fetch_add(1, Ordering::Relaxed);
+    }
 }

@@ -54,6 +54,65 @@ struct Spec {
     short: u8,
 }
 
+impl Spec {
+    /// Parses the flags, width, precision and length of the specification at `chars[*i..]`
+    /// (after its `%`), taking a `*` width or precision from `args`; leaves `*i` at the
+    /// conversion character.
+    fn parse(chars: &[char], i: &mut usize, args: &mut ArgReader<'_>) -> Result<Spec, LaneFault> {
+        let mut s = Spec::default();
+        while *i < chars.len() {
+            match chars[*i] {
+                '-' => s.left = true,
+                '+' => s.plus = true,
+                ' ' => s.space = true,
+                '#' => s.alt = true,
+                '0' => s.zero = true,
+                _ => break,
+            }
+            *i += 1;
+        }
+        if *i < chars.len() && chars[*i] == '*' {
+            let w = args.next(4)? as u32 as i32;
+            if w < 0 {
+                s.left = true;
+            }
+            s.width = Some(w.unsigned_abs() as usize);
+            *i += 1;
+        } else {
+            let mut w = String::new();
+            while *i < chars.len() && chars[*i].is_ascii_digit() {
+                w.push(chars[*i]);
+                *i += 1;
+            }
+            s.width = w.parse().ok();
+        }
+        if *i < chars.len() && chars[*i] == '.' {
+            *i += 1;
+            if *i < chars.len() && chars[*i] == '*' {
+                let p = args.next(4)? as u32 as i32;
+                s.prec = (p >= 0).then_some(p as usize);
+                *i += 1;
+            } else {
+                let mut p = String::new();
+                while *i < chars.len() && chars[*i].is_ascii_digit() {
+                    p.push(chars[*i]);
+                    *i += 1;
+                }
+                s.prec = Some(p.parse().unwrap_or(0));
+            }
+        }
+        while *i < chars.len() && matches!(chars[*i], 'h' | 'l' | 'L' | 'z' | 'j' | 't' | 'q') {
+            match chars[*i] {
+                'h' => s.short += 1,
+                'l' | 'L' | 'z' | 'j' | 't' | 'q' => s.long = true,
+                _ => {}
+            }
+            *i += 1;
+        }
+        Ok(s)
+    }
+}
+
 /// Formats `fmt` as C's `printf` does, taking the arguments from `args`.
 pub(super) fn format_printf(fmt: &str, args: &mut ArgReader<'_>) -> Result<String, LaneFault> {
     let mut out = String::new();
@@ -66,56 +125,7 @@ pub(super) fn format_printf(fmt: &str, args: &mut ArgReader<'_>) -> Result<Strin
             out.push(c);
             continue;
         }
-        let mut s = Spec::default();
-        while i < chars.len() {
-            match chars[i] {
-                '-' => s.left = true,
-                '+' => s.plus = true,
-                ' ' => s.space = true,
-                '#' => s.alt = true,
-                '0' => s.zero = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        if i < chars.len() && chars[i] == '*' {
-            let w = args.next(4)? as u32 as i32;
-            if w < 0 {
-                s.left = true;
-            }
-            s.width = Some(w.unsigned_abs() as usize);
-            i += 1;
-        } else {
-            let mut w = String::new();
-            while i < chars.len() && chars[i].is_ascii_digit() {
-                w.push(chars[i]);
-                i += 1;
-            }
-            s.width = w.parse().ok();
-        }
-        if i < chars.len() && chars[i] == '.' {
-            i += 1;
-            if i < chars.len() && chars[i] == '*' {
-                let p = args.next(4)? as u32 as i32;
-                s.prec = (p >= 0).then_some(p as usize);
-                i += 1;
-            } else {
-                let mut p = String::new();
-                while i < chars.len() && chars[i].is_ascii_digit() {
-                    p.push(chars[i]);
-                    i += 1;
-                }
-                s.prec = Some(p.parse().unwrap_or(0));
-            }
-        }
-        while i < chars.len() && matches!(chars[i], 'h' | 'l' | 'L' | 'z' | 'j' | 't' | 'q') {
-            match chars[i] {
-                'h' => s.short += 1,
-                'l' | 'L' | 'z' | 'j' | 't' | 'q' => s.long = true,
-                _ => {}
-            }
-            i += 1;
-        }
+        let s = Spec::parse(&chars, &mut i, args)?;
         let Some(&conv) = chars.get(i) else {
             out.push('%');
             break;
@@ -126,57 +136,8 @@ pub(super) fn format_printf(fmt: &str, args: &mut ArgReader<'_>) -> Result<Strin
                 out.push('%');
                 continue;
             }
-            'd' | 'i' => {
-                let raw = if s.long { args.next(8)? } else { args.next(4)? };
-                let v: i64 = if s.long {
-                    raw as i64
-                } else {
-                    match s.short {
-                        1 => i64::from(raw as u16 as i16),
-                        2.. => i64::from(raw as u8 as i8),
-                        0 => i64::from(raw as u32 as i32),
-                    }
-                };
-                let digits = int_digits(v.unsigned_abs(), 10, false, s.prec);
-                let sign = if v < 0 {
-                    "-"
-                } else if s.plus {
-                    "+"
-                } else if s.space {
-                    " "
-                } else {
-                    ""
-                };
-                pad_number(sign, "", &digits, &s, s.prec.is_none())
-            }
-            'u' | 'x' | 'X' | 'o' => {
-                let raw = if s.long { args.next(8)? } else { args.next(4)? };
-                let v = if s.long {
-                    raw
-                } else {
-                    match s.short {
-                        1 => u64::from(raw as u16),
-                        2.. => u64::from(raw as u8),
-                        0 => u64::from(raw as u32),
-                    }
-                };
-                let (radix, upper) = match conv {
-                    'x' => (16, false),
-                    'X' => (16, true),
-                    'o' => (8, false),
-                    _ => (10, false),
-                };
-                let mut digits = int_digits(v, radix, upper, s.prec);
-                let prefix = match conv {
-                    'x' if s.alt && v != 0 => "0x",
-                    'X' if s.alt && v != 0 => "0X",
-                    _ => "",
-                };
-                if conv == 'o' && s.alt && !digits.starts_with('0') {
-                    digits.insert(0, '0');
-                }
-                pad_number("", prefix, &digits, &s, s.prec.is_none())
-            }
+            'd' | 'i' => signed(&s, args)?,
+            'u' | 'x' | 'X' | 'o' => unsigned(conv, &s, args)?,
             'c' => {
                 let v = args.next(4)? as u8;
                 pad_text(&(v as char).to_string(), &s)
@@ -207,6 +168,61 @@ pub(super) fn format_printf(fmt: &str, args: &mut ArgReader<'_>) -> Result<Strin
         out.push_str(&body);
     }
     Ok(out)
+}
+
+/// `%d` / `%i`: a signed integer of the specification's length.
+fn signed(s: &Spec, args: &mut ArgReader<'_>) -> Result<String, LaneFault> {
+    let raw = if s.long { args.next(8)? } else { args.next(4)? };
+    let v: i64 = if s.long {
+        raw as i64
+    } else {
+        match s.short {
+            1 => i64::from(raw as u16 as i16),
+            2.. => i64::from(raw as u8 as i8),
+            0 => i64::from(raw as u32 as i32),
+        }
+    };
+    let digits = int_digits(v.unsigned_abs(), 10, false, s.prec);
+    let sign = if v < 0 {
+        "-"
+    } else if s.plus {
+        "+"
+    } else if s.space {
+        " "
+    } else {
+        ""
+    };
+    Ok(pad_number(sign, "", &digits, s, s.prec.is_none()))
+}
+
+/// `%u`, `%x`, `%X`, `%o`: an unsigned integer of the specification's length.
+fn unsigned(conv: char, s: &Spec, args: &mut ArgReader<'_>) -> Result<String, LaneFault> {
+    let raw = if s.long { args.next(8)? } else { args.next(4)? };
+    let v = if s.long {
+        raw
+    } else {
+        match s.short {
+            1 => u64::from(raw as u16),
+            2.. => u64::from(raw as u8),
+            0 => u64::from(raw as u32),
+        }
+    };
+    let (radix, upper) = match conv {
+        'x' => (16, false),
+        'X' => (16, true),
+        'o' => (8, false),
+        _ => (10, false),
+    };
+    let mut digits = int_digits(v, radix, upper, s.prec);
+    let prefix = match conv {
+        'x' if s.alt && v != 0 => "0x",
+        'X' if s.alt && v != 0 => "0X",
+        _ => "",
+    };
+    if conv == 'o' && s.alt && !digits.starts_with('0') {
+        digits.insert(0, '0');
+    }
+    Ok(pad_number("", prefix, &digits, s, s.prec.is_none()))
 }
 
 fn int_digits(v: u64, radix: u32, upper: bool, prec: Option<usize>) -> String {

@@ -223,35 +223,17 @@ pub fn decode(
 ) -> Result<Program, DecodeError> {
     let lines: Vec<&str> = source.lines().collect();
     let lay = layout::layout(module, globals_base)?;
-    let mut code: Vec<DInstr> = Vec::new();
-    let mut info: Vec<InstrInfo> = Vec::new();
-    let mut race_ops = Vec::new();
-    let mut func_of_pc: Vec<u32> = Vec::new();
+    let mut out = Emitted::default();
     let mut funcs: Vec<DFunc> = Vec::with_capacity(module.functions.len());
     // First pass: entry pcs, so that calls and function addresses can refer to any function.
-    let mut bodies: Vec<(Vec<&Instr>, Vec<u32>)> = Vec::new();
-    let mut next_pc = 0u32;
-    for f in &module.functions {
-        let mut labels = vec![0u32; f.labels.len()];
-        let mut instrs = Vec::new();
-        if let Some(b) = &f.body {
-            flatten(b, &mut instrs, &mut labels);
-        }
-        for l in labels.iter_mut() {
-            *l += next_pc;
-        }
-        // A body that runs off its closing brace returns there (ptxas ends it with EXIT or
-        // RET): each body gets one implicit `ret` after its last instruction.
-        next_pc += instrs.len() as u32 + u32::from(f.body.is_some());
-        bodies.push((instrs, labels));
-    }
+    let bodies = flatten_bodies(module);
     for (fid, f) in module.functions.iter().enumerate() {
         let (slots, mut value_slots, mut pred_slots) = assign_slots(f);
         let cc_slot = pred_slots;
         pred_slots += 1;
         let (frame, _) = lay.frames[fid].clone();
         let (instrs, labels) = &bodies[fid];
-        let entry = code.len() as u32;
+        let entry = out.code.len() as u32;
         let fx = FnCtx {
             module,
             func: f,
@@ -268,48 +250,11 @@ pub fn decode(
                     what: what.clone(),
                     span: *span,
                 });
-        for ins in instrs {
-            let d = match ops::lower(&fx, ins) {
-                Ok(d) => d,
-                Err(e) => {
-                    refused.get_or_insert(e);
-                    placeholder()
-                }
-            };
-            code.push(d);
-            race_ops.push(crate::race::describe(&ins.op));
-            info.push(InstrInfo {
-                span: ins.span,
-                text: lines
-                    .get((ins.span.line as usize).wrapping_sub(1))
-                    .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-                    .filter(|l| !l.is_empty())
-                    .unwrap_or_else(|| operands::describe(&fx, ins)),
-            });
-            func_of_pc.push(fid as u32);
-        }
-        if let Some(body) = &f.body {
-            let implicit = Instr {
-                guard: None,
-                op: Op::Ret { uni: false },
-                args: SmallVec::new(),
-                span: body.close,
-            };
-            code.push(ops::lower(&fx, &implicit).unwrap_or_else(|e| {
-                refused.get_or_insert(e);
-                placeholder()
-            }));
-            race_ops.push(crate::race::RaceOp::Other);
-            info.push(InstrInfo {
-                span: body.close,
-                text: format!("ret (implicit, at the closing brace of `{}`)", f.name),
-            });
-            func_of_pc.push(fid as u32);
-        }
+        lower_body(&fx, instrs, &lines, &mut refused, &mut out);
         let kind = if f.body.is_some() {
             DFuncKind::Code {
                 entry,
-                end: code.len() as u32,
+                end: out.code.len() as u32,
             }
         } else if let Some(b) = builtin_for(&f.name) {
             DFuncKind::Builtin(b)
@@ -353,15 +298,103 @@ pub fn decode(
     }
     refuse_callers(&mut funcs, &lay.shared.callees);
     Ok(Program {
-        code,
-        info,
+        code: out.code,
+        info: out.info,
         funcs,
-        func_of_pc,
+        func_of_pc: out.func_of_pc,
         const_bank: lay.const_bank,
         globals_image: lay.globals_image,
         globals_base,
         module_local_size: lay.module_local,
         file_name: file_name.to_string(),
-        race_ops,
+        race_ops: out.race_ops,
     })
+}
+
+/// Each function's flattened body and its labels' pcs, pcs counted across the module in
+/// function order.
+fn flatten_bodies(module: &Module) -> Vec<(Vec<&Instr>, Vec<u32>)> {
+    let mut bodies = Vec::new();
+    let mut next_pc = 0u32;
+    for f in &module.functions {
+        let mut labels = vec![0u32; f.labels.len()];
+        let mut instrs = Vec::new();
+        if let Some(b) = &f.body {
+            flatten(b, &mut instrs, &mut labels);
+        }
+        for l in labels.iter_mut() {
+            *l += next_pc;
+        }
+        // A body that runs off its closing brace returns there (ptxas ends it with EXIT or
+        // RET): each body gets one implicit `ret` after its last instruction.
+        next_pc += instrs.len() as u32 + u32::from(f.body.is_some());
+        bodies.push((instrs, labels));
+    }
+    bodies
+}
+
+/// The decoded instructions so far, with what is recorded of each.
+#[derive(Default)]
+struct Emitted {
+    code: Vec<DInstr>,
+    info: Vec<InstrInfo>,
+    race_ops: Vec<crate::race::RaceOp>,
+    func_of_pc: Vec<u32>,
+}
+
+impl Emitted {
+    fn push(&mut self, d: DInstr, race: crate::race::RaceOp, info: InstrInfo, fid: u32) {
+        self.code.push(d);
+        self.race_ops.push(race);
+        self.info.push(info);
+        self.func_of_pc.push(fid);
+    }
+}
+
+/// Lowers one function's instructions, and the implicit `ret` at its closing brace, into
+/// `out`; the first instruction that cannot be lowered becomes a placeholder and the
+/// function's `refused` reason (unless it has one).
+fn lower_body(
+    fx: &FnCtx<'_>,
+    instrs: &[&Instr],
+    lines: &[&str],
+    refused: &mut Option<DecodeError>,
+    out: &mut Emitted,
+) {
+    let f = fx.func;
+    for ins in instrs {
+        let d = match ops::lower(fx, ins) {
+            Ok(d) => d,
+            Err(e) => {
+                refused.get_or_insert(e);
+                placeholder()
+            }
+        };
+        let info = InstrInfo {
+            span: ins.span,
+            text: lines
+                .get((ins.span.line as usize).wrapping_sub(1))
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|l| !l.is_empty())
+                .unwrap_or_else(|| operands::describe(fx, ins)),
+        };
+        out.push(d, crate::race::describe(&ins.op), info, fx.fid);
+    }
+    if let Some(body) = &f.body {
+        let implicit = Instr {
+            guard: None,
+            op: Op::Ret { uni: false },
+            args: SmallVec::new(),
+            span: body.close,
+        };
+        let d = ops::lower(fx, &implicit).unwrap_or_else(|e| {
+            refused.get_or_insert(e);
+            placeholder()
+        });
+        let info = InstrInfo {
+            span: body.close,
+            text: format!("ret (implicit, at the closing brace of `{}`)", f.name),
+        };
+        out.push(d, crate::race::RaceOp::Other, info, fx.fid);
+    }
 }

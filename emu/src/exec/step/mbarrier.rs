@@ -102,192 +102,255 @@ pub(super) const PEER_CHANGE: u64 = u64::MAX;
 /// [`mbarrier`] for lanes whose mbarrier lies in the shared memory the context holds.
 pub(super) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let a = async_of(i)?.clone();
-    let p = a.param;
-    let kind = p & 0xff;
     let arg = c.fetch(&i.s[0]);
-    let step = c.clock.wrapping_add(c.cta_step_offset);
-    let mut out = [0u64; 32];
-    let mut pmask = 0u32;
-    let mut err = None;
+    let mut run = MbarLanes {
+        p: a.param,
+        kind: a.param & 0xff,
+        step: c.clock.wrapping_add(c.cta_step_offset),
+        race: c.race.is_some(),
+        out: [0u64; 32],
+        pmask: 0,
+        ev: Vec::new(),
+    };
     let mut lanes = Vec::new();
     super::for_lanes(c.mask, |l| lanes.push(l));
-    // `--race`: what each lane did to the mbarrier, in order.
-    let mut ev: Vec<MbarEvent> = Vec::new();
-    let race = c.race.is_some();
+    let mut err = None;
     for l in lanes {
-        let t = thread(c, l) as usize;
-        let addr = super::mem::lane_addr(c, &a.addr, l);
-        let off = match shared_offset(c, &a.addr, l, 8) {
-            Ok(o) => o,
-            Err(e) => {
-                err = Some(e);
-                break;
-            }
-        };
-        if race {
-            ev.push(MbarEvent::Touch(t, off, kind != op::WAIT));
-        }
-        if kind == op::CP_ARRIVE {
-            let done = c.asyncs.copies.take_all(t as u32);
-            if race {
-                ev.push(MbarEvent::CopiesArrive(t, off, done.len()));
-            }
-            deliver(c, done);
-        }
-        let st = &mut *c.asyncs;
-        if kind == op::INIT {
-            let n = arg[l] as u32;
-            st.mbarriers.insert(
-                off,
-                Slot::Valid(MbarrierObj {
-                    expected: n,
-                    pending: n,
-                    tx: 0,
-                    phase: 0,
-                }),
-            );
-            st.last_change = step;
-            if race {
-                ev.push(MbarEvent::Reset(off));
-            }
-            continue;
-        }
-        if kind == op::INVAL {
-            if let Err(e) = obj(st, off, l, addr) {
-                err = Some(e);
-                break;
-            }
-            st.mbarriers.insert(off, Slot::Invalidated);
-            st.last_change = step;
-            if race {
-                ev.push(MbarEvent::Reset(off));
-            }
-            continue;
-        }
-        if st.last_change == PEER_CHANGE {
-            st.last_change = step;
-        }
-        let last_change = st.last_change;
-        let o = match obj(st, off, l, addr) {
-            Ok(o) => o,
-            Err(e) => {
-                err = Some(e);
-                break;
-            }
-        };
-        let r: Result<(), String> = match kind {
-            op::ARRIVE | op::CP_ARRIVE => {
-                let (count, tx) = if kind == op::CP_ARRIVE {
-                    if p & op::NOINC == 0 {
-                        o.pending += 1;
-                    }
-                    (1, 0)
-                } else if p & op::TX != 0 {
-                    (1, arg[l] as i64)
-                } else if i.s[0] == crate::exec::program::Src::None {
-                    (1, 0)
-                } else {
-                    (arg[l] as u32, 0)
-                };
-                out[l] = u64::from(o.phase);
-                if let Some(tm) = c.tmem.as_mut().filter(|t| t.checked()) {
-                    tm.observe.mbarrier_arrive(t as u32, off, o.phase);
-                }
-                o.tx += tx;
-                if count > o.pending {
-                    Err(format!(
-                        "an arrival count of {count} exceeds the {} arrivals pending in phase {} of the mbarrier at shared offset {off}",
-                        o.pending, o.phase
-                    ))
-                } else {
-                    o.pending -= count;
-                    if p & op::DROP != 0 {
-                        o.expected = o.expected.saturating_sub(count);
-                    }
-                    out[l] |= u64::from(o.pending) << 32;
-                    if p & op::NO_COMPLETE != 0 && o.pending == 0 && o.tx == 0 {
-                        Err(format!(
-                            "mbarrier.arrive.noComplete completes phase {} of the mbarrier at shared offset {off}",
-                            o.phase
-                        ))
-                    } else {
-                        if race && kind == op::ARRIVE {
-                            ev.push(MbarEvent::Arrive(t, off));
-                        }
-                        settled(o, off, race.then_some(&mut ev));
-                        Ok(())
-                    }
-                }
-            }
-            op::EXPECT_TX => {
-                o.tx += arg[l] as i64;
-                Ok(())
-            }
-            op::COMPLETE_TX => {
-                o.tx -= arg[l] as i64;
-                settled(o, off, race.then_some(&mut ev));
-                Ok(())
-            }
-            _ => {
-                // test_wait / try_wait
-                let done = if p & op::PARITY != 0 {
-                    (o.phase & 1) != (arg[l] as u32 & 1)
-                } else {
-                    o.phase != arg[l] as u32
-                };
-                if done {
-                    pmask |= 1 << l;
-                    if race {
-                        // The phase seen complete: the state's, or (parity) the last one.
-                        let seen = if p & op::PARITY != 0 {
-                            o.phase.wrapping_sub(1)
-                        } else {
-                            arg[l] as u32
-                        };
-                        ev.push(MbarEvent::Waited(t, off, seen));
-                    }
-                    let ph = o.phase;
-                    st.tma.observed(off, ph);
-                    if let Some(tm) = c.tmem.as_mut() {
-                        tm.async_writes.observed(off, ph);
-                        if tm.checked() {
-                            tm.observe.waited(t as u32, off, ph);
-                        }
-                    }
-                } else if p & op::TRY != 0 && step.wrapping_sub(last_change) > DEADLOCK_STEPS {
-                    err = Some(LaneFault {
-                        kind: FaultKind::BarrierDeadlock {
-                            detail: format!(
-                                "mbarrier at shared offset {off} waits for phase {} to complete, which still misses {} arrival(s) and {} transaction byte(s), and nothing changed in {DEADLOCK_STEPS} warp instructions",
-                                o.phase, o.pending, o.tx
-                            ),
-                        },
-                        lane: Some(l as u32),
-                        address: Some(addr),
-                    });
-                    break;
-                }
-                continue;
-            }
-        };
-        st.last_change = step;
-        if let Err(detail) = r {
-            err = Some(fault(l, addr, detail));
+        if let Err(e) = run.lane(c, i, &a.addr, arg[l], l) {
+            err = Some(e);
             break;
         }
     }
     if let Some(r) = c.race.as_deref_mut() {
-        r.mbarrier_events(c.pc, &ev);
+        r.mbarrier_events(c.pc, &run.ev);
     }
     if let Some(e) = err {
         return Err(e);
     }
-    if kind == op::WAIT {
-        c.write_mask(&i.d[0], pmask);
-    } else if kind == op::ARRIVE {
-        c.write(&i.d[0], &out);
+    if run.kind == op::WAIT {
+        c.write_mask(&i.d[0], run.pmask);
+    } else if run.kind == op::ARRIVE {
+        c.write(&i.d[0], &run.out);
     }
     Ok(Flow::Next)
+}
+
+/// One `mbarrier` instruction as its lanes perform it, one after another.
+struct MbarLanes {
+    /// The instruction's param bits ([`op`]).
+    p: u64,
+    /// The operation (`p & 0xff`).
+    kind: u64,
+    /// The CTA's schedule position, for the deadlock count.
+    step: u64,
+    /// Whether `--race` is on.
+    race: bool,
+    /// What `arrive` writes to each lane's state operand.
+    out: [u64; 32],
+    /// The lanes whose wait saw the phase complete.
+    pmask: u32,
+    /// `--race`: what each lane did to the mbarrier, in order.
+    ev: Vec<MbarEvent>,
+}
+
+impl MbarLanes {
+    /// Performs the instruction for lane `l`, whose operand value is `arg`.
+    fn lane(
+        &mut self,
+        c: &mut Ctx<'_>,
+        i: &DInstr,
+        at: &DAddr,
+        arg: u64,
+        l: usize,
+    ) -> Result<(), LaneFault> {
+        let t = thread(c, l) as usize;
+        let addr = super::mem::lane_addr(c, at, l);
+        let off = shared_offset(c, at, l, 8)?;
+        if self.race {
+            self.ev
+                .push(MbarEvent::Touch(t, off, self.kind != op::WAIT));
+        }
+        if self.kind == op::CP_ARRIVE {
+            let done = c.asyncs.copies.take_all(t as u32);
+            if self.race {
+                self.ev.push(MbarEvent::CopiesArrive(t, off, done.len()));
+            }
+            deliver(c, done);
+        }
+        let st = &mut *c.asyncs;
+        match self.kind {
+            op::INIT => {
+                self.init(st, off, arg as u32);
+                return Ok(());
+            }
+            op::INVAL => return self.inval(st, off, l, addr),
+            _ => {}
+        }
+        if st.last_change == PEER_CHANGE {
+            st.last_change = self.step;
+        }
+        let r = match self.kind {
+            op::ARRIVE | op::CP_ARRIVE => {
+                let o = obj(st, off, l, addr)?;
+                if let Some(tm) = c.tmem.as_mut().filter(|t| t.checked()) {
+                    tm.observe.mbarrier_arrive(t as u32, off, o.phase);
+                }
+                self.arrive(o, i, arg, t, l, off)
+            }
+            op::EXPECT_TX => {
+                obj(st, off, l, addr)?.tx += arg as i64;
+                Ok(())
+            }
+            op::COMPLETE_TX => {
+                let o = obj(st, off, l, addr)?;
+                o.tx -= arg as i64;
+                settled(o, off, self.race.then_some(&mut self.ev));
+                Ok(())
+            }
+            _ => return self.wait(st, c.tmem, off, arg, t, l, addr),
+        };
+        st.last_change = self.step;
+        r.map_err(|detail| fault(l, addr, detail))
+    }
+
+    /// `mbarrier.init`: a fresh object expecting `n` arrivals per phase.
+    fn init(&mut self, st: &mut AsyncState, off: u64, n: u32) {
+        st.mbarriers.insert(
+            off,
+            Slot::Valid(MbarrierObj {
+                expected: n,
+                pending: n,
+                tx: 0,
+                phase: 0,
+            }),
+        );
+        st.last_change = self.step;
+        if self.race {
+            self.ev.push(MbarEvent::Reset(off));
+        }
+    }
+
+    /// `mbarrier.inval` of an initialised object.
+    fn inval(
+        &mut self,
+        st: &mut AsyncState,
+        off: u64,
+        l: usize,
+        addr: u64,
+    ) -> Result<(), LaneFault> {
+        obj(st, off, l, addr)?;
+        st.mbarriers.insert(off, Slot::Invalidated);
+        st.last_change = self.step;
+        if self.race {
+            self.ev.push(MbarEvent::Reset(off));
+        }
+        Ok(())
+    }
+
+    /// An arrival (`mbarrier.arrive{.expect_tx}{_drop}`, `cp.async.mbarrier.arrive`) on `o`;
+    /// the error says what the arrival breaks.
+    fn arrive(
+        &mut self,
+        o: &mut MbarrierObj,
+        i: &DInstr,
+        arg: u64,
+        t: usize,
+        l: usize,
+        off: u64,
+    ) -> Result<(), String> {
+        let p = self.p;
+        let (count, tx) = if self.kind == op::CP_ARRIVE {
+            if p & op::NOINC == 0 {
+                o.pending += 1;
+            }
+            (1, 0)
+        } else if p & op::TX != 0 {
+            (1, arg as i64)
+        } else if i.s[0] == crate::exec::program::Src::None {
+            (1, 0)
+        } else {
+            (arg as u32, 0)
+        };
+        self.out[l] = u64::from(o.phase);
+        o.tx += tx;
+        if count > o.pending {
+            return Err(format!(
+                "an arrival count of {count} exceeds the {} arrivals pending in phase {} of the mbarrier at shared offset {off}",
+                o.pending, o.phase
+            ));
+        }
+        o.pending -= count;
+        if p & op::DROP != 0 {
+            o.expected = o.expected.saturating_sub(count);
+        }
+        self.out[l] |= u64::from(o.pending) << 32;
+        if p & op::NO_COMPLETE != 0 && o.pending == 0 && o.tx == 0 {
+            return Err(format!(
+                "mbarrier.arrive.noComplete completes phase {} of the mbarrier at shared offset {off}",
+                o.phase
+            ));
+        }
+        if self.race && self.kind == op::ARRIVE {
+            self.ev.push(MbarEvent::Arrive(t, off));
+        }
+        settled(o, off, self.race.then_some(&mut self.ev));
+        Ok(())
+    }
+
+    /// `test_wait` / `try_wait`: whether the phase named by `arg` (a state, or a parity) is
+    /// complete; a `try_wait` that nothing can complete any more is a deadlock.
+    #[allow(clippy::too_many_arguments)]
+    fn wait(
+        &mut self,
+        st: &mut AsyncState,
+        tmem: &mut Option<Box<crate::tcgen05::memory::TensorMemory>>,
+        off: u64,
+        arg: u64,
+        t: usize,
+        l: usize,
+        addr: u64,
+    ) -> Result<(), LaneFault> {
+        let p = self.p;
+        let last_change = st.last_change;
+        let o = obj(st, off, l, addr)?;
+        let done = if p & op::PARITY != 0 {
+            (o.phase & 1) != (arg as u32 & 1)
+        } else {
+            o.phase != arg as u32
+        };
+        if done {
+            self.pmask |= 1 << l;
+            if self.race {
+                // The phase seen complete: the state's, or (parity) the last one.
+                let seen = if p & op::PARITY != 0 {
+                    o.phase.wrapping_sub(1)
+                } else {
+                    arg as u32
+                };
+                self.ev.push(MbarEvent::Waited(t, off, seen));
+            }
+            let ph = o.phase;
+            st.tma.observed(off, ph);
+            if let Some(tm) = tmem.as_mut() {
+                tm.async_writes.observed(off, ph);
+                if tm.checked() {
+                    tm.observe.waited(t as u32, off, ph);
+                }
+            }
+        } else if p & op::TRY != 0 && self.step.wrapping_sub(last_change) > DEADLOCK_STEPS {
+            return Err(LaneFault {
+                kind: FaultKind::BarrierDeadlock {
+                    detail: format!(
+                        "mbarrier at shared offset {off} waits for phase {} to complete, which still misses {} arrival(s) and {} transaction byte(s), and nothing changed in {DEADLOCK_STEPS} warp instructions",
+                        o.phase, o.pending, o.tx
+                    ),
+                },
+                lane: Some(l as u32),
+                address: Some(addr),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Completes `bytes` transactions of a bulk copy on the mbarrier at `a` (lane `lane`);

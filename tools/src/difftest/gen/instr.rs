@@ -55,23 +55,40 @@ const CMP_F: &[&str] = &[
 
 /// One random instruction (sometimes two lines that belong together).
 pub(super) fn instruction(g: &mut Rng) -> Vec<String> {
-    let line = match g.below(40) {
+    let k = g.below(40);
+    let line = match k {
+        7 => return division(g),
+        0..=17 => int32(g, k),
+        18..=23 => int64(g, k),
+        24..=32 => float32(g, k),
+        33..=35 => float64(g, k),
+        36..=38 => conversion(g),
+        _ => format!("mov.b32 {}, {}", f(g), r(g)),
+    };
+    vec![line]
+}
+
+/// A division or remainder by a value forced to be non-zero.
+fn division(g: &mut Rng) -> Vec<String> {
+    let ty = g.pick(&["u32", "s32"]);
+    let op = g.pick(&["div", "rem"]);
+    let (dst, a, b) = (r(g), r(g), r(g));
+    vec![
+        format!("or.b32 %rt, {b}, 1"),
+        format!("{op}.{ty} {dst}, {a}, %rt"),
+    ]
+}
+
+/// Instruction `k` (0 to 17, but 7) of [`instruction`]: 32-bit integer arithmetic, logic,
+/// bit fields, comparisons and selection.
+fn int32(g: &mut Rng, k: u32) -> String {
+    match k {
         0..=5 => {
             let op = g.pick(&["add", "sub", "mul.lo", "mul.hi", "min", "max"]);
             let ty = g.pick(&["u32", "s32"]);
             format!("{op}.{ty} {}, {}, {}", r(g), r(g), r_or_imm(g))
         }
         6 => format!("mad.lo.s32 {}, {}, {}, {}", r(g), r(g), r(g), r(g)),
-        7 => {
-            // Division by a value forced to be non-zero.
-            let ty = g.pick(&["u32", "s32"]);
-            let op = g.pick(&["div", "rem"]);
-            let (dst, a, b) = (r(g), r(g), r(g));
-            return vec![
-                format!("or.b32 %rt, {b}, 1"),
-                format!("{op}.{ty} {dst}, {a}, %rt"),
-            ];
-        }
         8..=10 => {
             let op = g.pick(&["and", "or", "xor"]);
             format!("{op}.b32 {}, {}, {}", r(g), r(g), r_or_imm(g))
@@ -116,7 +133,14 @@ pub(super) fn instruction(g: &mut Rng) -> Vec<String> {
             r(g),
             r_or_imm(g)
         ),
-        17 => format!("selp.b32 {}, {}, {}, {}", r(g), r(g), r(g), p(g)),
+        _ => format!("selp.b32 {}, {}, {}, {}", r(g), r(g), r(g), p(g)),
+    }
+}
+
+/// Instruction `k` (18 to 23) of [`instruction`]: 64-bit integer arithmetic, logic, shifts,
+/// widening multiplication and integer conversions.
+fn int64(g: &mut Rng, k: u32) -> String {
+    match k {
         18..=19 => {
             let op = g.pick(&["add", "sub", "mul.lo", "mul.hi", "min", "max"]);
             let ty = if op == "mul.hi" {
@@ -144,11 +168,17 @@ pub(super) fn instruction(g: &mut Rng) -> Vec<String> {
             r(g),
             r(g)
         ),
-        23 => match g.below(3) {
+        _ => match g.below(3) {
             0 => format!("cvt.u64.u32 {}, {}", d(g), r(g)),
             1 => format!("cvt.s64.s32 {}, {}", d(g), r(g)),
             _ => format!("cvt.u32.u64 {}, {}", r(g), d(g)),
         },
+    }
+}
+
+/// Instruction `k` (24 to 32) of [`instruction`]: `.f32` arithmetic, comparison and selection.
+fn float32(g: &mut Rng, k: u32) -> String {
+    match k {
         24..=27 => {
             let op = g.pick(&["add", "sub", "mul"]);
             let ftz = if g.below(3) == 0 { ".ftz" } else { "" };
@@ -184,12 +214,18 @@ pub(super) fn instruction(g: &mut Rng) -> Vec<String> {
         },
         30 => format!("{}.f32 {}, {}", g.pick(&["abs", "neg"]), f(g), f(g)),
         31 => format!("setp.{}.f32 {}, {}, {}", g.pick(CMP_F), p(g), f(g), f(g)),
-        32 => format!("selp.f32 {}, {}, {}, {}", f(g), f(g), f(g), p(g)),
+        _ => format!("selp.f32 {}, {}, {}, {}", f(g), f(g), f(g), p(g)),
+    }
+}
+
+/// Instruction `k` (33 to 35) of [`instruction`]: `.f64` arithmetic.
+fn float64(g: &mut Rng, k: u32) -> String {
+    match k {
         33..=34 => {
             let op = g.pick(&["add", "sub", "mul"]);
             format!("{op}{}.f64 {}, {}, {}", g.pick(ROUND), fd(g), fd(g), fd(g))
         }
-        35 => match g.below(3) {
+        _ => match g.below(3) {
             0 => format!(
                 "fma{}.f64 {}, {}, {}, {}",
                 g.pick(ROUND),
@@ -201,10 +237,7 @@ pub(super) fn instruction(g: &mut Rng) -> Vec<String> {
             1 => format!("div{}.f64 {}, {}, {}", g.pick(ROUND), fd(g), fd(g), fd(g)),
             _ => format!("sqrt{}.f64 {}, {}", g.pick(ROUND), fd(g), fd(g)),
         },
-        36..=38 => conversion(g),
-        _ => format!("mov.b32 {}, {}", f(g), r(g)),
-    };
-    vec![line]
+    }
 }
 
 pub(super) fn conversion(g: &mut Rng) -> String {

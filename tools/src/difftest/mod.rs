@@ -285,6 +285,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     std::thread::scope(|s| {
         for w in 0..jobs {
             let (next, tally, host, work, timed_out) = (&next, &tally, &host, &work, &timed_out);
+            let rec = rec.as_ref();
             s.spawn(move || loop {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     timed_out.store(true, Ordering::Relaxed);

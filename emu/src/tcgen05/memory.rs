@@ -311,7 +311,13 @@ impl TensorMemory {
         if !self.checked {
             return Ok(at);
         }
-        if let Some(by) = self.async_writes.pending_at(at) {
+        // A load's visibility of asynchronous writes is checked per reading thread
+        // (`mma_track`, `observe`) before it gets here.
+        if let Some(by) = self
+            .async_writes
+            .pending_at(at)
+            .filter(|_| access == Access::Store)
+        {
             return Err(TmemError::AsyncPending {
                 lane,
                 column,

@@ -311,7 +311,8 @@ pub(super) fn accumulate(
         }
     }
     if checked {
-        tm.mma.issue(warp * 32 + s.lane as u32, pc, written);
+        tm.mma
+            .issue("tcgen05.mma", warp * 32 + s.lane as u32, pc, written);
     }
     let (l0, l1) = d_lanes(rows, ws);
     let action = TmemAction::Mma {

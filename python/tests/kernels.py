@@ -142,24 +142,25 @@ LOOP:
 }
 """
 
-# An instruction ptxas 13.5 accepts and ptxemu refuses when it executes: tcgen05.mma.ws with
-# M = 32 (idesc 0x2100010: f32 D, N = 64, M = 32), whose Tensor Memory layout is not modelled.
-# When that form runs, pick another still-refused one.
+# An instruction ptxas 13.5 accepts and ptxemu refuses when it executes: tcgen05.mma.ws with a
+# zero-column-mask-desc operand (idesc 0x8100010: f32 D, N = 64, M = 128), whose descriptor
+# format is not modelled. When that form runs, pick another still-refused one.
 UNSUPPORTED = """
 .version 8.7
 .target sm_100a
 .address_size 64
-.visible .entry ws32()
+.visible .entry ws_zero_mask()
 {
   .reg .b32 %r<4>;
-  .reg .b64 %rd<3>;
+  .reg .b64 %rd<4>;
   .reg .pred %p<2>;
   mov.u32 %r1, 0;
   mov.b64 %rd1, 0;
   mov.b64 %rd2, 0;
-  mov.u32 %r2, 0x2100010;
+  mov.b64 %rd3, 0;
+  mov.u32 %r2, 0x8100010;
   setp.ne.u32 %p1, %r1, 0;
-  tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;
+  tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1, %rd3;
   ret;
 }
 """

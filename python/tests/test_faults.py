@@ -98,8 +98,9 @@ def test_assert_failed():
 def test_unsupported():
     m = ptxemu.Module(UNSUPPORTED)
     with pytest.raises(ptxemu.Fault) as e:
-        m.get_function("ws32")(1, 1, ())
+        m.get_function("ws_zero_mask")(1, 1, ())
     assert e.value.kind == "unsupported"
+    assert "zero-column-mask-desc" in e.value.detail
 
 
 def test_refusals_are_not_faults(mod):

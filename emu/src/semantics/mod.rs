@@ -21,6 +21,7 @@
 //! | [`tma`] | tensor maps (ptxemu's 128-byte encoding), TMA box placement (tile, im2col), swizzles |
 //! | [`tma_rules`] | interleaved tensor maps (16B/32B slices) and the encode rules that depend on the interleave |
 //! | [`bulk_reduce`] | the element operations of `cp.reduce.async.bulk(.tensor)` |
+//! | [`tcgen05_dlayout`] | where `tcgen05.mma` puts D's elements in Tensor Memory (data path layouts D, E, F, G) |
 //! | [`tcgen05_desc`] | the shared-memory and instruction descriptors of `tcgen05.mma` ([`tcgen05_idesc`]) |
 //! | [`wgmma_desc`] | the shared-memory matrix descriptor of `wgmma.mma_async`: fields, canonical layouts, swizzle |
 
@@ -38,6 +39,7 @@ pub mod mma;
 pub mod narrow_float;
 pub mod tcgen05_cp;
 pub mod tcgen05_desc;
+pub mod tcgen05_dlayout;
 pub mod tcgen05_idesc;
 pub mod tma;
 pub mod tma_rules;

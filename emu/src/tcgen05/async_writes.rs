@@ -4,8 +4,9 @@
 //! completion only through `tcgen05.commit`'s mbarrier).
 //!
 //! ptxemu performs each operation when it is issued, so the values are right at once; this
-//! record exists for checked mode, which reports a `tcgen05.ld` of a cell whose writer is
-//! still pending. An operation is
+//! record exists for checked mode, which reports a `tcgen05.st` to a cell whose writer is
+//! still pending (loads check the stricter per-thread rule of [`super::observe`] instead).
+//! An operation is
 //! 1. *issued* by one thread ([`AsyncWrites::issue`]);
 //! 2. *committed* when that thread executes `tcgen05.commit` ([`AsyncWrites::commit`]): the
 //!    commit's mbarrier (shared offset) and the phase its arrive completes are recorded;

@@ -232,23 +232,41 @@ impl TensorMemory {
     /// # Errors
     /// A bad `nCols`, an alloc after relinquish, or no room.
     pub fn alloc(&mut self, ncols: u32, warp: u32, pc: u32) -> Result<u32, TmemError> {
+        self.alloc_where(ncols, &[], None, (warp, pc))
+    }
+
+    /// `tcgen05.alloc` of `ncols` columns that are also free of the allocations `also` (a CTA
+    /// pair's peer's), at column `at` when given; see [`Self::alloc`].
+    ///
+    /// # Errors
+    /// A bad `nCols`, an alloc after relinquish, or no such room now.
+    pub fn alloc_where(
+        &mut self,
+        ncols: u32,
+        also: &[Allocation],
+        at: Option<u32>,
+        (warp, pc): (u32, u32),
+    ) -> Result<u32, TmemError> {
         if !ncols_ok(ncols) {
             return Err(TmemError::BadNcols { ncols });
         }
         if self.relinquished {
             return Err(TmemError::AfterRelinquish);
         }
-        let column = (0..COLUMNS / ncols)
-            .map(|k| k * ncols)
-            .find(|&c| {
-                self.allocations
-                    .iter()
-                    .all(|a| c + ncols <= a.column || a.column + a.ncols <= c)
-            })
-            .ok_or_else(|| TmemError::NoSpace {
-                ncols,
-                allocated: self.allocations.clone(),
-            })?;
+        let free = |c: u32| {
+            self.allocations
+                .iter()
+                .chain(also)
+                .all(|a| c + ncols <= a.column || a.column + a.ncols <= c)
+        };
+        let column = match at {
+            Some(c) => Some(c).filter(|&c| c % ncols == 0 && c + ncols <= COLUMNS && free(c)),
+            None => (0..COLUMNS / ncols).map(|k| k * ncols).find(|&c| free(c)),
+        }
+        .ok_or_else(|| TmemError::NoSpace {
+            ncols,
+            allocated: self.allocations.clone(),
+        })?;
         for lane in 0..LANES {
             let at = index(lane, column) as usize;
             self.cells[at..at + ncols as usize].fill(POISON);
@@ -311,7 +329,13 @@ impl TensorMemory {
         if !self.checked {
             return Ok(at);
         }
-        if let Some(by) = self.async_writes.pending_at(at) {
+        // A load's visibility of asynchronous writes is checked per reading thread
+        // (`mma_track`, `observe`) before it gets here.
+        if let Some(by) = self
+            .async_writes
+            .pending_at(at)
+            .filter(|_| access == Access::Store)
+        {
             return Err(TmemError::AsyncPending {
                 lane,
                 column,
@@ -412,6 +436,26 @@ impl TensorMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pair_allocation_avoids_the_peers_columns_or_takes_the_peers_column() {
+        let mut t = TensorMemory::new(4, true);
+        let peer = [Allocation {
+            column: 0,
+            ncols: 64,
+            warp: 0,
+            pc: 0,
+        }];
+        assert_eq!(t.alloc_where(32, &peer, None, (0, 1)), Ok(64));
+        assert_eq!(t.alloc_where(32, &[], Some(128), (0, 1)), Ok(128));
+        // Taken, misaligned, or past the end: no room (the alloc blocks).
+        for at in [64, 48, 512] {
+            assert!(matches!(
+                t.alloc_where(32, &[], Some(at), (0, 1)),
+                Err(TmemError::NoSpace { .. })
+            ));
+        }
+    }
 
     #[test]
     fn allocation_is_first_fit_aligned_to_its_size_and_dealloc_must_match() {

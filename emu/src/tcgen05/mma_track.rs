@@ -1,4 +1,5 @@
-//! Completion tracking of `tcgen05.mma` results in Tensor Memory (checked mode), for the rule
+//! Completion tracking of `tcgen05.mma` results (and of `tcgen05.cp` copies, which complete the
+//! same way) in Tensor Memory (checked mode), for the rule
 //! of the PTX ISA's tcgen05 memory-consistency section: the D cells an MMA writes may be read
 //! by a thread's `tcgen05.ld` only after a `tcgen05.commit` by the issuing thread has tracked
 //! the MMA, the reading thread has observed the commit's mbarrier phase complete, and it has
@@ -11,9 +12,11 @@
 
 use std::collections::{HashMap, VecDeque};
 
-/// One issued MMA.
+/// One issued MMA (or `tcgen05.cp`: both complete through the issuing thread's commits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MmaRecord {
+    /// The instruction, for messages (`"tcgen05.mma"`, `"tcgen05.cp"`).
+    pub what: &'static str,
     /// The issuing thread (linear in the CTA).
     pub thread: u32,
     /// The instruction's pc.
@@ -54,10 +57,22 @@ pub struct MmaTrack {
 }
 
 impl MmaTrack {
-    /// Records an MMA of `thread` at `pc` writing `cells`.
-    pub fn issue(&mut self, thread: u32, pc: u32, cells: impl IntoIterator<Item = u32>) {
+    /// Records an asynchronous write `what` (`"tcgen05.mma"`, `"tcgen05.cp"`) of `thread` at
+    /// `pc` writing `cells`.
+    pub fn issue(
+        &mut self,
+        what: &'static str,
+        thread: u32,
+        pc: u32,
+        cells: impl IntoIterator<Item = u32>,
+    ) {
         let id = self.records.len() as u32;
-        self.records.push(MmaRecord { thread, pc, id });
+        self.records.push(MmaRecord {
+            what,
+            thread,
+            pc,
+            id,
+        });
         for c in cells {
             self.cells.insert(c, id);
         }
@@ -110,15 +125,18 @@ mod tests {
     #[test]
     fn every_later_commit_of_the_thread_tracks_an_mma() {
         let mut t = MmaTrack::default();
-        t.issue(0, 10, [5, 6]);
+        t.issue("tcgen05.mma", 0, 10, [5, 6]);
         assert_eq!(t.commit(0, 8, 0, 11), 1);
         assert_eq!(t.commit(0, 16, 3, 12), 0);
-        t.issue(0, 13, [6]);
+        t.issue("tcgen05.cp", 0, 13, [6]);
         let r5 = t.writer(5).unwrap();
         let pcs: Vec<u32> = t.commits_of(&r5).map(|c| c.pc).collect();
         assert_eq!(pcs, [12, 11]);
         let r6 = t.writer(6).unwrap();
-        assert_eq!((r6.pc, t.commits_of(&r6).count()), (13, 0));
+        assert_eq!(
+            (r6.pc, r6.what, t.commits_of(&r6).count()),
+            (13, "tcgen05.cp", 0)
+        );
         // Another thread's commit tracks nothing of thread 0.
         t.commit(32, 8, 1, 14);
         assert_eq!(t.commits_of(&r6).count(), 0);

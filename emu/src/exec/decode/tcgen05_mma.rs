@@ -30,6 +30,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
         disable: Vec::new(),
         enable: Src::None,
         scale_input_d: 0,
+        zero_mask: false,
         sfa: None,
         sfb: None,
         mbar: None,
@@ -66,6 +67,8 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
                 if let Some(Operand::Imm(Imm::Int(v))) = ins.args.get(k + 1) {
                     x.scale_input_d = (*v).clamp(0, 15) as u32;
                 }
+            } else {
+                x.zero_mask = ins.args.get(k + 1).is_some();
             }
             step::mma
         }

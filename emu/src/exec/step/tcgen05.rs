@@ -218,12 +218,16 @@ pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
         ))
         .at_lane(l as u32));
     }
-    let (warp, pc) = (c.ids.warp, c.pc);
-    let column = tmem(c)
-        .alloc(ncols, warp, pc)
-        .map_err(|e| fault(c, e, what, None, None))?;
+    let pair = m.op.group() == Some(CtaGroup::Two);
+    let column = match super::tcgen05_pair_alloc::allocate(c, ncols, pair) {
+        Ok(col) => col,
+        Err(e @ crate::tcgen05::memory::TmemError::NoSpace { .. }) => {
+            return super::tcgen05_pair_alloc::blocked(c, e, pair);
+        }
+        Err(e) => return Err(fault(c, e, what, None, None)),
+    };
     let at = super::mem::store_shared_u32(c, &dst, 0, column)?;
-    if m.op.group() == Some(CtaGroup::Two) {
+    if pair {
         pair_op(c, PairOpKind::Alloc, ncols, column)?;
     }
     record(

@@ -1,5 +1,7 @@
 //! `tcgen05.commit` in the interpreter, and the visibility rule it establishes for the
-//! results of `tcgen05.mma` (rule `tcgen05-mma-visibility`, checked at each `tcgen05.ld`).
+//! results of `tcgen05.mma` and `tcgen05.cp` (rules `tcgen05-mma-visibility` and
+//! `tcgen05-cp-visibility`, checked per reading thread at each `tcgen05.ld` and at each
+//! `tcgen05.mma` reading A or scale factors from Tensor Memory).
 //! See [`super::tcgen05_mma`] for how MMAs are issued and tracked.
 
 use super::tcgen05_mma::{decoded, line, undefined};
@@ -112,13 +114,72 @@ pub fn check_ld(
                 return Err(undefined(
                     t as usize,
                     format!(
-                        "rule tcgen05-mma-visibility: {what} at line {} reads Tensor Memory cell (lane {lane}, column {col}) that tcgen05.mma at line {} wrote; {why}. A thread may read an MMA's results only after the commit's mbarrier phase completes, the thread waits for it, and then executes tcgen05.fence::after_thread_sync",
+                        "rule {}: {what} at line {} reads Tensor Memory cell (lane {lane}, column {col}) that {}{} at line {} wrote; {why}. A thread may read the results of an asynchronous tcgen05.mma or tcgen05.cp only after the commit's mbarrier phase completes, the thread waits for it, and then executes tcgen05.fence::after_thread_sync",
+                        rule(&rec),
                         line(c, c.pc),
+                        if rec.what == "tcgen05.cp" { "the asynchronous " } else { "" },
+                        rec.what,
                         line(c, rec.pc)
                     ),
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// The rule a read of `rec`'s cells breaks.
+fn rule(rec: &crate::tcgen05::mma_track::MmaRecord) -> &'static str {
+    if rec.what == "tcgen05.cp" {
+        "tcgen05-cp-visibility"
+    } else {
+        "tcgen05-mma-visibility"
+    }
+}
+
+/// The visibility rule for a `tcgen05.mma` issued by lane `lane` reading Tensor Memory cells
+/// `cells` (A, or scale factors: `operand`) in checked mode. A cell another thread's
+/// `tcgen05.cp` or `tcgen05.mma` wrote must be visible to the issuing thread as to a
+/// `tcgen05.ld` (commit, its phase observed, and with `--tmem-check strict` fenced). One the
+/// issuing thread itself wrote asynchronously is ordered before the MMA without a commit: the
+/// PTX ISA's pipelined pairs `tcgen05.cp -> tcgen05.mma` and `tcgen05.mma -> tcgen05.mma`
+/// from the same thread execute in issue order.
+pub fn check_mma_read(
+    c: &Ctx<'_>,
+    lane: usize,
+    cells: &[u32],
+    operand: &str,
+) -> Result<(), LaneFault> {
+    let Some(tm) = c.tmem.as_ref() else {
+        return Ok(());
+    };
+    if !tm.checked() || tm.mma.is_empty() {
+        return Ok(());
+    }
+    let thread = c.ids.warp * 32 + lane as u32;
+    for &at in cells {
+        let Some(rec) = tm.mma.writer(at) else {
+            continue;
+        };
+        if rec.thread == thread {
+            continue;
+        }
+        let Some(why) = invisible(c, tm, &rec, thread, c.tmem_opts.fence) else {
+            continue;
+        };
+        return Err(undefined(
+            lane,
+            format!(
+                "rule {}: tcgen05.mma at line {} (thread {thread}) reads {operand} from Tensor Memory cell (lane {}, column {}) that {} at line {} (thread {}) wrote; {why}. An asynchronous write of another thread is ordered before the MMA only through its tcgen05.commit, an mbarrier wait by the MMA's thread and tcgen05.fence::after_thread_sync (a tcgen05.cp or tcgen05.mma of the MMA's own thread is ordered by issue)",
+                rule(&rec),
+                line(c, c.pc),
+                at / 512,
+                at % 512,
+                rec.what,
+                line(c, rec.pc),
+                rec.thread
+            ),
+        ));
     }
     Ok(())
 }

@@ -4,11 +4,17 @@
 //! [`crate::semantics::tcgen05_cp`]'s.
 //!
 //! The instruction is issued by a single thread and is asynchronous. ptxemu copies when it is
-//! issued (so a later `tcgen05.mma` of the same thread, ordered after it by issue order, sees
-//! the data) and records the cells written as pending
-//! ([`crate::tcgen05::async_writes::AsyncWrites`]): until the issuing thread's
-//! `tcgen05.commit` has been observed complete through its mbarrier, checked mode reports a
-//! `tcgen05.ld` or `tcgen05.st` of them.
+//! issued (so a later `tcgen05.mma` of the same thread, ordered after it by issue order — the
+//! PTX ISA's pipelined pair `tcgen05.cp -> tcgen05.mma` — sees the data) and, in checked mode,
+//! records the cells written:
+//! * per reading thread, as for MMA results ([`crate::tcgen05::mma_track`],
+//!   [`crate::tcgen05::observe`]; rule `tcgen05-cp-visibility`): a `tcgen05.ld` of them, or a
+//!   `tcgen05.mma` of another thread reading them as A or as scale factors, needs a
+//!   `tcgen05.commit` of the copying thread whose mbarrier phase completed and that the reader
+//!   observed (its own wait, or a `bar.sync` after a thread that waited), and with
+//!   `--tmem-check strict` its `tcgen05.fence::after_thread_sync` since;
+//! * CTA-wide as pending ([`crate::tcgen05::async_writes::AsyncWrites`]) for `tcgen05.st`:
+//!   until some thread has observed the commit's phase, a store to them is reported.
 //!
 //! Checked mode also reports destination cells outside Tensor Memory or not allocated, and a
 //! source byte written through the generic proxy with no `fence.proxy.async` since (the copy
@@ -192,6 +198,11 @@ pub(super) fn copy_tracked(
     let pc = c.pc;
     let t_mem = tmem(c);
     if t_mem.checked() {
+        // Loads and MMAs of other threads check visibility per thread (`mma_track`); stores
+        // the CTA-wide pending record.
+        t_mem
+            .mma
+            .issue("tcgen05.cp", thread, pc, cells.iter().copied());
         t_mem.async_writes.issue("tcgen05.cp", thread, pc, cells);
     }
     Ok(())

@@ -15,7 +15,9 @@
 //!
 //! Layouts (cta_group::1): element `(i, j)` of D (M×N) is the 32-bit cell at column
 //! `col(taddr) + j` of lane `i` for M = 128 (taddr's lane must be 0), and of lane
-//! `lane(taddr) + 32·(i / 16) + i % 16` for M = 64 (taddr's lane 0 or 16). A from Tensor
+//! `lane(taddr) + 32·(i / 16) + i % 16` for M = 64 (taddr's lane 0 or 16); `.ws` with M = 64
+//! or 32 folds D's column halves or quarters into the four lane sub-partitions (taddr's lane
+//! 0; [`crate::semantics::tcgen05_dlayout`], which names its sources). A from Tensor
 //! Memory uses the same lanes, with its K elements packed from the low bits of consecutive
 //! 32-bit columns. A and B in shared memory are located by
 //! [`crate::semantics::tcgen05_desc::element_addr`]. Numerics are those of `mma.sync`
@@ -23,7 +25,9 @@
 //!
 //! Deliberate choices and limits:
 //! 1. `.cta_group::2` (a CTA pair, M = 256 and 128, every kind) runs in [`super::tcgen05_pair`].
-//! 2. `.ws` runs for M = 128 only (the `.ws` layouts of M = 32 and 64 are refused by name).
+//! 2. `.ws` runs for M = 128, 64 and 32 (layouts D, E and G); A from Tensor Memory with
+//!    `.ws` M = 64 or 32, whose lanes are not documented, is refused by name.
+//!    `zero-column-mask-desc` is refused by name when written (its format is not modelled).
 //! 3. A D of f16 occupies the low 16 bits of its 32-bit cell (upper bits 0); not compared with
 //!    hardware.
 //! 4. e2m3 and e3m2 of `.kind::f8f6f4` sit in bits 5–0 of their 8-bit containers, e2m1 in
@@ -46,6 +50,7 @@ use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Extra, Flow, Src};
 use crate::ir::{CtaGroup, Mma, MmaElem, MmaLayout, MmaShape, Tcgen05, Tcgen05Mma};
+use crate::semantics::tcgen05_dlayout::{d_columns, d_lanes, d_position};
 use crate::semantics::tcgen05_idesc::{decode_idesc, DType, InstrDesc};
 use crate::tcgen05::trace::TmemAction;
 
@@ -84,6 +89,8 @@ pub struct MmaDInstr {
     pub enable: Src,
     /// `scale-input-d` (0 when not written).
     pub scale_input_d: u32,
+    /// `.ws`: a `zero-column-mask-desc` was written.
+    pub zero_mask: bool,
     /// Scale factors of A (block-scaled kinds).
     pub sfa: Option<TmemRef>,
     /// Scale factors of B (block-scaled kinds).
@@ -162,17 +169,18 @@ pub(super) fn prepare(
             "a sparse instruction descriptor (bit 2) with the dense tcgen05.mma".into(),
         ));
     }
-    if m.ws && id.m != 128 {
+    let folded = m.ws && id.m != 128;
+    if folded && s.a_tmem.is_some() {
         return Err(unsupported(
             s.lane,
             format!(
-                "the Tensor Memory layout of tcgen05.mma.ws with M = {}",
+                "A in Tensor Memory for tcgen05.mma.ws with M = {} (its Tensor Memory layout is not modelled)",
                 id.m
             ),
         ));
     }
     let base = s.taddr_d >> 16;
-    let ok = if id.m == 64 {
+    let ok = if id.m == 64 && !folded {
         base == 0 || base == 16
     } else {
         base == 0
@@ -181,7 +189,7 @@ pub(super) fn prepare(
     if !ok {
         return Err(undefined(
             s.lane,
-            format!("tcgen05.mma with M = {} needs D's Tensor Memory address at lane {}, but taddr 0x{:08x} names lane {base} (line {})", id.m, if id.m == 64 { "0 or 16" } else { "0" }, s.taddr_d, line(c, c.pc)),
+            format!("tcgen05.mma{} with M = {} needs D's Tensor Memory address at lane {}, but taddr 0x{:08x} names lane {base} (line {})", if m.ws { ".ws" } else { "" }, id.m, if id.m == 64 && !folded { "0 or 16" } else { "0" }, s.taddr_d, line(c, c.pc)),
         ));
     }
     if s.a_tmem.is_some_and(|a| a >> 16 != base) {
@@ -233,17 +241,20 @@ pub(super) fn accumulate(
     let col0 = s.taddr_d & 0xFFFF;
     let (warp, pc, checked) = (c.ids.warp, c.pc, c.tmem_opts.checked);
     let tm = super::tcgen05::tmem(c);
+    // D's data path layout (`.ws` with M = 32 or 64 folds column blocks into lanes).
+    let ws = m.ws;
+    let place = |r: u32, j: u32| {
+        let (l, col) = d_position(rows, cols, ws, r, j);
+        (base + l, col0 + col)
+    };
     let mut cells = Vec::with_capacity((rows * cols) as usize);
     for r in 0..rows {
-        let lane = row_lane(&id, base, r);
         for j in 0..cols {
-            let at = tm.check_cell(lane, col0 + j).map_err(|e| {
+            let (lane, col) = place(r, j);
+            let at = tm.check_cell(lane, col).map_err(|e| {
                 undefined(
                     s.lane,
-                    format!(
-                        "tcgen05.mma writes D cell (lane {lane}, column {}): {e:?}",
-                        col0 + j
-                    ),
+                    format!("tcgen05.mma writes D cell (lane {lane}, column {col}): {e:?}"),
                 )
             })?;
             cells.push(at);
@@ -289,29 +300,26 @@ pub(super) fn accumulate(
     let tm = super::tcgen05::tmem(c);
     let mut written = Vec::with_capacity(cells.len());
     for r in 0..rows {
-        let lane = row_lane(&id, base, r);
-        if s.disable[(lane / 32) as usize] & (1 << (lane % 32)) != 0 {
-            continue;
-        }
         for j in 0..cols {
+            let (lane, _) = place(r, j);
+            if s.disable[(lane / 32) as usize] & (1 << (lane % 32)) != 0 {
+                continue;
+            }
             let at = cells[(r * cols + j) as usize];
             tm.write(at, d[(r * cols + j) as usize]);
             written.push(at);
         }
     }
     if checked {
-        tm.mma.issue(warp * 32 + s.lane as u32, pc, written);
+        tm.mma
+            .issue("tcgen05.mma", warp * 32 + s.lane as u32, pc, written);
     }
-    let lanes = if id.m == 64 {
-        (base, base + 112)
-    } else {
-        (base, base + rows)
-    };
+    let (l0, l1) = d_lanes(rows, ws);
     let action = TmemAction::Mma {
         thread: s.lane as u32,
         shape: (rows, cols, k, id.kind.name()),
-        lanes,
-        columns: (col0, col0 + cols),
+        lanes: (base + l0, base + l1),
+        columns: (col0, col0 + d_columns(rows, cols, ws)),
         accumulate: s.enable,
     };
     super::tcgen05::record(c, Some(s.taddr_d), action, Vec::new());
@@ -333,6 +341,13 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             what: "tcgen05.mma decoded as another instruction".into(),
         }));
     };
+    if x.zero_mask {
+        return Err(unsupported(
+            c.mask.trailing_zeros().min(31) as usize,
+            "tcgen05.mma.ws with a zero-column-mask-desc (its descriptor format is not modelled)"
+                .into(),
+        ));
+    }
     let d = tref(c, &x.d).unwrap_or([0; 32]);
     let a_tmem = tref(c, &x.a_tmem);
     let (sfa, sfb) = (tref(c, &x.sfa), tref(c, &x.sfb));

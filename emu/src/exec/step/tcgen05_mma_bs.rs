@@ -132,11 +132,15 @@ fn read_factors(
 ) -> Result<Vec<f64>, LaneFault> {
     let tm = super::tcgen05::tmem(c);
     let mut err = None;
+    let mut read = Vec::new();
     let f = factors(
         |lane, col| {
             let (l, cc) = ((taddr >> 16) + lane, (taddr & 0xFFFF) + col);
             match tm.check_cell(l, cc) {
-                Ok(at) => tm.read(at),
+                Ok(at) => {
+                    read.push(at);
+                    tm.read(at)
+                }
                 Err(e) => {
                     err.get_or_insert(format!(
                         "tcgen05.mma reads the scale factors of {which} from Tensor Memory cell (lane {l}, column {cc}): {e:?}"
@@ -153,7 +157,11 @@ fn read_factors(
     );
     match err {
         Some(e) => Err(undefined(s.lane, e)),
-        None => Ok(f),
+        None => {
+            let operand = format!("the scale factors of {which}");
+            super::tcgen05_commit::check_mma_read(c, s.lane, &read, &operand)?;
+            Ok(f)
+        }
     }
 }
 

@@ -118,8 +118,7 @@ pub(super) fn tmem_a_elem(
 ) -> Result<u64, LaneFault> {
     let lane = row_lane(id, taddr >> 16, r);
     let col = (taddr & 0xFFFF) + k * bits / 32;
-    let tm = super::tcgen05::tmem(c);
-    let at = tm.check_cell(lane, col).map_err(|e| {
+    let at = super::tcgen05::tmem(c).check_cell(lane, col).map_err(|e| {
         undefined(
             s.lane,
             format!(
@@ -127,7 +126,8 @@ pub(super) fn tmem_a_elem(
             ),
         )
     })?;
-    let cell = u64::from(tm.read(at));
+    super::tcgen05_commit::check_mma_read(c, s.lane, &[at], "A")?;
+    let cell = u64::from(super::tcgen05::tmem(c).read(at));
     Ok((cell >> (k * bits % 32)) & storage_mask(bits))
 }
 

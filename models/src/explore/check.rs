@@ -28,7 +28,7 @@ impl Search<'_> {
         }
         #[cfg(debug_assertions)]
         let general = self.general_check();
-        if let Some((ok, old)) = self.fast_check() {
+        if let Some((ok, old, doomed)) = self.fast_check() {
             #[cfg(debug_assertions)]
             {
                 assert_eq!(ok, general.0, "fast and general checks disagree");
@@ -37,7 +37,7 @@ impl Search<'_> {
                 }
             }
             undo.closed = old;
-            return ok;
+            return ok && !doomed;
         }
         let (ok, closed) = self.general_check();
         if let Some(closed) = closed {
@@ -84,19 +84,41 @@ impl Search<'_> {
             .collect();
         present.sort_unstable();
         present.dedup();
+        let mut thread_written: Vec<(u32, i64)> = self.ids[self.u.inits..]
+            .iter()
+            .filter(|&&g| ev[g].kind == EventKind::Write)
+            .map(|&g| key(g))
+            .collect();
+        thread_written.sort_unstable();
+        thread_written.dedup();
         let mut future: Vec<((u32, i64), u32)> = Vec::new();
         let depth_of =
             |f: &[((u32, i64), u32)], w: &(u32, i64)| f.iter().find(|(x, _)| x == w).map(|p| p.1);
         let live: Vec<usize> = (0..self.at.len())
             .filter(|&t| self.ended[t].is_none())
             .collect();
+        let spent = self.spent_initial_writes();
         loop {
             let mut changed = false;
             for &t in &live {
-                for (w, need) in self.u.writes_below(t, self.at[t]) {
+                for (w, req) in self.u.writes_below(t, self.at[t]) {
                     let mut d = Some(1u32);
-                    for r in need {
-                        if present.binary_search(r).is_ok() {
+                    // The RMW's own read cannot read an initial write another RMW has read.
+                    let blocked = req.rmw.and_then(|(rep, v)| {
+                        let p = (w.0, v);
+                        let r2 = self.u.rmw_read[rep] as usize;
+                        let spent_all =
+                            (0..self.u.inits)
+                                .filter(|&i| key(self.ids[i]) == p)
+                                .all(|i| {
+                                    spent.iter().any(|&(s, r1, w1)| {
+                                        s == i && self.rmw_clash(r1, w1, r2, rep)
+                                    })
+                                });
+                        (spent_all && thread_written.binary_search(&p).is_err()).then_some(p)
+                    });
+                    for r in &req.need {
+                        if Some(*r) != blocked && present.binary_search(r).is_ok() {
                             continue;
                         }
                         d = match (d, depth_of(&future, r)) {
@@ -133,6 +155,36 @@ impl Search<'_> {
                 d <= left
             })
         })
+    }
+
+    /// The present RMWs (both halves present) whose read reads an initial write: that write
+    /// (a local index), the read and the write (universe events).
+    fn spent_initial_writes(&self) -> Vec<(usize, usize, usize)> {
+        let ev = &self.u.events;
+        let inits = self.u.inits;
+        let mut out = Vec::new();
+        for (k, &g) in self.ids.iter().enumerate().skip(inits) {
+            let r = self.u.rmw_read[g];
+            if ev[g].kind != EventKind::Write || r == u32::MAX {
+                continue;
+            }
+            let r = r as usize;
+            let Some(j) = self.ids[..k].iter().rposition(|&h| h == r) else {
+                continue;
+            };
+            if let Some(i) = (0..inits).find(|&i| self.ch.rf.has(i, j)) {
+                out.push((i, r, g));
+            }
+        }
+        out
+    }
+
+    /// Whether RMWs `(r1, w1)` and `(r2, w2)` (universe events) cannot both read one initial
+    /// write: atomicity's `(fr ; co) & rmw` on their morally strong pairs (every pair under
+    /// SC), whichever of `w1`, `w2` is coherence-first.
+    fn rmw_clash(&self, r1: usize, w1: usize, r2: usize, w2: usize) -> bool {
+        self.sc
+            || (self.us.ms_either(r2, w1) && self.us.ms_either(r1, w2) && self.us.ms_either(w1, w2))
     }
 
     /// Causality under a Fence-SC order and barrier matching, and the chosen coherence edges

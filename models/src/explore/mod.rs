@@ -51,13 +51,36 @@
 //!    the one before depends on (distinct and finite by no-thin-air); by induction along
 //!    `rf;deps` the depth of `w`'s pair is at most the chain's length, and the chain's writes
 //!    are among those still to be made. A ticket lock's `atom.add` can so take only tickets
-//!    that the threads left can reach, not every value of the over-approximated domain;
+//!    that the threads left can reach, not every value of the over-approximated domain.
+//!    A write of an RMW whose read is one of its dependencies counts its read's pair as
+//!    present only if some present write of it is not *spent*: read already by a present
+//!    RMW (both halves present) morally strong with it (every RMW under SC). Sound by
+//!    atomicity (`(fr ; co) & rmw` empty on morally strong pairs): were two such RMWs
+//!    `(r1, w1)`, `(r2, w2)` to read one write `w0`, both writes are coherence-after `w0`
+//!    (an initial write comes first; otherwise, under SC, `w0 rf r po w` orders them, and in
+//!    the PTX models, on a *plain* location, one whose every access is generic and through
+//!    one address, with `w0` morally strong with both reads, `w0` is observed by the read
+//!    and `obs ; po` lies in causality, so the Coherence lower bound orders them), they are
+//!    ordered with each other (morally strong), and the later one's read reads from before
+//!    the earlier write: `fr ; co` from its read to its write. So an await read of a ticket
+//!    lock whose serving write it declined waits on no second write of that value;
 //! 2. coherence: the chosen coherence edges, initial writes first and `[W];cause;[W] & loc`
 //!    are acyclic (the Coherence axiom);
 //! 3. every axiom of [`crate::ptx::Statics::check`] on the partial execution: no-thin-air, atomicity,
-//!    sc-per-location (v6.0), causality, or the SC model's acyclicity.
+//!    sc-per-location (v6.0), causality, or the SC model's acyclicity;
+//! 4. (PTX models, executions of the fast path) no deferred read `r` of a plain location is
+//!    base-causally before (`cb`, with the Fence-SC order and barriers empty) an event of
+//!    every unfinished thread that can still write its location and value. Sound: the write
+//!    `r` will take is one of those threads' future writes `w`, program-order after that
+//!    event, and `cb ; po` lies in `cb` (v7.5: `po` is in `cb`; both models build `cb` as
+//!    `po? ; (sb ; po?)+`), so `cb(r, w)` in every completion (`cb` only grows); on a plain
+//!    location `cause` contains `cb` between the two (v6.0: `cause ⊇ cb`; v7.5: the first
+//!    clause of proxy-preserved causality, generic events of one address), and
+//!    `rf(w, r) ; cause(r, w)` breaks Causality. A critical section's read that waits for
+//!    the write of a thread that enters the lock later is so dropped as soon as that thread
+//!    is synchronised after it, not when it writes.
 //!
-//! Checks 2 and 3 are skipped after a step that adds no edge leaving the new event: a thread's
+//! Checks 2, 3 and 4 are skipped after a step that adds no edge leaving the new event: a thread's
 //! end, a fence or barrier, or a read whose source is deferred. The new event is last in its
 //! thread, has no reads-from or coherence edge, and no release pattern can start at it yet,
 //! so no relation gains a path through it and every pair the axioms look at is unchanged.

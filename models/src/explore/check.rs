@@ -28,7 +28,7 @@ impl Search<'_> {
         }
         #[cfg(debug_assertions)]
         let general = self.general_check();
-        if let Some((ok, old)) = self.fast_check() {
+        if let Some((ok, old, doomed)) = self.fast_check() {
             #[cfg(debug_assertions)]
             {
                 assert_eq!(ok, general.0, "fast and general checks disagree");
@@ -37,7 +37,7 @@ impl Search<'_> {
                 }
             }
             undo.closed = old;
-            return ok;
+            return ok && !doomed;
         }
         let (ok, closed) = self.general_check();
         if let Some(closed) = closed {
@@ -90,13 +90,29 @@ impl Search<'_> {
         let live: Vec<usize> = (0..self.at.len())
             .filter(|&t| self.ended[t].is_none())
             .collect();
+        let spent = self.spent_writes();
         loop {
             let mut changed = false;
             for &t in &live {
-                for (w, need) in self.u.writes_below(t, self.at[t]) {
+                for (w, req) in self.u.writes_below(t, self.at[t]) {
                     let mut d = Some(1u32);
-                    for r in need {
-                        if present.binary_search(r).is_ok() {
+                    // The RMW's own read cannot read a write that other RMWs have read (atomicity).
+                    let blocked = req.rmw.and_then(|(rep, v)| {
+                        let p = (w.0, v);
+                        let r2 = self.u.rmw_read[rep] as usize;
+                        let spent_all = (0..self.ids.len())
+                            .filter(|&i| {
+                                ev[self.ids[i]].kind == EventKind::Write && key(self.ids[i]) == p
+                            })
+                            .all(|i| {
+                                spent.iter().any(|&(s, r1, w1)| {
+                                    s == i && self.rmw_clash(i, r1, w1, r2, rep)
+                                })
+                            });
+                        spent_all.then_some(p)
+                    });
+                    for r in &req.need {
+                        if Some(*r) != blocked && present.binary_search(r).is_ok() {
                             continue;
                         }
                         d = match (d, depth_of(&future, r)) {
@@ -133,6 +149,50 @@ impl Search<'_> {
                 d <= left
             })
         })
+    }
+
+    /// The present RMWs (both halves present) whose read has a source: that source (a local
+    /// index), the read and the write (universe events).
+    fn spent_writes(&self) -> Vec<(usize, usize, usize)> {
+        let ev = &self.u.events;
+        let inits = self.u.inits;
+        let mut out = Vec::new();
+        for (k, &g) in self.ids.iter().enumerate().skip(inits) {
+            let r = self.u.rmw_read[g];
+            if ev[g].kind != EventKind::Write || r == u32::MAX {
+                continue;
+            }
+            let r = r as usize;
+            let Some(j) = self.ids[..k].iter().rposition(|&h| h == r) else {
+                continue;
+            };
+            if let Some(i) = (0..k).find(|&i| self.ch.rf.has(i, j)) {
+                out.push((i, r, g));
+            }
+        }
+        out
+    }
+
+    /// Whether RMWs `(r1, w1)` and `(r2, w2)` (universe events) cannot both read the present
+    /// write `w0` (a local index), `r1` reading it already: atomicity's `(fr ; co) & rmw` on
+    /// their morally strong pairs (every pair under SC), whichever of `w1`, `w2` is
+    /// coherence-first. Both writes are coherence-after `w0`: an initial write comes first;
+    /// another under SC by acyclicity (`w0 rf r po w`), and in the PTX models, on a plain
+    /// location, by the Coherence lower bound, `w0` being observed by the read and so
+    /// causally before the write (`obs ; po` lies in causality: v7.5's proxy-preserved base
+    /// causality holds program order on generic same-address pairs, v6.0's causality ends in
+    /// `po_loc`).
+    fn rmw_clash(&self, w0: usize, r1: usize, w1: usize, r2: usize, w2: usize) -> bool {
+        if self.sc {
+            return true;
+        }
+        let ms = |a, b| self.us.ms_either(a, b);
+        let g0 = self.ids[w0];
+        let ordered = w0 < self.u.inits
+            || (self.u.plain(self.u.events[g0].loc.unwrap_or(u32::MAX))
+                && ms(g0, r1)
+                && ms(g0, r2));
+        ordered && ms(r2, w1) && ms(r1, w2) && ms(w1, w2)
     }
 
     /// Causality under a Fence-SC order and barrier matching, and the chosen coherence edges

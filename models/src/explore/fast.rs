@@ -68,9 +68,10 @@ fn rows(r: &Rel) -> &[u64] {
 
 impl Search<'_> {
     /// Checks 2 and 3 on the present partial execution, keeping the closed coherence in
-    /// `self.ch.co` (the one before is returned with the verdict); `None` when the execution
-    /// is not one handled here.
-    pub(super) fn fast_check(&mut self) -> Option<(bool, Option<Rel>)> {
+    /// `self.ch.co` (the one before is returned with the verdict), and whether check 4 (a
+    /// deferred read doomed by causality, [`Search::doomed`]) drops it; `None` when the
+    /// execution is not one handled here.
+    pub(super) fn fast_check(&mut self) -> Option<(bool, Option<Rel>, bool)> {
         let n = self.ids.len();
         if n > MAX || self.ch.rf.rows1().is_none() {
             return None;
@@ -85,12 +86,14 @@ impl Search<'_> {
         }
     }
 
-    fn fast_check_n<const N: usize>(&mut self) -> Option<(bool, Option<Rel>)> {
+    fn fast_check_n<const N: usize>(&mut self) -> Option<(bool, Option<Rel>, bool)> {
         let n = self.ids.len();
         let ls = &self.ls;
         let rf = &rows(&self.ch.rf)[..n];
         let (ms, rmw) = (&rows(&ls.ms)[..n], &rows(&ls.rmw)[..n]);
         let (w, loc) = (ls.w.word0(), &rows(&ls.loc)[..n]);
+        // Base causality too, for check 4 (none under SC, which has no causality order).
+        let mut base = [0; N];
         let cause = match ls.model {
             Model::Sc => [0; N],
             Model::PtxV75 => {
@@ -104,6 +107,7 @@ impl Search<'_> {
                 let mut obs_plus = obs;
                 plus(&mut obs_plus[..n]);
                 let cb = self.cause_base::<N>(&obs_plus[..n]);
+                base = cb;
                 // Proxy-preserved causality without proxy or alias fences: its first two
                 // clauses.
                 let (gen, m) = (ls.gen.word0(), ls.m.word0());
@@ -132,6 +136,7 @@ impl Search<'_> {
                 opt(&mut chain[..n]);
                 let obs = seq::<N>(&ms_rf[..n], &chain[..n], n);
                 let cb = self.cause_base::<N>(&obs[..n]);
+                base = cb;
                 let po_loc = rows(&ls.po_loc);
                 let mut tail = [0; N];
                 for i in 0..n {
@@ -155,7 +160,7 @@ impl Search<'_> {
         }
         plus(&mut closed[..n]);
         if !irreflexive(&closed[..n]) {
-            return Some((false, None));
+            return Some((false, None, false));
         }
         // fr = rf^-1 ; co
         let mut rf_inv = [0; N];
@@ -174,7 +179,29 @@ impl Search<'_> {
             out[n..].fill(0);
         }
         let old = std::mem::replace(&mut self.ch.co, new);
-        Some((ok, Some(old)))
+        let doomed = ok && ls.model != Model::Sc && self.doomed(&base[..n]);
+        Some((ok, Some(old), doomed))
+    }
+
+    /// Check 4 of the module docs: whether some deferred read, of a location whose every
+    /// access is generic and through one address, is base-causally before (`cb`, rows of the
+    /// present events) an event of every unfinished thread that can still write its value.
+    /// Such a read can take only a write of one of those threads, program-order after that
+    /// event, so causally after the read: `rf ; cause` would be reflexive.
+    pub(super) fn doomed(&self, cb: &[u64]) -> bool {
+        let ev = &self.u.events;
+        self.deferred.iter().any(|&r| {
+            let e = &ev[self.ids[r]];
+            let loc = e.loc.unwrap_or(u32::MAX);
+            if !self.u.plain(loc) {
+                return false;
+            }
+            (0..self.at.len()).all(|t| {
+                self.ended[t].is_some()
+                    || !self.u.can_write(t, self.at[t], loc, e.value)
+                    || self.events[t].iter().any(|&k| cb[r] >> k & 1 == 1)
+            })
+        })
     }
 
     /// Base causality with an empty Fence-SC order and barrier matching, `obs_chain` the

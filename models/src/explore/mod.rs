@@ -51,13 +51,36 @@
 //!    the one before depends on (distinct and finite by no-thin-air); by induction along
 //!    `rf;deps` the depth of `w`'s pair is at most the chain's length, and the chain's writes
 //!    are among those still to be made. A ticket lock's `atom.add` can so take only tickets
-//!    that the threads left can reach, not every value of the over-approximated domain;
+//!    that the threads left can reach, not every value of the over-approximated domain.
+//!    A write of an RMW whose read is one of its dependencies counts its read's pair as
+//!    present only if some present write of it is not *spent*: read already by a present
+//!    RMW (both halves present) morally strong with it (every RMW under SC). Sound by
+//!    atomicity (`(fr ; co) & rmw` empty on morally strong pairs): were two such RMWs
+//!    `(r1, w1)`, `(r2, w2)` to read one write `w0`, both writes are coherence-after `w0`
+//!    (an initial write comes first; otherwise, under SC, `w0 rf r po w` orders them, and in
+//!    the PTX models, on a *plain* location, one whose every access is generic and through
+//!    one address, with `w0` morally strong with both reads, `w0` is observed by the read
+//!    and `obs ; po` lies in causality, so the Coherence lower bound orders them), they are
+//!    ordered with each other (morally strong), and the later one's read reads from before
+//!    the earlier write: `fr ; co` from its read to its write. So an await read of a ticket
+//!    lock whose serving write it declined waits on no second write of that value;
 //! 2. coherence: the chosen coherence edges, initial writes first and `[W];cause;[W] & loc`
 //!    are acyclic (the Coherence axiom);
 //! 3. every axiom of [`crate::ptx::Statics::check`] on the partial execution: no-thin-air, atomicity,
-//!    sc-per-location (v6.0), causality, or the SC model's acyclicity.
+//!    sc-per-location (v6.0), causality, or the SC model's acyclicity;
+//! 4. (PTX models, executions of the fast path) no deferred read `r` of a plain location is
+//!    base-causally before (`cb`, with the Fence-SC order and barriers empty) an event of
+//!    every unfinished thread that can still write its location and value. Sound: the write
+//!    `r` will take is one of those threads' future writes `w`, program-order after that
+//!    event, and `cb ; po` lies in `cb` (v7.5: `po` is in `cb`; both models build `cb` as
+//!    `po? ; (sb ; po?)+`), so `cb(r, w)` in every completion (`cb` only grows); on a plain
+//!    location `cause` contains `cb` between the two (v6.0: `cause ⊇ cb`; v7.5: the first
+//!    clause of proxy-preserved causality, generic events of one address), and
+//!    `rf(w, r) ; cause(r, w)` breaks Causality. A critical section's read that waits for
+//!    the write of a thread that enters the lock later is so dropped as soon as that thread
+//!    is synchronised after it, not when it writes.
 //!
-//! Checks 2 and 3 are skipped after a step that adds no edge leaving the new event: a thread's
+//! Checks 2, 3 and 4 are skipped after a step that adds no edge leaving the new event: a thread's
 //! end, a fence or barrier, or a read whose source is deferred. The new event is last in its
 //! thread, has no reads-from or coherence edge, and no release pattern can start at it yet,
 //! so no relation gains a path through it and every pair the axioms look at is unchanged.
@@ -119,6 +142,7 @@ use std::time::Instant;
 use crate::event::{Event, EventKind};
 use crate::ptx::{Choice, Violation};
 use crate::rel::Rel;
+use crate::vocab::Proxy;
 use crate::Next;
 
 pub use split::explore;
@@ -159,9 +183,11 @@ pub struct Universe {
     /// Per tree, per node: the writes strictly below it, as (location, value, requirement)
     /// sorted and without repeats; the requirement indexes `reqs`.
     below: Vec<Vec<Vec<(u32, i64, u32)>>>,
-    /// The (location, value) pairs a write's dependencies read (sorted): the values its path
-    /// must read for it to write what it writes. Entry 0 is empty.
-    reqs: Vec<Vec<(u32, i64)>>,
+    /// What a write's path must read for it to write what it writes. Entry 0 asks nothing.
+    reqs: Vec<Req>,
+    /// Per event: for the write of an RMW whose read is one of its dependencies, that read
+    /// (`u32::MAX` otherwise).
+    rmw_read: Vec<u32>,
     /// Per tree, per node: for each location, the most writes to it on one path strictly
     /// below the node, as (location, count) sorted by location.
     wmax: Vec<Vec<Vec<(u32, u32)>>>,
@@ -170,6 +196,9 @@ pub struct Universe {
     decides: Vec<bool>,
     /// The most events one execution can have.
     cap: usize,
+    /// Per physical location: whether every access of a thread to it is generic and through
+    /// one virtual address (check 4 of the module docs applies to its reads).
+    plain: Vec<bool>,
 }
 
 impl Universe {
@@ -194,9 +223,20 @@ impl Universe {
         for &(r, _) in &deps {
             decides[r] = true;
         }
-        let mut reqs: Vec<Vec<(u32, i64)>> = vec![Vec::new()];
-        let mut req_of: std::collections::HashMap<Vec<(u32, i64)>, u32> =
-            std::collections::HashMap::from([(Vec::new(), 0)]);
+        // An RMW's write whose read is one of its dependencies: the first such event of its
+        // instruction (every copy has the same attributes) and its read.
+        let mut rmw_read = vec![u32::MAX; ev.len()];
+        let dep_set: std::collections::HashSet<(usize, usize)> = deps.iter().copied().collect();
+        for &(r, w) in &rmw {
+            if dep_set.contains(&(r, w)) {
+                rmw_read[w] = u32::try_from(r).unwrap_or(u32::MAX);
+            }
+        }
+        let mut rep_of: std::collections::HashMap<(Option<u32>, u32), usize> =
+            std::collections::HashMap::new();
+        let mut reqs: Vec<Req> = vec![Req::default()];
+        let mut req_of: std::collections::HashMap<Req, u32> =
+            std::collections::HashMap::from([(Req::default(), 0)]);
         let mut below = Vec::new();
         let mut wmax = Vec::new();
         let mut cap = inits;
@@ -215,9 +255,14 @@ impl Universe {
                             let mut need = std::mem::take(&mut needs[g]);
                             need.sort_unstable();
                             need.dedup();
+                            let rmw = (rmw_read[g] != u32::MAX).then(|| {
+                                let rep = *rep_of.entry((ev[g].thread, ev[g].instr)).or_insert(g);
+                                (rep, ev[rmw_read[g] as usize].value)
+                            });
+                            let req = Req { need, rmw };
                             let next = u32::try_from(reqs.len()).unwrap_or(u32::MAX);
-                            let id = *req_of.entry(need.clone()).or_insert_with(|| {
-                                reqs.push(need);
+                            let id = *req_of.entry(req.clone()).or_insert_with(|| {
+                                reqs.push(req);
                                 next
                             });
                             let (loc, value) = key(g);
@@ -237,7 +282,9 @@ impl Universe {
             below.push(b);
             wmax.push(most);
         }
+        let plain = plain_locations(&events);
         Universe {
+            plain,
             events,
             rmw,
             deps,
@@ -245,10 +292,17 @@ impl Universe {
             trees,
             below,
             reqs,
+            rmw_read,
             wmax,
             decides,
             cap,
         }
+    }
+
+    /// Whether every access of a thread to physical location `loc` is generic and through one
+    /// virtual address.
+    fn plain(&self, loc: u32) -> bool {
+        self.plain.get(loc as usize).copied().unwrap_or(false)
     }
 
     /// The most events one execution can have (the size of the relations a [`Leaf`] holds).
@@ -273,11 +327,43 @@ impl Universe {
 
     /// The writes thread `t` can still make at node `x`, each with what its dependencies
     /// must read.
-    fn writes_below(&self, t: usize, x: u32) -> impl Iterator<Item = ((u32, i64), &[(u32, i64)])> {
+    fn writes_below(&self, t: usize, x: u32) -> impl Iterator<Item = ((u32, i64), &Req)> {
         self.below[t][x as usize]
             .iter()
-            .map(|&(l, v, r)| ((l, v), self.reqs[r as usize].as_slice()))
+            .map(|&(l, v, r)| ((l, v), &self.reqs[r as usize]))
     }
+}
+
+/// What a write's path must read for it to write what it writes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct Req {
+    /// The (location, value) pairs its dependencies read, sorted.
+    need: Vec<(u32, i64)>,
+    /// For an RMW's write whose read is one of its dependencies: the first event of the
+    /// write's instruction (standing for every copy: they have the same attributes) and the
+    /// value the read reads.
+    rmw: Option<(usize, i64)>,
+}
+
+/// Per physical location: whether every access of a thread (not an initial write) to it is
+/// generic and uses one virtual address.
+fn plain_locations(events: &[Event]) -> Vec<bool> {
+    let mut vloc: Vec<Option<Option<u32>>> = Vec::new();
+    let mut plain: Vec<bool> = Vec::new();
+    for e in events.iter().filter(|e| e.thread.is_some() && e.is_mem()) {
+        let Some(l) = e.loc.map(|l| l as usize) else {
+            continue;
+        };
+        if l >= plain.len() {
+            plain.resize(l + 1, true);
+            vloc.resize(l + 1, None);
+        }
+        let first = *vloc[l].get_or_insert(e.vloc);
+        if e.proxy != Some(Proxy::Generic) || first != e.vloc {
+            plain[l] = false;
+        }
+    }
+    plain
 }
 
 /// `counts` (location, count) with one more write to `loc`, if any.

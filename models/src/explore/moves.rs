@@ -2,9 +2,14 @@
 //! from a later one, a write placed in coherence order (and taken as the source of deferred
 //! reads), a fence or barrier.
 
+use smallvec::SmallVec;
+
 use super::search::Search;
 use crate::event::EventKind;
 use crate::rel::Rel;
+
+/// A few local indices, inline (a move is built per choice: no allocation for most).
+pub(super) type Few = SmallVec<[usize; 8]>;
 
 /// One way to extend a partial execution.
 pub(super) enum Move {
@@ -16,9 +21,9 @@ pub(super) enum Move {
     /// the deferred reads in `takes`.
     Write {
         child: u32,
-        before: Vec<usize>,
-        after: Vec<usize>,
-        takes: Vec<usize>,
+        before: Few,
+        after: Few,
+        takes: Few,
     },
     /// Add a fence or barrier.
     Plain { child: u32 },
@@ -89,7 +94,7 @@ impl Search<'_> {
     fn write_moves(&self, c: u32, g: usize, out: &mut Vec<Move>) {
         let ev = &self.u.events;
         let e = &ev[g];
-        let partners: Vec<usize> = (self.u.inits..self.ids.len())
+        let partners: Few = (self.u.inits..self.ids.len())
             .filter(|&j| {
                 let h = self.ids[j];
                 ev[h].kind == EventKind::Write
@@ -101,11 +106,11 @@ impl Search<'_> {
         orient(
             &self.ch.co,
             &partners,
-            &mut Vec::new(),
-            &mut Vec::new(),
+            &mut Few::new(),
+            &mut Few::new(),
             &mut orders,
         );
-        let readers: Vec<usize> = self
+        let readers: Few = self
             .deferred
             .iter()
             .copied()
@@ -146,9 +151,9 @@ pub(super) fn quiet(m: &Move) -> bool {
 fn orient(
     closed: &Rel,
     partners: &[usize],
-    before: &mut Vec<usize>,
-    after: &mut Vec<usize>,
-    out: &mut Vec<(Vec<usize>, Vec<usize>)>,
+    before: &mut Few,
+    after: &mut Few,
+    out: &mut Vec<(Few, Few)>,
 ) {
     let Some((&x, rest)) = partners.split_first() else {
         out.push((before.clone(), after.clone()));

@@ -46,7 +46,10 @@ impl Control<'_> {
 pub(super) struct Undo {
     thread: usize,
     added: bool,
-    deferred: Vec<usize>,
+    /// The deferred reads before the move, when it changed them other than by one push.
+    deferred: Option<Vec<usize>>,
+    /// The move deferred one read (pushed last).
+    pushed: bool,
     /// The closed coherence before the move, kept when the checks changed it.
     pub(super) closed: Option<Rel>,
 }
@@ -291,7 +294,8 @@ impl<'a> Search<'a> {
         let mut undo = Undo {
             thread: t,
             added: true,
-            deferred: self.deferred.clone(),
+            deferred: None,
+            pushed: false,
             closed: None,
         };
         match m {
@@ -303,7 +307,10 @@ impl<'a> Search<'a> {
                 let k = self.ids.len() - 1;
                 match src {
                     Some(j) => self.ch.rf.add(*j, k),
-                    None => self.deferred.push(k),
+                    None => {
+                        self.deferred.push(k);
+                        undo.pushed = true;
+                    }
                 }
             }
             Move::Write {
@@ -329,7 +336,10 @@ impl<'a> Search<'a> {
                 for &r in takes {
                     self.ch.rf.add(k, r);
                 }
-                self.deferred.retain(|r| !takes.contains(r));
+                if !takes.is_empty() {
+                    undo.deferred = Some(self.deferred.clone());
+                    self.deferred.retain(|r| !takes.contains(r));
+                }
             }
             Move::Plain { .. } => {}
         }
@@ -346,7 +356,11 @@ impl<'a> Search<'a> {
         } else {
             self.ended[t] = None;
         }
-        self.deferred = u.deferred;
+        if let Some(d) = u.deferred {
+            self.deferred = d;
+        } else if u.pushed {
+            self.deferred.pop();
+        }
         if let Some(closed) = u.closed {
             let later = std::mem::replace(&mut self.ch.co, closed);
             self.spare.push(later);

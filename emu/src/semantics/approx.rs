@@ -3,7 +3,8 @@
 //!
 //! The PTX ISA bounds their error rather than defining bits. ptxemu computes each in f64 and
 //! rounds to nearest, so every result is deterministic and at least as accurate as the bound:
-//! `rcp/sqrt/rsqrt .approx.f32` and `div.full.f32` ≤ 0.5 ulp (bounds 1–2 ulp);
+//! `rcp/sqrt/rsqrt .approx.f32` ≤ 0.5 ulp (bounds 1–2 ulp); `div.full.f32` is `a * rcp(b)`
+//! with ptxas's operand scaling, two roundings (≤ 1.5 ulp; bound 2 ulp), as an H100 computes it;
 //! `sin/cos .approx.f32` absolute error ≤ 2^-24 on [-π, π] (bound 2^-20.5);
 //! `lg2/ex2 .approx.f32` ≤ 0.5 ulp (bounds 2^-22); `tanh.approx.f32` ≤ 0.5 ulp (bound 2^-11).
 //!
@@ -95,9 +96,19 @@ pub fn div32(a: f32, b: f32, ftz: bool) -> f32 {
     narrow(x * f64::from(r), ftz)
 }
 
-/// `div.full{.ftz}.f32`: correctly rounded here.
+/// `div.full{.ftz}.f32` as ptxas builds it for sm_90 (the H100 replay matches it bit for bit):
+/// both operands scaled by 1/4 when |b| > 2^126 (and, without `.ftz`, by 2^24 when `b` is
+/// subnormal), then `a * rcp(b)`, each step rounded to nearest; the reciprocal is the
+/// hardware's `MUFU.RCP`, modelled as [`rcp32`] with `.ftz` (correctly rounded).
 pub fn div_full32(a: f32, b: f32, ftz: bool) -> f32 {
-    narrow(flush_in(a, ftz) / flush_in(b, ftz), ftz)
+    let fl = |x: f32| if ftz { ftz32(x) } else { x };
+    let (mut a, mut b) = (fl(a), fl(b));
+    if b.abs() > 2f32.powi(126) {
+        (a, b) = (fl(a * 0.25), b * 0.25);
+    } else if !ftz && b.abs() < f32::MIN_POSITIVE {
+        (a, b) = (a * 16_777_216.0, b * 16_777_216.0);
+    }
+    narrow(f64::from(rcp32(b, true)) * f64::from(a), ftz)
 }
 
 /// `sin.approx{.ftz}.f32`.
@@ -156,6 +167,39 @@ mod tests {
             "ftz input flushes to 0"
         );
         assert_eq!(tanh32(100.0), 1.0);
+        assert!(div_full32(0.0, 0.0, false).is_nan());
+        assert!(div_full32(f32::INFINITY, f32::INFINITY, false).is_nan());
+        assert_eq!(div_full32(1.0, f32::INFINITY, false), 0.0);
+        assert_eq!(div_full32(-1.0, 0.0, false), f32::NEG_INFINITY);
+        let tiny = f32::from_bits(3);
+        assert_eq!(
+            div_full32(tiny, tiny, false),
+            1.0,
+            "subnormal divisor scaled by 2^24"
+        );
+        assert!(div_full32(tiny, tiny, true).is_nan(), "ftz: 0 / 0");
+    }
+
+    /// The H100 replay of Triton's dropout (`x / 0.7f` with `div.full.f32`): the GPU's result
+    /// is `x * RN(1/0.7f)` rounded once more, which differs from the correctly rounded
+    /// quotient here (recorded in litmus/hardware/nvidia-h100/replay).
+    #[test]
+    fn div_full_is_times_reciprocal() {
+        let b = 1.0f32 - 0.3;
+        // (x, the H100's quotient): element 31, 42 and 43 of dropout.div's input and output.
+        for (x, gpu) in [
+            (0x3f32_9c2f, 0x3f7f_2844),
+            (0x3d81_dc22, 0x3db9_839f),
+            (0x3e76_51db, 0x3eaf_f154),
+        ] {
+            let q = div_full32(f32::from_bits(x), b, false);
+            assert_eq!(q.to_bits(), gpu, "{x:#x} / {b}");
+            assert_ne!(
+                q,
+                f32::from_bits(x) / b,
+                "the correctly rounded quotient differs"
+            );
+        }
     }
 
     #[test]
@@ -166,6 +210,8 @@ mod tests {
             assert!((f64::from(sin32(x, false)) - f64::from(x).sin()).abs() <= 2f64.powf(-20.5));
             assert!(ulps(lg2_32(x, false), f64::from(x).log2()) <= 2.0);
             assert!(ulps(div32(x, 3.0, false), f64::from(x) / 3.0) <= 2.0);
+            assert!(ulps(div_full32(x, 0.7, false), f64::from(x) / 0.7f64) <= 2.0);
+            assert!(ulps(div_full32(x, 3e38, false), f64::from(x) / 3e38) <= 2.0);
         }
         assert_eq!(div32(1.0, 2f32.powi(127), false), 0.0);
     }

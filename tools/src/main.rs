@@ -29,6 +29,7 @@ mod race_run;
 mod source;
 mod timeout;
 mod tmap_arg;
+mod tmap_arg_driver;
 mod tmem_trace;
 mod triton_meta;
 

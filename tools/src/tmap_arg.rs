@@ -10,7 +10,8 @@
 //! byte strides of dimensions 1 and up; `buf=N` names the buffer argument whose address
 //! (plus `offset` bytes) is the tensor's global address, or a last `data=TYPE[N]:INIT` gives
 //! the map a buffer of its own (not a kernel parameter; `--dump` of the map's argument index
-//! writes it). The rank is the length of `dims`.
+//! writes it). The rank is the length of `dims`. `tmap:driver,bytes=HEX|file=PATH,...` takes
+//! the 128 bytes the CUDA driver wrote instead (`crate::tmap_arg_driver`).
 
 use emu::semantics::tma::{Dtype, TensorMap, TMAP_BYTES};
 use emu::semantics::tma_rules::{check_address, check_encode, unmodelled};
@@ -78,7 +79,16 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
     let im2col = match mode {
         "tiled" => false,
         "im2col" => true,
-        other => return Err(format!("tmap:`{other}`: the mode is tiled or im2col")),
+        "driver" => {
+            let rest = body.split_once(',').map_or("", |r| r.1);
+            let (m, buf) = crate::tmap_arg_driver::parse(rest)?;
+            return checked(m, buf, data);
+        }
+        other => {
+            return Err(format!(
+                "tmap:`{other}`: the mode is tiled, im2col or driver"
+            ))
+        }
     };
     let mut m = TensorMap::decode(&[0; TMAP_BYTES]);
     m.im2col = im2col;
@@ -225,6 +235,19 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
             m.boxes[d] = b as u32;
         }
     }
+    checked(m, buf, data)
+}
+
+/// The checks every map passes, whichever way it was given.
+fn checked(
+    m: TensorMap,
+    buf: Option<usize>,
+    data: Option<Box<crate::argspec::ArgSpec>>,
+) -> Result<TmapSpec, String> {
+    if buf.is_some() == data.is_some() {
+        return Err("a tensor map needs exactly one of buf=N (a buffer argument) and a last data=TYPE[N]:INIT".into());
+    }
+    let dtype = m.elem().ok_or("an unknown dtype")?;
     // The interleave-dependent rules (rank, 32-byte strides, 32B swizzle, the box's inner
     // dimension), then the layouts ptxemu leaves unmodelled.
     check_encode(&m).map_err(|e| e.to_string())?;

@@ -127,3 +127,44 @@ fn swizzle_128b_atomicity_64b() {
 fn interleave_16b_im2col_4d() {
     run("il16_im2col4d");
 }
+
+/// The fixture run again with its tensor map given as the bytes the CUDA driver made from the
+/// same parameters on an H100 (litmus/hardware/nvidia-h100/tensor-maps/fixtures/NAME/tmap0.bin,
+/// `tmap:driver,file=...`): the dumps must equal the same expected files.
+fn run_with_driver_bytes(name: &str) {
+    let src = dir(name);
+    let rec = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../litmus/hardware/nvidia-h100/tensor-maps/fixtures")
+        .join(name)
+        .join("tmap0.bin");
+    let tmp = std::env::temp_dir().join(format!("ptxemu-tma-driver-{}", std::process::id()));
+    let work = tmp.join(name);
+    std::fs::create_dir_all(&work).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), work.join(e.file_name())).unwrap();
+    }
+    std::fs::copy(&rec, work.join("tmap0.bin")).unwrap();
+    let mut m = fixture_common::manifest(&src);
+    let arg0 = m["args"][0].as_str().unwrap().to_string();
+    let data = arg0.split_once(",data=").unwrap().1;
+    m["args"][0] = format!("tmap:driver,file=tmap0.bin,data={data}").into();
+    std::fs::write(work.join("manifest.json"), m.to_string()).unwrap();
+    let ptx = src.join("../tma.sm90a.ptx").canonicalize().unwrap();
+    fixture_common::run_fixture_at(&work, ptx.to_str().unwrap());
+    std::fs::remove_dir_all(&work).ok();
+}
+
+#[test]
+fn driver_made_maps_run_like_their_parameters() {
+    for name in [
+        "load2d_sw128",
+        "load2d_sw64_nan",
+        "load5d",
+        "im2col4d",
+        "store2d",
+        "reduce2d_add",
+    ] {
+        run_with_driver_bytes(name);
+    }
+}

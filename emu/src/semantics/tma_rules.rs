@@ -217,6 +217,21 @@ pub fn row(m: &TensorMap, elems: u64) -> u64 {
     }
 }
 
+/// The exclusive bound of dimension-0 coordinates: `globalDim[0]`, but for an interleaved map
+/// the slice's element count. An H100 (driver 580.159.04) moves whole slices: its loads read
+/// the memory's bytes past `globalDim[0]` within a slice, its stores and reductions write them
+/// (fixtures `il32_store3d`, `il16_reduce3d_add`, `il16_load5d_nan`; docs/tensor-map.md).
+pub fn dim0_bound(m: &TensorMap) -> i64 {
+    let e = m.elem().map_or(1, |d| d.size());
+    match Interleave::from_code(m.interleave) {
+        Some(il) if il != Interleave::None => {
+            let per = (il.slice() / e).max(1);
+            (u64::from(m.dims[0]).div_ceil(per) * per) as i64
+        }
+        _ => i64::from(m.dims[0]),
+    }
+}
+
 impl fmt::Display for Interleave {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

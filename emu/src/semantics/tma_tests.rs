@@ -216,7 +216,8 @@ fn interleave_encode_rules_are_typed_and_name_the_field() {
 #[test]
 fn interleaved_rows_fill_one_slice() {
     // u8, 16B interleave, 3 channels at c0 = 1 with elementStrides[0] = 2: channels 1, 3, 5;
-    // dimension 0 has 4 channels, so 5 is out of bounds; 13 padding slots follow.
+    // dimension 0 has 4 channels but is bounded by the 16-channel slice (as an H100 does), so
+    // 5 is in bounds; 13 padding slots follow.
     let mut m = interleaved(1, Dtype::U8, &[4, 2, 1], &[16, 32], &[6, 2, 1]);
     m.estrides[0] = 2;
     m.swizzle = 0;
@@ -227,8 +228,10 @@ fn interleaved_rows_fill_one_slice() {
     let mut want = vec![None; 32];
     want[0] = Some(1);
     want[1] = Some(3);
+    want[2] = Some(5);
     want[16] = Some(17);
     want[17] = Some(19);
+    want[18] = Some(21);
     assert_eq!(got, want);
     // Without interleave, elementStrides[0] is ignored (the driver's rule).
     let mut p = m;

@@ -289,7 +289,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         bail!("--count and --per-module must be positive");
     }
     if let Some(p) = &a.rec.replay {
-        return record::replay(p, &a.out);
+        return record::replay(p, &a.out, a.rec.gpu);
     }
     std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
     let src_path = a.out.join("difftest_host.cu");

@@ -66,8 +66,13 @@ pub enum Align {
     Leading,
     /// The largest of the products' exponent sums `e_a + e_b` (a product's significand lies in
     /// [1, 4), so its leading bit may be one higher) and the accumulator's exponent (H100,
-    /// measured; see [`AccModel::for_target`]).
-    ExponentSum,
+    /// measured; see [`AccModel::for_target`]). A subnormal input counts with its format's
+    /// smallest normal exponent `input_emin`, a subnormal accumulator with binary32's (−126).
+    ExponentSum {
+        /// The smallest normal exponent of the input format (−14 for binary16, −126 for
+        /// bfloat16 and TF32).
+        input_emin: i32,
+    },
 }
 
 /// The floating-point input formats of `mma`.
@@ -96,11 +101,12 @@ impl AccModel {
     /// [`super::mma_sync`]).
     pub fn for_target(sm: u32, input: MmaInput) -> AccModel {
         if sm >= 90 && input != MmaInput::Fp8 {
+            let input_emin = if input == MmaInput::F16 { -14 } else { -126 };
             return AccModel {
                 block: 16,
                 frac_bits: 23,
                 extra_bits: 2,
-                align: Align::ExponentSum,
+                align: Align::ExponentSum { input_emin },
             };
         }
         let block = match (sm, input) {
@@ -310,9 +316,9 @@ pub fn dot_f32(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> f32 {
     if !c.is_finite() {
         return dot_products(model, &all(), c);
     }
-    if model.align == Align::ExponentSum {
-        return match dot_exponent_sum(model, a, b, c) {
-            Some(v) => v,
+    if let Align::ExponentSum { input_emin } = model.align {
+        return match dot_exponent_sum(model, input_emin, a, b, c) {
+            Some((acc, _)) => acc,
             None => dot_products(model, &all(), c),
         };
     }
@@ -348,14 +354,37 @@ pub fn dot_f32(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> f32 {
     acc
 }
 
-/// [`dot_f32`] under [`Align::ExponentSum`] for finite `c`; `None` when a product is not
-/// finite.
-fn dot_exponent_sum(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> Option<f32> {
+/// `c + Σ a_k·b_k` as it stands before the final normalisation to binary32, for the result
+/// of an `.f16` D: under [`Align::ExponentSum`] the last block's aligned sum, exactly (the
+/// H100 rounds that to binary16 directly: measured), otherwise the binary32 result.
+pub fn dot_f32_wide(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> f64 {
+    if let Align::ExponentSum { input_emin } = model.align {
+        if c.is_finite() {
+            if let Some((acc, wide)) = dot_exponent_sum(model, input_emin, a, b, c) {
+                return wide.unwrap_or(f64::from(acc));
+            }
+        }
+    }
+    f64::from(dot_f32(model, a, b, c))
+}
+
+/// [`dot_f32`] under [`Align::ExponentSum`] for finite `c`: the binary32 result and the last
+/// block's nonzero aligned sum exactly (`None` when it is zero: the result is the signed
+/// zero); `None` when a product is not finite.
+fn dot_exponent_sum(
+    model: &AccModel,
+    input_emin: i32,
+    a: &[f64],
+    b: &[f64],
+    c: f32,
+) -> Option<(f32, Option<f64>)> {
     let width = (model.frac_bits + model.extra_bits) as i32;
     let block = model.block.max(1);
     let mut acc = c;
+    let mut wide = (c != 0.0).then_some(f64::from(c));
     for (ba, bb) in a.chunks(block).zip(b.chunks(block)) {
-        let mut e_max = (acc != 0.0).then(|| leading_exponent(f64::from(acc)));
+        let exp = |x: f64| leading_exponent(x).max(input_emin);
+        let mut e_max = (acc != 0.0).then(|| leading_exponent(f64::from(acc)).max(-126));
         let mut all_neg = acc.is_sign_negative();
         for (x, y) in ba.iter().zip(bb) {
             let p = x * y;
@@ -364,12 +393,13 @@ fn dot_exponent_sum(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> Option<f3
             }
             all_neg &= p.is_sign_negative();
             if p != 0.0 {
-                let e = leading_exponent(*x) + leading_exponent(*y);
+                let e = exp(*x) + exp(*y);
                 e_max = Some(e_max.map_or(e, |m| m.max(e)));
             }
         }
         let Some(e_max) = e_max else {
             acc = if all_neg { -0.0 } else { 0.0 };
+            wide = None;
             continue;
         };
         let q = e_max - width;
@@ -382,8 +412,10 @@ fn dot_exponent_sum(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> Option<f3
             }
         }
         acc = to_f32_rz(sum, q);
+        // |sum| < 2^(width + 6) and q is far inside binary64's range: exact.
+        wide = (sum != 0).then(|| sum as f64 * 2f64.powi(q));
     }
-    Some(acc)
+    Some((acc, wide))
 }
 
 /// `c + Σ p_k` of the exact products `p_k` under `model` (the reference path of [`dot_f32`]).

@@ -25,7 +25,7 @@ use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, MatrixInstr};
 use crate::ir::{MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, WarpMatrix};
 use crate::semantics::convert::{f64_to_narrow, narrow_to_f64, Narrow};
-use crate::semantics::mma::{dot_f32, dot_f64, dot_int, AccModel, MmaInput};
+use crate::semantics::mma::{dot_f32, dot_f32_wide, dot_f64, dot_int, AccModel, MmaInput};
 use crate::semantics::mma_sync::{dot_fp8_as_f16, dot_m8n8k4_f16, dot_m8n8k4_f32};
 use rustc_apfloat::Round;
 
@@ -214,8 +214,8 @@ pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
                 match m.d {
                     MmaElem::F64 => dot_f64(a, b, c).to_bits(),
                     MmaElem::F16 => {
-                        let s = dot_f32(&model, a, b, c as f32);
-                        f64_to_narrow(f64::from(s), Narrow::F16, Round::NearestTiesToEven, false)
+                        let s = dot_f32_wide(&model, a, b, c as f32);
+                        f64_to_narrow(s, Narrow::F16, Round::NearestTiesToEven, false)
                     }
                     _ => u64::from(dot_f32(&model, a, b, c as f32).to_bits()),
                 }

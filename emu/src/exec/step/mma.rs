@@ -257,6 +257,29 @@ fn multiply_sync(m: &Mma, t: &Tiles, sm: u32) -> Tile {
     d
 }
 
+/// [`multiply`] for `wmma.mma`: on sm_90 ptxas lowers the `.tf32` m16n16k8 to two chained
+/// k = 4 `HMMA.1684`, so its products are added in blocks of 4 (measured on an H100).
+pub(super) fn multiply_wmma(m: &Mma, t: &Tiles, sm: u32) -> Tile {
+    if m.a != MmaElem::Tf32 || sm < 90 {
+        return multiply(m, t, sm);
+    }
+    let (rows, cols, k) = (t.a.rows(), t.c.cols, t.a.cols);
+    let mut d = Tile::new(rows as u32, cols as u32);
+    let (a, b) = operands(t, |v| float_of(m.a, v), |v| float_of(m.b, v));
+    let model = AccModel {
+        block: 4,
+        ..AccModel::for_target(sm, MmaInput::Tf32)
+    };
+    for r in 0..rows {
+        for col in 0..cols {
+            let (ar, bc) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
+            let c = float_of(m.c, t.c.data[r * cols + col]) as f32;
+            d.data[r * cols + col] = u64::from(dot_f32(&model, ar, bc, c).to_bits());
+        }
+    }
+    d
+}
+
 /// Bits per element and the mask of one element of `e` in a register.
 #[inline(always)]
 fn elem_width(e: MmaElem) -> (u32, u64) {

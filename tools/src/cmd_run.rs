@@ -138,6 +138,12 @@ pub struct RunArgs {
     /// `tools/gpu/launch_host.cu` to replay on a GPU (see `cmd_run/emit_launch.rs`).
     #[arg(long, value_name = "DIR")]
     pub emit_launch: Option<PathBuf>,
+    /// The GPU whose tensor-core numerics (and sm-dependent behaviour) to emulate (default:
+    /// the one the module's `.target` names, sm_80 → a100, sm_90 → h100, sm_100 → b200).
+    /// The module is still validated against its `.target`: sm_80 code run on an H100 gives
+    /// the H100's `mma` results, and `--gpu h100` reproduces them.
+    #[arg(long, value_enum)]
+    pub gpu: Option<crate::difftest::record::Gpu>,
     /// SASS options (with `--isa sass`).
     #[command(flatten)]
     pub sass: crate::cmd_run_sass::SassOptions,
@@ -172,6 +178,10 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         })
         .and_then(|()| match (a.isa.as_str(), &a.plan) {
             ("sass", _) => crate::cmd_run_sass::run(a),
+            (_, Some(_)) if a.gpu.is_some() => Err(launch::refuse(
+                "arguments",
+                "--gpu applies to a single PTX launch, not to --plan",
+            )),
             (_, Some(plan)) => crate::plan::run(a, plan),
             _ => run_ptx(a),
         });
@@ -259,7 +269,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         .as_deref()
         .ok_or_else(|| launch::refuse("arguments", "a PTX file is required"))?;
     let checks = Checks::of(a)?;
-    let mut loaded = launch::load(file)?;
+    let mut loaded = launch::load_on(file, a.gpu.map(crate::difftest::record::Gpu::sm))?;
     let grid = shape(a.grid.as_deref().unwrap_or("1"), "grid")
         .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     let block =

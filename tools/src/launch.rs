@@ -83,10 +83,22 @@ pub(crate) struct Loaded {
 /// # Errors
 /// An unreadable file, parse or validation errors, or a module the interpreter cannot load.
 pub(crate) fn load(path: &Path) -> Result<Loaded> {
+    load_on(path, None)
+}
+
+/// [`load`], run as on the GPU `sm` (`None`: the one the module's `.target` names): the
+/// module is validated against its `.target`, then loaded as for `sm`.
+///
+/// # Errors
+/// As [`load`].
+pub(crate) fn load_on(path: &Path, sm: Option<u32>) -> Result<Loaded> {
     let src = crate::source::read_source(path)
         .map_err(|e| refuse("io", format!("cannot read {}: {e}", path.display())))?;
     let name = path.display().to_string();
-    let module = emu::host::parse_checked(&src, &name).map_err(|e| shown(e.kind, e.message))?;
+    let mut module = emu::host::parse_checked(&src, &name).map_err(|e| shown(e.kind, e.message))?;
+    if let Some(sm) = sm {
+        module.target.sm = sm;
+    }
     let machine = Machine::load_with_source(&module, &name, &src)
         .map_err(|e| refuse("load", format!("{name}: {e}")))?;
     let symbols =

@@ -153,6 +153,7 @@ mod tests {
                 block: num(f[4]) as usize,
                 frac_bits: num(f[5]),
                 extra_bits: 0,
+                align: crate::semantics::mma::Align::Leading,
             };
             let (m, nn, sfa_id, sfb_id, q) =
                 (num(f[6]), num(f[7]), num(f[8]), num(f[9]), num(f[10]));
@@ -189,6 +190,7 @@ mod tests {
             block: 32,
             frac_bits: 23,
             extra_bits: 0,
+            align: crate::semantics::mma::Align::Leading,
         };
         let ones = vec![1.0; 32];
         let nan = ScaleFormat::UE8M0.decode(0xFF);

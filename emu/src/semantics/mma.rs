@@ -33,11 +33,16 @@
 //!    the exact products and C (an invalid operation gives the canonical NaN 0x7FFFFFFF).
 //! 2. Overflow of the binary32 accumulator gives an infinity of the sign (round toward zero
 //!    would give the largest finite value; the measurements do not cover overflow).
-//! 3. sm_90 and later use the sm_80 block sizes and no extra bits for `.f16`/`.bf16`/`.tf32`;
-//!    Khattak and Mikaitis report wider blocks with extra alignment bits on H100 and B200,
-//!    which ptxemu does not model yet. FP8 (sm_89 and later) keeps 13 fraction bits in the
+//! 3. sm_90 and later (H100) align `.f16`/`.bf16`/`.tf32` blocks of 16 products to the
+//!    largest exponent sum with two extra bits ([`AccModel::for_target`]): measured bit for
+//!    bit on an H100 with `ptxemu difftest --record`, in line with the wider blocks and extra
+//!    alignment bits Khattak and Mikaitis report. sm_100 (B200) takes the H100 parameters
+//!    unmeasured. FP8 tensor cores (sm_89 and later) keep 13 fraction bits in the
 //!    accumulator, as DeepSeek-AI report for H800 ("DeepSeek-V3 Technical Report",
-//!    arXiv:2412.19437, section 3.3.2: about 14 bits of accumulation precision).
+//!    arXiv:2412.19437, section 3.3.2: about 14 bits of accumulation precision); unmeasured.
+//! 4. The forms the compiler lowers to other instructions (`mma.sync.m8n8k4` with `.f16`
+//!    inputs on sm_80 and later, FP8 `mma.sync` on sm_90) follow that lowering instead:
+//!    [`super::mma_sync`].
 
 /// The parameters of the accumulation model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +54,25 @@ pub struct AccModel {
     pub frac_bits: u32,
     /// Extra alignment bits kept below those.
     pub extra_bits: u32,
+    /// Which exponent a block's terms are aligned to.
+    pub align: Align,
+}
+
+/// The exponent `e_max` that the terms of a block are aligned to: bits below
+/// `2^(e_max − frac_bits − extra_bits)` are dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    /// The leading bit of the largest term, product or accumulator (Fasi et al.'s model).
+    Leading,
+    /// The largest of the products' exponent sums `e_a + e_b` (a product's significand lies in
+    /// [1, 4), so its leading bit may be one higher) and the accumulator's exponent (H100,
+    /// measured; see [`AccModel::for_target`]). A subnormal input counts with its format's
+    /// smallest normal exponent `input_emin`, a subnormal accumulator with binary32's (−126).
+    ExponentSum {
+        /// The smallest normal exponent of the input format (−14 for binary16, −126 for
+        /// bfloat16 and TF32).
+        input_emin: i32,
+    },
 }
 
 /// The floating-point input formats of `mma`.
@@ -65,8 +89,26 @@ pub enum MmaInput {
 }
 
 impl AccModel {
-    /// The model of `sm_<sm>` for inputs of format `input`.
+    /// The model of the GPU `sm_<sm>` for inputs of format `input`.
+    ///
+    /// sm_90 and later (H100, measured bit for bit with `ptxemu difftest --record` on an
+    /// H100 80GB HBM3, see `litmus/hardware/nvidia-h100/numerics/`): `.f16`, `.bf16` and
+    /// `.tf32` products are added in blocks of 16 (every k of one `HMMA`), aligned to the
+    /// largest exponent sum ([`Align::ExponentSum`]) with 25 bits kept below it, truncated,
+    /// and the block sum normalised to binary32 by truncation. FP8 keeps the DeepSeek figure
+    /// (13 fraction bits, one block of 32) for the instructions that have FP8 tensor cores;
+    /// `mma.sync` with FP8 on sm_90 runs as two f16 multiplies instead (see
+    /// [`super::mma_sync`]).
     pub fn for_target(sm: u32, input: MmaInput) -> AccModel {
+        if sm >= 90 && input != MmaInput::Fp8 {
+            let input_emin = if input == MmaInput::F16 { -14 } else { -126 };
+            return AccModel {
+                block: 16,
+                frac_bits: 23,
+                extra_bits: 2,
+                align: Align::ExponentSum { input_emin },
+            };
+        }
         let block = match (sm, input) {
             // V100 and T4: blocks of four products (Fasi et al.).
             (..=79, _) => 4,
@@ -84,6 +126,7 @@ impl AccModel {
             block,
             frac_bits,
             extra_bits: 0,
+            align: Align::Leading,
         }
     }
 }
@@ -273,6 +316,12 @@ pub fn dot_f32(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> f32 {
     if !c.is_finite() {
         return dot_products(model, &all(), c);
     }
+    if let Align::ExponentSum { input_emin } = model.align {
+        return match dot_exponent_sum(model, input_emin, a, b, c) {
+            Some((acc, _)) => acc,
+            None => dot_products(model, &all(), c),
+        };
+    }
     let fixed = match model.block {
         8 if n.is_multiple_of(8) => Some(dot_blocks::<8>(model, a, b, c)),
         4 if n.is_multiple_of(4) => Some(dot_blocks::<4>(model, a, b, c)),
@@ -303,6 +352,70 @@ pub fn dot_f32(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> f32 {
         };
     }
     acc
+}
+
+/// `c + Σ a_k·b_k` as it stands before the final normalisation to binary32, for the result
+/// of an `.f16` D: under [`Align::ExponentSum`] the last block's aligned sum, exactly (the
+/// H100 rounds that to binary16 directly: measured), otherwise the binary32 result.
+pub fn dot_f32_wide(model: &AccModel, a: &[f64], b: &[f64], c: f32) -> f64 {
+    if let Align::ExponentSum { input_emin } = model.align {
+        if c.is_finite() {
+            if let Some((acc, wide)) = dot_exponent_sum(model, input_emin, a, b, c) {
+                return wide.unwrap_or(f64::from(acc));
+            }
+        }
+    }
+    f64::from(dot_f32(model, a, b, c))
+}
+
+/// [`dot_f32`] under [`Align::ExponentSum`] for finite `c`: the binary32 result and the last
+/// block's nonzero aligned sum exactly (`None` when it is zero: the result is the signed
+/// zero); `None` when a product is not finite.
+fn dot_exponent_sum(
+    model: &AccModel,
+    input_emin: i32,
+    a: &[f64],
+    b: &[f64],
+    c: f32,
+) -> Option<(f32, Option<f64>)> {
+    let width = (model.frac_bits + model.extra_bits) as i32;
+    let block = model.block.max(1);
+    let mut acc = c;
+    let mut wide = (c != 0.0).then_some(f64::from(c));
+    for (ba, bb) in a.chunks(block).zip(b.chunks(block)) {
+        let exp = |x: f64| leading_exponent(x).max(input_emin);
+        let mut e_max = (acc != 0.0).then(|| leading_exponent(f64::from(acc)).max(-126));
+        let mut all_neg = acc.is_sign_negative();
+        for (x, y) in ba.iter().zip(bb) {
+            let p = x * y;
+            if !p.is_finite() {
+                return None;
+            }
+            all_neg &= p.is_sign_negative();
+            if p != 0.0 {
+                let e = exp(*x) + exp(*y);
+                e_max = Some(e_max.map_or(e, |m| m.max(e)));
+            }
+        }
+        let Some(e_max) = e_max else {
+            acc = if all_neg { -0.0 } else { 0.0 };
+            wide = None;
+            continue;
+        };
+        let q = e_max - width;
+        let mut sum: i128 = 0;
+        let terms = ba.iter().zip(bb).map(|(x, y)| x * y);
+        for t in terms.chain(std::iter::once(f64::from(acc))) {
+            if t != 0.0 {
+                let (m, e) = decompose(t);
+                sum += shift_trunc(m, e - q);
+            }
+        }
+        acc = to_f32_rz(sum, q);
+        // |sum| < 2^(width + 6) and q is far inside binary64's range: exact.
+        wide = (sum != 0).then(|| sum as f64 * 2f64.powi(q));
+    }
+    Some((acc, wide))
 }
 
 /// `c + Σ p_k` of the exact products `p_k` under `model` (the reference path of [`dot_f32`]).

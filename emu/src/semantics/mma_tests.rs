@@ -130,6 +130,7 @@ fn agrees_with_the_python_model() {
             block: f[0].parse().expect("block"),
             frac_bits: f[1].parse().expect("frac_bits"),
             extra_bits: 0,
+            align: Align::Leading,
         };
         let c = f32::from_bits(u32::from_str_radix(f[2], 16).expect("c"));
         let (a, b) = (hex64(f[3]), hex64(f[4]));

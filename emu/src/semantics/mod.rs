@@ -36,6 +36,7 @@ pub mod half;
 pub mod int;
 pub mod matrix_unpack;
 pub mod mma;
+pub mod mma_sync;
 pub mod narrow_float;
 pub mod tcgen05_cp;
 pub mod tcgen05_desc;

@@ -21,6 +21,7 @@ pub(super) fn foreign_flags(a: &RunArgs) -> Result<()> {
     ];
     let ptx_only = [
         ("--kernel", a.kernel.is_some()),
+        ("--gpu", a.gpu.is_some()),
         ("--set", !a.sets.is_empty()),
         ("--dump-var", !a.dump_vars.is_empty()),
         ("--plan", a.plan.is_some()),

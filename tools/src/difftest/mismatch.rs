@@ -8,7 +8,8 @@ use anyhow::Result;
 use super::case::{self, Case};
 use super::judge::Verdict;
 use super::mma::Arch;
-use super::{input_of, run_emu, run_gpu, DifftestArgs, HostCommand};
+use super::record::{run_emu_on, Gpu};
+use super::{input_of, run_gpu, DifftestArgs, HostCommand};
 
 /// A kernel on which the GPU and ptxemu disagree.
 #[derive(Clone, Debug)]
@@ -22,9 +23,9 @@ pub(super) struct Mismatch {
 }
 
 /// Whether ptxemu disagrees with the GPU on `k` (given the GPU's output).
-fn disagrees(k: &Case, arch: Arch, input: &[u8], gpu: &[u8]) -> bool {
+fn disagrees(k: &Case, (arch, sm): (Arch, Option<u32>), input: &[u8], gpu: &[u8]) -> bool {
     let ptx = case::module(std::slice::from_ref(k), arch);
-    match run_emu(&ptx, 1, input).pop() {
+    match run_emu_on(&ptx, 1, input, sm).pop() {
         Some(Ok(out)) => matches!(k.compare(gpu, &out), Verdict::Differ(_)),
         _ => true,
     }
@@ -35,7 +36,7 @@ fn disagrees(k: &Case, arch: Arch, input: &[u8], gpu: &[u8]) -> bool {
 fn shrink(
     host: &HostCommand,
     dir: &Path,
-    (mut k, arch): (Case, Arch),
+    (mut k, arch, sm): (Case, Arch, Option<u32>),
     input: &[u8],
 ) -> Result<Case> {
     loop {
@@ -50,7 +51,7 @@ fn shrink(
         match cands
             .iter()
             .zip(&gpu)
-            .find(|(c, g)| disagrees(c, arch, input, g))
+            .find(|(c, g)| disagrees(c, (arch, sm), input, g))
         {
             Some((c, _)) => k = c.clone(),
             None => return Ok(k),
@@ -68,17 +69,17 @@ pub(super) fn save(
     work: &Path,
     dir: &Path,
 ) -> Result<String> {
-    let arch = a.arch;
+    let (arch, sm) = (a.arch, a.rec.gpu.map(Gpu::sm));
     let mut k = Case::generate(a.family, arch, m.seed);
     let input = input_of(a, m.index / a.per_module);
     if let Some(h) = host {
-        k = shrink(h, work, (k, arch), &input)?;
+        k = shrink(h, work, (k, arch, sm), &input)?;
     }
     let ptx = case::module(std::slice::from_ref(&k), arch);
     let base = dir.join(format!("seed-{}", m.seed));
     std::fs::write(base.with_extension("ptx"), &ptx)?;
     std::fs::write(base.with_extension("in.bin"), &input)?;
-    let emu = run_emu(&ptx, 1, &input)
+    let emu = run_emu_on(&ptx, 1, &input, sm)
         .pop()
         .unwrap_or_else(|| Err("no result".into()));
     let mut text = format!(

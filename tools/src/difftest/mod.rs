@@ -243,7 +243,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
         bail!("--count and --per-module must be positive");
     }
     if let Some(p) = &a.rec.replay {
-        return record::replay(p, &a.out);
+        return record::replay(p, &a.out, a.rec.gpu);
     }
     std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
     let src_path = a.out.join("difftest_host.cu");
@@ -456,7 +456,7 @@ fn compare_module(
     let input = input_of(a, m);
     let list: Vec<Case> = ks.iter().map(|x| x.1.clone()).collect();
     let ptx = case::module(&list, arch);
-    let emu = run_emu(&ptx, list.len(), &input);
+    let emu = record::run_emu_on(&ptx, list.len(), &input, a.rec.gpu.map(record::Gpu::sm));
     let gpu = match host {
         None => None,
         Some(h) => match run_gpu(h, work, &format!("w{w}"), (&list, arch), &input) {

@@ -42,13 +42,84 @@ pub struct RecordArgs {
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Regenerate the kernels of a `--record` file, run them on ptxemu and compare them with
-    /// the recorded GPU words, bit for bit; writes DIR/replay.json (no GPU needed).
+    /// the recorded GPU words, bit for bit; writes DIR/replay.json (counts per form) and
+    /// DIR/replay.emu.jsonl (ptxemu's words, in the record's format); no GPU needed.
     #[arg(long, value_name = "FILE", conflicts_with = "record")]
     pub replay: Option<PathBuf>,
     /// The input frames of the mma family: uniformly random bits, or `narrow` (every element
     /// near 1 in magnitude: a probe of the accumulation).
     #[arg(long, value_enum, default_value_t = Inputs::Uniform)]
     pub mma_inputs: Inputs,
+    /// The GPU whose numerics ptxemu emulates, in a run against a GPU and with `--replay`
+    /// (default: the one the `.target` names, sm_80 → a100, sm_90a → h100, sm_100a → b200).
+    /// The GPU, not the target, decides: sm_80 code run on an H100 gives H100 results.
+    #[arg(long, value_enum)]
+    pub gpu: Option<Gpu>,
+}
+
+/// A GPU whose numerics ptxemu can emulate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Gpu {
+    /// A100 (sm_80).
+    A100,
+    /// H100 (sm_90).
+    H100,
+    /// B200 (sm_100).
+    B200,
+}
+
+impl Gpu {
+    /// The SM number the emulator runs the module as.
+    pub fn sm(self) -> u32 {
+        match self {
+            Gpu::A100 => 80,
+            Gpu::H100 => 90,
+            Gpu::B200 => 100,
+        }
+    }
+}
+
+/// [`super::run_emu`] on the GPU `sm` (`None`: the module's target): the module is validated
+/// against its `.target`, then executed as on that GPU.
+pub fn run_emu_on(
+    ptx: &str,
+    n: usize,
+    input: &[u8],
+    sm: Option<u32>,
+) -> Vec<Result<Vec<u8>, String>> {
+    let Some(sm) = sm else {
+        return super::run_emu(ptx, n, input);
+    };
+    let mut module = match emu::front::parse_module(ptx, "difftest.ptx") {
+        Ok(m) => m,
+        Err(e) => return vec![Err(e.render(ptx)); n],
+    };
+    if let Some(d) = emu::validate::validate_module(&module).first() {
+        return vec![Err(d.render(ptx, "difftest.ptx")); n];
+    }
+    module.target.sm = sm;
+    let mut machine = match emu::exec::Machine::load_with_source(&module, "difftest.ptx", ptx) {
+        Ok(m) => m,
+        Err(e) => return vec![Err(e.to_string()); n],
+    };
+    let size = (FRAME * THREADS) as u64;
+    let din = machine.alloc(size, "in");
+    let dout = machine.alloc(size, "out");
+    machine.write(din, input);
+    (0..n)
+        .map(|k| {
+            machine.write(dout, &vec![0xA5u8; FRAME * THREADS]);
+            let mut cfg =
+                emu::exec::LaunchConfig::new(&format!("k{k}"), [1, 1, 1], [THREADS as u32, 1, 1]);
+            cfg.threads = 1;
+            cfg.max_steps = 1_000_000;
+            let args = vec![din.to_le_bytes().to_vec(), dout.to_le_bytes().to_vec()];
+            machine.launch(&cfg, &args).map_err(|e| e.to_string())?;
+            machine
+                .read(dout, size)
+                .ok_or_else(|| "output unreadable".to_string())
+        })
+        .collect()
 }
 
 /// How a run draws its input frames.
@@ -263,8 +334,9 @@ fn form(c: &Case) -> String {
     }
 }
 
-/// Replays a record on ptxemu; writes `out/replay.json` and prints a table.
-pub fn replay(path: &Path, out: &Path) -> Result<std::process::ExitCode> {
+/// Replays a record on ptxemu; writes `out/replay.json` (the counts) and
+/// `out/replay.emu.jsonl` (ptxemu's words, in the record's format) and prints a table.
+pub fn replay(path: &Path, out: &Path, gpu: Option<Gpu>) -> Result<std::process::ExitCode> {
     let f = std::fs::File::open(path).with_context(|| path.display().to_string())?;
     let mut lines = std::io::BufReader::new(f).lines();
     let head_line = lines
@@ -290,6 +362,12 @@ pub fn replay(path: &Path, out: &Path) -> Result<std::process::ExitCode> {
         by_module.entry(e.i / head.per_module).or_default().push(e);
     }
     let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
+    std::fs::create_dir_all(out).with_context(|| out.display().to_string())?;
+    let emu_path = out.join("replay.emu.jsonl");
+    let mut emu_out = BufWriter::new(
+        std::fs::File::create(&emu_path).with_context(|| emu_path.display().to_string())?,
+    );
+    writeln!(emu_out, "{head_line}")?;
     for (m, entries) in &by_module {
         let input = inputs(head.family, head.inputs, head.seed, *m);
         let cases: Vec<Case> = entries
@@ -297,7 +375,7 @@ pub fn replay(path: &Path, out: &Path) -> Result<std::process::ExitCode> {
             .map(|e| Case::generate(head.family, head.arch, e.seed))
             .collect();
         let ptx = case::module(&cases, head.arch);
-        let emu = super::run_emu(&ptx, cases.len(), &input);
+        let emu = run_emu_on(&ptx, cases.len(), &input, gpu.map(Gpu::sm));
         for ((e, c), r) in entries.iter().zip(&cases).zip(emu) {
             let t = tally.entry(form(c)).or_default();
             t.kernels += 1;
@@ -318,6 +396,12 @@ pub fn replay(path: &Path, out: &Path) -> Result<std::process::ExitCode> {
                     e.words
                 );
             }
+            let emu_hex: String = (0..THREADS)
+                .flat_map(|tr| e.words.iter().map(move |&w| (tr, w)))
+                .map(|(tr, w)| format!("{:08x}", word(&emu, tr, w)))
+                .collect();
+            let line = json!({"i": e.i, "seed": e.seed, "what": form(c), "words": e.words, "gpu": emu_hex});
+            writeln!(emu_out, "{line}")?;
             // The GPU's frames: ptxemu's, with the recorded words in place.
             let mut gpu = emu.clone();
             let mut first = None;
@@ -372,13 +456,14 @@ pub fn replay(path: &Path, out: &Path) -> Result<std::process::ExitCode> {
         "record": path.display().to_string(),
         "arch": head.arch.name(),
         "inputs": head.inputs.name(),
+        "gpu": gpu.map_or_else(|| format!("by target ({})", head.arch.name()), |g| format!("{g:?}").to_lowercase()),
         "kernels": total(|t| t.kernels),
         "kernels_exact": total(|t| t.kernels_exact),
         "kernels_within_bound": total(|t| t.kernels_within_bound),
         "kernels_beyond_bound": total(|t| t.kernels_beyond_bound),
         "forms": forms,
     });
-    std::fs::create_dir_all(out).with_context(|| out.display().to_string())?;
+    emu_out.flush()?;
     std::fs::write(
         out.join("replay.json"),
         serde_json::to_string_pretty(&summary)?,

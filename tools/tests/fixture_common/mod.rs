@@ -139,12 +139,20 @@ fn run_manifest(dir: &Path, ptx: &Path, json: bool) -> Option<Value> {
         cmd.arg("--json");
     }
     let listed = m["dumps"].as_array().cloned().unwrap_or_default();
-    let mut dumps: Vec<(PathBuf, &Value)> = Vec::new();
+    let mut dumps: Vec<(PathBuf, &Value, String)> = Vec::new();
     for (k, d) in listed.iter().enumerate() {
         let path = out_dir.join(format!("dump{k}.bin"));
         cmd.arg("--dump")
             .arg(format!("{}={}", d["arg"], path.display()));
-        dumps.push((path, d));
+        // `expected_<variant>` (e.g. `expected_sm90` for `sm90.ptx`) where that variant's
+        // numerics differ (the GPU the target names, not the PTX, decides them).
+        let ptx_file = ptx
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let variant = format!("expected_{}", ptx_file.trim_end_matches(".ptx"));
+        let want = d[variant.as_str()].as_str().or(d["expected"].as_str());
+        dumps.push((path, d, want.expect("expected").to_string()));
     }
     let line = format!("{cmd:?}");
     let out = cmd.output().expect("ptxemu runs");
@@ -164,8 +172,8 @@ fn run_manifest(dir: &Path, ptx: &Path, json: bool) -> Option<Value> {
         }
         report
     });
-    for (got, d) in &dumps {
-        check_dump(got, dir, d, &format!("{tag}: reproduce: {line}"));
+    for (got, d, want) in &dumps {
+        check_dump(got, dir, (d, want), &format!("{tag}: reproduce: {line}"));
     }
     if let Some(f) = m["stdout"].as_str() {
         let want = std::fs::read_to_string(dir.join(f)).expect("expected stdout");
@@ -188,8 +196,7 @@ fn run_manifest(dir: &Path, ptx: &Path, json: bool) -> Option<Value> {
 
 /// Compares the dumped file `got` with the dump's `expected` file (relative to `dir`): byte
 /// for byte, or element by element within `rtol`/`atol` where the dump names a `dtype`.
-fn check_dump(got: &Path, dir: &Path, d: &Value, context: &str) {
-    let want_file = d["expected"].as_str().expect("expected");
+fn check_dump(got: &Path, dir: &Path, (d, want_file): (&Value, &str), context: &str) {
     let want_path = dir.join(want_file);
     let g = std::fs::read(got).unwrap_or_default();
     let w = std::fs::read(&want_path).expect("expected output");

@@ -25,7 +25,8 @@ use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, MatrixInstr};
 use crate::ir::{MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, WarpMatrix};
 use crate::semantics::convert::{f64_to_narrow, narrow_to_f64, Narrow};
-use crate::semantics::mma::{dot_f32, dot_f64, dot_int, AccModel, MmaInput};
+use crate::semantics::mma::{dot_f32, dot_f32_wide, dot_f64, dot_int, AccModel, MmaInput};
+use crate::semantics::mma_sync::{dot_fp8_as_f16, dot_m8n8k4_f16, dot_m8n8k4_f32};
 use rustc_apfloat::Round;
 
 type R = Result<Flow, LaneFault>;
@@ -213,12 +214,67 @@ pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
                 match m.d {
                     MmaElem::F64 => dot_f64(a, b, c).to_bits(),
                     MmaElem::F16 => {
-                        let s = dot_f32(&model, a, b, c as f32);
-                        f64_to_narrow(f64::from(s), Narrow::F16, Round::NearestTiesToEven, false)
+                        let s = dot_f32_wide(&model, a, b, c as f32);
+                        f64_to_narrow(s, Narrow::F16, Round::NearestTiesToEven, false)
                     }
                     _ => u64::from(dot_f32(&model, a, b, c as f32).to_bits()),
                 }
             });
+        }
+    }
+    d
+}
+
+/// [`multiply`] for `mma.sync`, whose `.f16` m8n8k4 forms (sm_80 on) and FP8 forms (sm_90)
+/// the compiler lowers to other instructions ([`crate::semantics::mma_sync`]).
+fn multiply_sync(m: &Mma, t: &Tiles, sm: u32) -> Tile {
+    let fp8 = matches!(m.a, MmaElem::E4m3 | MmaElem::E5m2);
+    let quad = m.is_quad_pair() && m.a == MmaElem::F16;
+    if !((quad && sm >= 80) || (fp8 && (90..100).contains(&sm))) {
+        return multiply(m, t, sm);
+    }
+    let (rows, cols, k) = (t.a.rows(), t.c.cols, t.a.cols);
+    let mut d = Tile::new(rows as u32, cols as u32);
+    let (a, b) = operands(t, |v| float_of(m.a, v), |v| float_of(m.b, v));
+    let f16 = AccModel::for_target(sm, MmaInput::F16);
+    for r in 0..rows {
+        for col in 0..cols {
+            let (ar, bc) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
+            let c = float_of(m.c, t.c.data[r * cols + col]) as f32;
+            let v = match (fp8, m.d) {
+                (true, _) => dot_fp8_as_f16(&f16, ar, bc, c),
+                (false, MmaElem::F16) => dot_m8n8k4_f16(ar, bc, c),
+                (false, _) => dot_m8n8k4_f32(ar, bc, c),
+            };
+            d.data[r * cols + col] = match m.d {
+                MmaElem::F16 => {
+                    f64_to_narrow(f64::from(v), Narrow::F16, Round::NearestTiesToEven, false)
+                }
+                _ => u64::from(v.to_bits()),
+            };
+        }
+    }
+    d
+}
+
+/// [`multiply`] for `wmma.mma`: on sm_90 ptxas lowers the `.tf32` m16n16k8 to two chained
+/// k = 4 `HMMA.1684`, so its products are added in blocks of 4 (measured on an H100).
+pub(super) fn multiply_wmma(m: &Mma, t: &Tiles, sm: u32) -> Tile {
+    if m.a != MmaElem::Tf32 || sm < 90 {
+        return multiply(m, t, sm);
+    }
+    let (rows, cols, k) = (t.a.rows(), t.c.cols, t.a.cols);
+    let mut d = Tile::new(rows as u32, cols as u32);
+    let (a, b) = operands(t, |v| float_of(m.a, v), |v| float_of(m.b, v));
+    let model = AccModel {
+        block: 4,
+        ..AccModel::for_target(sm, MmaInput::Tf32)
+    };
+    for r in 0..rows {
+        for col in 0..cols {
+            let (ar, bc) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
+            let c = float_of(m.c, t.c.data[r * cols + col]) as f32;
+            d.data[r * cols + col] = u64::from(dot_f32(&model, ar, bc, c).to_bits());
         }
     }
     d
@@ -325,7 +381,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     t.c.set(r, col, elem_bits(&rc, m.c, l, e));
                 }
             }
-            let d = multiply(&m, &t, x.sm);
+            let d = multiply_sync(&m, &t, x.sm);
             for &l in &lanes {
                 for e in 0..ec {
                     let (r, col) = quad_pair_c(f32d, l, e);
@@ -342,7 +398,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
         });
         unpack(&rb, m.b, eb, &mut t.b, |l, r, j, p| b_elem_at(p, l, r, j));
         unpack(&rc, m.c, ec, &mut t.c, |l, r, j, p| c_elem(l, r * p + j));
-        let d = multiply(&m, &t, x.sm);
+        let d = multiply_sync(&m, &t, x.sm);
         pack(&d, m.d, ec, &mut out);
     }
     for (dst, vals) in x.d.iter().zip(&out) {

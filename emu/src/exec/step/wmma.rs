@@ -22,7 +22,7 @@
 //! 3. `.satfinite` on a floating-point D turns infinities into the largest finite value of the
 //!    sign; NaN stays NaN.
 
-use super::mma::{decoded, elem_bits, gather, multiply, put, Tiles};
+use super::mma::{decoded, elem_bits, gather, multiply_wmma, put, Tiles};
 use super::tcgen05::converge;
 use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
@@ -210,7 +210,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
         bitop: None,
         rn: w.rn,
     };
-    let d = multiply(&as_mma, &t, x.sm);
+    let d = multiply_wmma(&as_mma, &t, x.sm);
     let mut out = vec![[0u64; 32]; x.d.len()];
     for lane in 0..32u32 {
         for e in 0..elems(x.d.len(), w.d) {

@@ -1,6 +1,6 @@
 //! Regression fixtures from `ptxemu difftest` on an NVIDIA H100: each kernel, shrunk to the
 //! instruction on which ptxemu once disagreed with the GPU, must now produce exactly the
-//! bytes the GPU produced (`tests/difftest/h100/*.gpu.bin`).
+//! bytes the GPU produced (`tests/difftest/h100/*.gpu.bin`, `tests/difftest/h200/*.gpu.bin`).
 
 use std::path::Path;
 
@@ -27,10 +27,11 @@ fn run(ptx: &str, input: &[u8]) -> Vec<u8> {
 
 #[test]
 fn every_gpu_fixture_is_reproduced_bit_for_bit() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("difftest/h100");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("difftest");
     let mut checked = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(&dir)
-        .expect("fixture folder")
+    let mut entries: Vec<_> = ["h100", "h200"]
+        .iter()
+        .flat_map(|gpu| std::fs::read_dir(root.join(gpu)).expect("fixture folder"))
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
         .collect();
@@ -52,5 +53,5 @@ fn every_gpu_fixture_is_reproduced_bit_for_bit() {
         }
         checked += 1;
     }
-    assert!(checked >= 19, "only {checked} fixtures found");
+    assert!(checked >= 22, "only {checked} fixtures found");
 }

@@ -314,6 +314,14 @@ pub fn cvt(bits: u64, src: Type, dst: Type, m: CvtMode) -> u64 {
                 (u64::from(b >> 31) << 63)
                     | 0x7FF8_0000_0000_0000
                     | (u64::from(b & 0x003F_FFFF) << 29)
+            } else if x.is_nan() && src == Type::F64 && dst == Type::F32 {
+                // Narrowing keeps the payload's top bits and quiets it: an H200 turned the
+                // f64 NaN 0x7FF8000000000000 into 0x7FC00000 (difftest, 2026-11-26), the
+                // mirror of the widening rule above.
+                let b = bits;
+                u64::from(
+                    (((b >> 63) as u32) << 31) | 0x7FC0_0000 | ((b >> 29) as u32 & 0x003F_FFFF),
+                )
             } else if x.is_nan() {
                 canonical_nan(dst)
             } else {

@@ -53,5 +53,5 @@ fn every_gpu_fixture_is_reproduced_bit_for_bit() {
         }
         checked += 1;
     }
-    assert!(checked >= 22, "only {checked} fixtures found");
+    assert!(checked >= 23, "only {checked} fixtures found");
 }

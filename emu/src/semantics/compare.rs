@@ -103,11 +103,9 @@ fn minmax(a: f64, b: f64, max: bool, nan: bool, xorsign_abs: bool) -> f64 {
 pub fn minmax32(a: f32, b: f32, max: bool, m: MinMaxMode) -> f32 {
     let (a, b) = if m.ftz { (ftz32(a), ftz32(b)) } else { (a, b) };
     let r = minmax(f64::from(a), f64::from(b), max, m.nan, m.xorsign_abs) as f32;
-    if r.is_nan() && !m.nan && !m.xorsign_abs && a.is_nan() && b.is_nan() {
-        // Both operands NaN: the GPU returns the first, quieted (observed by difftest on an
-        // H100), not the canonical NaN.
-        f32::from_bits(a.to_bits() | 0x0040_0000)
-    } else if r.is_nan() {
+    if r.is_nan() {
+        // Two NaN operands give the canonical NaN too (an H200, difftest 2026-11-26); the
+        // same register twice is folded by ptxas to a move (see `exec/step/float_fn.rs`).
         f32::from_bits(NAN32)
     } else if m.ftz {
         ftz32(r)
@@ -172,9 +170,15 @@ mod tests {
         assert_eq!(minmax32(f32::NAN, 2.0, false, d), 2.0);
         assert_eq!(minmax32(3.0, f32::NAN, true, d), 3.0);
         assert_eq!(
-            minmax32(f32::from_bits(0x7F80_0001), f32::NAN, true, d).to_bits(),
-            0x7FC0_0001,
-            "two NaNs: the first, quieted (as an H100 does)"
+            minmax32(
+                f32::from_bits(0x7FC0_0000),
+                f32::from_bits(0x7FC0_0000),
+                false,
+                d
+            )
+            .to_bits(),
+            NAN32,
+            "two NaNs: the canonical NaN (as an H200 does)"
         );
         let nan = MinMaxMode { nan: true, ..d };
         assert_eq!(minmax32(f32::NAN, 2.0, false, nan).to_bits(), NAN32);

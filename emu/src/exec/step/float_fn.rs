@@ -6,7 +6,7 @@ use super::float::*;
 use super::{for_lanes, Ctx};
 use crate::exec::decode::{DecodeError, FnCtx};
 use crate::exec::fault::LaneFault;
-use crate::exec::program::{DInstr, Extra, Flow};
+use crate::exec::program::{DInstr, Extra, Flow, Src};
 use crate::ir::{DivKind, FloatFn, FloatRounding, Instr, MinMax, Op, Testp, Type};
 use crate::semantics::approx;
 use crate::semantics::compare::{self, MinMaxMode};
@@ -31,6 +31,13 @@ fn minmax32<const MAX: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         return Ok(Flow::Next);
     };
     let m = minmax_mode(p);
+    // `min.f32 d, a, a`: ptxas folds it to a move, so a NaN `a` comes back unchanged (an
+    // H100 returned 0x7FC00000 for it, where two NaN registers give the canonical NaN).
+    let same = matches!((i.s[0], i.s[1]), (Src::Reg(x), Src::Reg(y)) if x == y);
+    if same && !m.ftz && !m.nan && !m.xorsign_abs {
+        super::binary(c, i, |a, _| a & 0xFFFF_FFFF);
+        return Ok(Flow::Next);
+    }
     super::binary(c, i, |a, b| {
         b32(compare::minmax32(f32of(a), f32of(b), MAX, m))
     });

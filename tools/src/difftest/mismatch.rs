@@ -8,8 +8,8 @@ use anyhow::Result;
 use super::case::{self, Case};
 use super::judge::Verdict;
 use super::mma::Arch;
-use super::record::{run_emu_on, Gpu};
-use super::{input_of, run_gpu, DifftestArgs, HostCommand};
+use super::record::Gpu;
+use super::{input_of, run_emu_on, run_gpu, DifftestArgs, HostCommand};
 
 /// A kernel on which the GPU and ptxemu disagree.
 #[derive(Clone, Debug)]

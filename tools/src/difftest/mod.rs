@@ -124,13 +124,26 @@ pub fn kernel_seed(seed: u64, i: u64) -> u64 {
 /// Runs kernels `k0…k{n-1}` of a module on ptxemu with the input frames; each kernel's
 /// output frames, or why ptxemu could not run it.
 pub fn run_emu(ptx: &str, n: usize, input: &[u8]) -> Vec<Result<Vec<u8>, String>> {
-    let module = match emu::front::parse_module(ptx, "difftest.ptx") {
+    run_emu_on(ptx, n, input, None)
+}
+
+/// [`run_emu`] on the GPU `sm` (`None`: the module's target): the module is validated
+/// against its `.target`, then executed as on that GPU.
+pub fn run_emu_on(
+    ptx: &str,
+    n: usize,
+    input: &[u8],
+    sm: Option<u32>,
+) -> Vec<Result<Vec<u8>, String>> {
+    let mut module = match emu::front::parse_module(ptx, "difftest.ptx") {
         Ok(m) => m,
         Err(e) => return vec![Err(e.render(ptx)); n],
     };
-    let diags = emu::validate::validate_module(&module);
-    if let Some(d) = diags.first() {
+    if let Some(d) = emu::validate::validate_module(&module).first() {
         return vec![Err(d.render(ptx, "difftest.ptx")); n];
+    }
+    if let Some(sm) = sm {
+        module.target.sm = sm;
     }
     let mut machine = match Machine::load_with_source(&module, "difftest.ptx", ptx) {
         Ok(m) => m,
@@ -456,7 +469,7 @@ fn compare_module(
     let input = input_of(a, m);
     let list: Vec<Case> = ks.iter().map(|x| x.1.clone()).collect();
     let ptx = case::module(&list, arch);
-    let emu = record::run_emu_on(&ptx, list.len(), &input, a.rec.gpu.map(record::Gpu::sm));
+    let emu = run_emu_on(&ptx, list.len(), &input, a.rec.gpu.map(record::Gpu::sm));
     let gpu = match host {
         None => None,
         Some(h) => match run_gpu(h, work, &format!("w{w}"), (&list, arch), &input) {

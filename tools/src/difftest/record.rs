@@ -79,49 +79,6 @@ impl Gpu {
     }
 }
 
-/// [`super::run_emu`] on the GPU `sm` (`None`: the module's target): the module is validated
-/// against its `.target`, then executed as on that GPU.
-pub fn run_emu_on(
-    ptx: &str,
-    n: usize,
-    input: &[u8],
-    sm: Option<u32>,
-) -> Vec<Result<Vec<u8>, String>> {
-    let Some(sm) = sm else {
-        return super::run_emu(ptx, n, input);
-    };
-    let mut module = match emu::front::parse_module(ptx, "difftest.ptx") {
-        Ok(m) => m,
-        Err(e) => return vec![Err(e.render(ptx)); n],
-    };
-    if let Some(d) = emu::validate::validate_module(&module).first() {
-        return vec![Err(d.render(ptx, "difftest.ptx")); n];
-    }
-    module.target.sm = sm;
-    let mut machine = match emu::exec::Machine::load_with_source(&module, "difftest.ptx", ptx) {
-        Ok(m) => m,
-        Err(e) => return vec![Err(e.to_string()); n],
-    };
-    let size = (FRAME * THREADS) as u64;
-    let din = machine.alloc(size, "in");
-    let dout = machine.alloc(size, "out");
-    machine.write(din, input);
-    (0..n)
-        .map(|k| {
-            machine.write(dout, &vec![0xA5u8; FRAME * THREADS]);
-            let mut cfg =
-                emu::exec::LaunchConfig::new(&format!("k{k}"), [1, 1, 1], [THREADS as u32, 1, 1]);
-            cfg.threads = 1;
-            cfg.max_steps = 1_000_000;
-            let args = vec![din.to_le_bytes().to_vec(), dout.to_le_bytes().to_vec()];
-            machine.launch(&cfg, &args).map_err(|e| e.to_string())?;
-            machine
-                .read(dout, size)
-                .ok_or_else(|| "output unreadable".to_string())
-        })
-        .collect()
-}
-
 /// How a run draws its input frames.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Inputs {
@@ -375,7 +332,7 @@ pub fn replay(path: &Path, out: &Path, gpu: Option<Gpu>) -> Result<std::process:
             .map(|e| Case::generate(head.family, head.arch, e.seed))
             .collect();
         let ptx = case::module(&cases, head.arch);
-        let emu = run_emu_on(&ptx, cases.len(), &input, gpu.map(Gpu::sm));
+        let emu = super::run_emu_on(&ptx, cases.len(), &input, gpu.map(Gpu::sm));
         for ((e, c), r) in entries.iter().zip(&cases).zip(emu) {
             let t = tally.entry(form(c)).or_default();
             t.kernels += 1;

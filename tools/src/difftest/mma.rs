@@ -437,6 +437,13 @@ fn ldmatrix(g: &mut Rng) -> MmaKernel {
 fn stmatrix(g: &mut Rng) -> MmaKernel {
     let n = [1, 2, 4][g.below(3) as usize];
     let trans = if g.below(2) == 0 { ".trans" } else { "" };
+    let instr = format!("stmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16");
+    store_rows(g, n, instr)
+}
+
+/// A kernel that zeroes each lane's row, stores `n` fragment registers to permuted rows with
+/// `instr` (an `stmatrix` form), and writes every lane's row back out.
+pub(super) fn store_rows(g: &mut Rng, n: usize, instr: String) -> MmaKernel {
     let mut body = Vec::new();
     own_row(&mut body);
     body.push("st.shared.v4.b32 [%rt], {0, 0, 0, 0}".into());
@@ -445,7 +452,6 @@ fn stmatrix(g: &mut Rng) -> MmaKernel {
     for i in 0..n {
         body.push(format!("mov.b32 %a{i}, %w{i}"));
     }
-    let instr = format!("stmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16");
     body.push(format!("{instr} [%sb], {}", regs("a", n)));
     body.push("bar.warp.sync -1".into());
     own_row(&mut body);

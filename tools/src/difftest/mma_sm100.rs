@@ -38,23 +38,9 @@ pub fn ldmatrix_bytes(g: &mut Rng) -> MmaKernel {
 /// `stmatrix.m16n8.x1/.x2/.x4.trans.b8` to permuted rows of a zeroed buffer, read back.
 pub fn stmatrix_bytes(g: &mut Rng) -> MmaKernel {
     let n = [1, 2, 4][g.below(3) as usize];
-    let mut body = Vec::new();
-    own_row(&mut body);
-    body.push("st.shared.v4.b32 [%rt], {0, 0, 0, 0}".into());
-    body.push("bar.warp.sync -1".into());
-    let rows = permuted_row(g, &mut body);
-    for i in 0..n {
-        body.push(format!("mov.b32 %a{i}, %w{i}"));
-    }
-    let instr = format!("stmatrix.sync.aligned.m16n8.x{n}.trans.shared.b8");
-    body.push(format!("{instr} [%sb], {}", regs("a", n)));
-    body.push("bar.warp.sync -1".into());
-    own_row(&mut body);
-    body.push("ld.shared.v4.b32 {%d0, %d1, %d2, %d3}, [%rt]".into());
-    store32(&mut body, 4);
-    MmaKernel {
-        what: format!("{instr} ({rows})"),
-        body,
-        slots: exact(4),
-    }
+    super::mma::store_rows(
+        g,
+        n,
+        format!("stmatrix.sync.aligned.m16n8.x{n}.trans.shared.b8"),
+    )
 }

@@ -59,6 +59,19 @@ fn pick(names: &[(&str, u32)], key: &str, v: &str) -> Result<u32, String> {
         })
 }
 
+/// The `KEY=VALUE` lists of a tiled or im2col map, as given.
+#[derive(Default)]
+struct Lists {
+    dims: Option<Vec<i64>>,
+    strides: Option<Vec<i64>>,
+    boxes: Option<Vec<i64>>,
+    estrides: Option<Vec<i64>>,
+    lower: Option<Vec<i64>>,
+    upper: Option<Vec<i64>>,
+    channels: Option<Vec<i64>>,
+    pixels: Option<Vec<i64>>,
+}
+
 /// Parses the text after `tmap:`.
 ///
 /// # Errors
@@ -92,9 +105,7 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
     };
     let mut m = TensorMap::decode(&[0; TMAP_BYTES]);
     m.im2col = im2col;
-    let (mut dtype, mut buf, mut dims, mut strides, mut boxes) = (None, None, None, None, None);
-    let (mut estrides, mut lower, mut upper) = (None, None, None);
-    let (mut channels, mut pixels) = (None, None);
+    let (mut dtype, mut buf, mut lists) = (None, None, Lists::default());
     for kv in parts {
         let (k, v) = kv
             .split_once('=')
@@ -108,40 +119,77 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
             }
             "buf" => buf = Some(v.parse::<usize>().map_err(|_| format!("buf=`{v}`: an argument index"))?),
             "offset" => m.addr = v.parse::<u64>().map_err(|_| format!("offset=`{v}`: a byte count"))?,
-            "dims" => dims = Some(list(k, v)?),
-            "strides" => strides = Some(list(k, v)?),
-            "box" => boxes = Some(list(k, v)?),
-            "estrides" => estrides = Some(list(k, v)?),
-            "lower" => lower = Some(list(k, v)?),
-            "upper" => upper = Some(list(k, v)?),
-            "channels" => channels = Some(list(k, v)?),
-            "pixels" => pixels = Some(list(k, v)?),
-            "interleave" => m.interleave = pick(&[("none", 0), ("16B", 1), ("32B", 2)], k, v)?,
-            "swizzle" => {
-                // CUtensorMapSwizzle's numbers; 4-6 are the 128B mode with 32B, 32B + 8B-flip
-                // and 64B atomicity.
-                let n = pick(&SWIZZLES, k, v)?;
-                (m.swizzle, m.atomicity) = if n >= 4 { (3, n - 3) } else { (n, 0) };
-            }
-            "l2" => {
-                m.l2 = pick(&[("none", 0), ("64B", 1), ("128B", 2), ("256B", 3)], k, v)?
-            }
-            "oob" => m.fill = pick(&[("zero", 0), ("nan", 1)], k, v)?,
-            other => return Err(format!("unknown tensor-map parameter `{other}`")),
+            _ => scalar_or_list(&mut m, &mut lists, k, v)?,
         }
     }
     let dtype = dtype.ok_or("a tensor map needs dtype=")?;
     if buf.is_some() == data.is_some() {
         return Err("a tensor map needs exactly one of buf=N (a buffer argument) and a last data=TYPE[N]:INIT".into());
     }
-    let dims = dims.ok_or("a tensor map needs dims=")?;
-    let rank = dims.len();
     m.dtype = dtype.code();
+    let rank = shape(&mut m, &lists)?;
+    if im2col {
+        im2col_box(&mut m, &lists, rank)?;
+    } else {
+        let boxes = lists.boxes.ok_or("a tiled map needs box=")?;
+        if boxes.len() != rank {
+            return Err(format!("box: a rank-{rank} map takes {rank} box sizes"));
+        }
+        for (d, &b) in boxes.iter().enumerate() {
+            if !(1..=256).contains(&b) {
+                return Err(format!("boxDim[{d}] = {b}: must be 1 to 256"));
+            }
+            m.boxes[d] = b as u32;
+        }
+    }
+    checked(m, buf, data)
+}
+
+/// One `KEY=VALUE` of the layout: a list kept in `lists`, or a mode set on `m`.
+fn scalar_or_list(m: &mut TensorMap, lists: &mut Lists, k: &str, v: &str) -> Result<(), String> {
+    let slot = match k {
+        "dims" => &mut lists.dims,
+        "strides" => &mut lists.strides,
+        "box" => &mut lists.boxes,
+        "estrides" => &mut lists.estrides,
+        "lower" => &mut lists.lower,
+        "upper" => &mut lists.upper,
+        "channels" => &mut lists.channels,
+        "pixels" => &mut lists.pixels,
+        "interleave" => {
+            m.interleave = pick(&[("none", 0), ("16B", 1), ("32B", 2)], k, v)?;
+            return Ok(());
+        }
+        "swizzle" => {
+            // CUtensorMapSwizzle's numbers; 4-6 are the 128B mode with 32B, 32B + 8B-flip
+            // and 64B atomicity.
+            let n = pick(&SWIZZLES, k, v)?;
+            (m.swizzle, m.atomicity) = if n >= 4 { (3, n - 3) } else { (n, 0) };
+            return Ok(());
+        }
+        "l2" => {
+            m.l2 = pick(&[("none", 0), ("64B", 1), ("128B", 2), ("256B", 3)], k, v)?;
+            return Ok(());
+        }
+        "oob" => {
+            m.fill = pick(&[("zero", 0), ("nan", 1)], k, v)?;
+            return Ok(());
+        }
+        other => return Err(format!("unknown tensor-map parameter `{other}`")),
+    };
+    *slot = Some(list(k, v)?);
+    Ok(())
+}
+
+/// The rank, dimensions, byte strides and element strides; returns the rank.
+fn shape(m: &mut TensorMap, lists: &Lists) -> Result<usize, String> {
+    let dims = lists.dims.as_ref().ok_or("a tensor map needs dims=")?;
+    let rank = dims.len();
     m.rank = rank as u32;
-    if !(1..=5).contains(&rank) || (im2col && rank < 3) {
+    if !(1..=5).contains(&rank) || (m.im2col && rank < 3) {
         return Err(format!(
             "tensorRank {rank}: {} (the length of dims)",
-            if im2col {
+            if m.im2col {
                 "im2col maps have rank 3 to 5"
             } else {
                 "the rank is 1 to 5"
@@ -156,7 +204,7 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
         }
         m.dims[d] = n as u32;
     }
-    let strides = strides.unwrap_or_default();
+    let strides = lists.strides.clone().unwrap_or_default();
     if strides.len() != rank - 1 {
         return Err(format!(
             "strides: {} byte stride(s) given; a rank-{rank} map takes {} (dimensions 1 and up)",
@@ -172,7 +220,7 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
         }
         m.strides[d + 1] = s as u64;
     }
-    let estrides = estrides.unwrap_or_else(|| vec![1; rank]);
+    let estrides = lists.estrides.clone().unwrap_or_else(|| vec![1; rank]);
     if estrides.len() != rank {
         return Err(format!(
             "estrides: a rank-{rank} map takes {rank} element strides"
@@ -184,58 +232,56 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
         }
         m.estrides[d] = e as u32;
     }
-    if im2col {
-        let c = channels.ok_or("an im2col map needs channels= (channelsPerPixel)")?;
-        let p = pixels.ok_or("an im2col map needs pixels= (pixelsPerColumn)")?;
-        let (c, p) = (
-            c.first().copied().unwrap_or(0),
-            p.first().copied().unwrap_or(0),
-        );
-        if !(1..=256).contains(&c) {
-            return Err(format!("channelsPerPixel {c}: must be 1 to 256"));
+    Ok(rank)
+}
+
+/// An im2col map's channels, pixels and bounding-box corners.
+fn im2col_box(m: &mut TensorMap, lists: &Lists, rank: usize) -> Result<(), String> {
+    let c = lists
+        .channels
+        .as_ref()
+        .ok_or("an im2col map needs channels= (channelsPerPixel)")?;
+    let p = lists
+        .pixels
+        .as_ref()
+        .ok_or("an im2col map needs pixels= (pixelsPerColumn)")?;
+    let (c, p) = (
+        c.first().copied().unwrap_or(0),
+        p.first().copied().unwrap_or(0),
+    );
+    if !(1..=256).contains(&c) {
+        return Err(format!("channelsPerPixel {c}: must be 1 to 256"));
+    }
+    if !(1..=1024).contains(&p) {
+        return Err(format!("pixelsPerColumn {p}: must be 1 to 1024"));
+    }
+    m.boxes[0] = c as u32;
+    m.pixels = p as u32;
+    let spatial = rank - 2;
+    let bound = [0, 0, 0, 1 << 15, 1 << 7, 1 << 4][rank];
+    for (name, corner, out) in [
+        ("lower", &lists.lower, &mut m.lower),
+        ("upper", &lists.upper, &mut m.upper),
+    ] {
+        let v = corner.clone().unwrap_or_else(|| vec![0; spatial]);
+        if v.len() != spatial {
+            return Err(format!(
+                "{name}: a rank-{rank} im2col map takes {spatial} corner coordinates"
+            ));
         }
-        if !(1..=1024).contains(&p) {
-            return Err(format!("pixelsPerColumn {p}: must be 1 to 1024"));
-        }
-        m.boxes[0] = c as u32;
-        m.pixels = p as u32;
-        let spatial = rank - 2;
-        let bound = [0, 0, 0, 1 << 15, 1 << 7, 1 << 4][rank];
-        for (name, corner, out) in [
-            ("lower", lower, &mut m.lower),
-            ("upper", upper, &mut m.upper),
-        ] {
-            let v = corner.unwrap_or_else(|| vec![0; spatial]);
-            if v.len() != spatial {
+        for (s, &x) in v.iter().enumerate() {
+            if x < -bound || x >= bound {
                 return Err(format!(
-                    "{name}: a rank-{rank} im2col map takes {spatial} corner coordinates"
+                    "pixelBox{}Corner[{s}] = {x}: a rank-{rank} map allows {} to {}",
+                    if name == "lower" { "Lower" } else { "Upper" },
+                    -bound,
+                    bound - 1
                 ));
             }
-            for (s, &x) in v.iter().enumerate() {
-                if x < -bound || x >= bound {
-                    return Err(format!(
-                        "pixelBox{}Corner[{s}] = {x}: a rank-{rank} map allows {} to {}",
-                        if name == "lower" { "Lower" } else { "Upper" },
-                        -bound,
-                        bound - 1
-                    ));
-                }
-                out[s] = x as i32;
-            }
-        }
-    } else {
-        let boxes = boxes.ok_or("a tiled map needs box=")?;
-        if boxes.len() != rank {
-            return Err(format!("box: a rank-{rank} map takes {rank} box sizes"));
-        }
-        for (d, &b) in boxes.iter().enumerate() {
-            if !(1..=256).contains(&b) {
-                return Err(format!("boxDim[{d}] = {b}: must be 1 to 256"));
-            }
-            m.boxes[d] = b as u32;
+            out[s] = x as i32;
         }
     }
-    checked(m, buf, data)
+    Ok(())
 }
 
 /// The checks every map passes, whichever way it was given.

@@ -10,12 +10,11 @@ impl Search<'_> {
     /// coherence, keeping the one before in `undo`.
     /// `quiet`: the last move changed no relation that a check reads (see [`super::moves::quiet`]).
     pub(super) fn consistent(&mut self, quiet: bool, undo: &mut Undo) -> bool {
-        let ev = &self.u.events;
+        let wr = &self.u.writable;
         for &r in &self.deferred {
-            let e = &ev[self.ids[r]];
-            let loc = e.loc.unwrap_or(u32::MAX);
+            let p = wr.pair_of(self.ids[r]);
             let possible = (0..self.at.len())
-                .any(|t| self.ended[t].is_none() && self.u.can_write(t, self.at[t], loc, e.value));
+                .any(|t| self.ended[t].is_none() && wr.can_write_pair(t, self.at[t], p));
             if !possible {
                 return false;
             }
@@ -73,82 +72,107 @@ impl Search<'_> {
     /// own location that a write of it depends on and that no present write has, minimised
     /// over the writes of the pair. A deferred read's pair must be in `F`, and its depth at
     /// most the writes to its location that the unfinished threads can still make.
+    ///
+    /// `F` and the depths are computed in rounds over the writes below the threads' nodes
+    /// (each round can only add pairs and lower depths), stopping as soon as every deferred
+    /// read's pair is deep enough, or when a round changes nothing. An RMW's own read is
+    /// looked at for atomicity (its pair counted as present only if a present write of it is
+    /// not spent) only when that pair is present.
     fn deferred_producible(&self) -> bool {
+        let wr = &self.u.writable;
         let ev = &self.u.events;
-        let key = |g: usize| (ev[g].loc.unwrap_or(u32::MAX), ev[g].value);
-        let mut present: Vec<(u32, i64)> = self
-            .ids
-            .iter()
-            .filter(|&&g| ev[g].kind == EventKind::Write)
-            .map(|&g| key(g))
-            .collect();
-        present.sort_unstable();
-        present.dedup();
-        let mut future: Vec<((u32, i64), u32)> = Vec::new();
-        let depth_of =
-            |f: &[((u32, i64), u32)], w: &(u32, i64)| f.iter().find(|(x, _)| x == w).map(|p| p.1);
+        let mut present = vec![false; wr.pairs()];
+        for &g in &self.ids {
+            if ev[g].kind == EventKind::Write {
+                present[wr.pair_of(g) as usize] = true;
+            }
+        }
         let live: Vec<usize> = (0..self.at.len())
             .filter(|&t| self.ended[t].is_none())
             .collect();
-        let spent = self.spent_writes();
+        let targets: Vec<(u32, u32)> = self
+            .deferred
+            .iter()
+            .map(|&r| {
+                let p = wr.pair_of(self.ids[r]);
+                let loc = wr.loc(p);
+                let left = live
+                    .iter()
+                    .map(|&t| wr.writes_left(t, self.at[t], loc))
+                    .sum();
+                (p, left)
+            })
+            .collect();
+        let mut depth = vec![u32::MAX; wr.pairs()];
+        let mut spent: Option<Vec<(usize, usize, usize)>> = None;
+        let mut blocked: Vec<(u32, bool)> = Vec::new();
         loop {
             let mut changed = false;
             for &t in &live {
-                for (w, req) in self.u.writes_below(t, self.at[t]) {
-                    let mut d = Some(1u32);
-                    // The RMW's own read cannot read a write that other RMWs have read (atomicity).
-                    let blocked = req.rmw.and_then(|(rep, v)| {
-                        let p = (w.0, v);
-                        let r2 = self.u.rmw_read[rep] as usize;
-                        let spent_all = (0..self.ids.len())
-                            .filter(|&i| {
-                                ev[self.ids[i]].kind == EventKind::Write && key(self.ids[i]) == p
-                            })
-                            .all(|i| {
-                                spent.iter().any(|&(s, r1, w1)| {
-                                    s == i && self.rmw_clash(i, r1, w1, r2, rep)
-                                })
-                            });
-                        spent_all.then_some(p)
-                    });
-                    for r in &req.need {
-                        if Some(*r) != blocked && present.binary_search(r).is_ok() {
-                            continue;
+                for &(w, req_id) in wr.below(t, self.at[t]) {
+                    let req = &wr.reqs[req_id as usize];
+                    let mut d = 1u32;
+                    let mut ok = true;
+                    for &r in &req.need {
+                        let own = req.rmw.filter(|&(_, p)| p == r);
+                        if present[r as usize] {
+                            let Some((rep, _)) = own else { continue };
+                            if !self.rmw_blocked(req_id, rep, r, &mut spent, &mut blocked) {
+                                continue;
+                            }
                         }
-                        d = match (d, depth_of(&future, r)) {
-                            (Some(d), Some(dr)) if r.0 == w.0 => Some(d.max(dr + 1)),
-                            (Some(d), Some(_)) => Some(d),
-                            _ => None,
-                        };
+                        let dr = depth[r as usize];
+                        if dr == u32::MAX {
+                            ok = false;
+                            break;
+                        }
+                        if wr.loc(r) == wr.loc(w) {
+                            d = d.max(dr + 1);
+                        }
                     }
-                    let Some(d) = d else { continue };
-                    match future.iter_mut().find(|(x, _)| *x == w) {
-                        Some((_, old)) if *old <= d => {}
-                        Some((_, old)) => {
-                            *old = d;
-                            changed = true;
-                        }
-                        None => {
-                            future.push((w, d));
-                            changed = true;
-                        }
+                    if ok && d < depth[w as usize] {
+                        depth[w as usize] = d;
+                        changed = true;
                     }
                 }
             }
+            if targets.iter().all(|&(p, left)| depth[p as usize] <= left) {
+                return true;
+            }
             if !changed {
-                break;
+                return false;
             }
         }
-        self.deferred.iter().all(|&r| {
-            let (loc, v) = key(self.ids[r]);
-            depth_of(&future, &(loc, v)).is_some_and(|d| {
-                let left: u32 = live
+    }
+
+    /// Whether every present write of pair `p`, which the RMW of requirement `req_id` (its
+    /// write's instruction first seen at `rep`) reads, is spent: read by a present RMW that
+    /// atomicity keeps from sharing it with this one. The present RMWs (`spent`) and the
+    /// answers (`memo`, by requirement) are computed once per check.
+    fn rmw_blocked(
+        &self,
+        req_id: u32,
+        rep: usize,
+        p: u32,
+        spent: &mut Option<Vec<(usize, usize, usize)>>,
+        memo: &mut Vec<(u32, bool)>,
+    ) -> bool {
+        if let Some(&(_, b)) = memo.iter().find(|&&(q, _)| q == req_id) {
+            return b;
+        }
+        let wr = &self.u.writable;
+        let ev = &self.u.events;
+        let spent = spent.get_or_insert_with(|| self.spent_writes());
+        let r2 = wr.rmw_read[rep] as usize;
+        let b = (0..self.ids.len())
+            .filter(|&i| ev[self.ids[i]].kind == EventKind::Write && wr.pair_of(self.ids[i]) == p)
+            .all(|i| {
+                spent
                     .iter()
-                    .map(|&t| self.u.writes_left(t, self.at[t], loc))
-                    .sum();
-                d <= left
-            })
-        })
+                    .any(|&(s, r1, w1)| s == i && self.rmw_clash(i, r1, w1, r2, rep))
+            });
+        memo.push((req_id, b));
+        b
     }
 
     /// The present RMWs (both halves present) whose read has a source: that source (a local
@@ -158,7 +182,7 @@ impl Search<'_> {
         let inits = self.u.inits;
         let mut out = Vec::new();
         for (k, &g) in self.ids.iter().enumerate().skip(inits) {
-            let r = self.u.rmw_read[g];
+            let r = self.u.writable.rmw_read[g];
             if ev[g].kind != EventKind::Write || r == u32::MAX {
                 continue;
             }

@@ -1,9 +1,21 @@
 //! The checks of the module docs on a partial execution: the deferred reads' values can still
 //! be written (check 1), coherence (check 2) and every axiom (check 3).
 
+use smallvec::{smallvec, SmallVec};
+
 use super::search::{Search, Undo};
+use super::writable::loc_bit;
 use crate::event::EventKind;
 use crate::rel::Rel;
+
+/// What check 1 looks at for an RMW's own read: the present writes (pair, local index), the
+/// present RMWs that have read one (gathered when first needed, see
+/// [`Search::spent_writes`]), and the answers so far by (instruction, pair).
+struct Rmws {
+    writes: SmallVec<[(u32, usize); 32]>,
+    spent: Option<Vec<(usize, usize, usize)>>,
+    memo: SmallVec<[(usize, u32, bool); 16]>,
+}
 
 impl Search<'_> {
     /// The checks of the module docs on the current partial execution; updates the closed
@@ -74,23 +86,28 @@ impl Search<'_> {
     /// most the writes to its location that the unfinished threads can still make.
     ///
     /// `F` and the depths are computed in rounds over the writes below the threads' nodes
-    /// (each round can only add pairs and lower depths), stopping as soon as every deferred
+    /// whose locations the deferred reads' pairs can depend on ([`super::writable`]'s
+    /// `reach`: other pairs' depths cannot change theirs), each round only adding pairs and
+    /// lowering depths, stopping as soon as every deferred
     /// read's pair is deep enough, or when a round changes nothing. An RMW's own read is
     /// looked at for atomicity (its pair counted as present only if a present write of it is
     /// not spent) only when that pair is present.
     fn deferred_producible(&self) -> bool {
         let wr = &self.u.writable;
         let ev = &self.u.events;
-        let mut present = vec![false; wr.pairs()];
-        for &g in &self.ids {
+        let mut present: SmallVec<[bool; 64]> = smallvec![false; wr.pairs()];
+        let mut writes: SmallVec<[(u32, usize); 32]> = SmallVec::new();
+        for (i, &g) in self.ids.iter().enumerate() {
             if ev[g].kind == EventKind::Write {
-                present[wr.pair_of(g) as usize] = true;
+                let p = wr.pair_of(g);
+                present[p as usize] = true;
+                writes.push((p, i));
             }
         }
-        let live: Vec<usize> = (0..self.at.len())
+        let live: SmallVec<[usize; 8]> = (0..self.at.len())
             .filter(|&t| self.ended[t].is_none())
             .collect();
-        let targets: Vec<(u32, u32)> = self
+        let targets: SmallVec<[(u32, u32); 8]> = self
             .deferred
             .iter()
             .map(|&r| {
@@ -103,13 +120,23 @@ impl Search<'_> {
                 (p, left)
             })
             .collect();
-        let mut depth = vec![u32::MAX; wr.pairs()];
-        let mut spent: Option<Vec<(usize, usize, usize)>> = None;
-        let mut blocked: Vec<(u32, bool)> = Vec::new();
+        // Only the locations the deferred reads' depths are computed from matter.
+        let relevant = targets
+            .iter()
+            .fold(0u64, |m, &(p, _)| m | wr.reach(wr.loc(p)));
+        let mut depth: SmallVec<[u32; 64]> = smallvec![u32::MAX; wr.pairs()];
+        let mut rmws = Rmws {
+            writes,
+            spent: None,
+            memo: SmallVec::new(),
+        };
         loop {
             let mut changed = false;
             for &t in &live {
                 for &(w, req_id) in wr.below(t, self.at[t]) {
+                    if relevant & loc_bit(wr.loc(w)) == 0 {
+                        continue;
+                    }
                     let req = &wr.reqs[req_id as usize];
                     let mut d = 1u32;
                     let mut ok = true;
@@ -117,7 +144,7 @@ impl Search<'_> {
                         let own = req.rmw.filter(|&(_, p)| p == r);
                         if present[r as usize] {
                             let Some((rep, _)) = own else { continue };
-                            if !self.rmw_blocked(req_id, rep, r, &mut spent, &mut blocked) {
+                            if !self.rmw_blocked(rep, r, &mut rmws) {
                                 continue;
                             }
                         }
@@ -145,33 +172,22 @@ impl Search<'_> {
         }
     }
 
-    /// Whether every present write of pair `p`, which the RMW of requirement `req_id` (its
-    /// write's instruction first seen at `rep`) reads, is spent: read by a present RMW that
-    /// atomicity keeps from sharing it with this one. The present RMWs (`spent`) and the
-    /// answers (`memo`, by requirement) are computed once per check.
-    fn rmw_blocked(
-        &self,
-        req_id: u32,
-        rep: usize,
-        p: u32,
-        spent: &mut Option<Vec<(usize, usize, usize)>>,
-        memo: &mut Vec<(u32, bool)>,
-    ) -> bool {
-        if let Some(&(_, b)) = memo.iter().find(|&&(q, _)| q == req_id) {
+    /// Whether every present write of pair `p`, which the RMW whose write's instruction is
+    /// first seen at `rep` reads, is spent: read by a present RMW that atomicity keeps from
+    /// sharing it with this one. The present RMWs and the answers are kept in `rmws` for the
+    /// rest of the check.
+    fn rmw_blocked(&self, rep: usize, p: u32, rmws: &mut Rmws) -> bool {
+        if let Some(&(_, _, b)) = rmws.memo.iter().find(|&&(x, q, _)| (x, q) == (rep, p)) {
             return b;
         }
-        let wr = &self.u.writable;
-        let ev = &self.u.events;
-        let spent = spent.get_or_insert_with(|| self.spent_writes());
-        let r2 = wr.rmw_read[rep] as usize;
-        let b = (0..self.ids.len())
-            .filter(|&i| ev[self.ids[i]].kind == EventKind::Write && wr.pair_of(self.ids[i]) == p)
-            .all(|i| {
-                spent
-                    .iter()
-                    .any(|&(s, r1, w1)| s == i && self.rmw_clash(i, r1, w1, r2, rep))
-            });
-        memo.push((req_id, b));
+        let spent = rmws.spent.get_or_insert_with(|| self.spent_writes());
+        let r2 = self.u.writable.rmw_read[rep] as usize;
+        let b = rmws.writes.iter().filter(|&&(q, _)| q == p).all(|&(_, i)| {
+            spent
+                .iter()
+                .any(|&(s, r1, w1)| s == i && self.rmw_clash(i, r1, w1, r2, rep))
+        });
+        rmws.memo.push((rep, p, b));
         b
     }
 

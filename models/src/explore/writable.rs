@@ -38,6 +38,10 @@ pub(super) struct Writable {
     /// Per tree, per node: for each location, the most writes to it on one path strictly
     /// below the node, as (location, count) sorted by location.
     wmax: Vec<Vec<Vec<(u32, u32)>>>,
+    /// Per location below 64: the locations (bits, [`loc_bit`]) whose pairs a write of it
+    /// needs, directly or through the writes of those pairs, itself included; every bit when
+    /// one of them is 63 or more.
+    reach: Vec<u64>,
 }
 
 impl Writable {
@@ -125,6 +129,7 @@ impl Writable {
             below.push(b);
             wmax.push(most);
         }
+        let reach = reach(&pairs, &below, &reqs);
         Writable {
             pairs,
             pair,
@@ -132,7 +137,14 @@ impl Writable {
             reqs,
             rmw_read,
             wmax,
+            reach,
         }
+    }
+
+    /// The locations whose pairs' depths the depths of pairs of `loc` are computed from
+    /// (itself included), as bits ([`loc_bit`]).
+    pub(super) fn reach(&self, loc: u32) -> u64 {
+        self.reach.get(loc as usize).copied().unwrap_or(u64::MAX)
     }
 
     /// How many pairs there are.
@@ -179,6 +191,54 @@ impl Writable {
     /// The writes thread `t` can still make at node `x`: (pair, requirement).
     pub(super) fn below(&self, t: usize, x: u32) -> &[(u32, u32)] {
         &self.below[t][x as usize]
+    }
+}
+
+/// The bit standing for location `loc` in a set of locations (63: every location from 63 on).
+pub(super) fn loc_bit(loc: u32) -> u64 {
+    1u64 << loc.min(63)
+}
+
+/// Per location below 64 (location ids are dense and small): the locations a write of it
+/// needs, closed under the needs of those locations' writes, itself included.
+fn reach(pairs: &[(u32, i64)], below: &[Vec<Vec<(u32, u32)>>], reqs: &[Req]) -> Vec<u64> {
+    let n = pairs
+        .iter()
+        .map(|&(l, _)| l as usize + 1)
+        .filter(|&l| l <= 64)
+        .max()
+        .unwrap_or(0);
+    let mut reach: Vec<u64> = (0..n).map(|l| loc_bit(l as u32)).collect();
+    for b in below {
+        for &(w, r) in b.first().map_or(&[][..], |v| &v[..]) {
+            let l = pairs[w as usize].0 as usize;
+            let needs = reqs[r as usize]
+                .need
+                .iter()
+                .fold(0, |m, &q| m | loc_bit(pairs[q as usize].0));
+            if let Some(x) = reach.get_mut(l) {
+                *x |= needs;
+            }
+        }
+    }
+    loop {
+        let before = reach.clone();
+        for m in &mut reach {
+            for (k, &r) in before.iter().enumerate() {
+                if *m >> k & 1 == 1 {
+                    *m |= r;
+                }
+            }
+        }
+        if reach == before {
+            // Bit 63 stands for locations whose needs are not followed: any location.
+            for x in &mut reach {
+                if *x >> 63 & 1 == 1 {
+                    *x = u64::MAX;
+                }
+            }
+            return reach;
+        }
     }
 }
 

@@ -2,9 +2,9 @@
 //! combine the paths of all threads, hand each combination to the memory model, and collect the
 //! outcomes the model allows.
 //!
-//! Read values come from a per-location *value domain*: the initial value plus every value some
+//! Read values come from a per-location *value domain*: the initial value plus the values some
 //! path writes there, computed as a fixpoint (a read can only return a value some write
-//! writes). Only complete executions count for the condition: every thread runs to its end,
+//! writes) and pruned to the values an allowed execution can write (see [`domain`]). Only complete executions count for the condition: every thread runs to its end,
 //! no thread waits at a barrier forever, and no path takes a backward jump (the corpus' await
 //! semantics). In liveness mode the question is instead whether some consistent execution
 //! hangs: a thread waits at a barrier forever, or spins in a loop whose reads all read
@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use emu::event::{traces, Ending, EvKind, Limits, Trace, TraceEvent};
+use emu::event::{Ending, EvKind, Limits, Trace, TraceEvent};
 use emu::ir::{Op, Operand};
 use models::event::{Event, EventKind, ThreadPos};
 use models::ptx::{Choice, Model, Options, Skeleton, Violation};
@@ -295,70 +295,11 @@ fn used_locations(test: &Test) -> Result<std::collections::HashSet<String>, RunE
     Ok(used)
 }
 
-/// Every path of every thread, under the value domains.
-///
-/// Round k of the domain computation adds the values of writes that read values of round
-/// k - 1. A value some execution really reads comes from a chain of distinct write events
-/// linked by reads-from and data flow (no-thin-air rules out cycles), so after as many rounds
-/// as there are write instructions, every realisable value is in the domain; values that only
-/// a longer chain could produce are over-approximation, and combinations that read them find
-/// no write to read from and drop out.
-///
-/// # Errors
-/// Event-mode failures.
-pub fn thread_paths(
-    p: &Prepared,
-    liveness: bool,
-    limits: Limits,
-) -> Result<Vec<Vec<Trace>>, RunError> {
-    let nphys = p.phys.len();
-    let mut base: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); nphys];
-    for (k, &ph) in p.phys.iter().enumerate() {
-        base[ph as usize].insert(p.init[k]);
-        base[ph as usize].extend(p.focus.values.iter().copied());
-    }
-    let mut dom = base.clone();
-    let writes: usize = p
-        .threads
-        .iter()
-        .flat_map(|l| &l.code.instrs)
-        .filter(|i| matches!(i.op, Op::St(_) | Op::Atom(_) | Op::Red(_)))
-        .count();
-    let mut all = Vec::new();
-    for _ in 0..=writes {
-        all = Vec::new();
-        let mut next = base.clone();
-        for (t, l) in p.threads.iter().enumerate() {
-            let d = |loc: u32| {
-                dom[p.phys[loc as usize] as usize]
-                    .iter()
-                    .copied()
-                    .collect::<Vec<_>>()
-            };
-            let ts = traces(&l.code, &d, liveness, limits).map_err(|e| RunError::Event {
-                thread: t,
-                message: e.to_string(),
-            })?;
-            for tr in &ts {
-                for e in &tr.events {
-                    if let EvKind::Write { loc, value } = e.kind {
-                        next[p.phys[loc as usize] as usize].insert(value);
-                    }
-                }
-            }
-            all.push(ts);
-        }
-        if next == dom {
-            return Ok(all);
-        }
-        dom = next;
-    }
-    Ok(all)
-}
-
 mod combine;
+mod domain;
 pub use combine::{executions, skeleton, usable_paths, Judged};
 pub(crate) use combine::{reached_at, to_event};
+pub use domain::thread_paths;
 
 pub(crate) use crate::outcome::{eval, fair, holds, states_from};
 pub use crate::outcome::{run, run_with, states_of, Hang, Report, StateInfo};

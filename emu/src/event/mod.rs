@@ -23,7 +23,7 @@ use crate::ir::{Instr, RegId, Type};
 
 mod run;
 
-use run::{run, State};
+use run::{run, Out, State};
 
 /// What a recorded event is.
 #[derive(Clone, Debug, PartialEq)]
@@ -161,15 +161,35 @@ pub fn traces(
     liveness: bool,
     limits: Limits,
 ) -> Result<Vec<Trace>, EventError> {
-    let mut out = Vec::new();
+    traces_and_dropped(code, domain, liveness, limits, &mut |_| {})
+}
+
+/// As [`traces`], also handing `dropped` the events of every path dropped at a backward jump,
+/// up to the jump. A dropped path's writes up to the jump are those of a thread that writes,
+/// then awaits a value: another path that reads that value may complete (a caller computing
+/// value domains needs them).
+///
+/// # Errors
+/// As [`traces`].
+pub fn traces_and_dropped(
+    code: &ThreadCode,
+    domain: &dyn Fn(u32) -> Vec<i64>,
+    liveness: bool,
+    limits: Limits,
+    dropped: &mut dyn FnMut(&[TraceEvent]),
+) -> Result<Vec<Trace>, EventError> {
+    let mut out = Out {
+        traces: Vec::new(),
+        dropped,
+    };
     let mut stack = vec![State::start(code)];
     while let Some(st) = stack.pop() {
         run(code, st, domain, liveness, limits, &mut stack, &mut out)?;
-        if out.len() > limits.max_traces {
+        if out.traces.len() > limits.max_traces {
             return Err(EventError::TooManyPaths(limits.max_traces));
         }
     }
-    Ok(out)
+    Ok(out.traces)
 }
 
 /// The type litmus registers are declared with (mathematical integers held in 64 bits).

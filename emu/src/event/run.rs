@@ -10,6 +10,13 @@ use crate::ir::{
 
 use super::{Ending, EvKind, EventError, Limits, ThreadCode, Trace, TraceEvent};
 
+/// Where the paths of an exploration go: the traces, and the events of each path dropped at a
+/// backward jump (up to the jump).
+pub(super) struct Out<'a> {
+    pub(super) traces: Vec<Trace>,
+    pub(super) dropped: &'a mut dyn FnMut(&[TraceEvent]),
+}
+
 /// The machine state of one path.
 #[derive(Clone)]
 pub(super) struct State {
@@ -245,12 +252,12 @@ pub(super) fn run(
     liveness: bool,
     limits: Limits,
     stack: &mut Vec<State>,
-    out: &mut Vec<Trace>,
+    out: &mut Out<'_>,
 ) -> Result<(), EventError> {
     loop {
         st.last_pass[st.pc] = Some(st.events.len());
         let Some(ins) = code.instrs.get(st.pc) else {
-            out.push(Trace::new(st, Ending::Done));
+            out.traces.push(Trace::new(st, Ending::Done));
             return Ok(());
         };
         count_step(&mut st, limits)?;
@@ -290,7 +297,7 @@ pub(super) fn run(
                 continue;
             }
             Op::Ret { .. } | Op::Exit => {
-                out.push(Trace::new(st, Ending::Done));
+                out.traces.push(Trace::new(st, Ending::Done));
                 return Ok(());
             }
             Op::Bar(b) => barrier(&mut st, ins, b, index, liveness, out)?,
@@ -370,9 +377,10 @@ fn branch_target(code: &ThreadCode, ins: &Instr, index: usize) -> Result<usize, 
         .unwrap_or(code.instrs.len()))
 }
 
-/// A backward jump to `target` (await semantics): the path is dropped, or in liveness mode
-/// ends as spinning when the iteration since `target` was last passed wrote nothing.
-fn backward_jump(st: State, target: usize, liveness: bool, out: &mut Vec<Trace>) {
+/// A backward jump to `target` (await semantics): the path is dropped (its events go to
+/// `out.dropped`), or in liveness mode ends as spinning when the iteration since `target` was
+/// last passed wrote nothing.
+fn backward_jump(st: State, target: usize, liveness: bool, out: &mut Out<'_>) {
     let since = st.last_pass[target].unwrap_or(0);
     let wrote = st.events[since..]
         .iter()
@@ -380,7 +388,9 @@ fn backward_jump(st: State, target: usize, liveness: bool, out: &mut Vec<Trace>)
     if liveness && !wrote {
         let mut t = Trace::new(st, Ending::Spin);
         t.spin_start = since;
-        out.push(t);
+        out.traces.push(t);
+    } else {
+        (out.dropped)(&st.events);
     }
 }
 
@@ -391,7 +401,7 @@ fn barrier(
     b: &Bar,
     index: usize,
     liveness: bool,
-    out: &mut Vec<Trace>,
+    out: &mut Out<'_>,
 ) -> Result<(), EventError> {
     let arg = |k: usize| -> Result<Option<i64>, EventError> {
         match ins.args.get(k) {
@@ -408,7 +418,7 @@ fn barrier(
     if liveness && !tag.arrive {
         let mut t = Trace::new(st.clone(), Ending::Blocked);
         t.blocked_at = Some((index, tag));
-        out.push(t);
+        out.traces.push(t);
     }
     let e = base_event(EvKind::Barrier(tag), st, index, None);
     st.events.push(e);

@@ -1,21 +1,32 @@
 //! The checks of the module docs on a partial execution: the deferred reads' values can still
 //! be written (check 1), coherence (check 2) and every axiom (check 3).
 
+use smallvec::{smallvec, SmallVec};
+
 use super::search::{Search, Undo};
+use super::writable::loc_bit;
 use crate::event::EventKind;
 use crate::rel::Rel;
+
+/// What check 1 looks at for an RMW's own read: the present writes (pair, local index), the
+/// present RMWs that have read one (gathered when first needed, see
+/// [`Search::spent_writes`]), and the answers so far by (instruction, pair).
+struct Rmws {
+    writes: SmallVec<[(u32, usize); 32]>,
+    spent: Option<Vec<(usize, usize, usize)>>,
+    memo: SmallVec<[(usize, u32, bool); 16]>,
+}
 
 impl Search<'_> {
     /// The checks of the module docs on the current partial execution; updates the closed
     /// coherence, keeping the one before in `undo`.
     /// `quiet`: the last move changed no relation that a check reads (see [`super::moves::quiet`]).
     pub(super) fn consistent(&mut self, quiet: bool, undo: &mut Undo) -> bool {
-        let ev = &self.u.events;
+        let wr = &self.u.writable;
         for &r in &self.deferred {
-            let e = &ev[self.ids[r]];
-            let loc = e.loc.unwrap_or(u32::MAX);
+            let p = wr.pair_of(self.ids[r]);
             let possible = (0..self.at.len())
-                .any(|t| self.ended[t].is_none() && self.u.can_write(t, self.at[t], loc, e.value));
+                .any(|t| self.ended[t].is_none() && wr.can_write_pair(t, self.at[t], p));
             if !possible {
                 return false;
             }
@@ -73,82 +84,111 @@ impl Search<'_> {
     /// own location that a write of it depends on and that no present write has, minimised
     /// over the writes of the pair. A deferred read's pair must be in `F`, and its depth at
     /// most the writes to its location that the unfinished threads can still make.
+    ///
+    /// `F` and the depths are computed in rounds over the writes below the threads' nodes
+    /// whose locations the deferred reads' pairs can depend on ([`super::writable`]'s
+    /// `reach`: other pairs' depths cannot change theirs), each round only adding pairs and
+    /// lowering depths, stopping as soon as every deferred
+    /// read's pair is deep enough, or when a round changes nothing. An RMW's own read is
+    /// looked at for atomicity (its pair counted as present only if a present write of it is
+    /// not spent) only when that pair is present.
     fn deferred_producible(&self) -> bool {
+        let wr = &self.u.writable;
         let ev = &self.u.events;
-        let key = |g: usize| (ev[g].loc.unwrap_or(u32::MAX), ev[g].value);
-        let mut present: Vec<(u32, i64)> = self
-            .ids
-            .iter()
-            .filter(|&&g| ev[g].kind == EventKind::Write)
-            .map(|&g| key(g))
-            .collect();
-        present.sort_unstable();
-        present.dedup();
-        let mut future: Vec<((u32, i64), u32)> = Vec::new();
-        let depth_of =
-            |f: &[((u32, i64), u32)], w: &(u32, i64)| f.iter().find(|(x, _)| x == w).map(|p| p.1);
-        let live: Vec<usize> = (0..self.at.len())
+        let mut present: SmallVec<[bool; 64]> = smallvec![false; wr.pairs()];
+        let mut writes: SmallVec<[(u32, usize); 32]> = SmallVec::new();
+        for (i, &g) in self.ids.iter().enumerate() {
+            if ev[g].kind == EventKind::Write {
+                let p = wr.pair_of(g);
+                present[p as usize] = true;
+                writes.push((p, i));
+            }
+        }
+        let live: SmallVec<[usize; 8]> = (0..self.at.len())
             .filter(|&t| self.ended[t].is_none())
             .collect();
-        let spent = self.spent_writes();
+        let targets: SmallVec<[(u32, u32); 8]> = self
+            .deferred
+            .iter()
+            .map(|&r| {
+                let p = wr.pair_of(self.ids[r]);
+                let loc = wr.loc(p);
+                let left = live
+                    .iter()
+                    .map(|&t| wr.writes_left(t, self.at[t], loc))
+                    .sum();
+                (p, left)
+            })
+            .collect();
+        // Only the locations the deferred reads' depths are computed from matter.
+        let relevant = targets
+            .iter()
+            .fold(0u64, |m, &(p, _)| m | wr.reach(wr.loc(p)));
+        let mut depth: SmallVec<[u32; 64]> = smallvec![u32::MAX; wr.pairs()];
+        let mut rmws = Rmws {
+            writes,
+            spent: None,
+            memo: SmallVec::new(),
+        };
         loop {
             let mut changed = false;
             for &t in &live {
-                for (w, req) in self.u.writes_below(t, self.at[t]) {
-                    let mut d = Some(1u32);
-                    // The RMW's own read cannot read a write that other RMWs have read (atomicity).
-                    let blocked = req.rmw.and_then(|(rep, v)| {
-                        let p = (w.0, v);
-                        let r2 = self.u.rmw_read[rep] as usize;
-                        let spent_all = (0..self.ids.len())
-                            .filter(|&i| {
-                                ev[self.ids[i]].kind == EventKind::Write && key(self.ids[i]) == p
-                            })
-                            .all(|i| {
-                                spent.iter().any(|&(s, r1, w1)| {
-                                    s == i && self.rmw_clash(i, r1, w1, r2, rep)
-                                })
-                            });
-                        spent_all.then_some(p)
-                    });
-                    for r in &req.need {
-                        if Some(*r) != blocked && present.binary_search(r).is_ok() {
-                            continue;
-                        }
-                        d = match (d, depth_of(&future, r)) {
-                            (Some(d), Some(dr)) if r.0 == w.0 => Some(d.max(dr + 1)),
-                            (Some(d), Some(_)) => Some(d),
-                            _ => None,
-                        };
+                for &(w, req_id) in wr.below(t, self.at[t]) {
+                    if relevant & loc_bit(wr.loc(w)) == 0 {
+                        continue;
                     }
-                    let Some(d) = d else { continue };
-                    match future.iter_mut().find(|(x, _)| *x == w) {
-                        Some((_, old)) if *old <= d => {}
-                        Some((_, old)) => {
-                            *old = d;
-                            changed = true;
+                    let req = &wr.reqs[req_id as usize];
+                    let mut d = 1u32;
+                    let mut ok = true;
+                    for &r in &req.need {
+                        let own = req.rmw.filter(|&(_, p)| p == r);
+                        if present[r as usize] {
+                            let Some((rep, _)) = own else { continue };
+                            if !self.rmw_blocked(rep, r, &mut rmws) {
+                                continue;
+                            }
                         }
-                        None => {
-                            future.push((w, d));
-                            changed = true;
+                        let dr = depth[r as usize];
+                        if dr == u32::MAX {
+                            ok = false;
+                            break;
                         }
+                        if wr.loc(r) == wr.loc(w) {
+                            d = d.max(dr + 1);
+                        }
+                    }
+                    if ok && d < depth[w as usize] {
+                        depth[w as usize] = d;
+                        changed = true;
                     }
                 }
             }
+            if targets.iter().all(|&(p, left)| depth[p as usize] <= left) {
+                return true;
+            }
             if !changed {
-                break;
+                return false;
             }
         }
-        self.deferred.iter().all(|&r| {
-            let (loc, v) = key(self.ids[r]);
-            depth_of(&future, &(loc, v)).is_some_and(|d| {
-                let left: u32 = live
-                    .iter()
-                    .map(|&t| self.u.writes_left(t, self.at[t], loc))
-                    .sum();
-                d <= left
-            })
-        })
+    }
+
+    /// Whether every present write of pair `p`, which the RMW whose write's instruction is
+    /// first seen at `rep` reads, is spent: read by a present RMW that atomicity keeps from
+    /// sharing it with this one. The present RMWs and the answers are kept in `rmws` for the
+    /// rest of the check.
+    fn rmw_blocked(&self, rep: usize, p: u32, rmws: &mut Rmws) -> bool {
+        if let Some(&(_, _, b)) = rmws.memo.iter().find(|&&(x, q, _)| (x, q) == (rep, p)) {
+            return b;
+        }
+        let spent = rmws.spent.get_or_insert_with(|| self.spent_writes());
+        let r2 = self.u.writable.rmw_read[rep] as usize;
+        let b = rmws.writes.iter().filter(|&&(q, _)| q == p).all(|&(_, i)| {
+            spent
+                .iter()
+                .any(|&(s, r1, w1)| s == i && self.rmw_clash(i, r1, w1, r2, rep))
+        });
+        rmws.memo.push((rep, p, b));
+        b
     }
 
     /// The present RMWs (both halves present) whose read has a source: that source (a local
@@ -158,7 +198,7 @@ impl Search<'_> {
         let inits = self.u.inits;
         let mut out = Vec::new();
         for (k, &g) in self.ids.iter().enumerate().skip(inits) {
-            let r = self.u.rmw_read[g];
+            let r = self.u.writable.rmw_read[g];
             if ev[g].kind != EventKind::Write || r == u32::MAX {
                 continue;
             }

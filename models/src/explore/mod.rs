@@ -135,6 +135,7 @@ mod moves;
 mod pairs;
 mod search;
 mod split;
+mod writable;
 
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
@@ -146,6 +147,7 @@ use crate::vocab::Proxy;
 use crate::Next;
 
 pub use split::explore;
+use writable::Writable;
 
 /// One thread's paths, merged on common prefixes: node 0 is the root (no event); each other
 /// node is one event, its parent the event before it in program order.
@@ -180,17 +182,8 @@ pub struct Universe {
     pub inits: usize,
     /// One tree per thread.
     pub trees: Vec<Tree>,
-    /// Per tree, per node: the writes strictly below it, as (location, value, requirement)
-    /// sorted and without repeats; the requirement indexes `reqs`.
-    below: Vec<Vec<Vec<(u32, i64, u32)>>>,
-    /// What a write's path must read for it to write what it writes. Entry 0 asks nothing.
-    reqs: Vec<Req>,
-    /// Per event: for the write of an RMW whose read is one of its dependencies, that read
-    /// (`u32::MAX` otherwise).
-    rmw_read: Vec<u32>,
-    /// Per tree, per node: for each location, the most writes to it on one path strictly
-    /// below the node, as (location, count) sorted by location.
-    wmax: Vec<Vec<Vec<(u32, u32)>>>,
+    /// What each thread can still write from each node (check 1 of the module docs).
+    writable: Writable,
     /// Per event: whether a later event depends on it (a read that decides a branch or feeds
     /// a value, such as an await loop's read).
     decides: Vec<bool>,
@@ -211,76 +204,21 @@ impl Universe {
         rmw: Vec<(usize, usize)>,
         deps: Vec<(usize, usize)>,
     ) -> Universe {
-        let ev = &events;
-        let key = |g: usize| (ev[g].loc.unwrap_or(u32::MAX), ev[g].value);
-        let mut needs: Vec<Vec<(u32, i64)>> = vec![Vec::new(); ev.len()];
-        for &(r, g) in &deps {
-            if ev[r].kind == EventKind::Read && ev[g].kind == EventKind::Write {
-                needs[g].push(key(r));
-            }
-        }
-        let mut decides = vec![false; ev.len()];
+        let writable = Writable::new(&events, &trees, &rmw, &deps);
+        let mut decides = vec![false; events.len()];
         for &(r, _) in &deps {
             decides[r] = true;
         }
-        // An RMW's write whose read is one of its dependencies: the first such event of its
-        // instruction (every copy has the same attributes) and its read.
-        let mut rmw_read = vec![u32::MAX; ev.len()];
-        let dep_set: std::collections::HashSet<(usize, usize)> = deps.iter().copied().collect();
-        for &(r, w) in &rmw {
-            if dep_set.contains(&(r, w)) {
-                rmw_read[w] = u32::try_from(r).unwrap_or(u32::MAX);
-            }
-        }
-        let mut rep_of: std::collections::HashMap<(Option<u32>, u32), usize> =
-            std::collections::HashMap::new();
-        let mut reqs: Vec<Req> = vec![Req::default()];
-        let mut req_of: std::collections::HashMap<Req, u32> =
-            std::collections::HashMap::from([(Req::default(), 0)]);
-        let mut below = Vec::new();
-        let mut wmax = Vec::new();
         let mut cap = inits;
         for t in &trees {
-            let mut b: Vec<Vec<(u32, i64, u32)>> = vec![Vec::new(); t.nodes.len()];
             let mut depth = vec![0usize; t.nodes.len()];
-            let mut most: Vec<Vec<(u32, u32)>> = vec![Vec::new(); t.nodes.len()];
             // Parents come first, so children are finished when their parent is reached.
             for x in (0..t.nodes.len()).rev() {
-                let mut acc = Vec::new();
                 for &c in &t.nodes[x].children {
-                    let c = c as usize;
-                    acc.extend(b[c].iter().copied());
-                    if let Some(g) = t.nodes[c].event {
-                        if ev[g].kind == EventKind::Write {
-                            let mut need = std::mem::take(&mut needs[g]);
-                            need.sort_unstable();
-                            need.dedup();
-                            let rmw = (rmw_read[g] != u32::MAX).then(|| {
-                                let rep = *rep_of.entry((ev[g].thread, ev[g].instr)).or_insert(g);
-                                (rep, ev[rmw_read[g] as usize].value)
-                            });
-                            let req = Req { need, rmw };
-                            let next = u32::try_from(reqs.len()).unwrap_or(u32::MAX);
-                            let id = *req_of.entry(req.clone()).or_insert_with(|| {
-                                reqs.push(req);
-                                next
-                            });
-                            let (loc, value) = key(g);
-                            acc.push((loc, value, id));
-                        }
-                    }
-                    depth[x] = depth[x].max(depth[c] + 1);
-                    let own = t.nodes[c].event.filter(|&g| ev[g].kind == EventKind::Write);
-                    let m = most_with(&most[c], own.map(|g| key(g).0));
-                    most[x] = max_merge(&most[x], &m);
+                    depth[x] = depth[x].max(depth[c as usize] + 1);
                 }
-                acc.sort_unstable();
-                acc.dedup();
-                b[x] = acc;
             }
             cap += depth.first().copied().unwrap_or(0);
-            below.push(b);
-            wmax.push(most);
         }
         let plain = plain_locations(&events);
         Universe {
@@ -290,10 +228,7 @@ impl Universe {
             deps,
             inits,
             trees,
-            below,
-            reqs,
-            rmw_read,
-            wmax,
+            writable,
             decides,
             cap,
         }
@@ -312,37 +247,8 @@ impl Universe {
 
     /// Whether thread `t`, at node `x`, can still write `value` to physical location `loc`.
     fn can_write(&self, t: usize, x: u32, loc: u32, value: i64) -> bool {
-        let b = &self.below[t][x as usize];
-        let i = b.partition_point(|&(l, v, _)| (l, v) < (loc, value));
-        b.get(i).is_some_and(|&(l, v, _)| (l, v) == (loc, value))
+        self.writable.can_write(t, x, loc, value)
     }
-
-    /// The most writes to physical location `loc` that thread `t` can still make at node `x`
-    /// (on any one of its paths from there).
-    fn writes_left(&self, t: usize, x: u32, loc: u32) -> u32 {
-        let m = &self.wmax[t][x as usize];
-        m.binary_search_by_key(&loc, |&(l, _)| l)
-            .map_or(0, |i| m[i].1)
-    }
-
-    /// The writes thread `t` can still make at node `x`, each with what its dependencies
-    /// must read.
-    fn writes_below(&self, t: usize, x: u32) -> impl Iterator<Item = ((u32, i64), &Req)> {
-        self.below[t][x as usize]
-            .iter()
-            .map(|&(l, v, r)| ((l, v), &self.reqs[r as usize]))
-    }
-}
-
-/// What a write's path must read for it to write what it writes.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-struct Req {
-    /// The (location, value) pairs its dependencies read, sorted.
-    need: Vec<(u32, i64)>,
-    /// For an RMW's write whose read is one of its dependencies: the first event of the
-    /// write's instruction (standing for every copy: they have the same attributes) and the
-    /// value the read reads.
-    rmw: Option<(usize, i64)>,
 }
 
 /// Per physical location: whether every access of a thread (not an initial write) to it is
@@ -364,30 +270,6 @@ fn plain_locations(events: &[Event]) -> Vec<bool> {
         }
     }
     plain
-}
-
-/// `counts` (location, count) with one more write to `loc`, if any.
-fn most_with(counts: &[(u32, u32)], loc: Option<u32>) -> Vec<(u32, u32)> {
-    let mut out = counts.to_vec();
-    if let Some(l) = loc {
-        match out.binary_search_by_key(&l, |&(x, _)| x) {
-            Ok(i) => out[i].1 += 1,
-            Err(i) => out.insert(i, (l, 1)),
-        }
-    }
-    out
-}
-
-/// The per-location maximum of two sorted (location, count) lists.
-fn max_merge(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
-    let mut out = a.to_vec();
-    for &(l, c) in b {
-        match out.binary_search_by_key(&l, |&(x, _)| x) {
-            Ok(i) => out[i].1 = out[i].1.max(c),
-            Err(i) => out.insert(i, (l, c)),
-        }
-    }
-    out
 }
 
 /// One complete execution, as the explorer hands it to a [`Sink`]. Relations are over local

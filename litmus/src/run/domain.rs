@@ -1,0 +1,208 @@
+//! The paths of each thread, over per-location *value domains*: the values a read may return.
+//!
+//! # The domains
+//!
+//! A read can only return a value some write writes, so a location's domain starts with its
+//! initial value and grows, round by round, with the values that the paths under the current
+//! domains write there (the writes of paths dropped at a backward jump, up to the jump,
+//! included: a thread that writes and then awaits writes even on the paths whose await fails
+//! under domains that lack the awaited value).
+//!
+//! Each (location, value) pair of a domain carries a *depth*: 0 for the initial value; for a
+//! written value, the least, over the writes of it on the paths, of one plus the largest depth
+//! of the same-location values read by the reads the write depends on (data and control).
+//! Each location `L` has a bound `W_L`: the sum over threads of the most writes to `L` on one
+//! path (complete or dropped) of that thread. A written value joins the domain only when its
+//! depth is at most `W_L`, and at the end a path is kept only when each of its writes has a
+//! depth (computed along the path in the same way) at most `W_L`. Domains only grow, depths
+//! only shrink and each `W_L` only grows from round to round; the rounds stop at a fixpoint,
+//! or after as many rounds as the test has write instructions plus one.
+//!
+//! A ticket lock's `atom.add` chain so stops at the tickets the threads can draw (5 values of
+//! `in` at 4 threads, not the 13 the rounds alone reach), and paths that draw a ticket past
+//! the last are dropped.
+//!
+//! # Why no consistent execution is lost
+//!
+//! Let `E` be a complete execution that the model allows. Every model forbids cycles of
+//! reads-from and dependencies (no-thin-air; SC's acyclicity contains it), and a path takes no
+//! backward jump before its end (await semantics), so each instruction runs at most once on a
+//! path and `E` has at most as many writes as the test has write instructions. For a write
+//! `w` of `E` to `L`, let `c(w)` be the longest `rf;deps` chain of writes ending in `w` (any
+//! locations) and `chain(w)` the longest such chain of writes to `L` only, each linked to the
+//! next through a read of `L` that the next depends on: its writes are distinct, so
+//! `chain(w) <= ` the writes to `L` in `E`.
+//!
+//! By induction on `c(w)`: after round `c(w)`, the value of `w` is in the domain with a depth
+//! at most `chain(w)`. The reads `w` depends on read writes of smaller `c`, in the domains by
+//! then with small enough depths (or initial values, depth 0). The path of `w`'s thread up to
+//! `w` is fixed by the values of the reads that decided its branches (all in `w`'s control
+//! dependencies, as event mode's taint tracking records them), and `w`'s value by those and
+//! its data dependencies; every other read of that prefix can return any domain value without
+//! changing it. So the exploration under those domains walks that prefix and writes `w`'s
+//! value, with a depth at most `1 + max chain(w')` over the same-location writes `w'` read,
+//! which is at most `chain(w)`. And `chain(w) <= W_L`: the writes of `w`'s same-location chain
+//! made by one thread lie on that thread's prefix up to the last of them, walked in the same
+//! way, so `W_L` counts them all. The bound on rounds covers `c(w)`.
+//!
+//! Then every read of `E` returns a domain value, each thread's path of `E` is among the
+//! paths, `W_L` is at least the writes to `L` in `E`, and each write's depth along its path is
+//! at most its `chain`, at most `W_L`: the path is kept. The pruning only removes paths and
+//! values that no allowed execution uses, so states, counts of allowed executions and
+//! verdicts are unchanged. The same argument is check 1's `depth` in `models::explore`,
+//! applied before the search instead of during it.
+//!
+//! An explanation's [`Focus`] asks for candidates the model forbids (values out of thin
+//! air), so with a focus the domains grow by rounds alone, unpruned.
+
+use std::collections::{BTreeMap, HashMap};
+
+use emu::event::{traces_and_dropped, EvKind, Limits, Trace, TraceEvent};
+use emu::ir::Op;
+
+use super::{Focus, Prepared, RunError};
+
+/// Per physical location: the domain's values, each with its depth.
+type Domains = Vec<BTreeMap<i64, u32>>;
+
+/// Every path of every thread, under the value domains (see the module docs).
+///
+/// # Errors
+/// Event-mode failures.
+pub fn thread_paths(
+    p: &Prepared,
+    liveness: bool,
+    limits: Limits,
+) -> Result<Vec<Vec<Trace>>, RunError> {
+    let prune = p.focus == Focus::default();
+    let nphys = p.phys.len();
+    let mut base: Domains = vec![BTreeMap::new(); nphys];
+    for (k, &ph) in p.phys.iter().enumerate() {
+        base[ph as usize].insert(p.init[k], 0);
+        for &v in &p.focus.values {
+            base[ph as usize].insert(v, 0);
+        }
+    }
+    let writes: usize = p
+        .threads
+        .iter()
+        .flat_map(|l| &l.code.instrs)
+        .filter(|i| matches!(i.op, Op::St(_) | Op::Atom(_) | Op::Red(_)))
+        .count();
+    let mut dom = base.clone();
+    let mut all = Vec::new();
+    let mut bound = vec![0u32; nphys];
+    for k in 0..=writes {
+        let round = Round::run(p, &dom, liveness, limits)?;
+        let mut next = base.clone();
+        for (&(loc, v), &d) in &round.produced {
+            if prune && d > round.bound[loc as usize] {
+                continue;
+            }
+            let e = next[loc as usize].entry(v).or_insert(d);
+            *e = (*e).min(d);
+        }
+        all = round.paths;
+        bound = round.bound;
+        if next == dom || k == writes {
+            break;
+        }
+        dom = next;
+    }
+    if prune {
+        for ts in &mut all {
+            ts.retain(|tr| within_bounds(p, &tr.events, &dom, &bound));
+        }
+    }
+    Ok(all)
+}
+
+/// One round: every thread's paths under some domains, the (location, value) pairs they
+/// write with their least depth, and each location's bound `W_L`.
+struct Round {
+    paths: Vec<Vec<Trace>>,
+    produced: HashMap<(u32, i64), u32>,
+    bound: Vec<u32>,
+}
+
+impl Round {
+    fn run(p: &Prepared, dom: &Domains, liveness: bool, limits: Limits) -> Result<Round, RunError> {
+        let nphys = p.phys.len();
+        let mut produced: HashMap<(u32, i64), u32> = HashMap::new();
+        let mut bound = vec![0u32; nphys];
+        let mut paths = Vec::new();
+        let d = |loc: u32| {
+            dom[p.phys[loc as usize] as usize]
+                .keys()
+                .copied()
+                .collect::<Vec<_>>()
+        };
+        for (t, l) in p.threads.iter().enumerate() {
+            let mut most = vec![0u32; nphys];
+            let mut note = |evs: &[TraceEvent]| {
+                let mut count = vec![0u32; nphys];
+                for (i, e) in evs.iter().enumerate() {
+                    if let EvKind::Write { loc, value } = e.kind {
+                        let ph = p.phys[loc as usize];
+                        count[ph as usize] += 1;
+                        let d = write_depth(p, evs, i, dom);
+                        let slot = produced.entry((ph, value)).or_insert(d);
+                        *slot = (*slot).min(d);
+                    }
+                }
+                for (m, c) in most.iter_mut().zip(count) {
+                    *m = (*m).max(c);
+                }
+            };
+            let ts = traces_and_dropped(&l.code, &d, liveness, limits, &mut note).map_err(|e| {
+                RunError::Event {
+                    thread: t,
+                    message: e.to_string(),
+                }
+            })?;
+            for tr in &ts {
+                note(&tr.events);
+            }
+            for (b, m) in bound.iter_mut().zip(most) {
+                *b += m;
+            }
+            paths.push(ts);
+        }
+        Ok(Round {
+            paths,
+            produced,
+            bound,
+        })
+    }
+}
+
+/// The depth of the write `evs[i]`: one plus the largest depth of the values of its own
+/// location that the reads it depends on (data, control) read.
+fn write_depth(p: &Prepared, evs: &[TraceEvent], i: usize, dom: &Domains) -> u32 {
+    let e = &evs[i];
+    let EvKind::Write { loc, .. } = e.kind else {
+        return 0;
+    };
+    let ph = p.phys[loc as usize];
+    let mut d = 0u32;
+    for &r in e.data.iter().chain(&e.ctrl) {
+        if let Some(EvKind::Read { loc: rl, value }) = evs.get(r).map(|x| &x.kind) {
+            if p.phys[*rl as usize] == ph {
+                // A read's value is in the domain it was drawn from.
+                let dr = dom[ph as usize].get(value).copied().unwrap_or(0);
+                d = d.max(dr);
+            }
+        }
+    }
+    d + 1
+}
+
+/// Whether every write of a path has a depth at most its location's bound.
+fn within_bounds(p: &Prepared, evs: &[TraceEvent], dom: &Domains, bound: &[u32]) -> bool {
+    evs.iter().enumerate().all(|(i, e)| match e.kind {
+        EvKind::Write { loc, .. } => {
+            write_depth(p, evs, i, dom) <= bound[p.phys[loc as usize] as usize]
+        }
+        _ => true,
+    })
+}

@@ -42,6 +42,18 @@ fn plus(a: &mut [u64]) {
     }
 }
 
+/// Adds the pair `(a, b)` to the transitive relation `c`, keeping it transitive: every event
+/// that reaches `a`, and `a`, now reaches `b` and what `b` reaches.
+fn insert(c: &mut [u64], a: usize, b: usize) {
+    let add = c[b] | 1 << b;
+    let abit = 1u64 << a;
+    for (x, row) in c.iter_mut().enumerate() {
+        if x == a || *row & abit != 0 {
+            *row |= add;
+        }
+    }
+}
+
 /// Whether `a` relates no event to itself.
 fn irreflexive(a: &[u64]) -> bool {
     a.iter().enumerate().all(|(i, r)| r >> i & 1 == 0)
@@ -149,38 +161,49 @@ impl Search<'_> {
                 c
             }
         };
-        // Coherence: the chosen edges and `[W];cause;[W] & loc`, closed.
+        // Coherence: the chosen edges and `[W];cause;[W] & loc`, closed. Both only grow along
+        // a search path, so the closure is the one kept for the partial execution before
+        // (`self.ch.co`, over the events before the new one) with the new pairs inserted.
         let co = rows(&self.co);
         let mut closed = [0; N];
+        closed[..n].copy_from_slice(&rows(&self.ch.co)[..n]);
+        let mut changed = false;
         for i in 0..n {
-            closed[i] = co[i];
+            let mut want = co[i];
             if w >> i & 1 == 1 {
-                closed[i] |= cause[i] & w & loc[i];
+                want |= cause[i] & w & loc[i];
+            }
+            let mut new = want & !closed[i];
+            while new != 0 {
+                insert(&mut closed[..n], i, new.trailing_zeros() as usize);
+                changed = true;
+                new &= !closed[i];
             }
         }
-        plus(&mut closed[..n]);
         if !irreflexive(&closed[..n]) {
             return Some((false, None, false));
         }
-        // fr = rf^-1 ; co
-        let mut rf_inv = [0; N];
+        // fr = rf^-1 ; co: a read's row is its source's.
+        let mut fr = [0; N];
         for (i, &row) in rf.iter().enumerate() {
             let mut bits = row;
             while bits != 0 {
-                rf_inv[bits.trailing_zeros() as usize] |= 1 << i;
+                fr[bits.trailing_zeros() as usize] = closed[i];
                 bits &= bits - 1;
             }
         }
-        let fr = seq::<N>(&rf_inv[..n], &closed[..n], n);
         let ok = self.axioms::<N>(rf, &closed[..n], &fr[..n], &cause[..n]);
-        let mut new = self.spare.pop().unwrap_or_else(|| Rel::empty(self.cap));
-        if let Some(out) = new.rows1_mut() {
-            out[..n].copy_from_slice(&closed[..n]);
-            out[n..].fill(0);
-        }
-        let old = std::mem::replace(&mut self.ch.co, new);
+        // An unchanged closure stays where it is (nothing to restore).
+        let old = changed.then(|| {
+            let mut new = self.spare.pop().unwrap_or_else(|| Rel::empty(self.cap));
+            if let Some(out) = new.rows1_mut() {
+                out[..n].copy_from_slice(&closed[..n]);
+                out[n..].fill(0);
+            }
+            std::mem::replace(&mut self.ch.co, new)
+        });
         let doomed = ok && ls.model != Model::Sc && self.doomed(&base[..n]);
-        Some((ok, Some(old), doomed))
+        Some((ok, old, doomed))
     }
 
     /// Check 4 of the module docs: whether some deferred read, of a location whose every

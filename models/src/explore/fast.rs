@@ -29,7 +29,11 @@ fn seq<const N: usize>(a: &[u64], b: &[u64], n: usize) -> [u64; N] {
 
 /// `a+`, in place (Warshall: row `k` does not change while `k` is the pivot).
 fn plus(a: &mut [u64]) {
-    for k in 0..a.len() {
+    // Only an event with pairs both into it and out of it can be a pivot that adds a pair.
+    let mut pivots = a.iter().fold(0, |acc, &r| acc | r);
+    while pivots != 0 {
+        let k = pivots.trailing_zeros() as usize;
+        pivots &= pivots - 1;
         let (bit, rk) = (1u64 << k, a[k]);
         if rk == 0 {
             continue;
@@ -71,6 +75,30 @@ fn acyclic<const N: usize>(a: &[u64]) -> bool {
 fn opt(a: &mut [u64]) {
     for (i, r) in a.iter_mut().enumerate() {
         *r |= 1 << i;
+    }
+}
+
+/// What the last check on a search path kept of the relations causality looks at, for the
+/// next check on the path to look only at the pairs added since ([`Search::fast_check`]).
+#[derive(Clone)]
+pub(super) struct Memo {
+    /// Whether it was made after the move now at its depth (set by the check, cleared when a
+    /// move is applied at that depth).
+    pub(super) valid: bool,
+    n: usize,
+    /// `rf | fr` and causality, rows of the first `n` events.
+    from: [u64; MAX],
+    cause: [u64; MAX],
+}
+
+impl Default for Memo {
+    fn default() -> Memo {
+        Memo {
+            valid: false,
+            n: 0,
+            from: [0; MAX],
+            cause: [0; MAX],
+        }
     }
 }
 
@@ -192,7 +220,23 @@ impl Search<'_> {
                 bits &= bits - 1;
             }
         }
-        let ok = self.axioms::<N>(rf, &closed[..n], &fr[..n], &cause[..n]);
+        let mut from = [0; N];
+        for i in 0..n {
+            from[i] = rf[i] | fr[i];
+        }
+        let ok =
+            self.axioms::<N>(rf, &closed[..n], &fr[..n]) && self.causality(&from[..n], &cause[..n]);
+        if ok {
+            let d = self.path.len();
+            if self.memo.len() <= d {
+                self.memo.resize(d + 1, Memo::default());
+            }
+            let m = &mut self.memo[d];
+            m.valid = true;
+            m.n = n;
+            m.from[..n].copy_from_slice(&from[..n]);
+            m.cause[..n].copy_from_slice(&cause[..n]);
+        }
         // An unchanged closure stays where it is (nothing to restore).
         let old = changed.then(|| {
             let mut new = self.spare.pop().unwrap_or_else(|| Rel::empty(self.cap));
@@ -266,7 +310,7 @@ impl Search<'_> {
 
     /// The axioms of [`crate::ptx::Statics::check`] with an empty Fence-SC order and barrier
     /// matching, on `n`-event rows.
-    fn axioms<const N: usize>(&self, rf: &[u64], co: &[u64], fr: &[u64], cause: &[u64]) -> bool {
+    fn axioms<const N: usize>(&self, rf: &[u64], co: &[u64], fr: &[u64]) -> bool {
         let ls = &self.ls;
         let n = rf.len();
         let (po, ms, rmw) = (&rows(&ls.po)[..n], &rows(&ls.ms)[..n], &rows(&ls.rmw)[..n]);
@@ -310,9 +354,21 @@ impl Search<'_> {
                 return false;
             }
         }
-        // Causality: irreflexive((rf | fr) ; cause).
-        (0..n).all(|x| {
-            let mut bits = rf[x] | fr[x];
+        true
+    }
+
+    /// Causality, `irreflexive((rf | fr) ; cause)`, with `from` = `rf | fr`. Both relations
+    /// only grow along a search path, and the last check on the path ([`Memo`]) found no pair
+    /// of the two closing a loop, so only pairs added since can close one.
+    fn causality(&self, from: &[u64], cause: &[u64]) -> bool {
+        let d = self.path.len().min(self.memo.len());
+        let prev = self.memo[..d].iter().rev().find(|m| m.valid);
+        let old = |rows: fn(&Memo) -> &[u64; MAX], i: usize| {
+            prev.filter(|m| i < m.n).map_or(0, |m| rows(m)[i])
+        };
+        for x in 0..from.len() {
+            // New `from` pairs (x, y): is y causally before x?
+            let mut bits = from[x] & !old(|m| &m.from, x);
             while bits != 0 {
                 let y = bits.trailing_zeros() as usize;
                 if cause[y] >> x & 1 == 1 {
@@ -320,7 +376,16 @@ impl Search<'_> {
                 }
                 bits &= bits - 1;
             }
-            true
-        })
+            // New causality pairs (x, y): does y read from or before x?
+            let mut bits = cause[x] & !old(|m| &m.cause, x);
+            while bits != 0 {
+                let y = bits.trailing_zeros() as usize;
+                if from[y] >> x & 1 == 1 {
+                    return false;
+                }
+                bits &= bits - 1;
+            }
+        }
+        true
     }
 }

@@ -59,9 +59,7 @@ pub(super) fn gather(ls: &mut Statics, pairs: &Pairs, events: &[Event], ids: &[u
         // one word and column k over the rows before, without a branch per pair.
         let mut rows: [&mut [u64]; 13] = rs.map(|r| r.rows1_mut().unwrap_or_default());
         let (mut outs, mut inns) = ([0u16; 64], [0u16; 64]);
-        for (j, &h) in ids[..k].iter().enumerate() {
-            (outs[j], inns[j]) = pairs.both(g, h);
-        }
+        pairs.both_all(g, &ids[..k], &mut outs, &mut inns);
         outs[k] = pairs.itself(g);
         let (outs, inns) = (&outs[..=k], &inns[..k]);
         let mut b = present;

@@ -209,6 +209,24 @@ impl Pairs {
         (out, inn)
     }
 
+    /// [`Pairs::both`] of `g` against each of `hs` (distinct from `g`), into `outs` and
+    /// `inns`.
+    pub fn both_all(&self, g: usize, hs: &[usize], outs: &mut [u16], inns: &mut [u16]) {
+        if self.classes == 0 || self.present & (RMW | DEPS) != 0 {
+            for ((&h, o), i) in hs.iter().zip(outs.iter_mut()).zip(inns.iter_mut()) {
+                (*o, *i) = self.both(g, h);
+            }
+            return;
+        }
+        let tg = self.thread[g];
+        let base = &self.both[self.class[g] as usize * self.classes * 2..];
+        for ((&h, o), i) in hs.iter().zip(outs.iter_mut()).zip(inns.iter_mut()) {
+            let same = tg != u32::MAX && tg == self.thread[h];
+            let bits = base[self.class[h] as usize * 2 + usize::from(same)];
+            (*o, *i) = (bits as u16, (bits >> 16) as u16);
+        }
+    }
+
     /// The pairs from event `g` to itself.
     #[inline]
     pub fn itself(&self, g: usize) -> u16 {

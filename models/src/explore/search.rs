@@ -6,7 +6,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::moves::{quiet, Move};
+use smallvec::SmallVec;
+
+use super::fast::Memo;
+use super::moves::{quiet, Move, Moves};
 use super::pairs::Pairs;
 use super::{local, Brakes, Halt, Progress, Sink, Stats, Universe};
 use crate::ptx::{Choice, Statics};
@@ -46,8 +49,8 @@ impl Control<'_> {
 pub(super) struct Undo {
     thread: usize,
     added: bool,
-    /// The deferred reads before the move, when it changed them other than by one push.
-    deferred: Option<Vec<usize>>,
+    /// The deferred reads the move took out (position, read), in increasing position.
+    taken: SmallVec<[(usize, usize); 4]>,
     /// The move deferred one read (pushed last).
     pushed: bool,
     /// The closed coherence before the move, kept when the checks changed it.
@@ -91,6 +94,10 @@ pub(super) struct Search<'a> {
     pub(super) spare: Vec<Rel>,
     /// The move index taken at each depth.
     pub(super) path: Vec<u32>,
+    /// Move lists taken back, to be filled again (no allocation per step).
+    pub(super) pool: Vec<Moves>,
+    /// Per depth: what the last check there kept for the checks below it.
+    pub(super) memo: Vec<Memo>,
     /// Forced move indices for the first depths (a task of a split).
     pub(super) script: &'a [u32],
     pub(super) task: usize,
@@ -133,6 +140,8 @@ impl<'a> Search<'a> {
             deferred: Vec::new(),
             spare: Vec::new(),
             path: Vec::new(),
+            memo: Vec::new(),
+            pool: Vec::new(),
             script,
             task,
             ctl,
@@ -230,13 +239,14 @@ impl<'a> Search<'a> {
         let Some(t) = next else {
             return self.leaf(sink);
         };
-        let moves = self.moves(t);
+        let mut moves = self.pool.pop().unwrap_or_default();
+        self.moves(t, &mut moves);
         // The event in place: the moves of one child (its sources, its coherence placements)
         // come together and share the event and its static relations, gathered once.
         let at = self.at[t];
         let mut held: Option<u32> = None;
         let mut r = Next::Continue;
-        for (i, m) in moves.iter().enumerate() {
+        for (i, m) in moves.list.iter().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             if self.script.get(d).is_some_and(|&want| want != i) {
                 continue;
@@ -251,7 +261,7 @@ impl<'a> Search<'a> {
                 held = Some(c);
             }
             self.path.push(i);
-            let mut undo = self.apply(t, m);
+            let mut undo = self.apply(t, m, &moves);
             r = if self.consistent(quiet(m), &mut undo) {
                 self.step(sink)
             } else {
@@ -266,6 +276,7 @@ impl<'a> Search<'a> {
         if held.is_some() {
             self.take_back(t, at);
         }
+        self.pool.push(moves);
         r
     }
 
@@ -290,14 +301,17 @@ impl<'a> Search<'a> {
 
     /// Applies a move whose event, if it has one, is in place ([`Search::add`]): its
     /// reads-from and coherence edges, the deferred reads, a thread's end.
-    fn apply(&mut self, t: usize, m: &Move) -> Undo {
+    fn apply(&mut self, t: usize, m: &Move, ms: &Moves) -> Undo {
         let mut undo = Undo {
             thread: t,
             added: true,
-            deferred: None,
+            taken: SmallVec::new(),
             pushed: false,
             closed: None,
         };
+        if let Some(memo) = self.memo.get_mut(self.path.len()) {
+            memo.valid = false;
+        }
         match m {
             Move::End(e) => {
                 self.ended[t] = Some(*e);
@@ -313,12 +327,9 @@ impl<'a> Search<'a> {
                     }
                 }
             }
-            Move::Write {
-                before,
-                after,
-                takes,
-                ..
-            } => {
+            Move::Write { order, takes, .. } => {
+                let (o, taken) = ms.write(*order, *takes);
+                let (before, after) = (&o.before, &o.after);
                 let k = self.ids.len() - 1;
                 let ev = &self.u.events;
                 let loc = ev[self.ids[k]].loc;
@@ -333,12 +344,17 @@ impl<'a> Search<'a> {
                 for &a in after {
                     self.co.add(k, a);
                 }
-                for &r in takes {
+                for r in taken {
                     self.ch.rf.add(k, r);
+                    if let Some(p) = self.deferred.iter().position(|&d| d == r) {
+                        undo.taken.push((p, r));
+                    }
                 }
-                if !takes.is_empty() {
-                    undo.deferred = Some(self.deferred.clone());
-                    self.deferred.retain(|r| !takes.contains(r));
+                if !undo.taken.is_empty() {
+                    undo.taken.sort_unstable();
+                    for &(p, _) in undo.taken.iter().rev() {
+                        self.deferred.remove(p);
+                    }
                 }
             }
             Move::Plain { .. } => {}
@@ -356,8 +372,10 @@ impl<'a> Search<'a> {
         } else {
             self.ended[t] = None;
         }
-        if let Some(d) = u.deferred {
-            self.deferred = d;
+        if !u.taken.is_empty() {
+            for &(p, r) in &u.taken {
+                self.deferred.insert(p, r);
+            }
         } else if u.pushed {
             self.deferred.pop();
         }

@@ -115,7 +115,7 @@ impl Search<'_> {
                         });
                     }
                 }
-                EventKind::Write => self.write_moves(c, g, ms),
+                EventKind::Write => self.write_moves(t, c, g, ms),
                 EventKind::Fence | EventKind::Barrier => ms.list.push(Move::Plain { child: c }),
             }
         }
@@ -124,7 +124,7 @@ impl Search<'_> {
     /// The ways to add write `g` at tree node `c`: each acyclic orientation against the
     /// present writes it must be ordered with, times each subset of the deferred reads of its
     /// location and value that take it as their source.
-    fn write_moves(&self, c: u32, g: usize, ms: &mut Moves) {
+    fn write_moves(&self, t: usize, c: u32, g: usize, ms: &mut Moves) {
         let ev = &self.u.events;
         let e = &ev[g];
         let partners: Few = (self.u.inits..self.ids.len())
@@ -143,6 +143,15 @@ impl Search<'_> {
             .collect();
         let (first, r) = (ms.orders.len(), ms.readers.len());
         let subsets = 1u64 << readers.len().min(63);
+        // A deferred read left to a later write when no thread can make one any more fails
+        // check 1 at once: such moves are not built.
+        let forced = if !readers.is_empty()
+            && !self.can_write_later(t, c, e.loc.unwrap_or(u32::MAX), e.value)
+        {
+            subsets - 1
+        } else {
+            0
+        };
         ms.readers.push(readers);
         orient(
             &self.ch.co,
@@ -159,7 +168,7 @@ impl Search<'_> {
         );
         for order in first..ms.orders.len() {
             let order = u32::try_from(order).unwrap_or(u32::MAX);
-            for takes in 0..subsets {
+            for takes in (0..subsets).filter(|&m| m & forced == forced) {
                 ms.list.push(Move::Write {
                     child: c,
                     order,

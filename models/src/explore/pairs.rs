@@ -67,6 +67,9 @@ pub(super) struct Pairs {
     selfp: Vec<u16>,
     /// Per event: its thread (`u32::MAX` for an initial write).
     thread: Vec<u32>,
+    /// Per event: two events with the same number have the same class, kind, fence and
+    /// proxy, read-modify-write read and dependencies ([`Pairs::same_statics`]).
+    sig: Vec<u32>,
     /// The model.
     pub model: Model,
     /// Its options.
@@ -116,6 +119,22 @@ impl Pairs {
             d.sort_unstable();
             d.dedup();
         }
+        let mut sigs = std::collections::HashMap::new();
+        let sig: Vec<u32> = (0..events.len())
+            .map(|i| {
+                let e = &events[i];
+                let key = (
+                    class[i],
+                    e.kind,
+                    e.fence,
+                    e.proxy,
+                    rmw_of[i],
+                    deps_of[i].clone(),
+                );
+                let next = u32::try_from(sigs.len()).unwrap_or(u32::MAX);
+                *sigs.entry(key).or_insert(next)
+            })
+            .collect();
         let any = |f: &dyn Fn(&Attr) -> bool| attrs.iter().any(f);
         let mut present = LOC | VLOC | PO | PO_LOC | MS | SCTA | SAME_PROXY;
         if any(&|a| a.thread.is_some() && a.scope.is_some()) {
@@ -147,6 +166,7 @@ impl Pairs {
                 .iter()
                 .map(|e| e.thread.unwrap_or(u32::MAX))
                 .collect(),
+            sig,
             model,
             opts,
             v75: model == Model::PtxV75,
@@ -225,6 +245,14 @@ impl Pairs {
             let bits = base[self.class[h] as usize * 2 + usize::from(same)];
             (*o, *i) = (bits as u16, (bits >> 16) as u16);
         }
+    }
+
+    /// Whether events `a` and `b`, each added after the same events (children of one tree
+    /// node), have the same static relations with them and the same sets ([`super::local`]):
+    /// the pairs depend on the class, read-modify-write and dependencies, the sets on the
+    /// kind, fence and proxy.
+    pub fn same_statics(&self, a: usize, b: usize) -> bool {
+        self.sig[a] == self.sig[b]
     }
 
     /// The pairs from event `g` to itself.

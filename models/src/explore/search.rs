@@ -252,6 +252,15 @@ impl<'a> Search<'a> {
                 continue;
             }
             let child = m.child();
+            if let (Some(h), Some(c)) = (held, child) {
+                if h != c && self.interchangeable(t, h, c) {
+                    // A sibling with the same static relations: swap the event in place.
+                    let (k, g) = (self.ids.len() - 1, self.node_event(t, c));
+                    self.ids[k] = g;
+                    self.at[t] = c;
+                    held = Some(c);
+                }
+            }
             if held.is_some() && held != child {
                 self.take_back(t, at);
                 held = None;
@@ -278,6 +287,18 @@ impl<'a> Search<'a> {
         }
         self.pool.push(moves);
         r
+    }
+
+    /// The universe event at thread `t`'s tree node `x`.
+    fn node_event(&self, t: usize, x: u32) -> usize {
+        self.u.trees[t].nodes[x as usize].event.unwrap_or(0)
+    }
+
+    /// Whether thread `t`'s sibling tree nodes `a` and `b` have events with the same static
+    /// relations against every other event and the same sets ([`Pairs::same_statics`]).
+    fn interchangeable(&self, t: usize, a: u32, b: u32) -> bool {
+        self.us
+            .same_statics(self.node_event(t, a), self.node_event(t, b))
     }
 
     /// Adds thread `t`'s event at tree node `child`, with its static relations.

@@ -239,6 +239,11 @@ impl<'a> Search<'a> {
         let Some(t) = next else {
             return self.leaf(sink);
         };
+        if self.collect.is_none() && d >= self.script.len() {
+            if let Some(r) = self.forced_ends(sink) {
+                return r;
+            }
+        }
         let mut moves = self.pool.pop().unwrap_or_default();
         self.moves(t, &mut moves);
         // The event in place: the moves of one child (its sources, its coherence placements)
@@ -287,6 +292,37 @@ impl<'a> Search<'a> {
         }
         self.pool.push(moves);
         r
+    }
+
+    /// When no read is deferred and every unfinished thread is at a node whose only move is
+    /// its end, those moves are the only way on, and each passes the checks (they are quiet,
+    /// and check 1 has no deferred read to look at): ends them all at once and judges the
+    /// complete execution, counting the steps as taken one by one.
+    fn forced_ends(&mut self, sink: &mut dyn Sink) -> Option<Next> {
+        if !self.deferred.is_empty() {
+            return None;
+        }
+        let mut m = 0;
+        for t in 0..self.at.len() {
+            let node = &self.u.trees[t].nodes[self.at[t] as usize];
+            if self.ended[t].is_none() && !(node.children.is_empty() && node.ends.len() == 1) {
+                return None;
+            }
+            m += u64::from(self.ended[t].is_none());
+        }
+        let open: SmallVec<[usize; 8]> = (0..self.at.len())
+            .filter(|&t| self.ended[t].is_none())
+            .collect();
+        for &t in &open {
+            self.ended[t] = Some(self.u.trees[t].nodes[self.at[t] as usize].ends[0]);
+        }
+        self.stats.explored += m;
+        self.unflushed += m;
+        let r = self.leaf(sink);
+        for &t in &open {
+            self.ended[t] = None;
+        }
+        Some(r)
     }
 
     /// The universe event at thread `t`'s tree node `x`.

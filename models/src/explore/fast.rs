@@ -17,6 +17,7 @@
 //!   those pairs are looked at. A memo is valid only while the move at its depth is the one it
 //!   was made after; events added since (quiet steps) have no rows in it and count as new.
 
+use super::pairs::{ACQ_PAT, DEPS, PFO, REL_PAT, RMW};
 use super::search::Search;
 use crate::ptx::Model;
 use crate::rel::Rel;
@@ -149,7 +150,7 @@ impl Search<'_> {
         let cause = match ls.model {
             Model::Sc => [0; N],
             Model::PtxV75 => {
-                if !ls.pfo.is_empty() || ls.alias.word0() != 0 {
+                if (self.has(PFO) && !ls.pfo.is_empty()) || ls.alias.word0() != 0 {
                     return None;
                 }
                 let mut obs = [0; N];
@@ -157,7 +158,9 @@ impl Search<'_> {
                     obs[i] = ms[i] & rf[i] | rmw[i];
                 }
                 let mut obs_plus = obs;
-                plus(&mut obs_plus[..n]);
+                if self.may_sync() {
+                    plus(&mut obs_plus[..n]);
+                }
                 let cb = self.cause_base::<N>(&obs_plus[..n]);
                 base = cb;
                 // Proxy-preserved causality without proxy or alias fences: its first two
@@ -283,6 +286,20 @@ impl Search<'_> {
         })
     }
 
+    /// Whether the universe's events can have a pair of relation `bit` ([`super::pairs::Pairs::present`]).
+    fn has(&self, bit: u16) -> bool {
+        self.us.present & bit != 0
+    }
+
+    /// Whether synchronisation can have a pair: some release pattern and some acquire pattern
+    /// (flags of the universe first, as looking at the relations costs a pass over them).
+    fn may_sync(&self) -> bool {
+        self.has(REL_PAT)
+            && self.has(ACQ_PAT)
+            && !self.ls.rel_pat.is_empty()
+            && !self.ls.acq_pat.is_empty()
+    }
+
     /// Base causality with an empty Fence-SC order and barrier matching, `obs_chain` the
     /// observation chain `sync` goes through (`obs+` in v7.5, `obs` in v6.0).
     fn cause_base<const N: usize>(&self, obs_chain: &[u64]) -> [u64; N] {
@@ -290,7 +307,7 @@ impl Search<'_> {
         let n = obs_chain.len();
         let po = &rows(&ls.po)[..n];
         let mut sb = [0; N];
-        if !ls.rel_pat.is_empty() && !ls.acq_pat.is_empty() {
+        if self.may_sync() {
             let t = seq::<N>(&rows(&ls.rel_pat)[..n], obs_chain, n);
             let t = seq::<N>(&t[..n], rows(&ls.acq_pat), n);
             let ms = rows(&ls.ms);
@@ -329,7 +346,7 @@ impl Search<'_> {
         // No write between an RMW's read and its write: `(fr' ; co') & rmw` empty, with fr'
         // and co' restricted to morally strong pairs outside SC.
         let sc = ls.model == Model::Sc;
-        if rmw.iter().any(|&r| r != 0) {
+        if self.has(RMW) && rmw.iter().any(|&r| r != 0) {
             let mut co_m = [0; N];
             for i in 0..n {
                 co_m[i] = if sc { co[i] } else { co[i] & ms[i] };
@@ -349,7 +366,7 @@ impl Search<'_> {
             return acyclic::<N>(&r[..n]);
         }
         let deps = &rows(&ls.deps)[..n];
-        if deps.iter().any(|&d| d != 0) {
+        if self.has(DEPS) && deps.iter().any(|&d| d != 0) {
             for i in 0..n {
                 r[i] = rf[i] | deps[i];
             }

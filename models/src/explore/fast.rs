@@ -392,12 +392,17 @@ impl Search<'_> {
     fn causality(&self, from: &[u64], cause: &[u64]) -> bool {
         let d = self.path.len().min(self.memo.len());
         let prev = self.memo[..d].iter().rev().find(|m| m.valid);
-        let old = |rows: fn(&Memo) -> &[u64; MAX], i: usize| {
-            prev.filter(|m| i < m.n).map_or(0, |m| rows(m)[i])
-        };
+        let (old_from, old_cause) = prev.map_or((&[][..], &[][..]), |m| {
+            let k = m.n.min(from.len());
+            (&m.from[..k], &m.cause[..k])
+        });
         for x in 0..from.len() {
+            let (f0, c0) = (
+                old_from.get(x).copied().unwrap_or(0),
+                old_cause.get(x).copied().unwrap_or(0),
+            );
             // New `from` pairs (x, y): is y causally before x?
-            let mut bits = from[x] & !old(|m| &m.from, x);
+            let mut bits = from[x] & !f0;
             while bits != 0 {
                 let y = bits.trailing_zeros() as usize;
                 if cause[y] >> x & 1 == 1 {
@@ -406,7 +411,7 @@ impl Search<'_> {
                 bits &= bits - 1;
             }
             // New causality pairs (x, y): does y read from or before x?
-            let mut bits = cause[x] & !old(|m| &m.cause, x);
+            let mut bits = cause[x] & !c0;
             while bits != 0 {
                 let y = bits.trailing_zeros() as usize;
                 if from[y] >> x & 1 == 1 {

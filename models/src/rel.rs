@@ -200,6 +200,16 @@ impl Rel {
     /// [`Rel::clear_row_col`] where only rows `0..=k` can hold pairs (the explorer takes back
     /// its last event `k`).
     pub fn clear_last(&mut self, k: usize) {
+        if self.words == 1 && k < 64 {
+            let keep = !(1u64 << k);
+            for w in &mut self.rows[..k.min(self.n)] {
+                *w &= keep;
+            }
+            if let Some(w) = self.rows.get_mut(k) {
+                *w = 0;
+            }
+            return;
+        }
         for w in &mut self.rows[k * self.words..(k + 1) * self.words] {
             *w = 0;
         }

@@ -4,7 +4,20 @@
 //! Fence-SC order and barrier matching (the partial check), without allocating one.
 //! Executions with a proxy fence or an alias fence (the other clauses of v7.5's proxy-preserved
 //! causality) take the general path. Debug builds check every answer against it.
+//!
+//! Two parts look only at what changed since the last check on the search path, sound because
+//! every relation involved only grows along a path (module docs) and that check passed:
+//! - coherence: the closure of the chosen edges and the Coherence lower bound is the closure
+//!   kept for the partial execution before (`Search::ch.co`) with the pairs it lacks inserted
+//!   one by one (each insertion keeps the relation transitive), since the closure of a
+//!   relation that contains the old closure and is contained in the new relation is the new
+//!   closure; a step that adds no pair (a read) keeps the old closure in place;
+//! - causality, `irreflexive((rf | fr) ; cause)`: a loop closed now uses a pair of `rf | fr`
+//!   or of `cause` that the last check's ([`Memo`], kept per search depth) did not have, so only
+//!   those pairs are looked at. A memo is valid only while the move at its depth is the one it
+//!   was made after; events added since (quiet steps) have no rows in it and count as new.
 
+use super::pairs::{ACQ_PAT, DEPS, PFO, REL_PAT, RMW};
 use super::search::Search;
 use crate::ptx::Model;
 use crate::rel::Rel;
@@ -29,7 +42,11 @@ fn seq<const N: usize>(a: &[u64], b: &[u64], n: usize) -> [u64; N] {
 
 /// `a+`, in place (Warshall: row `k` does not change while `k` is the pivot).
 fn plus(a: &mut [u64]) {
-    for k in 0..a.len() {
+    // Only an event with pairs both into it and out of it can be a pivot that adds a pair.
+    let mut pivots = a.iter().fold(0, |acc, &r| acc | r);
+    while pivots != 0 {
+        let k = pivots.trailing_zeros() as usize;
+        pivots &= pivots - 1;
         let (bit, rk) = (1u64 << k, a[k]);
         if rk == 0 {
             continue;
@@ -38,6 +55,18 @@ fn plus(a: &mut [u64]) {
             if *row & bit != 0 {
                 *row |= rk;
             }
+        }
+    }
+}
+
+/// Adds the pair `(a, b)` to the transitive relation `c`, keeping it transitive: every event
+/// that reaches `a`, and `a`, now reaches `b` and what `b` reaches.
+fn insert(c: &mut [u64], a: usize, b: usize) {
+    let add = c[b] | 1 << b;
+    let abit = 1u64 << a;
+    for (x, row) in c.iter_mut().enumerate() {
+        if x == a || *row & abit != 0 {
+            *row |= add;
         }
     }
 }
@@ -59,6 +88,30 @@ fn acyclic<const N: usize>(a: &[u64]) -> bool {
 fn opt(a: &mut [u64]) {
     for (i, r) in a.iter_mut().enumerate() {
         *r |= 1 << i;
+    }
+}
+
+/// What the last check on a search path kept of the relations causality looks at, for the
+/// next check on the path to look only at the pairs added since ([`Search::fast_check`]).
+#[derive(Clone)]
+pub(super) struct Memo {
+    /// Whether it was made after the move now at its depth (set by the check, cleared when a
+    /// move is applied at that depth).
+    pub(super) valid: bool,
+    n: usize,
+    /// `rf | fr` and causality, rows of the first `n` events.
+    from: [u64; MAX],
+    cause: [u64; MAX],
+}
+
+impl Default for Memo {
+    fn default() -> Memo {
+        Memo {
+            valid: false,
+            n: 0,
+            from: [0; MAX],
+            cause: [0; MAX],
+        }
     }
 }
 
@@ -97,7 +150,7 @@ impl Search<'_> {
         let cause = match ls.model {
             Model::Sc => [0; N],
             Model::PtxV75 => {
-                if !ls.pfo.is_empty() || ls.alias.word0() != 0 {
+                if (self.has(PFO) && !ls.pfo.is_empty()) || ls.alias.word0() != 0 {
                     return None;
                 }
                 let mut obs = [0; N];
@@ -105,7 +158,9 @@ impl Search<'_> {
                     obs[i] = ms[i] & rf[i] | rmw[i];
                 }
                 let mut obs_plus = obs;
-                plus(&mut obs_plus[..n]);
+                if self.may_sync() {
+                    plus(&mut obs_plus[..n]);
+                }
                 let cb = self.cause_base::<N>(&obs_plus[..n]);
                 base = cb;
                 // Proxy-preserved causality without proxy or alias fences: its first two
@@ -149,38 +204,65 @@ impl Search<'_> {
                 c
             }
         };
-        // Coherence: the chosen edges and `[W];cause;[W] & loc`, closed.
+        // Coherence: the chosen edges and `[W];cause;[W] & loc`, closed. Both only grow along
+        // a search path, so the closure is the one kept for the partial execution before
+        // (`self.ch.co`, over the events before the new one) with the new pairs inserted.
         let co = rows(&self.co);
         let mut closed = [0; N];
+        closed[..n].copy_from_slice(&rows(&self.ch.co)[..n]);
+        let mut changed = false;
         for i in 0..n {
-            closed[i] = co[i];
+            let mut want = co[i];
             if w >> i & 1 == 1 {
-                closed[i] |= cause[i] & w & loc[i];
+                want |= cause[i] & w & loc[i];
+            }
+            let mut new = want & !closed[i];
+            while new != 0 {
+                insert(&mut closed[..n], i, new.trailing_zeros() as usize);
+                changed = true;
+                new &= !closed[i];
             }
         }
-        plus(&mut closed[..n]);
         if !irreflexive(&closed[..n]) {
             return Some((false, None, false));
         }
-        // fr = rf^-1 ; co
-        let mut rf_inv = [0; N];
+        // fr = rf^-1 ; co: a read's row is its source's.
+        let mut fr = [0; N];
         for (i, &row) in rf.iter().enumerate() {
             let mut bits = row;
             while bits != 0 {
-                rf_inv[bits.trailing_zeros() as usize] |= 1 << i;
+                fr[bits.trailing_zeros() as usize] = closed[i];
                 bits &= bits - 1;
             }
         }
-        let fr = seq::<N>(&rf_inv[..n], &closed[..n], n);
-        let ok = self.axioms::<N>(rf, &closed[..n], &fr[..n], &cause[..n]);
-        let mut new = self.spare.pop().unwrap_or_else(|| Rel::empty(self.cap));
-        if let Some(out) = new.rows1_mut() {
-            out[..n].copy_from_slice(&closed[..n]);
-            out[n..].fill(0);
+        let mut from = [0; N];
+        for i in 0..n {
+            from[i] = rf[i] | fr[i];
         }
-        let old = std::mem::replace(&mut self.ch.co, new);
+        let ok =
+            self.axioms::<N>(rf, &closed[..n], &fr[..n]) && self.causality(&from[..n], &cause[..n]);
+        if ok {
+            let d = self.path.len();
+            if self.memo.len() <= d {
+                self.memo.resize(d + 1, Memo::default());
+            }
+            let m = &mut self.memo[d];
+            m.valid = true;
+            m.n = n;
+            m.from[..n].copy_from_slice(&from[..n]);
+            m.cause[..n].copy_from_slice(&cause[..n]);
+        }
+        // An unchanged closure stays where it is (nothing to restore).
+        let old = changed.then(|| {
+            let mut new = self.spare.pop().unwrap_or_else(|| Rel::empty(self.cap));
+            if let Some(out) = new.rows1_mut() {
+                out[..n].copy_from_slice(&closed[..n]);
+                out[n..].fill(0);
+            }
+            std::mem::replace(&mut self.ch.co, new)
+        });
         let doomed = ok && ls.model != Model::Sc && self.doomed(&base[..n]);
-        Some((ok, Some(old), doomed))
+        Some((ok, old, doomed))
     }
 
     /// Check 4 of the module docs: whether some deferred read, of a location whose every
@@ -204,6 +286,20 @@ impl Search<'_> {
         })
     }
 
+    /// Whether the universe's events can have a pair of relation `bit` ([`super::pairs::Pairs::present`]).
+    fn has(&self, bit: u16) -> bool {
+        self.us.present & bit != 0
+    }
+
+    /// Whether synchronisation can have a pair: some release pattern and some acquire pattern
+    /// (flags of the universe first, as looking at the relations costs a pass over them).
+    fn may_sync(&self) -> bool {
+        self.has(REL_PAT)
+            && self.has(ACQ_PAT)
+            && !self.ls.rel_pat.is_empty()
+            && !self.ls.acq_pat.is_empty()
+    }
+
     /// Base causality with an empty Fence-SC order and barrier matching, `obs_chain` the
     /// observation chain `sync` goes through (`obs+` in v7.5, `obs` in v6.0).
     fn cause_base<const N: usize>(&self, obs_chain: &[u64]) -> [u64; N] {
@@ -211,7 +307,7 @@ impl Search<'_> {
         let n = obs_chain.len();
         let po = &rows(&ls.po)[..n];
         let mut sb = [0; N];
-        if !ls.rel_pat.is_empty() && !ls.acq_pat.is_empty() {
+        if self.may_sync() {
             let t = seq::<N>(&rows(&ls.rel_pat)[..n], obs_chain, n);
             let t = seq::<N>(&t[..n], rows(&ls.acq_pat), n);
             let ms = rows(&ls.ms);
@@ -243,14 +339,14 @@ impl Search<'_> {
 
     /// The axioms of [`crate::ptx::Statics::check`] with an empty Fence-SC order and barrier
     /// matching, on `n`-event rows.
-    fn axioms<const N: usize>(&self, rf: &[u64], co: &[u64], fr: &[u64], cause: &[u64]) -> bool {
+    fn axioms<const N: usize>(&self, rf: &[u64], co: &[u64], fr: &[u64]) -> bool {
         let ls = &self.ls;
         let n = rf.len();
         let (po, ms, rmw) = (&rows(&ls.po)[..n], &rows(&ls.ms)[..n], &rows(&ls.rmw)[..n]);
         // No write between an RMW's read and its write: `(fr' ; co') & rmw` empty, with fr'
         // and co' restricted to morally strong pairs outside SC.
         let sc = ls.model == Model::Sc;
-        if rmw.iter().any(|&r| r != 0) {
+        if self.has(RMW) && rmw.iter().any(|&r| r != 0) {
             let mut co_m = [0; N];
             for i in 0..n {
                 co_m[i] = if sc { co[i] } else { co[i] & ms[i] };
@@ -270,7 +366,7 @@ impl Search<'_> {
             return acyclic::<N>(&r[..n]);
         }
         let deps = &rows(&ls.deps)[..n];
-        if deps.iter().any(|&d| d != 0) {
+        if self.has(DEPS) && deps.iter().any(|&d| d != 0) {
             for i in 0..n {
                 r[i] = rf[i] | deps[i];
             }
@@ -287,9 +383,26 @@ impl Search<'_> {
                 return false;
             }
         }
-        // Causality: irreflexive((rf | fr) ; cause).
-        (0..n).all(|x| {
-            let mut bits = rf[x] | fr[x];
+        true
+    }
+
+    /// Causality, `irreflexive((rf | fr) ; cause)`, with `from` = `rf | fr`. Both relations
+    /// only grow along a search path, and the last check on the path ([`Memo`]) found no pair
+    /// of the two closing a loop, so only pairs added since can close one.
+    fn causality(&self, from: &[u64], cause: &[u64]) -> bool {
+        let d = self.path.len().min(self.memo.len());
+        let prev = self.memo[..d].iter().rev().find(|m| m.valid);
+        let (old_from, old_cause) = prev.map_or((&[][..], &[][..]), |m| {
+            let k = m.n.min(from.len());
+            (&m.from[..k], &m.cause[..k])
+        });
+        for x in 0..from.len() {
+            let (f0, c0) = (
+                old_from.get(x).copied().unwrap_or(0),
+                old_cause.get(x).copied().unwrap_or(0),
+            );
+            // New `from` pairs (x, y): is y causally before x?
+            let mut bits = from[x] & !f0;
             while bits != 0 {
                 let y = bits.trailing_zeros() as usize;
                 if cause[y] >> x & 1 == 1 {
@@ -297,7 +410,16 @@ impl Search<'_> {
                 }
                 bits &= bits - 1;
             }
-            true
-        })
+            // New causality pairs (x, y): does y read from or before x?
+            let mut bits = cause[x] & !c0;
+            while bits != 0 {
+                let y = bits.trailing_zeros() as usize;
+                if from[y] >> x & 1 == 1 {
+                    return false;
+                }
+                bits &= bits - 1;
+            }
+        }
+        true
     }
 }

@@ -15,7 +15,9 @@ impl Search<'_> {
     pub(super) fn leaf(&mut self, sink: &mut dyn Sink) -> Next {
         let ends: Vec<u32> = self.ended.iter().map(|e| e.unwrap_or(0)).collect();
         let bars = sink.syncbars(&ends, &self.events, self.cap);
-        for sc in &self.sc_orders() {
+        // No Fence-SC order to choose: the empty one, which the partial checks used.
+        let orders = self.sc_orders();
+        for o in 0..orders.len().max(1) {
             for bar in &bars {
                 // Judging one complete execution costs more than a step: look at the brakes.
                 if self.brakes() == Next::Stop {
@@ -28,20 +30,17 @@ impl Search<'_> {
                         return Next::Stop;
                     }
                 }
-                let (ch, verdict) = if sc.is_empty() && bar.is_empty() {
+                let sc = orders.get(o).unwrap_or(&self.ch.sc);
+                let (judged, verdict) = if sc.is_empty() && bar.is_empty() {
                     // The partial execution's checks judged exactly this (an empty Fence-SC
                     // order and barrier matching) after the last step that changed a relation,
-                    // and it passed: the closed coherence is the one they kept.
-                    let ch = Choice {
-                        rf: self.ch.rf.clone(),
-                        co: self.ch.co.clone(),
-                        sc: sc.clone(),
-                        syncbar: bar.clone(),
-                    };
-                    debug_assert!(self.judge(sc, bar) == (ch.clone(), Ok(())));
-                    (ch, Ok(()))
+                    // and it passed: its choices are the ones they kept.
+                    debug_assert!(self.ch.sc.is_empty() && self.ch.syncbar.is_empty());
+                    debug_assert!(self.judge(sc, bar) == (self.ch.clone(), Ok(())));
+                    (None, Ok(()))
                 } else {
-                    self.judge(sc, bar)
+                    let (ch, verdict) = self.judge(sc, bar);
+                    (Some(ch), verdict)
                 };
                 self.stats.executions += 1;
                 let p = self.ctl.progress;
@@ -54,7 +53,7 @@ impl Search<'_> {
                     ends: &ends,
                     events: &self.events,
                     ids: &self.ids,
-                    choice: &ch,
+                    choice: judged.as_ref().unwrap_or(&self.ch),
                     verdict: &verdict,
                 };
                 if sink.visit(self.u, &leaf) == Next::Stop {
@@ -89,14 +88,15 @@ impl Search<'_> {
     }
 
     /// The distinct Fence-SC orders of the present `fence.sc` events, as
-    /// [`crate::enumerate::sc_orders`] builds them.
+    /// [`crate::enumerate::sc_orders`] builds them; none (for the one empty order) when there
+    /// are fewer than two.
     fn sc_orders(&self) -> Vec<Rel> {
         let n = self.cap;
         let fences: Vec<usize> = (0..self.ids.len())
             .filter(|&i| self.ls.f_sc.contains(i))
             .collect();
         if self.sc || fences.len() < 2 {
-            return vec![Rel::empty(n)];
+            return Vec::new();
         }
         let mut seen = HashSet::new();
         let mut out = Vec::new();

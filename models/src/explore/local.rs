@@ -51,41 +51,49 @@ pub(super) fn present(pairs: &Pairs) -> [bool; 13] {
 pub(super) fn gather(ls: &mut Statics, pairs: &Pairs, events: &[Event], ids: &[usize]) {
     let k = ids.len() - 1;
     let g = ids[k];
-    let thread = events[g].thread;
-    let mut rs = rels(ls);
-    // Row k of each relation, gathered in a word when a row is one word (at most 64 slots).
-    let one = rs[0].rows1().is_some() && k < 64;
-    let mut row = [0u64; 13];
+    let present = pairs.present;
+    let rs = rels(ls);
     // Slot k is clear: never used, or cleared by `forget` when its last event was taken back.
-    for (j, &h) in ids.iter().enumerate() {
-        let (out, inn) = if j == k {
-            let d = pairs.pair(g, g, false, false);
-            (d, 0)
-        } else {
-            let po = thread.is_some() && events[h].thread == thread;
-            (pairs.pair(g, h, false, po), pairs.pair(h, g, po, false))
-        };
-        let mut b = out & pairs.present;
+    if k < 64 && rs[0].rows1().is_some() {
+        // One word per row: each pair's relations first, then relation by relation, row k as
+        // one word and column k over the rows before, without a branch per pair.
+        let mut rows: [&mut [u64]; 13] = rs.map(|r| r.rows1_mut().unwrap_or_default());
+        let (mut outs, mut inns) = ([0u16; 64], [0u16; 64]);
+        pairs.both_all(g, &ids[..k], &mut outs, &mut inns);
+        outs[k] = pairs.itself(g);
+        let (outs, inns) = (&outs[..=k], &inns[..k]);
+        let mut b = present;
         while b != 0 {
-            let r = b.trailing_zeros() as usize;
-            if one {
-                row[r] |= 1 << j;
-            } else {
-                rs[r].add(k, j);
-            }
+            let r = b.trailing_zeros();
             b &= b - 1;
+            let row: u64 = outs
+                .iter()
+                .enumerate()
+                .fold(0, |acc, (j, &o)| acc | u64::from(o >> r & 1) << j);
+            let rel = &mut rows[r as usize];
+            rel[k] |= row;
+            for (x, &i) in rel[..k].iter_mut().zip(inns) {
+                *x |= u64::from(i >> r & 1) << k;
+            }
         }
-        let mut b = inn & pairs.present;
+    } else {
+        for (j, &h) in ids[..k].iter().enumerate() {
+            let (out, inn) = pairs.both(g, h);
+            let mut b = out & present;
+            while b != 0 {
+                rs[b.trailing_zeros() as usize].add(k, j);
+                b &= b - 1;
+            }
+            let mut b = inn & present;
+            while b != 0 {
+                rs[b.trailing_zeros() as usize].add(j, k);
+                b &= b - 1;
+            }
+        }
+        let mut b = pairs.itself(g) & present;
         while b != 0 {
-            rs[b.trailing_zeros() as usize].add(j, k);
+            rs[b.trailing_zeros() as usize].add(k, k);
             b &= b - 1;
-        }
-    }
-    if one {
-        for (rel, bits) in rs.iter_mut().zip(row) {
-            if let (Some(rows), true) = (rel.rows1_mut(), bits != 0) {
-                rows[k] |= bits;
-            }
         }
     }
     let e = &events[g];

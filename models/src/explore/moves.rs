@@ -12,21 +12,51 @@ use crate::rel::Rel;
 pub(super) type Few = SmallVec<[usize; 8]>;
 
 /// One way to extend a partial execution.
+#[derive(Clone, Copy)]
 pub(super) enum Move {
     /// Thread ends with this path.
     End(u32),
     /// Add a read, reading from a present write (local index) or from a later one.
     Read { child: u32, src: Option<usize> },
-    /// Add a write, after the `before` writes and before the `after` ones, and the source of
-    /// the deferred reads in `takes`.
-    Write {
-        child: u32,
-        before: Few,
-        after: Few,
-        takes: Few,
-    },
+    /// Add a write, placed in coherence order as [`Moves::orders`]`[order]` says, and the
+    /// source of the deferred reads that `takes` picks of that order's readers (bit `i` for
+    /// reader `i`).
+    Write { child: u32, order: u32, takes: u64 },
     /// Add a fence or barrier.
     Plain { child: u32 },
+}
+
+/// A write's place in coherence order: after the `before` writes and before the `after`
+/// ones; `readers` indexes [`Moves::readers`] (the deferred reads it may be the source of).
+pub(super) struct Order {
+    pub(super) before: Few,
+    pub(super) after: Few,
+    readers: usize,
+}
+
+/// The moves of one step, with the coherence placements and deferred readers their writes
+/// share (kept apart so that a move is a few words, and reused from step to step).
+#[derive(Default)]
+pub(super) struct Moves {
+    pub(super) list: Vec<Move>,
+    pub(super) orders: Vec<Order>,
+    readers: Vec<Few>,
+}
+
+impl Moves {
+    /// The coherence placement and the deferred reads taken of a write move.
+    pub(super) fn write(
+        &self,
+        order: u32,
+        takes: u64,
+    ) -> (&Order, impl Iterator<Item = usize> + '_) {
+        let o = &self.orders[order as usize];
+        let readers = &self.readers[o.readers];
+        let taken = (0..readers.len().min(64))
+            .filter(move |&i| takes >> i & 1 == 1)
+            .map(move |i| readers[i]);
+        (o, taken)
+    }
 }
 
 impl Move {
@@ -53,11 +83,15 @@ impl Search<'_> {
         })
     }
 
-    pub(super) fn moves(&self, t: usize) -> Vec<Move> {
+    /// Thread `t`'s moves, into `ms` (cleared first).
+    pub(super) fn moves(&self, t: usize, ms: &mut Moves) {
+        ms.list.clear();
+        ms.orders.clear();
+        ms.readers.clear();
         let tree = &self.u.trees[t];
         let node = &tree.nodes[self.at[t] as usize];
         let ev = &self.u.events;
-        let mut out: Vec<Move> = node.ends.iter().map(|&e| Move::End(e)).collect();
+        ms.list.extend(node.ends.iter().map(|&e| Move::End(e)));
         for &c in &node.children {
             let Some(g) = tree.nodes[c as usize].event else {
                 continue;
@@ -68,30 +102,29 @@ impl Search<'_> {
                     for (j, &h) in self.ids.iter().enumerate() {
                         let w = &ev[h];
                         if w.kind == EventKind::Write && w.loc == e.loc && w.value == e.value {
-                            out.push(Move::Read {
+                            ms.list.push(Move::Read {
                                 child: c,
                                 src: Some(j),
                             });
                         }
                     }
                     if self.can_write_later(t, c, e.loc.unwrap_or(u32::MAX), e.value) {
-                        out.push(Move::Read {
+                        ms.list.push(Move::Read {
                             child: c,
                             src: None,
                         });
                     }
                 }
-                EventKind::Write => self.write_moves(c, g, &mut out),
-                EventKind::Fence | EventKind::Barrier => out.push(Move::Plain { child: c }),
+                EventKind::Write => self.write_moves(t, c, g, ms),
+                EventKind::Fence | EventKind::Barrier => ms.list.push(Move::Plain { child: c }),
             }
         }
-        out
     }
 
     /// The ways to add write `g` at tree node `c`: each acyclic orientation against the
     /// present writes it must be ordered with, times each subset of the deferred reads of its
     /// location and value that take it as their source.
-    fn write_moves(&self, c: u32, g: usize, out: &mut Vec<Move>) {
+    fn write_moves(&self, t: usize, c: u32, g: usize, ms: &mut Moves) {
         let ev = &self.u.events;
         let e = &ev[g];
         let partners: Few = (self.u.inits..self.ids.len())
@@ -102,30 +135,43 @@ impl Search<'_> {
                     && (self.sc || self.us.ms_either(h, g))
             })
             .collect();
-        let mut orders = Vec::new();
-        orient(
-            &self.ch.co,
-            &partners,
-            &mut Few::new(),
-            &mut Few::new(),
-            &mut orders,
-        );
         let readers: Few = self
             .deferred
             .iter()
             .copied()
             .filter(|&r| ev[self.ids[r]].loc == e.loc && ev[self.ids[r]].value == e.value)
             .collect();
-        for (before, after) in orders {
-            for mask in 0..1u64 << readers.len().min(63) {
-                let takes = (0..readers.len())
-                    .filter(|&i| mask >> i & 1 == 1)
-                    .map(|i| readers[i])
-                    .collect();
-                out.push(Move::Write {
+        let (first, r) = (ms.orders.len(), ms.readers.len());
+        let subsets = 1u64 << readers.len().min(63);
+        // A deferred read left to a later write when no thread can make one any more fails
+        // check 1 at once: such moves are not built.
+        let forced = if !readers.is_empty()
+            && !self.can_write_later(t, c, e.loc.unwrap_or(u32::MAX), e.value)
+        {
+            subsets - 1
+        } else {
+            0
+        };
+        ms.readers.push(readers);
+        orient(
+            &self.ch.co,
+            &partners,
+            &mut Few::new(),
+            &mut Few::new(),
+            &mut |before, after| {
+                ms.orders.push(Order {
+                    before: before.into(),
+                    after: after.into(),
+                    readers: r,
+                });
+            },
+        );
+        for order in first..ms.orders.len() {
+            let order = u32::try_from(order).unwrap_or(u32::MAX);
+            for takes in (0..subsets).filter(|&m| m & forced == forced) {
+                ms.list.push(Move::Write {
                     child: c,
-                    before: before.clone(),
-                    after: after.clone(),
+                    order,
                     takes,
                 });
             }
@@ -153,10 +199,10 @@ fn orient(
     partners: &[usize],
     before: &mut Few,
     after: &mut Few,
-    out: &mut Vec<(Few, Few)>,
+    out: &mut dyn FnMut(&[usize], &[usize]),
 ) {
     let Some((&x, rest)) = partners.split_first() else {
-        out.push((before.clone(), after.clone()));
+        out(before, after);
         return;
     };
     if after.iter().all(|&a| !closed.has(a, x)) {

@@ -58,6 +58,18 @@ pub(super) struct Pairs {
     /// `table[(ca * classes + cb) * 3 + o]`: the pairs from a class-`ca` event to a distinct
     /// class-`cb` event, `o` 0 when unordered in program order, 1 when `a` is before `b`, 2 after.
     table: Vec<u16>,
+    /// `both[(ca * classes + cb) * 2 + s]`: for a class-`ca` event `a` added after a distinct
+    /// class-`cb` event `b`, of the same thread when `s` is 1 (so `b` is before `a` in program
+    /// order), the pairs from `a` to `b` (low half) and from `b` to `a` (high half), besides
+    /// read-modify-write and dependencies.
+    both: Vec<u32>,
+    /// Per class: the pairs from an event to itself.
+    selfp: Vec<u16>,
+    /// Per event: its thread (`u32::MAX` for an initial write).
+    thread: Vec<u32>,
+    /// Per event: two events with the same number have the same class, kind, fence and
+    /// proxy, read-modify-write read and dependencies ([`Pairs::same_statics`]).
+    sig: Vec<u32>,
     /// The model.
     pub model: Model,
     /// Its options.
@@ -107,6 +119,22 @@ impl Pairs {
             d.sort_unstable();
             d.dedup();
         }
+        let mut sigs = std::collections::HashMap::new();
+        let sig: Vec<u32> = (0..events.len())
+            .map(|i| {
+                let e = &events[i];
+                let key = (
+                    class[i],
+                    e.kind,
+                    e.fence,
+                    e.proxy,
+                    rmw_of[i],
+                    deps_of[i].clone(),
+                );
+                let next = u32::try_from(sigs.len()).unwrap_or(u32::MAX);
+                *sigs.entry(key).or_insert(next)
+            })
+            .collect();
         let any = |f: &dyn Fn(&Attr) -> bool| attrs.iter().any(f);
         let mut present = LOC | VLOC | PO | PO_LOC | MS | SCTA | SAME_PROXY;
         if any(&|a| a.thread.is_some() && a.scope.is_some()) {
@@ -132,6 +160,13 @@ impl Pairs {
             class,
             classes: 0,
             table: Vec::new(),
+            both: Vec::new(),
+            selfp: Vec::new(),
+            thread: events
+                .iter()
+                .map(|e| e.thread.unwrap_or(u32::MAX))
+                .collect(),
+            sig,
             model,
             opts,
             v75: model == Model::PtxV75,
@@ -155,10 +190,94 @@ impl Pairs {
                     }
                 }
             }
+            let mut both = vec![0u32; k * k * 2];
+            for ca in 0..k {
+                for cb in 0..k {
+                    for s in 0..2 {
+                        let out = table[(ca * k + cb) * 3 + 2 * s];
+                        let inn = table[(cb * k + ca) * 3 + s];
+                        both[(ca * k + cb) * 2 + s] = u32::from(out) | u32::from(inn) << 16;
+                    }
+                }
+            }
+            pairs.selfp = reps
+                .iter()
+                .map(|&a| pairs.compute(a, a, false, false, true) & !(RMW | DEPS))
+                .collect();
             pairs.classes = k;
             pairs.table = table;
+            pairs.both = both;
         }
         pairs
+    }
+
+    /// For event `g` added after the distinct event `h` of one execution: the pairs from `g`
+    /// to `h` and from `h` to `g` (bits as above), as [`Pairs::pair`] gives them.
+    #[inline]
+    pub fn both(&self, g: usize, h: usize) -> (u16, u16) {
+        let same = self.thread[g] != u32::MAX && self.thread[g] == self.thread[h];
+        if self.classes == 0 {
+            return (self.pair(g, h, false, same), self.pair(h, g, same, false));
+        }
+        let (cg, ch) = (self.class[g] as usize, self.class[h] as usize);
+        let bits = self.both[(cg * self.classes + ch) * 2 + usize::from(same)];
+        let (mut out, mut inn) = (bits as u16, (bits >> 16) as u16);
+        if self.present & (RMW | DEPS) != 0 {
+            out |= self.dynamic(g, h);
+            inn |= self.dynamic(h, g);
+        }
+        (out, inn)
+    }
+
+    /// [`Pairs::both`] of `g` against each of `hs` (distinct from `g`), into `outs` and
+    /// `inns`.
+    pub fn both_all(&self, g: usize, hs: &[usize], outs: &mut [u16], inns: &mut [u16]) {
+        if self.classes == 0 || self.present & (RMW | DEPS) != 0 {
+            for ((&h, o), i) in hs.iter().zip(outs.iter_mut()).zip(inns.iter_mut()) {
+                (*o, *i) = self.both(g, h);
+            }
+            return;
+        }
+        let tg = self.thread[g];
+        let base = &self.both[self.class[g] as usize * self.classes * 2..];
+        for ((&h, o), i) in hs.iter().zip(outs.iter_mut()).zip(inns.iter_mut()) {
+            let same = tg != u32::MAX && tg == self.thread[h];
+            let bits = base[self.class[h] as usize * 2 + usize::from(same)];
+            (*o, *i) = (bits as u16, (bits >> 16) as u16);
+        }
+    }
+
+    /// Whether events `a` and `b`, each added after the same events (children of one tree
+    /// node), have the same static relations with them and the same sets ([`super::local`]):
+    /// the pairs depend on the class, read-modify-write and dependencies, the sets on the
+    /// kind, fence and proxy.
+    pub fn same_statics(&self, a: usize, b: usize) -> bool {
+        self.sig[a] == self.sig[b]
+    }
+
+    /// The pairs from event `g` to itself.
+    #[inline]
+    pub fn itself(&self, g: usize) -> u16 {
+        if self.classes == 0 {
+            return self.pair(g, g, false, false);
+        }
+        self.selfp[self.class[g] as usize] | self.dynamic(g, g)
+    }
+
+    /// The read-modify-write and dependency pairs from `a` to `b`.
+    fn dynamic(&self, a: usize, b: usize) -> u16 {
+        let mut bits = 0;
+        if self.present & RMW != 0 && self.rmw_of[b] == u32::try_from(a).ok() {
+            bits |= RMW;
+        }
+        if self.present & DEPS != 0
+            && self.deps_of[b]
+                .binary_search(&u32::try_from(a).unwrap_or(u32::MAX))
+                .is_ok()
+        {
+            bits |= DEPS;
+        }
+        bits
     }
 
     /// The static relations that hold from event `a` to event `b` (bits as above). The caller
@@ -176,18 +295,7 @@ impl Pairs {
             0
         };
         let (ca, cb) = (self.class[a] as usize, self.class[b] as usize);
-        let mut bits = self.table[(ca * self.classes + cb) * 3 + o];
-        if self.present & RMW != 0 && self.rmw_of[b] == u32::try_from(a).ok() {
-            bits |= RMW;
-        }
-        if self.present & DEPS != 0
-            && self.deps_of[b]
-                .binary_search(&u32::try_from(a).unwrap_or(u32::MAX))
-                .is_ok()
-        {
-            bits |= DEPS;
-        }
-        bits
+        self.table[(ca * self.classes + cb) * 3 + o] | self.dynamic(a, b)
     }
 
     /// [`Pairs::pair`] from the attributes; `same`: `a` and `b` are one event.

@@ -6,7 +6,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::moves::{quiet, Move};
+use smallvec::SmallVec;
+
+use super::fast::Memo;
+use super::moves::{quiet, Move, Moves};
 use super::pairs::Pairs;
 use super::{local, Brakes, Halt, Progress, Sink, Stats, Universe};
 use crate::ptx::{Choice, Statics};
@@ -46,8 +49,8 @@ impl Control<'_> {
 pub(super) struct Undo {
     thread: usize,
     added: bool,
-    /// The deferred reads before the move, when it changed them other than by one push.
-    deferred: Option<Vec<usize>>,
+    /// The deferred reads the move took out (position, read), in increasing position.
+    taken: SmallVec<[(usize, usize); 4]>,
     /// The move deferred one read (pushed last).
     pushed: bool,
     /// The closed coherence before the move, kept when the checks changed it.
@@ -91,6 +94,10 @@ pub(super) struct Search<'a> {
     pub(super) spare: Vec<Rel>,
     /// The move index taken at each depth.
     pub(super) path: Vec<u32>,
+    /// Move lists taken back, to be filled again (no allocation per step).
+    pub(super) pool: Vec<Moves>,
+    /// Per depth: what the last check there kept for the checks below it.
+    pub(super) memo: Vec<Memo>,
     /// Forced move indices for the first depths (a task of a split).
     pub(super) script: &'a [u32],
     pub(super) task: usize,
@@ -133,6 +140,8 @@ impl<'a> Search<'a> {
             deferred: Vec::new(),
             spare: Vec::new(),
             path: Vec::new(),
+            memo: Vec::new(),
+            pool: Vec::new(),
             script,
             task,
             ctl,
@@ -230,18 +239,33 @@ impl<'a> Search<'a> {
         let Some(t) = next else {
             return self.leaf(sink);
         };
-        let moves = self.moves(t);
+        if self.collect.is_none() && d >= self.script.len() {
+            if let Some(r) = self.forced_ends(sink) {
+                return r;
+            }
+        }
+        let mut moves = self.pool.pop().unwrap_or_default();
+        self.moves(t, &mut moves);
         // The event in place: the moves of one child (its sources, its coherence placements)
         // come together and share the event and its static relations, gathered once.
         let at = self.at[t];
         let mut held: Option<u32> = None;
         let mut r = Next::Continue;
-        for (i, m) in moves.iter().enumerate() {
+        for (i, m) in moves.list.iter().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             if self.script.get(d).is_some_and(|&want| want != i) {
                 continue;
             }
             let child = m.child();
+            if let (Some(h), Some(c)) = (held, child) {
+                if h != c && self.interchangeable(t, h, c) {
+                    // A sibling with the same static relations: swap the event in place.
+                    let (k, g) = (self.ids.len() - 1, self.node_event(t, c));
+                    self.ids[k] = g;
+                    self.at[t] = c;
+                    held = Some(c);
+                }
+            }
             if held.is_some() && held != child {
                 self.take_back(t, at);
                 held = None;
@@ -251,7 +275,7 @@ impl<'a> Search<'a> {
                 held = Some(c);
             }
             self.path.push(i);
-            let mut undo = self.apply(t, m);
+            let mut undo = self.apply(t, m, &moves);
             r = if self.consistent(quiet(m), &mut undo) {
                 self.step(sink)
             } else {
@@ -266,7 +290,51 @@ impl<'a> Search<'a> {
         if held.is_some() {
             self.take_back(t, at);
         }
+        self.pool.push(moves);
         r
+    }
+
+    /// When no read is deferred and every unfinished thread is at a node whose only move is
+    /// its end, those moves are the only way on, and each passes the checks (they are quiet,
+    /// and check 1 has no deferred read to look at): ends them all at once and judges the
+    /// complete execution, counting the steps as taken one by one.
+    fn forced_ends(&mut self, sink: &mut dyn Sink) -> Option<Next> {
+        if !self.deferred.is_empty() {
+            return None;
+        }
+        let mut m = 0;
+        for t in 0..self.at.len() {
+            let node = &self.u.trees[t].nodes[self.at[t] as usize];
+            if self.ended[t].is_none() && !(node.children.is_empty() && node.ends.len() == 1) {
+                return None;
+            }
+            m += u64::from(self.ended[t].is_none());
+        }
+        let open: SmallVec<[usize; 8]> = (0..self.at.len())
+            .filter(|&t| self.ended[t].is_none())
+            .collect();
+        for &t in &open {
+            self.ended[t] = Some(self.u.trees[t].nodes[self.at[t] as usize].ends[0]);
+        }
+        self.stats.explored += m;
+        self.unflushed += m;
+        let r = self.leaf(sink);
+        for &t in &open {
+            self.ended[t] = None;
+        }
+        Some(r)
+    }
+
+    /// The universe event at thread `t`'s tree node `x`.
+    fn node_event(&self, t: usize, x: u32) -> usize {
+        self.u.trees[t].nodes[x as usize].event.unwrap_or(0)
+    }
+
+    /// Whether thread `t`'s sibling tree nodes `a` and `b` have events with the same static
+    /// relations against every other event and the same sets ([`Pairs::same_statics`]).
+    fn interchangeable(&self, t: usize, a: u32, b: u32) -> bool {
+        self.us
+            .same_statics(self.node_event(t, a), self.node_event(t, b))
     }
 
     /// Adds thread `t`'s event at tree node `child`, with its static relations.
@@ -290,14 +358,17 @@ impl<'a> Search<'a> {
 
     /// Applies a move whose event, if it has one, is in place ([`Search::add`]): its
     /// reads-from and coherence edges, the deferred reads, a thread's end.
-    fn apply(&mut self, t: usize, m: &Move) -> Undo {
+    fn apply(&mut self, t: usize, m: &Move, ms: &Moves) -> Undo {
         let mut undo = Undo {
             thread: t,
             added: true,
-            deferred: None,
+            taken: SmallVec::new(),
             pushed: false,
             closed: None,
         };
+        if let Some(memo) = self.memo.get_mut(self.path.len()) {
+            memo.valid = false;
+        }
         match m {
             Move::End(e) => {
                 self.ended[t] = Some(*e);
@@ -313,12 +384,9 @@ impl<'a> Search<'a> {
                     }
                 }
             }
-            Move::Write {
-                before,
-                after,
-                takes,
-                ..
-            } => {
+            Move::Write { order, takes, .. } => {
+                let (o, taken) = ms.write(*order, *takes);
+                let (before, after) = (&o.before, &o.after);
                 let k = self.ids.len() - 1;
                 let ev = &self.u.events;
                 let loc = ev[self.ids[k]].loc;
@@ -333,12 +401,17 @@ impl<'a> Search<'a> {
                 for &a in after {
                     self.co.add(k, a);
                 }
-                for &r in takes {
+                for r in taken {
                     self.ch.rf.add(k, r);
+                    if let Some(p) = self.deferred.iter().position(|&d| d == r) {
+                        undo.taken.push((p, r));
+                    }
                 }
-                if !takes.is_empty() {
-                    undo.deferred = Some(self.deferred.clone());
-                    self.deferred.retain(|r| !takes.contains(r));
+                if !undo.taken.is_empty() {
+                    undo.taken.sort_unstable();
+                    for &(p, _) in undo.taken.iter().rev() {
+                        self.deferred.remove(p);
+                    }
                 }
             }
             Move::Plain { .. } => {}
@@ -356,8 +429,10 @@ impl<'a> Search<'a> {
         } else {
             self.ended[t] = None;
         }
-        if let Some(d) = u.deferred {
-            self.deferred = d;
+        if !u.taken.is_empty() {
+            for &(p, r) in &u.taken {
+                self.deferred.insert(p, r);
+            }
         } else if u.pushed {
             self.deferred.pop();
         }

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use litmus::run::{run, Engine, Report, RunOptions};
+use litmus::run::{run, Engine, Report, RunError, RunOptions};
 use models::ptx::Model;
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
 
@@ -38,7 +38,26 @@ fn answer(r: &Report) -> String {
 /// The difference between the engines on one test, if any (a test that does not parse has
 /// none: `corpus_parses` covers those).
 fn differs(src: &str, model: Model, liveness: bool, jobs: usize) -> Option<String> {
-    let test = litmus::parse(src).ok()?;
+    match compare(src, model, liveness, jobs) {
+        Compared::Same => None,
+        Compared::ReferenceGaveUp(why) => Some(format!("the reference gave up: {why}")),
+        Compared::Differs(d) => Some(d),
+    }
+}
+
+/// What comparing the two engines on one test gave.
+enum Compared {
+    Same,
+    /// The reference enumerator ran out of its candidate budget (the explorer answered): the
+    /// test is too large for the reference to judge, so there is nothing to compare.
+    ReferenceGaveUp(String),
+    Differs(String),
+}
+
+fn compare(src: &str, model: Model, liveness: bool, jobs: usize) -> Compared {
+    let Ok(test) = litmus::parse(src) else {
+        return Compared::Same;
+    };
     let want = run(&test, &opts(model, liveness, Engine::Enumerate, 1));
     // A brake, so that a search that runs away fails this test instead of hanging it.
     let brake = RunOptions {
@@ -47,17 +66,19 @@ fn differs(src: &str, model: Model, liveness: bool, jobs: usize) -> Option<Strin
     };
     let got = run(&test, &brake);
     let (want, got) = match (want, got) {
+        (Err(w @ RunError::Budget(_)), Ok(_)) => return Compared::ReferenceGaveUp(w.to_string()),
         (Ok(w), Ok(g)) => (answer(&w), answer(&g)),
         (Err(w), Err(g)) => (w.to_string(), g.to_string()),
         (w, g) => (format!("{w:?}"), format!("{g:?}")),
     };
-    (want != got).then(|| {
-        format!(
-            "{} under {} (liveness {liveness}, jobs {jobs}):\n  reference {want}\n  explorer  {got}",
-            test.name,
-            model.name()
-        )
-    })
+    if want == got {
+        return Compared::Same;
+    }
+    Compared::Differs(format!(
+        "{} under {} (liveness {liveness}, jobs {jobs}):\n  reference {want}\n  explorer  {got}",
+        test.name,
+        model.name()
+    ))
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -379,11 +400,18 @@ fn random_small_tests_get_the_same_answers_under_every_model() {
             return TestResult::error(format!("{e}\n{}", t.0));
         }
         for model in MODELS {
-            if let Some(d) = differs(&t.0, model, false, 1) {
-                return TestResult::error(format!("{d}\n{}", t.0));
-            }
-            if let Some(d) = differs(&t.0, model, true, 1) {
-                return TestResult::error(format!("{d}\n{}", t.0));
+            for liveness in [false, true] {
+                match compare(&t.0, model, liveness, 1) {
+                    Compared::Same => {}
+                    // Too large for the reference (a random 3-thread test with chained
+                    // read-modify-writes can exceed its 50,000,000 candidates): not a case
+                    // this property can judge, so quickcheck draws another.
+                    Compared::ReferenceGaveUp(why) => {
+                        eprintln!("discarded, {why}:\n{}", t.0);
+                        return TestResult::discard();
+                    }
+                    Compared::Differs(d) => return TestResult::error(format!("{d}\n{}", t.0)),
+                }
             }
         }
         TestResult::passed()

@@ -6,8 +6,11 @@
 //! The incremental explorer places each write in coherence order as it is added, against
 //! program order already, so it builds the 210 allowed orders and nothing else.
 
-use litmus::run::{run, Engine, RunOptions};
+mod support;
+
+use litmus::run::Engine;
 use models::ptx::Model;
+use support::{engines, run_as};
 
 const SEVEN_WRITES: &str = r#"PTX seven-writes
 "Seven writes to x from three threads."
@@ -24,19 +27,8 @@ exists (x == 3 \/ x == 5 \/ x == 7)
 #[test]
 fn seven_writes_to_one_location_are_enumerated_under_every_model() {
     let test = litmus::parse(SEVEN_WRITES).unwrap();
-    for (model, engine) in [Model::Sc, Model::PtxV75, Model::PtxV60]
-        .into_iter()
-        .flat_map(|m| [(m, Engine::Enumerate), (m, Engine::Explore)])
-    {
-        let r = run(
-            &test,
-            &RunOptions {
-                model,
-                engine,
-                ..RunOptions::default()
-            },
-        )
-        .unwrap_or_else(|e| panic!("{model:?}: {e}"));
+    for (model, engine) in engines() {
+        let r = run_as(&test, model, engine);
         let judged = if model == Model::PtxV75 || engine == Engine::Explore {
             210
         } else {

@@ -7,9 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
+mod support;
+
 use litmus::run::{run, Engine, Report, RunError, RunOptions};
 use models::ptx::Model;
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
+use support::ticket;
 
 const MODELS: [Model; 3] = [Model::PtxV75, Model::PtxV60, Model::Sc];
 
@@ -419,35 +422,6 @@ fn random_small_tests_get_the_same_answers_under_every_model() {
     QuickCheck::new()
         .tests(300)
         .quickcheck(prop as fn(Random) -> TestResult);
-}
-
-/// A ticket lock (libcu++'s, as in the corpus' Ticketlock tests) taken by `n` threads, each in
-/// its own CTA: take a ticket, spin until it is served (an await loop), read and write x, serve
-/// the next.
-fn ticket(n: usize) -> String {
-    let mut s = format!("PTX ticket{n}\n\"issue 21\"\n{{\n in=0; out=0; x=0;\n}}\n");
-    let cols = |f: &dyn Fn(usize) -> String| (0..n).map(f).collect::<Vec<_>>().join(" | ");
-    s += &format!(" {} ;\n", cols(&|i| format!("P{i}@cta {i},gpu 0")));
-    let rows = [
-        "atom.acquire.gpu.add r1, in, 1",
-        "LC00:",
-        "ld.acquire.gpu r2, out",
-        "beq r1,r2,LC01",
-        "goto LC00",
-        "LC01:",
-        "ld.weak r3, x",
-        "",
-        "atom.release.gpu.add r4, out, 1",
-    ];
-    for row in rows {
-        if row.is_empty() {
-            s += &format!(" {} ;\n", cols(&|i| format!("st.weak x, {}", i + 1)));
-        } else {
-            s += &format!(" {} ;\n", cols(&|_| row.to_string()));
-        }
-    }
-    let cond: Vec<String> = (0..n).map(|i| format!("P{i}:r3 == 0")).collect();
-    s + &format!("exists ({})\n", cond.join(" /\\ "))
 }
 
 /// Ticket locks of 2 to 4 threads: the explorer gives the reference's answers with 2 and 3

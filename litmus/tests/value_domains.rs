@@ -3,8 +3,10 @@
 //! `atom.add` chains stop at the tickets its threads can draw. Expected counts are derived by
 //! hand in each test's comment.
 
-use litmus::run::{prepare, run, thread_paths, Engine, RunOptions};
-use models::ptx::Model;
+mod support;
+
+use litmus::run::{prepare, thread_paths, RunOptions};
+use support::{engines, run_as, ticket};
 
 /// Each thread writes, then awaits the other's write (backward jumps: await semantics).
 const PING_PONG: &str = r#"PTX ping-pong
@@ -20,33 +22,6 @@ const PING_PONG: &str = r#"PTX ping-pong
 exists (P0:r2 == 1 /\ P1:r1 == 1)
 "#;
 
-fn engines() -> impl Iterator<Item = (Model, Engine)> {
-    [Model::Sc, Model::PtxV75, Model::PtxV60]
-        .into_iter()
-        .flat_map(|m| [(m, Engine::Enumerate), (m, Engine::Explore)])
-}
-
-fn ticket(n: usize) -> String {
-    let row = |f: &dyn Fn(usize) -> String| {
-        let cells: Vec<String> = (0..n).map(f).collect();
-        format!(" {} ;\n", cells.join(" | "))
-    };
-    let mut s = format!("PTX ticket{n}\n\"bench\"\n{{\n in=0; out=0; x=0;\n}}\n");
-    s += &row(&|t| format!("P{t}@cta {t},gpu 0"));
-    s += &row(&|_| "atom.acquire.gpu.add r1, in, 1".into());
-    s += &row(&|_| "LC00:".into());
-    s += &row(&|_| "ld.acquire.gpu r2, out".into());
-    s += &row(&|_| "beq r1,r2,LC01".into());
-    s += &row(&|_| "goto LC00".into());
-    s += &row(&|_| "LC01:".into());
-    s += &row(&|_| "ld.weak r3, x".into());
-    s += &row(&|t| format!("st.weak x, {}", t + 1));
-    s += &row(&|_| "atom.release.gpu.add r4, out, 1".into());
-    let conj: Vec<String> = (0..n).map(|t| format!("P{t}:r3 == 0")).collect();
-    s += &format!("exists ({})\n", conj.join(" /\\ "));
-    s
-}
-
 /// Under sequential consistency, `st x; st y; ld y (1); ld x (1)` interleaves both awaits to
 /// success, and every complete execution must read 1 twice (a read of 0 loops): one allowed
 /// execution under every model. Domains grown only from complete paths never held 1.
@@ -54,15 +29,7 @@ fn ticket(n: usize) -> String {
 fn a_write_before_a_failing_await_joins_the_domain() {
     let test = litmus::parse(PING_PONG).unwrap();
     for (model, engine) in engines() {
-        let r = run(
-            &test,
-            &RunOptions {
-                model,
-                engine,
-                ..RunOptions::default()
-            },
-        )
-        .unwrap_or_else(|e| panic!("{model:?} {engine:?}: {e}"));
+        let r = run_as(&test, model, engine);
         assert_eq!(r.allowed, 1, "{model:?} {engine:?}");
         let states: Vec<&Vec<i64>> = r.states.keys().collect();
         assert_eq!(states, vec![&vec![1, 1]], "{model:?} {engine:?}");
@@ -87,15 +54,7 @@ fn ticket_lock_tickets_stop_at_the_thread_count() {
         }
         let fact: u64 = (1..=n as u64).product();
         for (model, engine) in engines() {
-            let r = run(
-                &test,
-                &RunOptions {
-                    model,
-                    engine,
-                    ..RunOptions::default()
-                },
-            )
-            .unwrap_or_else(|e| panic!("{model:?} {engine:?}: {e}"));
+            let r = run_as(&test, model, engine);
             assert_eq!(r.allowed, fact, "ticket{n} {model:?} {engine:?}");
         }
     }

@@ -302,17 +302,15 @@ impl<'a> Search<'a> {
         if !self.deferred.is_empty() {
             return None;
         }
-        let mut m = 0;
-        for t in 0..self.at.len() {
+        let mut open: SmallVec<[usize; 8]> = SmallVec::new();
+        for t in (0..self.at.len()).filter(|&t| self.ended[t].is_none()) {
             let node = &self.u.trees[t].nodes[self.at[t] as usize];
-            if self.ended[t].is_none() && !(node.children.is_empty() && node.ends.len() == 1) {
+            if !(node.children.is_empty() && node.ends.len() == 1) {
                 return None;
             }
-            m += u64::from(self.ended[t].is_none());
+            open.push(t);
         }
-        let open: SmallVec<[usize; 8]> = (0..self.at.len())
-            .filter(|&t| self.ended[t].is_none())
-            .collect();
+        let m = open.len() as u64;
         for &t in &open {
             self.ended[t] = Some(self.u.trees[t].nodes[self.at[t] as usize].ends[0]);
         }

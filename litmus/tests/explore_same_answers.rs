@@ -157,6 +157,9 @@ enum Ins {
     Exch(&'static str, i64),
     /// A fence (`sc` or `acq_rel`).
     Fence(&'static str),
+    /// Spin until a load of the location reads the value (an await loop), into the next
+    /// register.
+    Await(&'static str, i64),
 }
 
 /// How the accesses of a generated test are qualified.
@@ -183,7 +186,7 @@ fn text(name: &str, threads: &[Vec<(Ins, Sem, &str)>], places: &[(u32, u32)]) ->
                 Sem::RelAcq if w => format!(".release.{scope}"),
                 Sem::RelAcq => format!(".acquire.{scope}"),
             };
-            col.push(match ins {
+            let row = match ins {
                 Ins::St(l, v) => format!("st{} {l}, {v}", q(true)),
                 Ins::StReg(l) if regs > 0 => format!("st{} {l}, r{}", q(true), regs - 1),
                 Ins::StReg(l) => format!("st{} {l}, 2", q(true)),
@@ -210,7 +213,20 @@ fn text(name: &str, threads: &[Vec<(Ins, Sem, &str)>], places: &[(u32, u32)]) ->
                     }
                 }
                 Ins::Fence(k) => format!("fence.{k}.{scope}"),
-            });
+                Ins::Await(l, v) => {
+                    regs += 1;
+                    let (top, out) = (
+                        format!("LC{t}{}", 2 * regs),
+                        format!("LC{t}{}", 2 * regs + 1),
+                    );
+                    col.push(format!("{top}:"));
+                    col.push(format!("ld{} r{}, {l}", q(false), regs - 1));
+                    col.push(format!("beq r{}, {v}, {out}", regs - 1));
+                    col.push(format!("goto {top}"));
+                    format!("{out}:")
+                }
+            };
+            col.push(row);
         }
         cols.push(col);
     }
@@ -377,6 +393,48 @@ impl Arbitrary for Random {
     }
 }
 
+/// A random small test of flag hand-offs: 2 or 3 threads of GPU 0 (in 2 CTAs), of 1 to 4
+/// instructions: data accesses to x, and on the flag y releases (a store or an `atom.add`)
+/// and await loops (spin until y holds a value), mostly with release and acquire at GPU
+/// scope, so that deferred await reads hand a thread off to another (check 4's threads bound
+/// after a read, `models::explore`).
+#[derive(Clone, Debug)]
+struct RandomAwait(String);
+
+impl Arbitrary for RandomAwait {
+    fn arbitrary(g: &mut Gen) -> RandomAwait {
+        let pick = |g: &mut Gen, n: usize| usize::from(u8::arbitrary(g)) % n;
+        let threads = 2 + pick(g, 2);
+        let mut code = Vec::new();
+        let mut places = Vec::new();
+        for _ in 0..threads {
+            let mut th = Vec::new();
+            for _ in 0..1 + pick(g, 4) {
+                let (ins, sem) = match pick(g, 6) {
+                    0 => (
+                        Ins::St("x", 1 + pick(g, 2) as i64),
+                        [Sem::Weak, Sem::Relaxed][pick(g, 2)],
+                    ),
+                    1 => (
+                        Ins::Ld("x"),
+                        [Sem::Weak, Sem::Relaxed, Sem::RelAcq][pick(g, 3)],
+                    ),
+                    2 | 3 => (
+                        Ins::Await("y", 1 + pick(g, 2) as i64),
+                        [Sem::RelAcq, Sem::RelAcq, Sem::RelAcq, Sem::Relaxed][pick(g, 4)],
+                    ),
+                    4 => (Ins::St("y", 1 + pick(g, 2) as i64), Sem::RelAcq),
+                    _ => (Ins::Add("y"), Sem::RelAcq),
+                };
+                th.push((ins, sem, ["gpu", "gpu", "cta"][pick(g, 3)]));
+            }
+            code.push(th);
+            places.push((pick(g, 2) as u32, 0));
+        }
+        RandomAwait(text("random_await", &code, &places))
+    }
+}
+
 /// A random program of `tests/tests/memory_model_properties.rs` whose read-modify-writes chain
 /// values (an `atom.add` reads what another wrote and adds to it): its threads have ten
 /// thousand paths, and the explorer once built static relations over all their events at once
@@ -422,6 +480,31 @@ fn random_small_tests_get_the_same_answers_under_every_model() {
     QuickCheck::new()
         .tests(300)
         .quickcheck(prop as fn(Random) -> TestResult);
+}
+
+#[test]
+fn random_await_loops_get_the_same_answers_under_every_model() {
+    fn prop(t: RandomAwait) -> TestResult {
+        if let Err(e) = litmus::parse(&t.0) {
+            return TestResult::error(format!("{e}\n{}", t.0));
+        }
+        for model in MODELS {
+            for liveness in [false, true] {
+                match compare(&t.0, model, liveness, 1) {
+                    Compared::Same => {}
+                    Compared::ReferenceGaveUp(why) => {
+                        eprintln!("discarded, {why}:\n{}", t.0);
+                        return TestResult::discard();
+                    }
+                    Compared::Differs(d) => return TestResult::error(format!("{d}\n{}", t.0)),
+                }
+            }
+        }
+        TestResult::passed()
+    }
+    QuickCheck::new()
+        .tests(200)
+        .quickcheck(prop as fn(RandomAwait) -> TestResult);
 }
 
 /// Ticket locks of 2 to 4 threads: the explorer gives the reference's answers with 2 and 3

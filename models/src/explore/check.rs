@@ -35,7 +35,10 @@ impl Search<'_> {
             return false;
         }
         if quiet {
-            return true;
+            // A read just deferred may already be doomed (check 4) by the threads queued
+            // behind it.
+            let fresh = self.deferred.last() == Some(&(self.ids.len() - 1));
+            return !(fresh && !self.sc && self.doomed(None));
         }
         #[cfg(debug_assertions)]
         let general = self.general_check();
@@ -193,7 +196,7 @@ impl Search<'_> {
 
     /// The present RMWs (both halves present) whose read has a source: that source (a local
     /// index), the read and the write (universe events).
-    fn spent_writes(&self) -> Vec<(usize, usize, usize)> {
+    pub(super) fn spent_writes(&self) -> Vec<(usize, usize, usize)> {
         let ev = &self.u.events;
         let inits = self.u.inits;
         let mut out = Vec::new();
@@ -222,7 +225,7 @@ impl Search<'_> {
     /// causally before the write (`obs ; po` lies in causality: v7.5's proxy-preserved base
     /// causality holds program order on generic same-address pairs, v6.0's causality ends in
     /// `po_loc`).
-    fn rmw_clash(&self, w0: usize, r1: usize, w1: usize, r2: usize, w2: usize) -> bool {
+    pub(super) fn rmw_clash(&self, w0: usize, r1: usize, w1: usize, r2: usize, w2: usize) -> bool {
         if self.sc {
             return true;
         }

@@ -261,29 +261,8 @@ impl Search<'_> {
             }
             std::mem::replace(&mut self.ch.co, new)
         });
-        let doomed = ok && ls.model != Model::Sc && self.doomed(&base[..n]);
+        let doomed = ok && ls.model != Model::Sc && self.doomed(Some(&base[..n]));
         Some((ok, old, doomed))
-    }
-
-    /// Check 4 of the module docs: whether some deferred read, of a location whose every
-    /// access is generic and through one address, is base-causally before (`cb`, rows of the
-    /// present events) an event of every unfinished thread that can still write its value.
-    /// Such a read can take only a write of one of those threads, program-order after that
-    /// event, so causally after the read: `rf ; cause` would be reflexive.
-    pub(super) fn doomed(&self, cb: &[u64]) -> bool {
-        let ev = &self.u.events;
-        self.deferred.iter().any(|&r| {
-            let e = &ev[self.ids[r]];
-            let loc = e.loc.unwrap_or(u32::MAX);
-            if !self.u.plain(loc) {
-                return false;
-            }
-            (0..self.at.len()).all(|t| {
-                self.ended[t].is_some()
-                    || !self.u.can_write(t, self.at[t], loc, e.value)
-                    || self.events[t].iter().any(|&k| cb[r] >> k & 1 == 1)
-            })
-        })
     }
 
     /// Whether the universe's events can have a pair of relation `bit` ([`super::pairs::Pairs::present`]).

@@ -76,9 +76,14 @@
 //!    `po? ; (sb ; po?)+`), so `cb(r, w)` in every completion (`cb` only grows); on a plain
 //!    location `cause` contains `cb` between the two (v6.0: `cause ⊇ cb`; v7.5: the first
 //!    clause of proxy-preserved causality, generic events of one address), and
-//!    `rf(w, r) ; cause(r, w)` breaks Causality. A critical section's read that waits for
-//!    the write of a thread that enters the lock later is so dropped as soon as that thread
-//!    is synchronised after it, not when it writes.
+//!    `rf(w, r) ; cause(r, w)` breaks Causality. The threads counted include `r`'s own
+//!    under v7.5 (its future events follow `r` in `po`) and those *bound after* `r`
+//!    ([`doom`], with the proof): threads waiting on a deferred acquire read that only
+//!    release writes of such threads, or of `r`'s own thread, can serve. A ticket lock's
+//!    critical-section read that waits for the write of a thread still queued behind the
+//!    lock is so dropped when it is deferred, not when that thread is finally synchronised
+//!    after it. After a quiet step that defers a read, this check runs for the deferred
+//!    reads with no base causality (a read just deferred has nothing causally after it).
 //!
 //! Checks 2, 3 and 4 are skipped after a step that adds no edge leaving the new event: a thread's
 //! end, a fence or barrier, or a read whose source is deferred. The new event is last in its
@@ -119,6 +124,13 @@
 //! orientation against `lower` dies at the coherence check. The two give the same coherence
 //! orders: `(lower ∪ O)+` for each acyclic total orientation `O` of the required pairs.
 //!
+//! Placements that a read-modify-write rules out are not built ([`atomic`], with the
+//! argument): its write goes after its read's source and before every write coherence-after
+//! that source; a write that becomes an RMW read's source goes before the RMW's write and
+//! after the writes coherence-before it; an RMW read does not take a write that another RMW
+//! has read when atomicity forbids the two sharing it. Each of these fails check 2 or 3 in
+//! every completion (the placements at once), so the complete executions built are the same.
+//!
 //! # Deviations from the reference's counts
 //!
 //! 1. `candidates` (in [`Stats::executions`]) counts the complete executions the explorer built
@@ -127,7 +139,9 @@
 //!    choice that breaks no-thin-air, coherence or causality before coherence is completed.
 //!    Allowed executions, states and verdicts are the same.
 
+mod atomic;
 mod check;
+mod doom;
 mod fast;
 mod leaf;
 mod local;

@@ -4,6 +4,7 @@
 
 use smallvec::SmallVec;
 
+use super::atomic::{fits, Side};
 use super::search::Search;
 use crate::event::EventKind;
 use crate::rel::Rel;
@@ -99,9 +100,16 @@ impl Search<'_> {
             let e = &ev[g];
             match e.kind {
                 EventKind::Read => {
+                    let spent = self
+                        .rmw_write_after(t, c, g)
+                        .map(|gw| self.spent_for(g, gw));
                     for (j, &h) in self.ids.iter().enumerate() {
                         let w = &ev[h];
-                        if w.kind == EventKind::Write && w.loc == e.loc && w.value == e.value {
+                        if w.kind == EventKind::Write
+                            && w.loc == e.loc
+                            && w.value == e.value
+                            && !spent.as_ref().is_some_and(|s| s.contains(&j))
+                        {
                             ms.list.push(Move::Read {
                                 child: c,
                                 src: Some(j),
@@ -119,6 +127,17 @@ impl Search<'_> {
                 EventKind::Fence | EventKind::Barrier => ms.list.push(Move::Plain { child: c }),
             }
         }
+    }
+
+    /// The write of the RMW whose read is `g`, at thread `t`'s tree node `c` (universe
+    /// events), if `g` is one.
+    fn rmw_write_after(&self, t: usize, c: u32, g: usize) -> Option<usize> {
+        let tree = &self.u.trees[t];
+        tree.nodes[c as usize]
+            .children
+            .iter()
+            .filter_map(|&k| tree.nodes[k as usize].event)
+            .find(|&w| self.us.rmw_read(w) == Some(g))
     }
 
     /// The ways to add write `g` at tree node `c`: each acyclic orientation against the
@@ -152,10 +171,13 @@ impl Search<'_> {
         } else {
             0
         };
+        let sides = self.rmw_sides(t, g, &partners);
+        let needs = self.taker_needs(g, &readers, &partners);
         ms.readers.push(readers);
         orient(
             &self.ch.co,
             &partners,
+            &sides,
             &mut Few::new(),
             &mut Few::new(),
             &mut |before, after| {
@@ -168,7 +190,9 @@ impl Search<'_> {
         );
         for order in first..ms.orders.len() {
             let order = u32::try_from(order).unwrap_or(u32::MAX);
-            for takes in (0..subsets).filter(|&m| m & forced == forced) {
+            let o = &ms.orders[order as usize];
+            let fitting = (0..subsets).filter(|&m| m & forced == forced && fits(o, m, &needs));
+            for takes in fitting.collect::<SmallVec<[u64; 8]>>() {
                 ms.list.push(Move::Write {
                     child: c,
                     order,
@@ -193,26 +217,29 @@ pub(super) fn quiet(m: &Move) -> bool {
 }
 
 /// Every split of `partners` into writes before and after a new write that closes no cycle
-/// with `closed` (a write after it must not be coherence-before one before it).
+/// with `closed` (a write after it must not be coherence-before one before it) and puts each
+/// partner on the side `sides` allows ([`super::atomic`]).
 fn orient(
     closed: &Rel,
     partners: &[usize],
+    sides: &[Side],
     before: &mut Few,
     after: &mut Few,
     out: &mut dyn FnMut(&[usize], &[usize]),
 ) {
-    let Some((&x, rest)) = partners.split_first() else {
+    let (Some((&x, rest)), Some((&side, sides))) = (partners.split_first(), sides.split_first())
+    else {
         out(before, after);
         return;
     };
-    if after.iter().all(|&a| !closed.has(a, x)) {
+    if side != Side::After && after.iter().all(|&a| !closed.has(a, x)) {
         before.push(x);
-        orient(closed, rest, before, after, out);
+        orient(closed, rest, sides, before, after, out);
         before.pop();
     }
-    if before.iter().all(|&b| !closed.has(x, b)) {
+    if side != Side::Before && before.iter().all(|&b| !closed.has(x, b)) {
         after.push(x);
-        orient(closed, rest, before, after, out);
+        orient(closed, rest, sides, before, after, out);
         after.pop();
     }
 }

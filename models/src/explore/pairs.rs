@@ -81,6 +81,8 @@ pub(super) struct Pairs {
     deps_of: Vec<Vec<u32>>,
     /// Relations that may have a pair (bits as above): the others are never gathered.
     pub present: u16,
+    /// Per event: a hand-off read ([`super::doom::handoff_reads`]).
+    handoff: Vec<bool>,
 }
 
 impl Pairs {
@@ -173,6 +175,7 @@ impl Pairs {
             rmw_of,
             deps_of,
             present,
+            handoff: Vec::new(),
         };
         // Past a few hundred classes the table would cost more than it saves.
         if reps.len() <= 256 {
@@ -208,7 +211,30 @@ impl Pairs {
             pairs.table = table;
             pairs.both = both;
         }
+        pairs.handoff = super::doom::handoff_reads(events, &pairs);
         pairs
+    }
+
+    /// Whether event `a` is the first and last event of an acquire pattern (a strong acquire
+    /// read that may acquire).
+    pub fn acquires(&self, a: usize) -> bool {
+        self.attrs[a].strong_r && self.attrs[a].r_acq
+    }
+
+    /// Whether event `w` is the first and last event of a release pattern (a strong release
+    /// write).
+    pub fn releases(&self, w: usize) -> bool {
+        self.attrs[w].strong_w && self.attrs[w].w_rel
+    }
+
+    /// The read half of the RMW whose write half is `w`, if `w` is one.
+    pub fn rmw_read(&self, w: usize) -> Option<usize> {
+        self.rmw_of[w].map(|r| r as usize)
+    }
+
+    /// Whether event `a` is a hand-off read ([`super::doom::handoff_reads`]).
+    pub fn handoff(&self, a: usize) -> bool {
+        self.handoff[a]
     }
 
     /// For event `g` added after the distinct event `h` of one execution: the pairs from `g`

@@ -1,0 +1,159 @@
+//! Where the axioms put a new write in coherence order, and which writes a read may take,
+//! when a read-modify-write is involved, so that [`super::moves`] builds only the moves that
+//! can pass the checks.
+//!
+//! Three facts; a check (2 or 3) would find the first two at once on the placement, the
+//! third in every completion:
+//!
+//! - **The source comes first.** An RMW `(r, w)` whose read takes write `s` has `s` before `w`
+//!   in coherence when `s` and `r` are morally strong on a plain location (v7.5: `obs(s, r)`
+//!   and `r po w`, generic accesses of one address, put `(s, w)` in causality; v6.0:
+//!   `obs ; po-loc` lies in causality; either way the Coherence lower bound orders them), and
+//!   always under SC (`rf`, `po` and `co` are acyclic together).
+//! - **Nothing comes between.** Atomicity (`(ms & fr) ; (ms & co)` never meets `rmw`; under
+//!   SC without `ms`): a write `x` after `s` in coherence and before `w` would be read over by
+//!   `r`. So a write `x` coherence-after `s` that is morally strong with `r` and `w` goes after
+//!   `w`; and when a new write `s` becomes the source of a present RMW's read, a write `x`
+//!   coherence-before `w` goes before `s`.
+//! - **No sharing.** An RMW read does not take a present write that a present RMW has read
+//!   when atomicity keeps the two from sharing it ([`Search::rmw_clash`], check 1's
+//!   argument: both writes follow the source, so one of them lies inside the other RMW).
+//!
+//! Coherence-after here is the closed coherence of the partial execution, which every
+//! completion keeps, so a placement dropped here fails a check in every completion.
+
+use smallvec::SmallVec;
+
+use super::moves::{Few, Order};
+use super::search::Search;
+
+/// Which side of a new write a present write must take.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Side {
+    /// Either: both placements are built.
+    Either,
+    /// Coherence-before the new write.
+    Before,
+    /// Coherence-after the new write.
+    After,
+}
+
+/// What taking a deferred RMW read asks of the new write's placement: its write `w` (local
+/// index) after the new write, when [`Need::follows`], and the writes coherence-before `w`
+/// before it.
+pub(super) struct Need {
+    reader: usize,
+    w: usize,
+    follows: bool,
+    before: Few,
+}
+
+impl Search<'_> {
+    /// Whether write `gs` must come before the write of an RMW whose read `gr` takes it
+    /// (universe events).
+    fn source_first(&self, gs: usize, gr: usize) -> bool {
+        self.sc
+            || (self.u.plain(self.u.events[gr].loc.unwrap_or(u32::MAX))
+                && self.us.ms_either(gs, gr))
+    }
+
+    /// Whether write `gx` may not lie between an RMW's read `gr` and write `gw` (universe
+    /// events).
+    fn inside_forbidden(&self, gx: usize, gr: usize, gw: usize) -> bool {
+        self.sc || (self.us.ms_either(gx, gr) && self.us.ms_either(gx, gw))
+    }
+
+    /// The side each of `partners` (local indices) must take against write `g` (universe
+    /// event), added next by thread `t`, when `g` is the write of an RMW whose read (thread
+    /// `t`'s last event) has its source.
+    pub(super) fn rmw_sides(&self, t: usize, g: usize, partners: &[usize]) -> SmallVec<[Side; 8]> {
+        let mut sides: SmallVec<[Side; 8]> = partners.iter().map(|_| Side::Either).collect();
+        let Some(&r) = self.events[t].last() else {
+            return sides;
+        };
+        let gr = self.ids[r];
+        if self.us.rmw_read(g) != Some(gr) {
+            return sides;
+        }
+        let Some(s) = (0..self.ids.len()).find(|&j| self.ch.rf.has(j, r)) else {
+            return sides;
+        };
+        let closed = &self.ch.co;
+        for (side, &x) in sides.iter_mut().zip(partners) {
+            if x == s {
+                if self.source_first(self.ids[s], gr) {
+                    *side = Side::Before;
+                }
+            } else if closed.has(s, x) && self.inside_forbidden(self.ids[x], gr, g) {
+                *side = Side::After;
+            }
+        }
+        sides
+    }
+
+    /// For each deferred reader (local indices) of a new write `g` (universe event) that is
+    /// the read of a present RMW: what taking it asks of `g`'s placement among `partners`.
+    pub(super) fn taker_needs(
+        &self,
+        g: usize,
+        readers: &[usize],
+        partners: &[usize],
+    ) -> SmallVec<[Need; 2]> {
+        let mut out = SmallVec::new();
+        for (i, &r) in readers.iter().enumerate() {
+            let gr = self.ids[r];
+            let Some(t) = self.u.events[gr].thread.map(|t| t as usize) else {
+                continue;
+            };
+            let evs = &self.events[t];
+            let Some(p) = evs.iter().position(|&k| k == r) else {
+                continue;
+            };
+            let Some(&w) = evs.get(p + 1) else {
+                continue;
+            };
+            let gw = self.ids[w];
+            if self.us.rmw_read(gw) != Some(gr) {
+                continue;
+            }
+            let closed = &self.ch.co;
+            let before: Few = partners
+                .iter()
+                .copied()
+                .filter(|&x| {
+                    x != w && closed.has(x, w) && self.inside_forbidden(self.ids[x], gr, gw)
+                })
+                .collect();
+            out.push(Need {
+                reader: i,
+                w,
+                follows: partners.contains(&w) && self.source_first(g, gr),
+                before,
+            });
+        }
+        out
+    }
+}
+
+impl Search<'_> {
+    /// The present writes (local indices) that the read `gr` of an RMW with write `gw`
+    /// (universe events) cannot take: each is read already by a present RMW that would
+    /// clash with it ([`Search::rmw_clash`], the atomicity argument of check 1).
+    pub(super) fn spent_for(&self, gr: usize, gw: usize) -> Few {
+        self.spent_writes()
+            .into_iter()
+            .filter(|&(w0, r1, w1)| self.rmw_clash(w0, r1, w1, gr, gw))
+            .map(|(w0, _, _)| w0)
+            .collect()
+    }
+}
+
+/// Whether a placement and a choice of taken readers (bit `i` for reader `i`) meet the needs
+/// of the RMW reads taken.
+pub(super) fn fits(o: &Order, takes: u64, needs: &[Need]) -> bool {
+    needs.iter().all(|n| {
+        takes >> n.reader & 1 == 0
+            || ((!n.follows || o.after.contains(&n.w))
+                && n.before.iter().all(|x| !o.after.contains(x)))
+    })
+}

@@ -66,79 +66,79 @@ pub(super) fn handoff_reads(events: &[Event], us: &Pairs) -> Vec<bool> {
         .collect()
 }
 
-/// Threads, as flags (a few inline).
-type Flags = SmallVec<[bool; 16]>;
-
 impl Search<'_> {
     /// Check 4 of the module docs: whether some deferred read of a plain location can only
     /// take a write of a thread bound after it. `cb` holds the rows of base causality over
     /// the present events; `None` after a quiet step (nothing is base-causally after a read
     /// just deferred, the last event of its thread; earlier deferred reads were looked at
-    /// with their seeds before, so leaving those out only finds less).
+    /// with their seeds before, so leaving those out only finds less). Threads are bits of a
+    /// word: with more than 64 the check is not made (it only drops executions early).
     pub(super) fn doomed(&self, cb: Option<&[u64]>) -> bool {
-        let ev = &self.u.events;
         let n = self.at.len();
+        if n > 64 || self.deferred.is_empty() {
+            return false;
+        }
+        let (ev, wr) = (&self.u.events, &self.u.writable);
+        let bit = |t: u32| 1u64 << t;
+        let live = (0..n)
+            .filter(|&t| self.ended[t].is_none())
+            .fold(0, |m, t| m | 1 << t);
+        // Per deferred read: the unfinished threads that can still write its value.
+        let writers: SmallVec<[u64; 8]> = self
+            .deferred
+            .iter()
+            .map(|&d| {
+                let p = wr.pair_of(self.ids[d]);
+                (0..n)
+                    .filter(|&t| live >> t & 1 == 1 && wr.can_write_pair(t, self.at[t], p))
+                    .fold(0, |m, t| m | 1 << t)
+            })
+            .collect();
+        let plain = |d: usize| self.u.plain(ev[self.ids[d]].loc.unwrap_or(u32::MAX));
+        let thread = |d: usize| ev[self.ids[d]].thread.unwrap_or(0);
+        // The deferred hand-off reads: their thread and their writers.
+        let handoffs: SmallVec<[(u64, u64); 8]> = self
+            .deferred
+            .iter()
+            .zip(&writers)
+            .filter(|&(&d, _)| self.us.handoff(self.ids[d]) && plain(d))
+            .map(|(&d, &w)| (bit(thread(d)), w))
+            .collect();
         let v75 = self.us.model == Model::PtxV75;
-        self.deferred.iter().any(|&r| {
-            let e = &ev[self.ids[r]];
-            let loc = e.loc.unwrap_or(u32::MAX);
-            if !self.u.plain(loc) {
+        self.deferred.iter().zip(&writers).any(|(&r, &w)| {
+            if !plain(r) {
                 return false;
             }
-            let own = e.thread.map_or(usize::MAX, |t| t as usize);
-            let writers: Flags = (0..n)
-                .map(|t| self.ended[t].is_none() && self.u.can_write(t, self.at[t], loc, e.value))
-                .collect();
+            let own = bit(thread(r));
             // v7.5 has `po` in `cb`: the own thread's future events follow `r`.
-            let seed: Flags = (0..n)
-                .map(|t| {
-                    (v75 && t == own)
-                        || cb.is_some_and(|cb| self.events[t].iter().any(|&k| cb[r] >> k & 1 == 1))
-                })
-                .collect();
-            if (0..n).all(|t| !writers[t] || seed[t]) {
-                return true;
+            let mut seed = if v75 { own } else { 0 };
+            if let Some(cb) = cb {
+                for (t, evs) in self.events.iter().enumerate() {
+                    if evs.iter().any(|&k| cb[r] >> k & 1 == 1) {
+                        seed |= 1 << t;
+                    }
+                }
             }
-            let bound = self.bound_after(&seed, own);
-            (0..n).all(|t| !writers[t] || bound[t])
+            w & !seed == 0 || w & !bound_after(seed, own, live, &handoffs) == 0
         })
     }
+}
 
-    /// The greatest set of threads bound after a read of thread `own` (the module docs), given
-    /// the seeds: unfinished threads start in, and a thread that is no seed leaves unless one
-    /// of its deferred hand-off reads can only be served by threads still in or by `own`.
-    fn bound_after(&self, seed: &[bool], own: usize) -> Flags {
-        let ev = &self.u.events;
-        let n = self.at.len();
-        let mut bound: Flags = (0..n).map(|t| seed[t] || self.ended[t].is_none()).collect();
-        loop {
-            let mut changed = false;
-            for u in 0..n {
-                if !bound[u] || seed[u] {
-                    continue;
-                }
-                let held = self.deferred.iter().any(|&d| {
-                    let g = self.ids[d];
-                    let a = &ev[g];
-                    let loc = a.loc.unwrap_or(u32::MAX);
-                    a.thread == Some(u as u32)
-                        && self.us.handoff(g)
-                        && self.u.plain(loc)
-                        && (0..n).all(|v| {
-                            v == own
-                                || bound[v]
-                                || self.ended[v].is_some()
-                                || !self.u.can_write(v, self.at[v], loc, a.value)
-                        })
-                });
-                if !held {
-                    bound[u] = false;
-                    changed = true;
-                }
-            }
-            if !changed {
-                return bound;
-            }
+/// The greatest set of threads (bits) bound after a read of thread `own` (the module docs),
+/// given the seeds and the unfinished threads: a thread that is no seed stays only while one
+/// of its deferred hand-off reads (thread, writers) can be served by threads still in or by
+/// `own` alone.
+fn bound_after(seed: u64, own: u64, live: u64, handoffs: &[(u64, u64)]) -> u64 {
+    let mut bound = seed | live;
+    loop {
+        let held = handoffs
+            .iter()
+            .filter(|&&(u, w)| bound & u != 0 && w & !(bound | own) == 0)
+            .fold(0, |m, &(u, _)| m | u);
+        let next = seed | (bound & held);
+        if next == bound {
+            return bound;
         }
+        bound = next;
     }
 }

@@ -258,11 +258,6 @@ impl Universe {
     pub fn capacity(&self) -> usize {
         self.cap
     }
-
-    /// Whether thread `t`, at node `x`, can still write `value` to physical location `loc`.
-    fn can_write(&self, t: usize, x: u32, loc: u32, value: i64) -> bool {
-        self.writable.can_write(t, x, loc, value)
-    }
 }
 
 /// Per physical location: whether every access of a thread (not an initial write) to it is

@@ -73,14 +73,13 @@ impl Move {
 }
 
 impl Search<'_> {
-    /// Whether some unfinished thread can still write `value` to `loc`; thread `t` is taken at
-    /// node `x` (where it is about to be).
-    fn can_write_later(&self, t: usize, x: u32, loc: u32, value: i64) -> bool {
+    /// Whether some unfinished thread can still write pair `p` (location and value,
+    /// [`super::writable`]); thread `t` is taken at node `x` (where it is about to be).
+    fn can_write_later(&self, t: usize, x: u32, p: u32) -> bool {
+        let wr = &self.u.writable;
         (0..self.at.len()).any(|t2| {
             self.ended[t2].is_none()
-                && self
-                    .u
-                    .can_write(t2, if t2 == t { x } else { self.at[t2] }, loc, value)
+                && wr.can_write_pair(t2, if t2 == t { x } else { self.at[t2] }, p)
         })
     }
 
@@ -116,7 +115,7 @@ impl Search<'_> {
                             });
                         }
                     }
-                    if self.can_write_later(t, c, e.loc.unwrap_or(u32::MAX), e.value) {
+                    if self.can_write_later(t, c, self.u.writable.pair_of(g)) {
                         ms.list.push(Move::Read {
                             child: c,
                             src: None,
@@ -164,13 +163,12 @@ impl Search<'_> {
         let subsets = 1u64 << readers.len().min(63);
         // A deferred read left to a later write when no thread can make one any more fails
         // check 1 at once: such moves are not built.
-        let forced = if !readers.is_empty()
-            && !self.can_write_later(t, c, e.loc.unwrap_or(u32::MAX), e.value)
-        {
-            subsets - 1
-        } else {
-            0
-        };
+        let forced =
+            if !readers.is_empty() && !self.can_write_later(t, c, self.u.writable.pair_of(g)) {
+                subsets - 1
+            } else {
+                0
+            };
         let sides = self.rmw_sides(t, g, &partners);
         let needs = self.taker_needs(g, &readers, &partners);
         ms.readers.push(readers);

@@ -162,22 +162,11 @@ impl Writable {
         self.pair[g]
     }
 
-    /// The id of pair (`loc`, `value`), if an event has it.
-    fn id(&self, loc: u32, value: i64) -> Option<u32> {
-        self.pairs.binary_search(&(loc, value)).ok().map(index)
-    }
-
     /// Whether thread `t`, at node `x`, can still write pair `p`.
     pub(super) fn can_write_pair(&self, t: usize, x: u32, p: u32) -> bool {
         let b = &self.below[t][x as usize];
         let i = b.partition_point(|&(q, _)| q < p);
         b.get(i).is_some_and(|&(q, _)| q == p)
-    }
-
-    /// Whether thread `t`, at node `x`, can still write `value` to physical location `loc`.
-    pub(super) fn can_write(&self, t: usize, x: u32, loc: u32, value: i64) -> bool {
-        self.id(loc, value)
-            .is_some_and(|p| self.can_write_pair(t, x, p))
     }
 
     /// The most writes to physical location `loc` that thread `t` can still make at node `x`

@@ -8,12 +8,15 @@ use super::writable::loc_bit;
 use crate::event::EventKind;
 use crate::rel::Rel;
 
+/// The present RMWs whose read has a source ([`Search::spent_writes`]): a few, inline.
+pub(super) type Spent = SmallVec<[(usize, usize, usize); 8]>;
+
 /// What check 1 looks at for an RMW's own read: the present writes (pair, local index), the
 /// present RMWs that have read one (gathered when first needed, see
 /// [`Search::spent_writes`]), and the answers so far by (instruction, pair).
 struct Rmws {
     writes: SmallVec<[(u32, usize); 32]>,
-    spent: Option<Vec<(usize, usize, usize)>>,
+    spent: Option<Spent>,
     memo: SmallVec<[(usize, u32, bool); 16]>,
 }
 
@@ -196,10 +199,10 @@ impl Search<'_> {
 
     /// The present RMWs (both halves present) whose read has a source: that source (a local
     /// index), the read and the write (universe events).
-    pub(super) fn spent_writes(&self) -> Vec<(usize, usize, usize)> {
+    pub(super) fn spent_writes(&self) -> Spent {
         let ev = &self.u.events;
         let inits = self.u.inits;
-        let mut out = Vec::new();
+        let mut out = Spent::new();
         for (k, &g) in self.ids.iter().enumerate().skip(inits) {
             let r = self.u.writable.rmw_read[g];
             if ev[g].kind != EventKind::Write || r == u32::MAX {

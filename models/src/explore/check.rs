@@ -166,6 +166,12 @@ impl Search<'_> {
                     if ok && d < depth[w as usize] {
                         depth[w as usize] = d;
                         changed = true;
+                        // Most checks pass: stop at the write that serves the last target.
+                        if targets.iter().any(|&(p, _)| p == w)
+                            && targets.iter().all(|&(p, left)| depth[p as usize] <= left)
+                        {
+                            return true;
+                        }
                     }
                 }
             }

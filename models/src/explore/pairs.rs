@@ -248,7 +248,8 @@ impl Pairs {
         let (cg, ch) = (self.class[g] as usize, self.class[h] as usize);
         let bits = self.both[(cg * self.classes + ch) * 2 + usize::from(same)];
         let (mut out, mut inn) = (bits as u16, (bits >> 16) as u16);
-        if self.present & (RMW | DEPS) != 0 {
+        // Read-modify-write halves and dependencies are events of one path.
+        if same && self.present & (RMW | DEPS) != 0 {
             out |= self.dynamic(g, h);
             inn |= self.dynamic(h, g);
         }
@@ -258,18 +259,24 @@ impl Pairs {
     /// [`Pairs::both`] of `g` against each of `hs` (distinct from `g`), into `outs` and
     /// `inns`.
     pub fn both_all(&self, g: usize, hs: &[usize], outs: &mut [u16], inns: &mut [u16]) {
-        if self.classes == 0 || self.present & (RMW | DEPS) != 0 {
+        if self.classes == 0 {
             for ((&h, o), i) in hs.iter().zip(outs.iter_mut()).zip(inns.iter_mut()) {
                 (*o, *i) = self.both(g, h);
             }
             return;
         }
         let tg = self.thread[g];
+        let dynamic = self.present & (RMW | DEPS) != 0;
         let base = &self.both[self.class[g] as usize * self.classes * 2..];
         for ((&h, o), i) in hs.iter().zip(outs.iter_mut()).zip(inns.iter_mut()) {
             let same = tg != u32::MAX && tg == self.thread[h];
             let bits = base[self.class[h] as usize * 2 + usize::from(same)];
             (*o, *i) = (bits as u16, (bits >> 16) as u16);
+            // Read-modify-write halves and dependencies are events of one path.
+            if same && dynamic {
+                *o |= self.dynamic(g, h);
+                *i |= self.dynamic(h, g);
+            }
         }
     }
 

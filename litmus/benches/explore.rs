@@ -26,9 +26,10 @@ fn bench(c: &mut Criterion) {
         iriw(4),
         ticket(2),
         ticket(3),
+        ticket(4),
     ];
     if large {
-        cases.extend([family(4), iriw(5), iriw(6), ticket(4)]);
+        cases.extend([family(4), iriw(5), iriw(6), ticket(5)]);
     }
     let cases: Vec<litmus::ast::Test> = cases.into_iter().map(parsed).collect();
     let ro = RunOptions::default();

@@ -66,7 +66,62 @@ pub(super) fn handoff_reads(events: &[Event], us: &Pairs) -> Vec<bool> {
         .collect()
 }
 
+/// What check 4 reads of a state: the unfinished threads, each deferred read's writers (the
+/// unfinished threads that can still write its location and value) and the deferred
+/// hand-off reads of plain locations (thread, writers), threads as bits.
+struct Ends {
+    live: u64,
+    writers: SmallVec<[u64; 8]>,
+    handoffs: SmallVec<[(u64, u64); 8]>,
+}
+
 impl Search<'_> {
+    /// The unfinished threads among `live` that can still write pair `p`; thread `moved`, if
+    /// given, taken at that tree node.
+    fn writers_of(&self, p: u32, live: u64, moved: Option<(usize, u32)>) -> u64 {
+        let wr = &self.u.writable;
+        (0..self.at.len())
+            .filter(|&t| {
+                let x = match moved {
+                    Some((m, x)) if m == t => x,
+                    _ => self.at[t],
+                };
+                live >> t & 1 == 1 && wr.can_write_pair(t, x, p)
+            })
+            .fold(0, |m, t| m | 1 << t)
+    }
+
+    /// [`Ends`] of the present state, thread `moved`, if given, taken at that tree node.
+    fn ends(&self, moved: Option<(usize, u32)>) -> Ends {
+        let ev = &self.u.events;
+        let live = (0..self.at.len())
+            .filter(|&t| self.ended[t].is_none())
+            .fold(0, |m, t| m | 1 << t);
+        let writers: SmallVec<[u64; 8]> = self
+            .deferred
+            .iter()
+            .map(|&d| self.writers_of(self.u.writable.pair_of(self.ids[d]), live, moved))
+            .collect();
+        let handoffs = self
+            .deferred
+            .iter()
+            .zip(&writers)
+            .filter(|&(&d, _)| self.us.handoff(self.ids[d]) && self.plain_read(d))
+            .map(|(&d, &w)| (1u64 << ev[self.ids[d]].thread.unwrap_or(0), w))
+            .collect();
+        Ends {
+            live,
+            writers,
+            handoffs,
+        }
+    }
+
+    /// Whether present event `d` (a local index) accesses a plain location.
+    fn plain_read(&self, d: usize) -> bool {
+        self.u
+            .plain(self.u.events[self.ids[d]].loc.unwrap_or(u32::MAX))
+    }
+
     /// Check 4 of the module docs: whether some deferred read of a plain location can only
     /// take a write of a thread bound after it. `cb` holds the rows of base causality over
     /// the present events; `None` after a quiet step (nothing is base-causally after a read
@@ -74,42 +129,16 @@ impl Search<'_> {
     /// with their seeds before, so leaving those out only finds less). Threads are bits of a
     /// word: with more than 64 the check is not made (it only drops executions early).
     pub(super) fn doomed(&self, cb: Option<&[u64]>) -> bool {
-        let n = self.at.len();
-        if n > 64 || self.deferred.is_empty() {
+        if self.at.len() > 64 || self.deferred.is_empty() {
             return false;
         }
-        let (ev, wr) = (&self.u.events, &self.u.writable);
-        let bit = |t: u32| 1u64 << t;
-        let live = (0..n)
-            .filter(|&t| self.ended[t].is_none())
-            .fold(0, |m, t| m | 1 << t);
-        // Per deferred read: the unfinished threads that can still write its value.
-        let writers: SmallVec<[u64; 8]> = self
-            .deferred
-            .iter()
-            .map(|&d| {
-                let p = wr.pair_of(self.ids[d]);
-                (0..n)
-                    .filter(|&t| live >> t & 1 == 1 && wr.can_write_pair(t, self.at[t], p))
-                    .fold(0, |m, t| m | 1 << t)
-            })
-            .collect();
-        let plain = |d: usize| self.u.plain(ev[self.ids[d]].loc.unwrap_or(u32::MAX));
-        let thread = |d: usize| ev[self.ids[d]].thread.unwrap_or(0);
-        // The deferred hand-off reads: their thread and their writers.
-        let handoffs: SmallVec<[(u64, u64); 8]> = self
-            .deferred
-            .iter()
-            .zip(&writers)
-            .filter(|&(&d, _)| self.us.handoff(self.ids[d]) && plain(d))
-            .map(|(&d, &w)| (bit(thread(d)), w))
-            .collect();
+        let ends = self.ends(None);
         let v75 = self.us.model == Model::PtxV75;
-        self.deferred.iter().zip(&writers).any(|(&r, &w)| {
-            if !plain(r) {
+        self.deferred.iter().zip(&ends.writers).any(|(&r, &w)| {
+            if !self.plain_read(r) {
                 return false;
             }
-            let own = bit(thread(r));
+            let own = 1u64 << self.u.events[self.ids[r]].thread.unwrap_or(0);
             // v7.5 has `po` in `cb`: the own thread's future events follow `r`.
             let mut seed = if v75 { own } else { 0 };
             if let Some(cb) = cb {
@@ -119,8 +148,29 @@ impl Search<'_> {
                     }
                 }
             }
-            w & !seed == 0 || w & !bound_after(seed, own, live, &handoffs) == 0
+            w & !seed == 0 || w & !bound_after(seed, own, ends.live, &ends.handoffs) == 0
         })
+    }
+
+    /// Whether deferring read `g` (a universe event) of thread `t`, at its tree node `c`,
+    /// would fail check 4 on the quiet step that defers it: looked at before the move is
+    /// built. It sees less than that check (the read itself is no hand-off read yet), so it
+    /// drops no more.
+    pub(super) fn defer_doomed(&self, t: usize, c: u32, g: usize) -> bool {
+        let e = &self.u.events[g];
+        if self.sc || self.at.len() > 64 || !self.u.plain(e.loc.unwrap_or(u32::MAX)) {
+            return false;
+        }
+        let moved = Some((t, c));
+        let ends = self.ends(moved);
+        let w = self.writers_of(self.u.writable.pair_of(g), ends.live, moved);
+        let own = 1u64 << t;
+        let seed = if self.us.model == Model::PtxV75 {
+            own
+        } else {
+            0
+        };
+        w & !seed == 0 || w & !bound_after(seed, own, ends.live, &ends.handoffs) == 0
     }
 }
 

@@ -115,7 +115,9 @@ impl Search<'_> {
                             });
                         }
                     }
-                    if self.can_write_later(t, c, self.u.writable.pair_of(g)) {
+                    if self.can_write_later(t, c, self.u.writable.pair_of(g))
+                        && !self.defer_doomed(t, c, g)
+                    {
                         ms.list.push(Move::Read {
                             child: c,
                             src: None,

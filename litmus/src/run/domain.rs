@@ -55,7 +55,7 @@
 //! An explanation's [`Focus`] asks for candidates the model forbids (values out of thin
 //! air), so with a focus the domains grow by rounds alone, unpruned.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use emu::event::{traces_and_dropped, EvKind, Limits, Trace, TraceEvent};
 use emu::ir::Op;
@@ -95,12 +95,14 @@ pub fn thread_paths(
     for k in 0..=writes {
         let round = Round::run(p, &dom, liveness, limits)?;
         let mut next = base.clone();
-        for (&(loc, v), &d) in &round.produced {
-            if prune && d > round.bound[loc as usize] {
-                continue;
+        for (loc, made) in round.produced.iter().enumerate() {
+            for (&v, &d) in made {
+                if prune && d > round.bound[loc] {
+                    continue;
+                }
+                let e = next[loc].entry(v).or_insert(d);
+                *e = (*e).min(d);
             }
-            let e = next[loc as usize].entry(v).or_insert(d);
-            *e = (*e).min(d);
         }
         all = round.paths;
         bound = round.bound;
@@ -117,40 +119,38 @@ pub fn thread_paths(
     Ok(all)
 }
 
-/// One round: every thread's paths under some domains, the (location, value) pairs they
-/// write with their least depth, and each location's bound `W_L`.
+/// One round: every thread's paths under some domains, the values they write to each
+/// physical location with their least depth, and each location's bound `W_L`.
 struct Round {
     paths: Vec<Vec<Trace>>,
-    produced: HashMap<(u32, i64), u32>,
+    produced: Domains,
     bound: Vec<u32>,
 }
 
 impl Round {
     fn run(p: &Prepared, dom: &Domains, liveness: bool, limits: Limits) -> Result<Round, RunError> {
         let nphys = p.phys.len();
-        let mut produced: HashMap<(u32, i64), u32> = HashMap::new();
+        let mut produced: Domains = vec![BTreeMap::new(); nphys];
         let mut bound = vec![0u32; nphys];
         let mut paths = Vec::new();
-        let d = |loc: u32| {
-            dom[p.phys[loc as usize] as usize]
-                .keys()
-                .copied()
-                .collect::<Vec<_>>()
-        };
+        // Each physical location's values, once per round (reads look them up by name).
+        let values: Vec<Vec<i64>> = dom.iter().map(|d| d.keys().copied().collect()).collect();
+        let d = |loc: u32| values[p.phys[loc as usize] as usize].as_slice();
         for (t, l) in p.threads.iter().enumerate() {
             let mut most = vec![0u32; nphys];
+            let mut count = vec![0u32; nphys];
             let mut note = |evs: &[TraceEvent]| {
-                let mut count = vec![0u32; nphys];
+                count.fill(0);
                 for (i, e) in evs.iter().enumerate() {
                     if let EvKind::Write { loc, value } = e.kind {
                         let ph = p.phys[loc as usize];
                         count[ph as usize] += 1;
                         let d = write_depth(p, evs, i, dom);
-                        let slot = produced.entry((ph, value)).or_insert(d);
+                        let slot = produced[ph as usize].entry(value).or_insert(d);
                         *slot = (*slot).min(d);
                     }
                 }
-                for (m, c) in most.iter_mut().zip(count) {
+                for (m, &c) in most.iter_mut().zip(&count) {
                     *m = (*m).max(c);
                 }
             };
@@ -185,7 +185,7 @@ fn write_depth(p: &Prepared, evs: &[TraceEvent], i: usize, dom: &Domains) -> u32
     };
     let ph = p.phys[loc as usize];
     let mut d = 0u32;
-    for &r in e.data.iter().chain(&e.ctrl) {
+    for &r in e.data.iter().chain(e.ctrl.iter()) {
         if let Some(EvKind::Read { loc: rl, value }) = evs.get(r).map(|x| &x.kind) {
             if p.phys[*rl as usize] == ph {
                 // A read's value is in the domain it was drawn from.

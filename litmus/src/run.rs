@@ -324,6 +324,7 @@ fn relocate(l: &mut Lowered, to: &[u32]) {
 
 mod combine;
 mod domain;
+mod shape;
 pub use combine::{executions, skeleton, usable_paths, Judged};
 pub(crate) use combine::{reached_at, to_event};
 pub use domain::thread_paths;

@@ -128,14 +128,16 @@ fn paths_by_shape(
         }
         dom = next;
     }
-    for (t, &f) in shapes.first.iter().enumerate() {
-        if f != t {
-            all[t] = all[f].iter().map(|tr| shapes.copy(t, tr)).collect();
-        }
-    }
     if prune {
         for ts in &mut all {
             ts.retain(|tr| within_bounds(p, &tr.events, &dom, &bound));
+        }
+    }
+    // A path's depths do not depend on the values its writes write: the kept paths of a
+    // thread of an earlier thread's shape are the copies of that thread's kept paths.
+    for (t, &f) in shapes.first.iter().enumerate() {
+        if f != t {
+            all[t] = all[f].iter().map(|tr| shapes.copy(t, tr)).collect();
         }
     }
     Ok(all)
@@ -172,24 +174,26 @@ impl Round {
                 paths.push(Vec::new());
                 continue;
             }
-            let mut most = vec![vec![0u32; nphys]; class.len()];
+            // Which writes a path makes, their depths and so the bounds are the same on every
+            // thread of the shape; only the values written differ.
+            let mut most = vec![0u32; nphys];
             let mut count = vec![0u32; nphys];
             let mut note = |evs: &[TraceEvent]| {
-                for (&u, most) in class.iter().zip(most.iter_mut()) {
-                    count.fill(0);
-                    for (i, e) in evs.iter().enumerate() {
-                        if let EvKind::Write { loc, value } = e.kind {
-                            let ph = p.phys[loc as usize];
-                            count[ph as usize] += 1;
-                            let d = write_depth(p, evs, i, dom);
+                count.fill(0);
+                for (i, e) in evs.iter().enumerate() {
+                    if let EvKind::Write { loc, value } = e.kind {
+                        let ph = p.phys[loc as usize];
+                        count[ph as usize] += 1;
+                        let d = write_depth(p, evs, i, dom);
+                        for &u in &class {
                             let value = shapes.written(u, e, value);
                             let slot = produced[ph as usize].entry(value).or_insert(d);
                             *slot = (*slot).min(d);
                         }
                     }
-                    for (m, &c) in most.iter_mut().zip(&count) {
-                        *m = (*m).max(c);
-                    }
+                }
+                for (m, &c) in most.iter_mut().zip(&count) {
+                    *m = (*m).max(c);
                 }
             };
             let ts = traces_and_dropped(&l.code, &d, liveness, limits, &mut note).map_err(|e| {
@@ -201,10 +205,8 @@ impl Round {
             for tr in &ts {
                 note(&tr.events);
             }
-            for most in most {
-                for (b, m) in bound.iter_mut().zip(most) {
-                    *b += m;
-                }
+            for (b, m) in bound.iter_mut().zip(most) {
+                *b += m * class.len() as u32;
             }
             paths.push(ts);
         }

@@ -40,13 +40,17 @@ pub fn universe(p: &Prepared, per: &[Vec<&Trace>]) -> Universe {
             nodes: vec![TreeNode::default()],
         };
         let mut keys: Vec<Option<&TraceEvent>> = vec![None];
+        let mut along: Vec<usize> = Vec::new();
         for (i, tr) in paths.iter().enumerate() {
             let mut x = 0usize;
-            let mut along: Vec<usize> = Vec::new();
+            along.clear();
             for e in &tr.events {
+                // Children differ pairwise, so at most one matches; paths come in the order
+                // of a depth-first exploration, where it is most often the last one added.
                 let found = tree.nodes[x]
                     .children
                     .iter()
+                    .rev()
                     .copied()
                     .find(|&c| keys[c as usize] == Some(e));
                 x = match found {

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use emu::event::{Ending, EvKind, Limits, Trace, TraceEvent};
-use emu::ir::{Op, Operand};
+use emu::ir::{AddrBase, Address, Op, Operand, VarRef};
 use models::event::{Event, EventKind, ThreadPos};
 use models::ptx::{Choice, Model, Options, Skeleton, Violation};
 use models::rel::Rel;
@@ -164,14 +164,22 @@ pub fn prepare(test: &Test) -> Result<Prepared, RunError> {
     // A declared location no thread accesses and no term names cannot change an outcome, but
     // each would add an init event to every candidate (relations grow with the square of the
     // events: 17,000 unused locations took 40 s and 800 MB). Only the used ones are laid out.
-    let used = used_locations(test)?;
+    let mut probe = Locations::default();
+    let mut threads = lower_all(test, &mut probe)?;
+    let used = used_locations(test, &probe);
     let mut locs = Locations::default();
     for (name, _) in &test.locations {
         if used.contains(name.as_str()) {
             locs.intern(name);
         }
     }
-    let threads = lower_all(test, &mut locs)?;
+    // The threads were lowered once, numbering locations in order of first use; lowering
+    // them again after the used declared ones would number the rest in that same order, so
+    // renumbering gives the same code.
+    let renumber: Vec<u32> = probe.names.iter().map(|n| locs.intern(n)).collect();
+    for l in &mut threads {
+        relocate(l, &renumber);
+    }
     let mut terms = test.condition.terms();
     let extra = test.filter.as_ref().map(Expr::terms).unwrap_or_default();
     for o in test.observed.iter().chain(&extra) {
@@ -266,12 +274,10 @@ fn lower_all(test: &Test, locs: &mut Locations) -> Result<Vec<Lowered>, RunError
     Ok(threads)
 }
 
-/// The declared locations a test uses: those its threads access or its terms name, and the
-/// targets of the aliases among them.
-fn used_locations(test: &Test) -> Result<std::collections::HashSet<String>, RunError> {
-    let mut probe = Locations::default();
-    lower_all(test, &mut probe)?;
-    let mut used: std::collections::HashSet<String> = probe.names.into_iter().collect();
+/// The declared locations a test uses: those its threads access (`accessed`, filled by
+/// lowering them) or its terms name, and the targets of the aliases among them.
+fn used_locations(test: &Test, accessed: &Locations) -> std::collections::HashSet<String> {
+    let mut used: std::collections::HashSet<String> = accessed.names.iter().cloned().collect();
     let extra = test.filter.as_ref().map(Expr::terms).unwrap_or_default();
     for t in test
         .condition
@@ -292,11 +298,33 @@ fn used_locations(test: &Test) -> Result<std::collections::HashSet<String>, RunE
             }
         }
     }
-    Ok(used)
+    used
+}
+
+/// Renumbers the locations a lowered thread addresses: location `g` becomes `to[g]`.
+fn relocate(l: &mut Lowered, to: &[u32]) {
+    let var = |v: &mut VarRef| {
+        if let VarRef::Global(g) = v {
+            g.0 = to[g.0 as usize];
+        }
+    };
+    for ins in &mut l.code.instrs {
+        for a in &mut ins.args {
+            match a {
+                Operand::Address(Address {
+                    base: AddrBase::Var(v),
+                    ..
+                }) => var(v),
+                Operand::Symbol(s) => var(&mut s.sym),
+                _ => {}
+            }
+        }
+    }
 }
 
 mod combine;
 mod domain;
+mod shape;
 pub use combine::{executions, skeleton, usable_paths, Judged};
 pub(crate) use combine::{reached_at, to_event};
 pub use domain::thread_paths;

@@ -16,6 +16,8 @@
 //! Deliberate deviations:
 //! 1. A failed `atom.cas` still writes the old value back (Dat3M's reading, litmus spec §1.6).
 
+use std::sync::Arc;
+
 use models::event::{BarrierTag, FenceKind};
 use models::vocab::{Proxy, Scope};
 
@@ -68,12 +70,19 @@ pub struct TraceEvent {
     /// The read half of a `red`.
     pub red: bool,
     /// Reads (indices into the trace) whose values flow into this write's value.
-    pub data: Vec<usize>,
+    pub data: Deps,
     /// Reads that decided a branch or guard before this event.
-    pub ctrl: Vec<usize>,
+    pub ctrl: Deps,
     /// The instruction that performed it.
     pub instr: usize,
 }
+
+/// A set of reads (indices into a trace, ascending, no repeats). Shared: the events of one
+/// path, and of the paths that branch from it, hold the same set without copying it.
+pub type Deps = Arc<[usize]>;
+
+/// The values a read of each location may return: `domain(loc)`.
+pub type Domain<'a> = &'a dyn Fn(u32) -> &'a [i64];
 
 /// How a trace ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,7 +166,7 @@ impl Default for Limits {
 /// An instruction event mode cannot interpret, or a path explosion.
 pub fn traces(
     code: &ThreadCode,
-    domain: &dyn Fn(u32) -> Vec<i64>,
+    domain: Domain<'_>,
     liveness: bool,
     limits: Limits,
 ) -> Result<Vec<Trace>, EventError> {
@@ -173,7 +182,7 @@ pub fn traces(
 /// As [`traces`].
 pub fn traces_and_dropped(
     code: &ThreadCode,
-    domain: &dyn Fn(u32) -> Vec<i64>,
+    domain: Domain<'_>,
     liveness: bool,
     limits: Limits,
     dropped: &mut dyn FnMut(&[TraceEvent]),

@@ -8,7 +8,7 @@ use crate::ir::{
     AddrBase, AtomOp, Bar, BarKind, CmpOp, Fence, Imm, Instr, Ld, Op, Operand, VarRef,
 };
 
-use super::{Ending, EvKind, EventError, Limits, ThreadCode, Trace, TraceEvent};
+use super::{Deps, Domain, Ending, EvKind, EventError, Limits, ThreadCode, Trace, TraceEvent};
 
 /// Where the paths of an exploration go: the traces, and the events of each path dropped at a
 /// backward jump (up to the jump).
@@ -18,15 +18,32 @@ pub(super) struct Out<'a> {
 }
 
 /// The machine state of one path.
-#[derive(Clone)]
 pub(super) struct State {
     pc: usize,
     regs: Vec<i64>,
-    taint: Vec<Vec<usize>>,
-    ctrl: Vec<usize>,
+    taint: Vec<Deps>,
+    ctrl: Deps,
     events: Vec<TraceEvent>,
     last_pass: Vec<Option<usize>>,
     steps: usize,
+}
+
+impl Clone for State {
+    /// A copy whose events have room to grow as much as the original's before reallocating
+    /// (a derived clone's exact capacity makes the first push of every branch reallocate).
+    fn clone(&self) -> State {
+        let mut events = Vec::with_capacity(self.events.capacity().max(self.events.len() + 4));
+        events.extend_from_slice(&self.events);
+        State {
+            pc: self.pc,
+            regs: self.regs.clone(),
+            taint: self.taint.clone(),
+            ctrl: self.ctrl.clone(),
+            events,
+            last_pass: self.last_pass.clone(),
+            steps: self.steps,
+        }
+    }
 }
 
 impl State {
@@ -40,10 +57,10 @@ impl State {
         }
         State {
             pc: 0,
-            taint: vec![Vec::new(); code.nregs],
+            taint: vec![no_deps(); code.nregs],
             regs,
-            ctrl: Vec::new(),
-            events: Vec::new(),
+            ctrl: no_deps(),
+            events: Vec::with_capacity(16),
             last_pass: vec![None; code.instrs.len() + 1],
             steps: 0,
         }
@@ -62,11 +79,24 @@ impl Trace {
     }
 }
 
-fn union(a: &[usize], b: &[usize]) -> Vec<usize> {
-    let mut v: Vec<usize> = a.iter().chain(b).copied().collect();
+/// The empty set of reads.
+fn no_deps() -> Deps {
+    Deps::from([])
+}
+
+/// The union of two sets of reads (one of them, shared, when it contains the other).
+fn union(a: &Deps, b: &Deps) -> Deps {
+    let within = |x: &[usize], y: &[usize]| x.iter().all(|i| y.binary_search(i).is_ok());
+    if within(b, a) {
+        return a.clone();
+    }
+    if within(a, b) {
+        return b.clone();
+    }
+    let mut v: Vec<usize> = a.iter().chain(b.iter()).copied().collect();
     v.sort_unstable();
     v.dedup();
-    v
+    v.into()
 }
 
 fn unsupported(index: usize, what: impl Into<String>) -> EventError {
@@ -89,14 +119,14 @@ fn loc_of(i: &Instr, k: usize, index: usize) -> Result<u32, EventError> {
     }
 }
 
-fn value(st: &State, o: Option<&Operand>, index: usize) -> Result<(i64, Vec<usize>), EventError> {
+fn value(st: &State, o: Option<&Operand>, index: usize) -> Result<(i64, Deps), EventError> {
     match o {
         Some(Operand::Reg(r)) => Ok((st.regs[r.index()], st.taint[r.index()].clone())),
         Some(Operand::NotPred(r)) => Ok((
             i64::from(st.regs[r.index()] == 0),
             st.taint[r.index()].clone(),
         )),
-        Some(Operand::Imm(Imm::Int(v))) => Ok((*v, Vec::new())),
+        Some(Operand::Imm(Imm::Int(v))) => Ok((*v, no_deps())),
         _ => Err(unsupported(index, "unsupported operand in event mode")),
     }
 }
@@ -105,7 +135,7 @@ fn set_reg(
     st: &mut State,
     o: Option<&Operand>,
     v: i64,
-    taint: Vec<usize>,
+    taint: Deps,
     index: usize,
 ) -> Result<(), EventError> {
     match o {
@@ -146,7 +176,7 @@ fn base_event(kind: EvKind, st: &State, instr: usize, proxy: Option<Proxy>) -> T
         proxy,
         rmw: None,
         red: false,
-        data: Vec::new(),
+        data: no_deps(),
         ctrl: st.ctrl.clone(),
         instr,
     }
@@ -200,7 +230,7 @@ fn rmw(
     index: usize,
     proxy: Proxy,
     q: Rmw,
-    domain: &dyn Fn(u32) -> Vec<i64>,
+    domain: Domain<'_>,
     stack: &mut Vec<State>,
 ) -> Result<(), EventError> {
     let sem = q.sem.unwrap_or(RmwSem::Relaxed);
@@ -211,15 +241,16 @@ fn rmw(
     let (c, tc) = if q.op == AtomOp::Cas {
         value(&st, ins.args.get(b_k + 1), index)?
     } else {
-        (0, Vec::new())
+        (0, no_deps())
     };
-    for v in domain(loc) {
-        let mut s = st.clone();
+    let read_acquires = sem.read_acquires();
+    let write_releases = sem.write_releases();
+    each_value(st, domain(loc), |mut s, v| {
         let ri = s.events.len();
         let mut r = base_event(EvKind::Read { loc, value: v }, &s, index, Some(proxy));
         r.strong = true;
         r.scope = Some(scope);
-        r.acquire = sem.read_acquires();
+        r.acquire = read_acquires;
         r.rmw = Some(None);
         r.red = q.red;
         s.events.push(r);
@@ -227,28 +258,45 @@ fn rmw(
         let mut w = base_event(EvKind::Write { loc, value: nv }, &s, index, Some(proxy));
         w.strong = true;
         w.scope = Some(scope);
-        w.release = sem.write_releases();
+        w.release = write_releases;
         w.rmw = Some(Some(ri));
+        let read = Deps::from([ri]);
         let mut data = union(&tb, &tc);
         if q.op != AtomOp::Exch {
-            data = union(&data, &[ri]);
+            data = union(&data, &read);
         }
         w.data = data;
         s.events.push(w);
         if !q.red {
-            set_reg(&mut s, ins.args.first(), v, vec![ri], index)?;
+            set_reg(&mut s, ins.args.first(), v, read, index)?;
         }
         s.pc += 1;
         stack.push(s);
+        Ok(())
+    })
+}
+
+/// Calls `branch` with a state for each value, in order: copies of `st`, and `st` itself for
+/// the last value (no call when there are no values).
+fn each_value(
+    st: State,
+    vals: &[i64],
+    mut branch: impl FnMut(State, i64) -> Result<(), EventError>,
+) -> Result<(), EventError> {
+    let Some((&last, rest)) = vals.split_last() else {
+        return Ok(());
+    };
+    for &v in rest {
+        branch(st.clone(), v)?;
     }
-    Ok(())
+    branch(st, last)
 }
 
 /// Runs one path from `st` until it ends or branches on a read (pushing the alternatives).
 pub(super) fn run(
     code: &ThreadCode,
     mut st: State,
-    domain: &dyn Fn(u32) -> Vec<i64>,
+    domain: Domain<'_>,
     liveness: bool,
     limits: Limits,
     stack: &mut Vec<State>,
@@ -328,7 +376,7 @@ fn guard_passes(st: &mut State, ins: &Instr) -> bool {
         return true;
     };
     let on = (st.regs[g.reg.index()] != 0) != g.negated;
-    st.ctrl = union(&st.ctrl, &st.taint[g.reg.index()].clone());
+    st.ctrl = union(&st.ctrl, &st.taint[g.reg.index()]);
     on
 }
 
@@ -339,7 +387,7 @@ fn load(
     st: State,
     index: usize,
     proxy: Proxy,
-    domain: &dyn Fn(u32) -> Vec<i64>,
+    domain: Domain<'_>,
     stack: &mut Vec<State>,
 ) -> Result<(), EventError> {
     let loc = loc_of(ins, 1, index)?;
@@ -348,21 +396,16 @@ fn load(
     e.strong = sem.is_strong();
     e.scope = sem.scope();
     e.acquire = matches!(sem, LoadSem::Acquire(_));
-    let vals = domain(loc);
-    if vals.is_empty() {
-        return Ok(());
-    }
-    for v in &vals {
-        let mut s = st.clone();
+    each_value(st, domain(loc), |mut s, v| {
         let mut ev = e.clone();
-        ev.kind = EvKind::Read { loc, value: *v };
+        ev.kind = EvKind::Read { loc, value: v };
         let ri = s.events.len();
         s.events.push(ev);
-        set_reg(&mut s, ins.args.first(), *v, vec![ri], index)?;
+        set_reg(&mut s, ins.args.first(), v, Deps::from([ri]), index)?;
         s.pc += 1;
         stack.push(s);
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The instruction index a `bra` jumps to (past the end for an unplaced label).

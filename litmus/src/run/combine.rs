@@ -77,10 +77,10 @@ pub fn skeleton(p: &Prepared, paths: &[&Trace]) -> (Skeleton, Vec<usize>) {
             if let Some(Some(r)) = e.rmw {
                 rmw.add(off + r, off + i);
             }
-            for &d in &e.data {
+            for &d in e.data.iter() {
                 data.add(off + d, off + i);
             }
-            for &c in &e.ctrl {
+            for &c in e.ctrl.iter() {
                 ctrl.add(off + c, off + i);
             }
         }

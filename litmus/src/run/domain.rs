@@ -52,14 +52,21 @@
 //! verdicts are unchanged. The same argument is check 1's `depth` in `models::explore`,
 //! applied before the search instead of during it.
 //!
+//! Each round explores one thread of each shape (the same code up to the immediates its
+//! `st`s write, see [`super::shape`]) and notes its paths once per thread of that shape, with
+//! that thread's store values; after the last round the other threads' paths are copies.
+//! Those are exactly the paths and writes that exploring each thread gives, so nothing above
+//! changes.
+//!
 //! An explanation's [`Focus`] asks for candidates the model forbids (values out of thin
 //! air), so with a focus the domains grow by rounds alone, unpruned.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use emu::event::{traces_and_dropped, EvKind, Limits, Trace, TraceEvent};
 use emu::ir::Op;
 
+use super::shape::Shapes;
 use super::{Focus, Prepared, RunError};
 
 /// Per physical location: the domain's values, each with its depth.
@@ -71,6 +78,16 @@ type Domains = Vec<BTreeMap<i64, u32>>;
 /// Event-mode failures.
 pub fn thread_paths(
     p: &Prepared,
+    liveness: bool,
+    limits: Limits,
+) -> Result<Vec<Vec<Trace>>, RunError> {
+    paths_by_shape(p, &Shapes::of(&p.threads), liveness, limits)
+}
+
+/// As [`thread_paths`], exploring the first thread of each shape only.
+fn paths_by_shape(
+    p: &Prepared,
+    shapes: &Shapes,
     liveness: bool,
     limits: Limits,
 ) -> Result<Vec<Vec<Trace>>, RunError> {
@@ -93,14 +110,16 @@ pub fn thread_paths(
     let mut all = Vec::new();
     let mut bound = vec![0u32; nphys];
     for k in 0..=writes {
-        let round = Round::run(p, &dom, liveness, limits)?;
+        let round = Round::run(p, shapes, &dom, liveness, limits)?;
         let mut next = base.clone();
-        for (&(loc, v), &d) in &round.produced {
-            if prune && d > round.bound[loc as usize] {
-                continue;
+        for (loc, made) in round.produced.iter().enumerate() {
+            for (&v, &d) in made {
+                if prune && d > round.bound[loc] {
+                    continue;
+                }
+                let e = next[loc].entry(v).or_insert(d);
+                *e = (*e).min(d);
             }
-            let e = next[loc as usize].entry(v).or_insert(d);
-            *e = (*e).min(d);
         }
         all = round.paths;
         bound = round.bound;
@@ -114,43 +133,66 @@ pub fn thread_paths(
             ts.retain(|tr| within_bounds(p, &tr.events, &dom, &bound));
         }
     }
+    // A path's depths do not depend on the values its writes write: the kept paths of a
+    // thread of an earlier thread's shape are the copies of that thread's kept paths.
+    for (t, &f) in shapes.first.iter().enumerate() {
+        if f != t {
+            all[t] = all[f].iter().map(|tr| shapes.copy(t, tr)).collect();
+        }
+    }
     Ok(all)
 }
 
-/// One round: every thread's paths under some domains, the (location, value) pairs they
-/// write with their least depth, and each location's bound `W_L`.
+/// One round: every thread's paths under some domains, the values they write to each
+/// physical location with their least depth, and each location's bound `W_L`.
 struct Round {
     paths: Vec<Vec<Trace>>,
-    produced: HashMap<(u32, i64), u32>,
+    produced: Domains,
     bound: Vec<u32>,
 }
 
 impl Round {
-    fn run(p: &Prepared, dom: &Domains, liveness: bool, limits: Limits) -> Result<Round, RunError> {
+    fn run(
+        p: &Prepared,
+        shapes: &Shapes,
+        dom: &Domains,
+        liveness: bool,
+        limits: Limits,
+    ) -> Result<Round, RunError> {
         let nphys = p.phys.len();
-        let mut produced: HashMap<(u32, i64), u32> = HashMap::new();
+        let mut produced: Domains = vec![BTreeMap::new(); nphys];
         let mut bound = vec![0u32; nphys];
         let mut paths = Vec::new();
-        let d = |loc: u32| {
-            dom[p.phys[loc as usize] as usize]
-                .keys()
-                .copied()
-                .collect::<Vec<_>>()
-        };
+        // Each physical location's values, once per round (reads look them up by name).
+        let values: Vec<Vec<i64>> = dom.iter().map(|d| d.keys().copied().collect()).collect();
+        let d = |loc: u32| values[p.phys[loc as usize] as usize].as_slice();
         for (t, l) in p.threads.iter().enumerate() {
+            // A thread of an earlier thread's shape was noted with it; its paths are copied
+            // once the rounds end.
+            let class = shapes.class(t);
+            if class.is_empty() {
+                paths.push(Vec::new());
+                continue;
+            }
+            // Which writes a path makes, their depths and so the bounds are the same on every
+            // thread of the shape; only the values written differ.
             let mut most = vec![0u32; nphys];
+            let mut count = vec![0u32; nphys];
             let mut note = |evs: &[TraceEvent]| {
-                let mut count = vec![0u32; nphys];
+                count.fill(0);
                 for (i, e) in evs.iter().enumerate() {
                     if let EvKind::Write { loc, value } = e.kind {
                         let ph = p.phys[loc as usize];
                         count[ph as usize] += 1;
                         let d = write_depth(p, evs, i, dom);
-                        let slot = produced.entry((ph, value)).or_insert(d);
-                        *slot = (*slot).min(d);
+                        for &u in &class {
+                            let value = shapes.written(u, e, value);
+                            let slot = produced[ph as usize].entry(value).or_insert(d);
+                            *slot = (*slot).min(d);
+                        }
                     }
                 }
-                for (m, c) in most.iter_mut().zip(count) {
+                for (m, &c) in most.iter_mut().zip(&count) {
                     *m = (*m).max(c);
                 }
             };
@@ -164,7 +206,7 @@ impl Round {
                 note(&tr.events);
             }
             for (b, m) in bound.iter_mut().zip(most) {
-                *b += m;
+                *b += m * class.len() as u32;
             }
             paths.push(ts);
         }
@@ -185,7 +227,7 @@ fn write_depth(p: &Prepared, evs: &[TraceEvent], i: usize, dom: &Domains) -> u32
     };
     let ph = p.phys[loc as usize];
     let mut d = 0u32;
-    for &r in e.data.iter().chain(&e.ctrl) {
+    for &r in e.data.iter().chain(e.ctrl.iter()) {
         if let Some(EvKind::Read { loc: rl, value }) = evs.get(r).map(|x| &x.kind) {
             if p.phys[*rl as usize] == ph {
                 // A read's value is in the domain it was drawn from.
@@ -205,4 +247,42 @@ fn within_bounds(p: &Prepared, evs: &[TraceEvent], dom: &Domains, bound: &[u32])
         }
         _ => true,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Threads of one shape (the same code up to the values their `st`s write: the ticket
+    /// lock's, and a family's `st x, 2i+1`) get the paths that exploring each one gives, in
+    /// the same order, in both modes; threads of different shapes (IRIW's readers, a `st`
+    /// from a register) are explored each.
+    #[test]
+    fn shared_shapes_give_each_threads_paths() {
+        let ticket = crate::parse(
+            "PTX t\n{ in=0; out=0; x=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;\n \
+             atom.acquire.gpu.add r1, in, 1 | atom.acquire.gpu.add r1, in, 1 | atom.acquire.gpu.add r1, in, 1 ;\n \
+             LC00: | LC00: | LC00: ;\n \
+             ld.acquire.gpu r2, out | ld.acquire.gpu r2, out | ld.acquire.gpu r2, out ;\n \
+             beq r1,r2,LC01 | beq r1,r2,LC01 | beq r1,r2,LC01 ;\n \
+             goto LC00 | goto LC00 | goto LC00 ;\n \
+             LC01: | LC01: | LC01: ;\n \
+             ld.weak r3, x | ld.weak r3, x | ld.weak r3, x ;\n \
+             st.weak x, 1 | st.weak x, 2 | st.weak x, r1 ;\n \
+             atom.release.gpu.add r4, out, 1 | atom.release.gpu.add r4, out, 1 | atom.release.gpu.add r4, out, 1 ;\n\
+             exists (P0:r3 == 0 /\\ P1:r3 == 0)\n",
+        )
+        .expect("parses");
+        let p = crate::run::prepare(&ticket).expect("prepares");
+        let shapes = Shapes::of(&p.threads);
+        assert_eq!(shapes.first, vec![0, 0, 2]);
+        for liveness in [false, true] {
+            let limits = Limits::default();
+            let shared = paths_by_shape(&p, &shapes, liveness, limits).expect("paths");
+            let each =
+                paths_by_shape(&p, &Shapes::none(&p.threads), liveness, limits).expect("paths");
+            assert!(shared.iter().all(|ts| !ts.is_empty()));
+            assert_eq!(shared, each);
+        }
+    }
 }

@@ -24,6 +24,7 @@
 
 use smallvec::SmallVec;
 
+use super::check::Spent;
 use super::moves::{Few, Order};
 use super::search::Search;
 
@@ -137,13 +138,21 @@ impl Search<'_> {
 
 impl Search<'_> {
     /// The present writes (local indices) that the read `gr` of an RMW with write `gw`
-    /// (universe events) cannot take: each is read already by a present RMW that would
-    /// clash with it ([`Search::rmw_clash`], the atomicity argument of check 1).
-    pub(super) fn spent_for(&self, gr: usize, gw: usize) -> Few {
-        self.spent_writes()
-            .into_iter()
-            .filter(|&(w0, r1, w1)| self.rmw_clash(w0, r1, w1, gr, gw))
-            .map(|(w0, _, _)| w0)
+    /// (universe events) cannot take: each is read already by one of the present RMWs
+    /// `spent` ([`Search::spent_writes`]) that would clash with it ([`Search::rmw_clash`],
+    /// the atomicity argument of check 1). Only writes of the read's location and value are
+    /// looked at (the others are no source of it).
+    pub(super) fn spent_for(&self, spent: &Spent, gr: usize, gw: usize) -> Few {
+        let ev = &self.u.events;
+        let (loc, value) = (ev[gr].loc, ev[gr].value);
+        spent
+            .iter()
+            .filter(|&&(w0, _, _)| {
+                let e = &ev[self.ids[w0]];
+                e.loc == loc && e.value == value
+            })
+            .filter(|&&(w0, r1, w1)| self.rmw_clash(w0, r1, w1, gr, gw))
+            .map(|&(w0, _, _)| w0)
             .collect()
     }
 }

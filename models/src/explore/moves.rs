@@ -92,6 +92,8 @@ impl Search<'_> {
         let node = &tree.nodes[self.at[t] as usize];
         let ev = &self.u.events;
         ms.list.extend(node.ends.iter().map(|&e| Move::End(e)));
+        // The present RMWs that have read, gathered once for the RMW reads among the children.
+        let mut spent = None;
         for &c in &node.children {
             let Some(g) = tree.nodes[c as usize].event else {
                 continue;
@@ -101,7 +103,10 @@ impl Search<'_> {
                 EventKind::Read => {
                     let spent = self
                         .rmw_write_after(t, c, g)
-                        .map(|gw| self.spent_for(g, gw));
+                        .map(|gw| {
+                            let s = spent.get_or_insert_with(|| self.spent_writes());
+                            self.spent_for(s, g, gw)
+                        });
                     for (j, &h) in self.ids.iter().enumerate() {
                         let w = &ev[h];
                         if w.kind == EventKind::Write

@@ -454,28 +454,34 @@ fn chained_read_modify_writes_are_explored_quickly() {
     }
 }
 
+/// The property of the random tests: both engines give the same answers on `src` under
+/// every model, with and without liveness.
+fn same_answers(src: &str) -> TestResult {
+    if let Err(e) = litmus::parse(src) {
+        return TestResult::error(format!("{e}\n{src}"));
+    }
+    for model in MODELS {
+        for liveness in [false, true] {
+            match compare(src, model, liveness, 1) {
+                Compared::Same => {}
+                // Too large for the reference (a random 3-thread test with chained
+                // read-modify-writes can exceed its 50,000,000 candidates): not a case
+                // this property can judge, so quickcheck draws another.
+                Compared::ReferenceGaveUp(why) => {
+                    eprintln!("discarded, {why}:\n{src}");
+                    return TestResult::discard();
+                }
+                Compared::Differs(d) => return TestResult::error(format!("{d}\n{src}")),
+            }
+        }
+    }
+    TestResult::passed()
+}
+
 #[test]
 fn random_small_tests_get_the_same_answers_under_every_model() {
     fn prop(t: Random) -> TestResult {
-        if let Err(e) = litmus::parse(&t.0) {
-            return TestResult::error(format!("{e}\n{}", t.0));
-        }
-        for model in MODELS {
-            for liveness in [false, true] {
-                match compare(&t.0, model, liveness, 1) {
-                    Compared::Same => {}
-                    // Too large for the reference (a random 3-thread test with chained
-                    // read-modify-writes can exceed its 50,000,000 candidates): not a case
-                    // this property can judge, so quickcheck draws another.
-                    Compared::ReferenceGaveUp(why) => {
-                        eprintln!("discarded, {why}:\n{}", t.0);
-                        return TestResult::discard();
-                    }
-                    Compared::Differs(d) => return TestResult::error(format!("{d}\n{}", t.0)),
-                }
-            }
-        }
-        TestResult::passed()
+        same_answers(&t.0)
     }
     QuickCheck::new()
         .tests(300)
@@ -485,22 +491,7 @@ fn random_small_tests_get_the_same_answers_under_every_model() {
 #[test]
 fn random_await_loops_get_the_same_answers_under_every_model() {
     fn prop(t: RandomAwait) -> TestResult {
-        if let Err(e) = litmus::parse(&t.0) {
-            return TestResult::error(format!("{e}\n{}", t.0));
-        }
-        for model in MODELS {
-            for liveness in [false, true] {
-                match compare(&t.0, model, liveness, 1) {
-                    Compared::Same => {}
-                    Compared::ReferenceGaveUp(why) => {
-                        eprintln!("discarded, {why}:\n{}", t.0);
-                        return TestResult::discard();
-                    }
-                    Compared::Differs(d) => return TestResult::error(format!("{d}\n{}", t.0)),
-                }
-            }
-        }
-        TestResult::passed()
+        same_answers(&t.0)
     }
     QuickCheck::new()
         .tests(200)

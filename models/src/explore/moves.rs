@@ -101,12 +101,10 @@ impl Search<'_> {
             let e = &ev[g];
             match e.kind {
                 EventKind::Read => {
-                    let spent = self
-                        .rmw_write_after(t, c, g)
-                        .map(|gw| {
-                            let s = spent.get_or_insert_with(|| self.spent_writes());
-                            self.spent_for(s, g, gw)
-                        });
+                    let spent = self.rmw_write_after(t, c, g).map(|gw| {
+                        let s = spent.get_or_insert_with(|| self.spent_writes());
+                        self.spent_for(s, g, gw)
+                    });
                     for (j, &h) in self.ids.iter().enumerate() {
                         let w = &ev[h];
                         if w.kind == EventKind::Write

@@ -134,9 +134,7 @@ impl Search<'_> {
         }
         out
     }
-}
 
-impl Search<'_> {
     /// The present writes (local indices) that the read `gr` of an RMW with write `gw`
     /// (universe events) cannot take: each is read already by one of the present RMWs
     /// `spent` ([`Search::spent_writes`]) that would clash with it ([`Search::rmw_clash`],

@@ -94,8 +94,8 @@ impl Search<'_> {
     /// `F` and the depths are computed in rounds over the writes below the threads' nodes
     /// whose locations the deferred reads' pairs can depend on ([`super::writable`]'s
     /// `reach`: other pairs' depths cannot change theirs), each round only adding pairs and
-    /// lowering depths, stopping as soon as every deferred
-    /// read's pair is deep enough, or when a round changes nothing. An RMW's own read is
+    /// lowering depths, stopping at the write that makes every deferred read's pair deep
+    /// enough, or when a round changes nothing. An RMW's own read is
     /// looked at for atomicity (its pair counted as present only if a present write of it is
     /// not spent) only when that pair is present.
     fn deferred_producible(&self) -> bool {
@@ -126,6 +126,10 @@ impl Search<'_> {
                 (p, left)
             })
             .collect();
+        // A target is met only when its depth falls, where the loop below looks.
+        if targets.is_empty() {
+            return true;
+        }
         // Only the locations the deferred reads' depths are computed from matter.
         let relevant = targets
             .iter()
@@ -166,7 +170,7 @@ impl Search<'_> {
                     if ok && d < depth[w as usize] {
                         depth[w as usize] = d;
                         changed = true;
-                        // Most checks pass: stop at the write that serves the last target.
+                        // Stop at the write that meets the last target (most checks pass).
                         if targets.iter().any(|&(p, _)| p == w)
                             && targets.iter().all(|&(p, left)| depth[p as usize] <= left)
                         {
@@ -174,9 +178,6 @@ impl Search<'_> {
                         }
                     }
                 }
-            }
-            if targets.iter().all(|&(p, left)| depth[p as usize] <= left) {
-                return true;
             }
             if !changed {
                 return false;

@@ -230,24 +230,19 @@ fn text(name: &str, threads: &[Vec<(Ins, Sem, &str)>], places: &[(u32, u32)]) ->
         }
         cols.push(col);
     }
-    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
     let head: Vec<String> = places
         .iter()
         .enumerate()
         .map(|(t, (cta, gpu))| format!("P{t}@cta {cta},gpu {gpu}"))
         .collect();
-    let mut s = format!(
-        "PTX {name}\n\"generated\"\n{{\n x=0; y=0;\n}}\n {} ;\n",
-        head.join(" | ")
-    );
-    for r in 0..rows {
-        let cells: Vec<&str> = cols
-            .iter()
-            .map(|c| c.get(r).map_or("", String::as_str))
-            .collect();
-        s += &format!(" {} ;\n", cells.join(" | "));
-    }
-    s + &format!("exists ({})\n", terms.join(" /\\ "))
+    support::layout(
+        name,
+        "generated",
+        "x=0; y=0;",
+        &head,
+        &cols,
+        &terms.join(" /\\ "),
+    )
 }
 
 /// The classic shapes, as threads of accesses.
@@ -364,33 +359,51 @@ struct Random(String);
 
 impl Arbitrary for Random {
     fn arbitrary(g: &mut Gen) -> Random {
-        let pick = |g: &mut Gen, n: usize| usize::from(u8::arbitrary(g)) % n;
-        let threads = 2 + pick(g, 2);
-        let mut code = Vec::new();
-        let mut places = Vec::new();
-        for _ in 0..threads {
-            let mut th = Vec::new();
-            for _ in 0..1 + pick(g, 3) {
-                let loc = ["x", "y"][pick(g, 2)];
-                let ins = match pick(g, 6) {
-                    0 | 1 => Ins::St(loc, 1 + pick(g, 2) as i64),
-                    2 | 3 => Ins::Ld(loc),
-                    4 => [
-                        Ins::Add(loc),
-                        Ins::StReg(loc),
-                        Ins::Exch(loc, 3 + pick(g, 2) as i64),
-                    ][pick(g, 3)]
-                    .clone(),
-                    _ => Ins::Fence(["sc", "acq_rel"][pick(g, 2)]),
-                };
-                let sem = [Sem::Weak, Sem::Relaxed, Sem::RelAcq][pick(g, 3)];
-                th.push((ins, sem, ["cta", "gpu", "sys"][pick(g, 3)]));
-            }
-            code.push(th);
-            places.push((pick(g, 2) as u32, pick(g, 2) as u32));
-        }
+        let (code, places) = random_threads(g, 3, 2, |g| {
+            let loc = ["x", "y"][pick(g, 2)];
+            let ins = match pick(g, 6) {
+                0 | 1 => Ins::St(loc, 1 + pick(g, 2) as i64),
+                2 | 3 => Ins::Ld(loc),
+                4 => [
+                    Ins::Add(loc),
+                    Ins::StReg(loc),
+                    Ins::Exch(loc, 3 + pick(g, 2) as i64),
+                ][pick(g, 3)]
+                .clone(),
+                _ => Ins::Fence(["sc", "acq_rel"][pick(g, 2)]),
+            };
+            let sem = [Sem::Weak, Sem::Relaxed, Sem::RelAcq][pick(g, 3)];
+            (ins, sem, ["cta", "gpu", "sys"][pick(g, 3)])
+        });
         Random(text("random", &code, &places))
     }
+}
+
+/// A number below `n` drawn from `g`.
+fn pick(g: &mut Gen, n: usize) -> usize {
+    usize::from(u8::arbitrary(g)) % n
+}
+
+/// One instruction of a random test: what it does, its qualifiers and its scope.
+type Drawn = (Ins, Sem, &'static str);
+
+/// The threads of a random test: 2 or 3, each of 1 to `longest` instructions that `draw`
+/// makes, placed at random in 2 CTAs of `gpus` GPUs (as (cta, gpu)).
+fn random_threads(
+    g: &mut Gen,
+    longest: usize,
+    gpus: usize,
+    draw: impl Fn(&mut Gen) -> Drawn,
+) -> (Vec<Vec<Drawn>>, Vec<(u32, u32)>) {
+    let threads = 2 + pick(g, 2);
+    let mut code = Vec::new();
+    let mut places = Vec::new();
+    for _ in 0..threads {
+        let len = 1 + pick(g, longest);
+        code.push((0..len).map(|_| draw(g)).collect());
+        places.push((pick(g, 2) as u32, pick(g, gpus) as u32));
+    }
+    (code, places)
 }
 
 /// A random small test of flag hand-offs: 2 or 3 threads of GPU 0 (in 2 CTAs), of 1 to 4
@@ -403,34 +416,25 @@ struct RandomAwait(String);
 
 impl Arbitrary for RandomAwait {
     fn arbitrary(g: &mut Gen) -> RandomAwait {
-        let pick = |g: &mut Gen, n: usize| usize::from(u8::arbitrary(g)) % n;
-        let threads = 2 + pick(g, 2);
-        let mut code = Vec::new();
-        let mut places = Vec::new();
-        for _ in 0..threads {
-            let mut th = Vec::new();
-            for _ in 0..1 + pick(g, 4) {
-                let (ins, sem) = match pick(g, 6) {
-                    0 => (
-                        Ins::St("x", 1 + pick(g, 2) as i64),
-                        [Sem::Weak, Sem::Relaxed][pick(g, 2)],
-                    ),
-                    1 => (
-                        Ins::Ld("x"),
-                        [Sem::Weak, Sem::Relaxed, Sem::RelAcq][pick(g, 3)],
-                    ),
-                    2 | 3 => (
-                        Ins::Await("y", 1 + pick(g, 2) as i64),
-                        [Sem::RelAcq, Sem::RelAcq, Sem::RelAcq, Sem::Relaxed][pick(g, 4)],
-                    ),
-                    4 => (Ins::St("y", 1 + pick(g, 2) as i64), Sem::RelAcq),
-                    _ => (Ins::Add("y"), Sem::RelAcq),
-                };
-                th.push((ins, sem, ["gpu", "gpu", "cta"][pick(g, 3)]));
-            }
-            code.push(th);
-            places.push((pick(g, 2) as u32, 0));
-        }
+        let (code, places) = random_threads(g, 4, 1, |g| {
+            let (ins, sem) = match pick(g, 6) {
+                0 => (
+                    Ins::St("x", 1 + pick(g, 2) as i64),
+                    [Sem::Weak, Sem::Relaxed][pick(g, 2)],
+                ),
+                1 => (
+                    Ins::Ld("x"),
+                    [Sem::Weak, Sem::Relaxed, Sem::RelAcq][pick(g, 3)],
+                ),
+                2 | 3 => (
+                    Ins::Await("y", 1 + pick(g, 2) as i64),
+                    [Sem::RelAcq, Sem::RelAcq, Sem::RelAcq, Sem::Relaxed][pick(g, 4)],
+                ),
+                4 => (Ins::St("y", 1 + pick(g, 2) as i64), Sem::RelAcq),
+                _ => (Ins::Add("y"), Sem::RelAcq),
+            };
+            (ins, sem, ["gpu", "gpu", "cta"][pick(g, 3)])
+        });
         RandomAwait(text("random_await", &code, &places))
     }
 }

@@ -8,12 +8,25 @@ use models::ptx::Model;
 
 /// A litmus test from its columns (one per thread, each thread in its own CTA of GPU 0).
 pub fn columns(name: &str, init: &str, cols: &[Vec<String>], cond: &str) -> String {
-    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
     let places: Vec<String> = (0..cols.len())
         .map(|i| format!("P{i}@cta {i},gpu 0"))
         .collect();
+    layout(name, "issue 21", init, &places, cols, cond)
+}
+
+/// A litmus test: its name, source line, initial state, each thread's placement
+/// (`P0@cta 0,gpu 0`) and instructions (a column per thread), and its condition.
+pub fn layout(
+    name: &str,
+    source: &str,
+    init: &str,
+    places: &[String],
+    cols: &[Vec<String>],
+    cond: &str,
+) -> String {
+    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
     let mut s = format!(
-        "PTX {name}\n\"issue 21\"\n{{\n {init}\n}}\n {} ;\n",
+        "PTX {name}\n\"{source}\"\n{{\n {init}\n}}\n {} ;\n",
         places.join(" | ")
     );
     for r in 0..rows {

@@ -212,7 +212,10 @@ pub fn run(test: &Test, ro: &RunOptions, progress: Option<&Progress>) -> Result<
     // path there is nothing to explore.
     let nothing = ro.liveness && per.iter().flatten().all(|t| t.ending == Ending::Done);
     let per = if nothing { Vec::new() } else { per };
-    let u = universe(&p, &per);
+    let mut u = universe(&p, &per);
+    // A liveness run stops at the first hang it meets: without symmetry, it is the one the
+    // reference meets first.
+    u.symmetric = ro.symmetry && !ro.liveness;
     let max = ro.max_executions.unwrap_or(u64::MAX).min(ro.max_candidates);
     let brakes = Brakes {
         max_executions: Some(max),

@@ -45,6 +45,9 @@ pub struct RunOptions {
     pub max_executions: Option<u64>,
     /// Stop, without a verdict, when the exploration has run this long.
     pub timeout: Option<Duration>,
+    /// Let the explorer build one execution per orbit of interchangeable threads and derive
+    /// the others ([`models::explore`]'s symmetry); the answers are the same either way.
+    pub symmetry: bool,
 }
 
 /// Which exploration builds a test's executions.
@@ -69,6 +72,7 @@ impl Default for RunOptions {
             jobs: 1,
             max_executions: None,
             timeout: None,
+            symmetry: true,
         }
     }
 }

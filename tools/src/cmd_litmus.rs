@@ -3,7 +3,8 @@
 //!
 //! Contract: `ptxemu litmus [--model ptx-v7.5|ptx-v6.0|sc] [--json] [--expect CSV]
 //! [--liveness] [--jobs N] [--max-executions N] [--timeout S] [--print-dialect] PATH...`,
-//! extended with `--max-candidates N` (the budget of candidate and partial executions).
+//! extended with `--max-candidates N` (the budget of candidate and partial executions) and
+//! `--no-symmetry` (build every execution, interchangeable threads included).
 //! Exit status: 0 when every test ran (and, with `--expect`, matched); 1 when some expectation
 //! failed; 2 when a test could not be read or run; 3 (before 1 and 2) when a brake
 //! (`--max-executions`, `--timeout`) stopped a test before its end: it gets no verdict, and the
@@ -59,6 +60,11 @@ pub struct LitmusArgs {
     /// executions built before it gives up (default 50,000,000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_candidates: Option<u64>,
+    /// Build every execution: without it, the explorer builds one execution per orbit of
+    /// interchangeable threads (same code and placement, each storing its own values) and
+    /// derives the others. The answers are the same; this is for comparing and teaching.
+    #[arg(long)]
+    no_symmetry: bool,
     /// Litmus files or directories (searched recursively for `*.litmus`).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -125,6 +131,7 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
         liveness: a.liveness,
         max_executions: a.max_executions,
         timeout,
+        symmetry: !a.no_symmetry,
         ..crate::model_arg::run_options(&a.model)?
     };
     if let Some(n) = a.max_candidates {

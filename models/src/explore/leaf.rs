@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
 use super::search::Search;
+use super::symmetry::Image;
 use super::{Halt, Leaf, Sink};
 use crate::ptx::{Axiom, Choice, Violation};
 use crate::rel::Rel;
@@ -20,15 +21,8 @@ impl Search<'_> {
         for o in 0..orders.len().max(1) {
             for bar in &bars {
                 // Judging one complete execution costs more than a step: look at the brakes.
-                if self.brakes() == Next::Stop {
+                if self.brakes() == Next::Stop || self.count_execution() == Next::Stop {
                     return Next::Stop;
-                }
-                let before = self.ctl.executions.fetch_add(1, Ordering::Relaxed);
-                if let Some(max) = self.ctl.brakes.max_executions {
-                    if before >= max {
-                        self.ctl.halt(Halt::MaxExecutions(max));
-                        return Next::Stop;
-                    }
                 }
                 let sc = orders.get(o).unwrap_or(&self.ch.sc);
                 let (judged, verdict) = if sc.is_empty() && bar.is_empty() {
@@ -42,24 +36,83 @@ impl Search<'_> {
                     let (ch, verdict) = self.judge(sc, bar);
                     (Some(ch), verdict)
                 };
-                self.stats.executions += 1;
-                let p = self.ctl.progress;
+                let choice = judged.as_ref().unwrap_or(&self.ch);
+                let mut visited = 0;
+                let r = self.visit_orbit(sink, &ends, choice, &verdict, &mut visited);
+                self.stats.executions += visited;
+                if verdict.is_ok() {
+                    self.stats.allowed += visited;
+                }
+                if r == Next::Stop {
+                    return Next::Stop;
+                }
+            }
+        }
+        Next::Continue
+    }
+
+    /// Counts a complete execution about to be judged; stops at `max_executions`.
+    fn count_execution(&self) -> Next {
+        let before = self.ctl.executions.fetch_add(1, Ordering::Relaxed);
+        match self.ctl.brakes.max_executions {
+            Some(max) if before >= max => {
+                self.ctl.halt(Halt::MaxExecutions(max));
+                Next::Stop
+            }
+            _ => Next::Continue,
+        }
+    }
+
+    /// Hands the sink the present complete execution, judged (counted already), and each of
+    /// its images under interchangeable threads ([`super::symmetry`]), counting them in
+    /// `visited`.
+    fn visit_orbit(
+        &self,
+        sink: &mut dyn Sink,
+        ends: &[u32],
+        choice: &Choice,
+        verdict: &Result<(), Violation>,
+        visited: &mut u64,
+    ) -> Next {
+        let p = self.ctl.progress;
+        let mut visit =
+            |sink: &mut dyn Sink, ends: &[u32], events: &[Vec<usize>], ids: &[usize]| {
+                *visited += 1;
                 p.executions.fetch_add(1, Ordering::Relaxed);
                 if verdict.is_ok() {
-                    self.stats.allowed += 1;
                     p.allowed.fetch_add(1, Ordering::Relaxed);
                 }
                 let leaf = Leaf {
-                    ends: &ends,
-                    events: &self.events,
-                    ids: &self.ids,
-                    choice: judged.as_ref().unwrap_or(&self.ch),
-                    verdict: &verdict,
+                    ends,
+                    events,
+                    ids,
+                    choice,
+                    verdict,
                 };
                 if sink.visit(self.u, &leaf) == Next::Stop {
                     self.ctl.stop_after.fetch_min(self.task, Ordering::Relaxed);
                     return Next::Stop;
                 }
+                Next::Continue
+            };
+        if visit(sink, ends, &self.events, &self.ids) == Next::Stop {
+            return Next::Stop;
+        }
+        let Some(sym) = &self.ctl.symmetry else {
+            return Next::Continue;
+        };
+        let mut img = Image {
+            ends: ends.to_vec(),
+            events: self.events.clone(),
+            ids: self.ids.clone(),
+        };
+        for &s in sym.walk() {
+            if self.brakes() == Next::Stop || self.count_execution() == Next::Stop {
+                return Next::Stop;
+            }
+            sym.apply(&mut img, s);
+            if visit(sink, &img.ends, &img.events, &img.ids) == Next::Stop {
+                return Next::Stop;
             }
         }
         Next::Continue

@@ -108,6 +108,20 @@
 //! their later events depend on (an await loop's read), so the lock holder's release comes
 //! before the waiter's critical section rather than after every choice in it.
 //!
+//! # Interchangeable threads
+//!
+//! When the caller asks for it ([`Universe::symmetric`]), threads with the same code and
+//! placement that differ only in values each alone writes (a ticket lock's) are taken as
+//! interchangeable ([`symmetry`], with the argument): the search builds only the executions
+//! whose *key* writes (the first write each such thread makes, ordered in coherence between
+//! any two of them) come in thread order, and hands the sink each of those with all its
+//! images under permutations of the threads, which are exactly the other executions. Counts,
+//! states and verdicts are those of the full search; [`Stats::explored`] falls by up to the
+//! number of permutations. To decide the order early, a thread makes no event before the
+//! previous thread of its class has made its key write, an RMW's write follows its read at
+//! once, and the read of a key RMW of a location only key writes write takes a present
+//! source.
+//!
 //! # Brakes
 //!
 //! [`Brakes`] bound the complete executions judged, the partial executions built (a search
@@ -149,6 +163,7 @@ mod moves;
 mod pairs;
 mod search;
 mod split;
+mod symmetry;
 mod writable;
 
 use std::sync::atomic::AtomicU64;
@@ -206,6 +221,9 @@ pub struct Universe {
     /// Per physical location: whether every access of a thread to it is generic and through
     /// one virtual address (check 4 of the module docs applies to its reads).
     plain: Vec<bool>,
+    /// Whether to build one execution of each orbit of interchangeable threads and hand the
+    /// sink the others as its images ([`symmetry`]); off unless the caller turns it on.
+    pub symmetric: bool,
 }
 
 impl Universe {
@@ -245,6 +263,7 @@ impl Universe {
             writable,
             decides,
             cap,
+            symmetric: false,
         }
     }
 

@@ -118,7 +118,13 @@ impl Search<'_> {
                             });
                         }
                     }
-                    if self.can_write_later(t, c, self.u.writable.pair_of(g))
+                    let present_only = self
+                        .ctl
+                        .symmetry
+                        .as_ref()
+                        .is_some_and(|s| s.present_source(g));
+                    if !present_only
+                        && self.can_write_later(t, c, self.u.writable.pair_of(g))
                         && !self.defer_doomed(t, c, g)
                     {
                         ms.list.push(Move::Read {
@@ -175,6 +181,16 @@ impl Search<'_> {
                 0
             };
         let sides = self.rmw_sides(t, g, &partners);
+        let sides = match &self.ctl.symmetry {
+            Some(sym) => sym.sides(g, partners.iter().map(|&j| self.ids[j]), sides),
+            None => Some(sides),
+        };
+        // Interchangeable threads' key writes go in thread order: a write that cannot is not
+        // built.
+        let Some(sides) = sides else {
+            ms.readers.push(readers);
+            return;
+        };
         let needs = self.taker_needs(g, &readers, &partners);
         ms.readers.push(readers);
         orient(

@@ -11,7 +11,9 @@ use smallvec::SmallVec;
 use super::fast::Memo;
 use super::moves::{quiet, Move, Moves};
 use super::pairs::Pairs;
+use super::symmetry::Symmetry;
 use super::{local, Brakes, Halt, Progress, Sink, Stats, Universe};
+use crate::event::EventKind;
 use crate::ptx::{Choice, Statics};
 use crate::rel::Rel;
 use crate::{Model, Next};
@@ -34,6 +36,8 @@ pub(super) struct Control<'p> {
     /// A sink asked to stop in this task: later tasks stop too (earlier ones finish, so the
     /// first answer in tree order is the one kept).
     pub stop_after: AtomicUsize,
+    /// The interchangeable threads, when the universe asks for them and has some.
+    pub symmetry: Option<Symmetry>,
 }
 
 impl Control<'_> {
@@ -209,17 +213,32 @@ impl<'a> Search<'a> {
     /// release), then
     /// the one with the fewest events (round robin), so that reads find their writes present
     /// early and deferred reads resolve early. Any choice builds every execution once: all the
-    /// chosen thread's next events are tried.
+    /// chosen thread's next events are tried. A thread about to make its key write waits for
+    /// the previous thread of its class ([`super::symmetry`]).
     fn next_thread(&self) -> Option<usize> {
         let ev = &self.u.events;
+        let made = |t: usize| self.events[t].len();
+        let waits = |t: usize| {
+            self.ctl
+                .symmetry
+                .as_ref()
+                .is_some_and(|s| s.waits(t, &made))
+        };
         (0..self.at.len())
-            .filter(|&t| self.ended[t].is_none())
+            .filter(|&t| self.ended[t].is_none() && !waits(t))
             .min_by_key(|&t| {
                 let waits = self.deferred.iter().any(|&r| {
                     let g = self.ids[r];
                     self.u.decides[g] && ev[g].thread == Some(t as u32)
                 });
-                (waits, self.events[t].len())
+                // With interchangeable threads, an RMW's write follows its read at once, so that
+                // a key write out of order dies before anything is built on it.
+                let rmw_open = self.ctl.symmetry.is_some()
+                    && self.events[t].last().is_some_and(|&k| {
+                        let e = &ev[self.ids[k]];
+                        e.rmw && e.kind == EventKind::Read
+                    });
+                (!rmw_open, waits, self.events[t].len())
             })
     }
 

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use super::pairs::Pairs;
 use super::search::{Collect, Control, Search};
+use super::symmetry::Symmetry;
 use super::{Brakes, Leaf, Outcome, Progress, Sink, Stats, Universe};
 use crate::ptx::{Model, Options};
 use crate::rel::Rel;
@@ -40,6 +41,12 @@ pub fn explore<S: Sink + Send>(
     make: &(dyn Fn() -> S + Sync),
 ) -> Outcome<S> {
     let own = Progress::default();
+    let us = Pairs::new(&u.events, &u.rmw, &u.deps, model, opts);
+    let symmetry = if u.symmetric {
+        Symmetry::find(u, &us, model == Model::Sc)
+    } else {
+        None
+    };
     let ctl = Control {
         brakes,
         progress: progress.unwrap_or(&own),
@@ -47,8 +54,8 @@ pub fn explore<S: Sink + Send>(
         halting: AtomicBool::new(false),
         halt: Mutex::new(None),
         stop_after: AtomicUsize::new(usize::MAX),
+        symmetry,
     };
-    let us = Pairs::new(&u.events, &u.rmw, &u.deps, model, opts);
     let (sinks, stats) = if jobs <= 1 {
         let mut sink = make();
         let mut s = Search::new(u, &us, &ctl, &[], 0);

@@ -12,6 +12,7 @@ mod support;
 use litmus::run::{run, Engine, Report, RunError, RunOptions};
 use models::ptx::Model;
 use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
+use support::generated::{text, Ins, Sem};
 use support::ticket;
 
 const MODELS: [Model; 3] = [Model::PtxV75, Model::PtxV60, Model::Sc];
@@ -140,109 +141,6 @@ fn split_exploration_gets_the_same_answers() {
     ));
     all_agree(&fs, false, 3);
     all_agree(&fs, true, 2);
-}
-
-/// One access or fence of a generated test.
-#[derive(Clone, Debug)]
-enum Ins {
-    /// Store a constant.
-    St(&'static str, i64),
-    /// Store the thread's last loaded register (a data dependency).
-    StReg(&'static str),
-    /// Load into the thread's next register.
-    Ld(&'static str),
-    /// `atom.add` of 1, into the next register.
-    Add(&'static str),
-    /// `atom.exch` of a constant, into the next register.
-    Exch(&'static str, i64),
-    /// A fence (`sc` or `acq_rel`).
-    Fence(&'static str),
-    /// Spin until a load of the location reads the value (an await loop), into the next
-    /// register.
-    Await(&'static str, i64),
-}
-
-/// How the accesses of a generated test are qualified.
-#[derive(Clone, Copy, Debug)]
-enum Sem {
-    Weak,
-    Relaxed,
-    RelAcq,
-}
-
-/// Writes a litmus test: `threads[t]` are thread t's instructions with a semantics and scope
-/// each, placed at (cta, gpu) `places[t]`; the condition mentions every register and location,
-/// so the states show every value.
-fn text(name: &str, threads: &[Vec<(Ins, Sem, &str)>], places: &[(u32, u32)]) -> String {
-    let mut cols: Vec<Vec<String>> = Vec::new();
-    let mut terms = vec!["x == 1".to_string(), "y == 1".to_string()];
-    for (t, code) in threads.iter().enumerate() {
-        let mut regs = 0;
-        let mut col = Vec::new();
-        for (ins, sem, scope) in code {
-            let q = |w: bool| match sem {
-                Sem::Weak => ".weak".to_string(),
-                Sem::Relaxed => format!(".relaxed.{scope}"),
-                Sem::RelAcq if w => format!(".release.{scope}"),
-                Sem::RelAcq => format!(".acquire.{scope}"),
-            };
-            let row = match ins {
-                Ins::St(l, v) => format!("st{} {l}, {v}", q(true)),
-                Ins::StReg(l) if regs > 0 => format!("st{} {l}, r{}", q(true), regs - 1),
-                Ins::StReg(l) => format!("st{} {l}, 2", q(true)),
-                Ins::Exch(l, v) => {
-                    regs += 1;
-                    terms.push(format!("P{t}:r{} == 1", regs - 1));
-                    let s = match sem {
-                        Sem::Weak | Sem::Relaxed => "relaxed",
-                        Sem::RelAcq => "acq_rel",
-                    };
-                    format!("atom.{s}.{scope}.exch r{}, {l}, {v}", regs - 1)
-                }
-                Ins::Ld(l) | Ins::Add(l) => {
-                    regs += 1;
-                    terms.push(format!("P{t}:r{} == 1", regs - 1));
-                    if matches!(ins, Ins::Ld(_)) {
-                        format!("ld{} r{}, {l}", q(false), regs - 1)
-                    } else {
-                        let s = match sem {
-                            Sem::Weak | Sem::Relaxed => "relaxed",
-                            Sem::RelAcq => "acq_rel",
-                        };
-                        format!("atom.{s}.{scope}.add r{}, {l}, 1", regs - 1)
-                    }
-                }
-                Ins::Fence(k) => format!("fence.{k}.{scope}"),
-                Ins::Await(l, v) => {
-                    regs += 1;
-                    let (top, out) = (
-                        format!("LC{t}{}", 2 * regs),
-                        format!("LC{t}{}", 2 * regs + 1),
-                    );
-                    col.push(format!("{top}:"));
-                    col.push(format!("ld{} r{}, {l}", q(false), regs - 1));
-                    col.push(format!("beq r{}, {v}, {out}", regs - 1));
-                    col.push(format!("goto {top}"));
-                    format!("{out}:")
-                }
-            };
-            col.push(row);
-        }
-        cols.push(col);
-    }
-    let head: Vec<String> = places
-        .iter()
-        .enumerate()
-        .map(|(t, (cta, gpu))| format!("P{t}@cta {cta},gpu {gpu}"))
-        .collect();
-    support::layout(
-        name,
-        "generated",
-        "x=0; y=0;",
-        &head,
-        &cols,
-        &terms.join(" /\\ "),
-    )
 }
 
 /// The classic shapes, as threads of accesses.
@@ -437,6 +335,114 @@ impl Arbitrary for RandomAwait {
         });
         RandomAwait(text("random_await", &code, &places))
     }
+}
+
+/// A random test with interchangeable threads: one random thread copied 2 times (1 to 3
+/// instructions) or 3 times (1 or 2), with one RMW after the first instruction at most, each copy storing its own value (5 + its number) where
+/// the original stores a placeholder, the copies all in one CTA or each in its own, and with
+/// 2 copies mostly an observer thread of strong reads (and sometimes a store of a copy's
+/// value) placed at random. The first instruction writes y (an
+/// `atom.add`, an `atom.exch` or a store of the own value), so that the copies usually have
+/// a key write for the explorer's symmetry reduction (`models::explore`'s `symmetry`), and
+/// not always one it can use.
+#[derive(Clone, Debug)]
+struct RandomSymmetric(String);
+
+/// The placeholder for a copy's own value in [`RandomSymmetric`].
+const OWN: i64 = -1;
+
+impl Arbitrary for RandomSymmetric {
+    fn arbitrary(g: &mut Gen) -> RandomSymmetric {
+        let sem = |g: &mut Gen| [Sem::Weak, Sem::Relaxed, Sem::RelAcq, Sem::RelAcq][pick(g, 4)];
+        let scope = |g: &mut Gen| ["gpu", "gpu", "cta", "sys"][pick(g, 4)];
+        let first = [Ins::Add("y"), Ins::Exch("y", OWN), Ins::St("y", OWN)][pick(g, 3)].clone();
+        let mut code: Vec<Drawn> = vec![(first, [Sem::Relaxed, Sem::RelAcq][pick(g, 2)], scope(g))];
+        let copies = 2 + pick(g, 2);
+        let mut added = false;
+        for _ in 0..pick(g, 5 - copies) {
+            let ins = match pick(g, 7) {
+                0 | 1 => Ins::St("x", OWN),
+                2 => Ins::Ld("x"),
+                3 => Ins::Ld("y"),
+                4 => Ins::Await("y", 1 + pick(g, 2) as i64),
+                // Longer chains of RMWs take the reference seconds to minutes.
+                5 if copies == 2 && !std::mem::replace(&mut added, true) => Ins::Add("y"),
+                _ => Ins::Fence(["sc", "acq_rel"][pick(g, 2)]),
+            };
+            code.push((ins, sem(g), scope(g)));
+        }
+        let apart = pick(g, 2) == 0;
+        let mut threads = Vec::new();
+        let mut places = Vec::new();
+        for t in 0..copies {
+            let own = |ins: &Ins| match *ins {
+                Ins::St(l, OWN) => Ins::St(l, 5 + t as i64),
+                Ins::Exch(l, OWN) => Ins::Exch(l, 5 + t as i64),
+                ref other => other.clone(),
+            };
+            threads.push(code.iter().map(|(i, m, s)| (own(i), *m, *s)).collect());
+            places.push((if apart { t as u32 } else { 0 }, 0));
+        }
+        if copies == 2 && pick(g, 3) != 0 {
+            let observer = (0..1 + pick(g, 2))
+                .map(|_| {
+                    let s = [Sem::Relaxed, Sem::RelAcq][pick(g, 2)];
+                    let ins = match pick(g, 5) {
+                        // A copy's own value, written by another thread too.
+                        0 => Ins::St("x", 5 + pick(g, 2) as i64),
+                        _ => Ins::Ld(["x", "y"][pick(g, 2)]),
+                    };
+                    (ins, s, ["cta", "gpu"][pick(g, 2)])
+                })
+                .collect();
+            threads.push(observer);
+            places.push((pick(g, 4) as u32, 0));
+        }
+        RandomSymmetric(text("random_symmetric", &threads, &places))
+    }
+}
+
+/// How many [`RandomSymmetric`] tests passed, and in how many the explorer built fewer
+/// partial executions with symmetry than without.
+static SYMMETRIC: [std::sync::atomic::AtomicUsize; 2] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
+
+#[test]
+fn random_interchangeable_threads_get_the_same_answers_under_every_model() {
+    use std::sync::atomic::Ordering::Relaxed;
+    fn prop(t: RandomSymmetric) -> TestResult {
+        let r = same_answers(&t.0);
+        if r.is_failure() || r.is_error() {
+            return r;
+        }
+        let test = litmus::parse(&t.0).unwrap();
+        let with = run(&test, &opts(Model::PtxV75, false, Engine::Explore, 1));
+        let without = RunOptions {
+            symmetry: false,
+            ..opts(Model::PtxV75, false, Engine::Explore, 1)
+        };
+        if let (Ok(a), Ok(b)) = (with, run(&test, &without)) {
+            if answer(&a) != answer(&b) {
+                return TestResult::error(format!("with and without symmetry differ\n{}", t.0));
+            }
+            SYMMETRIC[0].fetch_add(1, Relaxed);
+            if a.explored < b.explored {
+                SYMMETRIC[1].fetch_add(1, Relaxed);
+            }
+        }
+        r
+    }
+    QuickCheck::new()
+        .tests(500)
+        .quickcheck(prop as fn(RandomSymmetric) -> TestResult);
+    let (ran, reduced) = (SYMMETRIC[0].load(Relaxed), SYMMETRIC[1].load(Relaxed));
+    eprintln!("symmetry reduced {reduced} of {ran} tests");
+    assert!(
+        ran >= 250 && reduced * 4 >= ran,
+        "symmetry reduced only {reduced} of {ran} tests: the property barely tests it"
+    );
 }
 
 /// A random program of `tests/tests/memory_model_properties.rs` whose read-modify-writes chain

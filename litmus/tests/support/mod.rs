@@ -3,6 +3,8 @@
 //! Each binary uses a part of it.
 #![allow(dead_code)]
 
+pub mod generated;
+
 use litmus::run::{run, Engine, Report, RunOptions};
 use models::ptx::Model;
 

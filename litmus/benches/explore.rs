@@ -1,6 +1,7 @@
 //! Time against allowed executions for the incremental explorer (issue 21): the family of the
 //! issue (threads in different CTAs each `st x, 2i+1; ld r0, x; st x, 2i+2; ld r1, x`), IRIW
-//! with more readers, and a ticket lock with more threads. The README's table comes from the
+//! with more readers, and a ticket lock with more threads (also without symmetry reduction,
+//! every execution built, for comparison). The README's table comes from the
 //! command line on the same tests; this bench covers the sizes that finish in about a second
 //! (set `EXPLORE_BENCH_LARGE=1` for the larger ones) and prints each size's counts.
 
@@ -27,9 +28,10 @@ fn bench(c: &mut Criterion) {
         ticket(2),
         ticket(3),
         ticket(4),
+        ticket(5),
     ];
     if large {
-        cases.extend([family(4), iriw(5), iriw(6), ticket(5)]);
+        cases.extend([family(4), iriw(5), iriw(6), ticket(6)]);
     }
     let cases: Vec<litmus::ast::Test> = cases.into_iter().map(parsed).collect();
     let ro = RunOptions::default();
@@ -43,6 +45,17 @@ fn bench(c: &mut Criterion) {
         );
         g.bench_function(format!("{}-{}-allowed", t.name, r.allowed), |b| {
             b.iter(|| run(t, &ro).expect("runs"))
+        });
+    }
+    // The ticket lock without symmetry reduction, every execution built (the cost it saves).
+    let whole = RunOptions {
+        symmetry: false,
+        ..RunOptions::default()
+    };
+    for n in [3, 4] {
+        let t = parsed(ticket(n));
+        g.bench_function(format!("{}-every-execution-built", t.name), |b| {
+            b.iter(|| run(&t, &whole).expect("runs"))
         });
     }
     g.finish();

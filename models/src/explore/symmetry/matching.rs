@@ -285,9 +285,11 @@ pub(super) fn swap(u: &Universe, facts: &Facts, a: usize, b: usize, pi: &Renamin
         };
         end.push(match_trees(u, t, s, pi, &mut event)?);
     }
+    // A pair of events the swap leaves in place maps onto itself.
     let maps = |sorted: &[(usize, usize)]| {
         sorted
             .iter()
+            .filter(|&&(x, y)| event[x] != x || event[y] != y)
             .all(|&(x, y)| sorted.binary_search(&(event[x], event[y])).is_ok())
     };
     let to = (0..u.trees.len())

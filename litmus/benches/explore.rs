@@ -6,7 +6,11 @@
 //! (set `EXPLORE_BENCH_LARGE=1` for the larger ones) and prints each size's counts.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use litmus::run::{run, RunOptions};
+use litmus::explore::universe;
+use litmus::run::{prepare, run, thread_paths, usable_paths, RunOptions};
+use models::explore::{explore, Brakes, Leaf, Sink, Universe};
+use models::rel::Rel;
+use models::Next;
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -61,5 +65,46 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// A sink that only counts the allowed executions.
+struct Count(u64);
+
+impl Sink for Count {
+    fn syncbars(&mut self, _: &[u32], _: &[Vec<usize>], n: usize) -> Vec<Rel> {
+        vec![Rel::empty(n)]
+    }
+    fn visit(&mut self, _: &Universe, leaf: &Leaf<'_>) -> Next {
+        if leaf.verdict.is_ok() {
+            self.0 += 1;
+        }
+        Next::Continue
+    }
+}
+
+/// The ticket lock's search alone, with symmetry reduction: the universe built once, then
+/// explored with a sink that only counts. This is the part of a run that grows with the
+/// executions; a run adds parsing, the threads' paths and the universe (start-up), and each
+/// execution's states.
+fn search(c: &mut Criterion) {
+    let ro = RunOptions::default();
+    let mut g = c.benchmark_group("search");
+    g.sample_size(10);
+    for n in 2..=5 {
+        let t = parsed(ticket(n));
+        let p = prepare(&t).expect("prepares");
+        let all = thread_paths(&p, false, ro.limits).expect("paths");
+        let per = usable_paths(&all, false);
+        let mut u = universe(&p, &per);
+        u.symmetric = true;
+        let go = || {
+            explore(&u, ro.model, ro.opts, 1, Brakes::default(), None, &|| {
+                Count(0)
+            })
+        };
+        let allowed: u64 = go().sinks.iter().map(|s| s.0).sum();
+        g.bench_function(format!("{}-{allowed}-allowed", t.name), |b| b.iter(go));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, search);
 criterion_main!(benches);

@@ -47,6 +47,10 @@ pub(super) struct Facts {
     /// The universe's read-modify-write pairs and dependencies, sorted.
     rmw: Vec<(usize, usize)>,
     deps: Vec<(usize, usize)>,
+    /// Per event: the tree depths of the events it depends on and of its RMW read, as bits
+    /// (both pairs relate events of one path, an ancestor and a descendant); `None` when a
+    /// depth is past 63.
+    depths: Option<Vec<(u64, u64)>>,
 }
 
 impl Facts {
@@ -58,6 +62,7 @@ impl Facts {
             inits: HashMap::new(),
             rmw: sorted(&u.rmw),
             deps: sorted(&u.deps),
+            depths: depth_bits(u),
         };
         for e in &u.events {
             let Some(l) = e.loc.filter(|_| e.kind == EventKind::Write) else {
@@ -285,12 +290,19 @@ pub(super) fn swap(u: &Universe, facts: &Facts, a: usize, b: usize, pi: &Renamin
         };
         end.push(match_trees(u, t, s, pi, &mut event)?);
     }
-    // A pair of events the swap leaves in place maps onto itself.
+    // A pair of events the swap leaves in place maps onto itself. Both kinds of pairs join an
+    // event to an ancestor in its tree, and the tree matching keeps depths and ancestry, so
+    // the pairs into an event map onto the pairs into its image when the ancestors' depths
+    // agree.
     let maps = |sorted: &[(usize, usize)]| {
         sorted
             .iter()
             .filter(|&&(x, y)| event[x] != x || event[y] != y)
             .all(|&(x, y)| sorted.binary_search(&(event[x], event[y])).is_ok())
+    };
+    let kept = match &facts.depths {
+        Some(bits) => (0..event.len()).all(|x| event[x] == x || bits[x] == bits[event[x]]),
+        None => maps(&facts.rmw) && maps(&facts.deps),
     };
     let to = (0..u.trees.len())
         .map(|t| match t {
@@ -299,7 +311,7 @@ pub(super) fn swap(u: &Universe, facts: &Facts, a: usize, b: usize, pi: &Renamin
             _ => t,
         })
         .collect();
-    (maps(&facts.rmw) && maps(&facts.deps)).then_some(Swap { to, event, end })
+    kept.then_some(Swap { to, event, end })
 }
 
 /// Matches thread `t`'s tree with thread `s`'s under the value map `pi`, writing the events'
@@ -355,6 +367,34 @@ fn match_trees(
         }
     }
     Some(end)
+}
+
+/// Per event, the depths of its dependencies' and its RMW read's events, as bits ([`Facts`]).
+fn depth_bits(u: &Universe) -> Option<Vec<(u64, u64)>> {
+    let mut depth = vec![0usize; u.events.len()];
+    for tree in &u.trees {
+        let mut at = vec![0usize; tree.nodes.len()];
+        for (x, node) in tree.nodes.iter().enumerate() {
+            for &c in &node.children {
+                at[c as usize] = at[x] + 1;
+            }
+            if let Some(g) = node.event {
+                depth[g] = at[x];
+            }
+        }
+    }
+    let mut bits = vec![(0u64, 0u64); u.events.len()];
+    for (pairs, rmw) in [(&u.deps, false), (&u.rmw, true)] {
+        for &(from, to) in pairs {
+            let bit = 1u64.checked_shl(u32::try_from(depth[from]).ok()?)?;
+            if rmw {
+                bits[to].1 |= bit;
+            } else {
+                bits[to].0 |= bit;
+            }
+        }
+    }
+    Some(bits)
 }
 
 fn sorted(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {

@@ -188,7 +188,6 @@ impl Search<'_> {
         // Interchangeable threads' key writes go in thread order: a write that cannot is not
         // built.
         let Some(sides) = sides else {
-            ms.readers.push(readers);
             return;
         };
         let needs = self.taker_needs(g, &readers, &partners);

@@ -44,13 +44,20 @@ pub(super) struct Facts {
     writes: Vec<HashMap<u32, BTreeSet<i64>>>,
     /// Per location: the initial values.
     inits: HashMap<u32, BTreeSet<i64>>,
-    /// The universe's read-modify-write pairs and dependencies, sorted.
-    rmw: Vec<(usize, usize)>,
-    deps: Vec<(usize, usize)>,
+    /// What a swap's check of read-modify-write pairs and dependencies looks at.
+    ancestry: Ancestry,
+}
+
+/// The read-modify-write pairs and dependencies, as a swap's check reads them.
+enum Ancestry {
     /// Per event: the tree depths of the events it depends on and of its RMW read, as bits
-    /// (both pairs relate events of one path, an ancestor and a descendant); `None` when a
-    /// depth is past 63.
-    depths: Option<Vec<(u64, u64)>>,
+    /// (both kinds of pairs relate events of one path, an ancestor and a descendant).
+    Depths(Vec<(u64, u64)>),
+    /// The pairs themselves, sorted, when some depth is past 63.
+    Sorted {
+        rmw: Vec<(usize, usize)>,
+        deps: Vec<(usize, usize)>,
+    },
 }
 
 impl Facts {
@@ -60,9 +67,13 @@ impl Facts {
             pos: vec![None; n],
             writes: vec![HashMap::new(); n],
             inits: HashMap::new(),
-            rmw: sorted(&u.rmw),
-            deps: sorted(&u.deps),
-            depths: depth_bits(u),
+            ancestry: match depth_bits(u) {
+                Some(bits) => Ancestry::Depths(bits),
+                None => Ancestry::Sorted {
+                    rmw: sorted(&u.rmw),
+                    deps: sorted(&u.deps),
+                },
+            },
         };
         for e in &u.events {
             let Some(l) = e.loc.filter(|_| e.kind == EventKind::Write) else {
@@ -278,16 +289,16 @@ pub(super) fn swap(u: &Universe, facts: &Facts, a: usize, b: usize, pi: &Renamin
     if !facts.placed_alike(a, b) {
         return None;
     }
+    let to: Vec<usize> = (0..u.trees.len())
+        .map(|t| match t {
+            _ if t == a => b,
+            _ if t == b => a,
+            _ => t,
+        })
+        .collect();
     let mut event: Vec<usize> = (0..u.events.len()).collect();
     let mut end = Vec::with_capacity(u.trees.len());
-    for t in 0..u.trees.len() {
-        let s = if t == a {
-            b
-        } else if t == b {
-            a
-        } else {
-            t
-        };
+    for (t, &s) in to.iter().enumerate() {
         end.push(match_trees(u, t, s, pi, &mut event)?);
     }
     // A pair of events the swap leaves in place maps onto itself. Both kinds of pairs join an
@@ -300,17 +311,12 @@ pub(super) fn swap(u: &Universe, facts: &Facts, a: usize, b: usize, pi: &Renamin
             .filter(|&&(x, y)| event[x] != x || event[y] != y)
             .all(|&(x, y)| sorted.binary_search(&(event[x], event[y])).is_ok())
     };
-    let kept = match &facts.depths {
-        Some(bits) => (0..event.len()).all(|x| event[x] == x || bits[x] == bits[event[x]]),
-        None => maps(&facts.rmw) && maps(&facts.deps),
+    let kept = match &facts.ancestry {
+        Ancestry::Depths(bits) => {
+            (0..event.len()).all(|x| event[x] == x || bits[x] == bits[event[x]])
+        }
+        Ancestry::Sorted { rmw, deps } => maps(rmw) && maps(deps),
     };
-    let to = (0..u.trees.len())
-        .map(|t| match t {
-            _ if t == a => b,
-            _ if t == b => a,
-            _ => t,
-        })
-        .collect();
     kept.then_some(Swap { to, event, end })
 }
 

@@ -62,7 +62,6 @@ pub(super) struct Symmetry {
     pred: Vec<Option<usize>>,
     /// Per thread: the depth of its key write in its tree (0 outside every class).
     depth: Vec<usize>,
-
     /// Per universe event: its class and its thread's rank there, when it is a key write.
     key: Vec<Option<(u32, u32)>>,
     /// Per universe event: a key RMW's read that only a present write can serve.
@@ -109,7 +108,7 @@ impl Symmetry {
             swaps: Vec::new(),
             walk: Vec::new(),
         };
-        let mut walks: Vec<(Vec<u32>, usize)> = Vec::new();
+        let mut walks: Vec<Vec<u32>> = Vec::new();
         let mut order = 1usize;
         for group in candidates(u) {
             let Some(depth) = key_depth(u, &group, us, sc) else {
@@ -170,7 +169,7 @@ impl Symmetry {
                     }
                 }
             }
-            walks.push((heap_walk(m, &pairs), m));
+            walks.push(heap_walk(m, &pairs));
         }
         if walks.is_empty() {
             return None;
@@ -336,10 +335,10 @@ fn heap_walk(m: usize, pairs: &HashMap<(usize, usize), u32>) -> Vec<u32> {
 
 /// The walk of a product of classes: the last class's whole walk between every two steps of
 /// the ones before (the classes' swaps commute).
-fn combined(walks: &[(Vec<u32>, usize)]) -> Vec<u32> {
+fn combined(walks: &[Vec<u32>]) -> Vec<u32> {
     match walks.split_last() {
         None => Vec::new(),
-        Some(((last, _), rest)) => {
+        Some((last, rest)) => {
             let head = combined(rest);
             let mut out = last.clone();
             for &s in &head {

@@ -5,6 +5,7 @@
 pub mod ast;
 pub mod barrier;
 mod cell;
+mod clock;
 pub mod compare;
 mod compare_keys;
 pub mod cond;
@@ -22,6 +23,7 @@ pub mod print;
 pub mod report;
 pub mod run;
 mod scope_tree;
+pub mod tutorial;
 
 pub use parse::{parse, ParseError};
 

@@ -30,7 +30,7 @@ const PAD: f64 = 8.0;
 /// Height of an event box.
 const BOX_H: f64 = 40.0;
 /// Space between thread columns (room for cross-thread labels).
-const GAP_X: f64 = 96.0;
+const GAP_X: f64 = 84.0;
 /// Space between rows.
 const GAP_Y: f64 = 44.0;
 /// Outer margin.

@@ -54,3 +54,19 @@ def test_explain():
         ptxemu.explain(path, outcome="P1:r9=1")
     with pytest.raises(ptxemu.LitmusError, match="unknown model"):
         ptxemu.litmus(path, model="tso")
+
+
+def test_notebook_pictures():
+    # Jupyter calls _repr_svg_ / _repr_html_: the execution's picture, the page, the table.
+    path = LIB / "MP+rel+acq-gpu.litmus"
+    x = ptxemu.explain(path)
+    assert isinstance(x, str) and "FORBIDDEN" in x
+    svg = x._repr_svg_()
+    assert svg.startswith("<svg") and 'class="edge cause cycle"' in svg
+    page = x._repr_html_()
+    assert "<svg" in page and "<table" in page
+    assert ptxemu.explain(path, format="svg")._repr_svg_() == ptxemu.explain(path, format="svg")
+    r = ptxemu.litmus(path)
+    assert r["holds"] is False and isinstance(r, dict)
+    h = r._repr_html_()
+    assert "<svg" in h and "<table>" in h and "does not hold" in h

@@ -3,6 +3,7 @@
 import html
 import json
 import os
+import warnings
 
 from . import _native
 
@@ -69,9 +70,13 @@ class Explanation(str):
 def litmus(test, model="ptx-v7.5"):
     """Every outcome `model` (ptx-v7.5, ptx-v6.0 or sc) allows for a litmus test (its text or
     a path): the object ``ptxemu litmus --json`` prints, as a dict (a `LitmusResult`, which
-    Jupyter draws)."""
+    Jupyter draws). A condition that reads a register no instruction of its thread writes is
+    warned about (``warnings.warn``, and the dict's ``warnings``), as the command line does."""
     src, name = _source(test)
-    return LitmusResult(json.loads(_native.litmus_json(src, name, model)), src, name, model)
+    r = LitmusResult(json.loads(_native.litmus_json(src, name, model)), src, name, model)
+    for w in r.get("warnings", []):
+        warnings.warn(w, stacklevel=2)
+    return r
 
 
 def explain(test, model="ptx-v7.5", outcome=None, format="text"):

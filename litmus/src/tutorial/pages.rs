@@ -78,7 +78,7 @@ fn percent(s: &str) -> String {
 /// # Errors
 /// A test that does not parse, or cannot be run or explained.
 pub fn pages(tests: &[(String, String)], ro: &RunOptions) -> Result<Vec<Page>, PagesError> {
-    let mut steps: Vec<(String, &str, &str, Vec<&(String, String)>)> = Vec::new();
+    let mut steps: Vec<Chosen<'_>> = Vec::new();
     let mut used = vec![false; tests.len()];
     for step in STEPS {
         let mut mine = Vec::new();
@@ -151,6 +151,9 @@ pub fn pages(tests: &[(String, String)], ro: &RunOptions) -> Result<Vec<Page>, P
     }
     Ok(out)
 }
+
+/// A step as the pages show it: slug, title, introduction, and the folder's tests it holds.
+type Chosen<'a> = (String, &'a str, &'a str, Vec<&'a (String, String)>);
 
 /// The line of links between steps.
 fn nav(k: usize, files: &[String]) -> String {

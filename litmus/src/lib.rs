@@ -22,6 +22,7 @@ pub mod print;
 pub mod report;
 pub mod run;
 mod scope_tree;
+pub mod unwritten;
 
 pub use parse::{parse, ParseError};
 

@@ -79,6 +79,9 @@ pub struct LitmusArgs {
 /// One test's result: the report, or why it could not be run (and whether a brake stopped it).
 type Outcome = Result<Report, (String, bool)>;
 
+/// One test's outcome and the warnings about it.
+type Ran = (Outcome, Vec<String>);
+
 /// Runs one test file. Warnings about the test (`FILE:LINE: what`) go to `warnings`; with
 /// `strict` the first one stops the test instead, as an error.
 fn run_file(
@@ -186,8 +189,7 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
         .max(1);
     // Threads left over when there are fewer tests than threads split each test.
     ro.jobs = (jobs / files.len().max(1)).max(1);
-    let results: Vec<Mutex<Option<(Outcome, Vec<String>)>>> =
-        files.iter().map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<Ran>>> = files.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let progress = Progress::default();
     let done = AtomicBool::new(false);

@@ -160,7 +160,7 @@ mod tests {
     fn registers_the_threads_write_are_fine() {
         let src = format!("{MP}exists (P1:r0 == 1 /\\ P1:r1 == 0)\n");
         assert!(warnings(&src).is_empty());
-        let src = format!("{MP}exists (P1:%r0 == 1 /\\ x == 1)\n");
+        let src = format!("{MP}exists (P1:r0 == 1 /\\ x == 1)\n");
         assert!(warnings(&src).is_empty());
     }
 

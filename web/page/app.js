@@ -107,7 +107,7 @@ function fromLink() {
 // --- running ------------------------------------------------------------------------------
 
 function setVerdictRunning() {
-  for (const a of ["data-holds", "data-model", "data-error", "data-error-kind", "data-reachable", "data-line", "data-col"]) {
+  for (const a of ["data-holds", "data-condition-holds", "data-model", "data-error", "data-error-kind", "data-reachable", "data-line", "data-col"]) {
     verdict.removeAttribute(a);
   }
   verdict.dataset.state = "running";
@@ -159,7 +159,11 @@ async function run() {
   verdict.dataset.reachable = String(answer.reachable);
   verdict.dataset.model = answer.model;
   verdict.dataset.state = "done";
-  verdict.dataset.holds = String(answer.holds);
+  // The contract: data-holds says whether the condition's proposition is reachable (some allowed
+  // execution ends in a state satisfying it); data-condition-holds is herd's verdict on the
+  // quantified condition (they differ for ~exists and forall tests).
+  verdict.dataset.conditionHolds = String(answer.holds);
+  verdict.dataset.holds = String(answer.reachable);
 }
 
 function failed(err, model) {

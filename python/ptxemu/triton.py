@@ -3,7 +3,7 @@
 
 With ``pip install ptxemu``, Triton finds ptxemu's back end (``ptxemu.triton_backend``) through
 its ``triton.backends`` entry point: with no GPU present (or ``TRITON_DEFAULT_BACKEND=ptxemu``),
-``kernel[grid](...)`` compiles for `target()` and runs on ptxemu (docs/triton.md).
+a ``kernel[grid]`` call compiles for `target()` and runs on ptxemu (docs/triton.md).
 
 ``launch(compiled_kernel, grid, *args)`` runs the kernel's PTX (``compiled_kernel.asm["ptx"]``)
 with what Triton's CUDA launcher takes from ``compiled_kernel.metadata`` (read by the same code
@@ -90,7 +90,7 @@ def device():
 
 
 def set_target(target=None, gpu=None, *, memory_limit=None, device=None):
-    """Chooses what Triton's ``kernel[grid](...)`` compiles for and runs on.
+    """Chooses what a Triton ``kernel[grid]`` call compiles for and runs on.
 
     target: ``"sm_80"``, ``"sm_90a"`` or ``"sm_100a"``, what Triton compiles for (default: the
     ``PTXEMU_TARGET`` environment variable, else sm_80). gpu: ``"a100"``, ``"h100"`` or

@@ -151,6 +151,12 @@ class Module:
         return out
 
 
+def _wgmma_strict(check):
+    if check not in ("on", "strict"):
+        raise ValueError(f"wgmma_check `{check}`: expected on or strict")
+    return check == "strict"
+
+
 class Function:
     """A kernel of a module. Call it as ``f(grid, block, args, shared_mem=0, ...)``.
 
@@ -164,7 +170,9 @@ class Function:
     "strict": also a tcgen05.ld of MMA results with no tcgen05.fence::after_thread_sync after
     the wait; False/"off"), race (the data-race detector), check_nc, max_steps, threads (host
     threads, 0: all cores), cluster (the cluster shape in CTAs, as ``--cluster``; default: the
-    kernel's ``.reqnctapercluster``, else one CTA).
+    kernel's ``.reqnctapercluster``, else one CTA), wgmma_check (``"on"``: a read of a wgmma
+    accumulator before its ``wgmma.wait_group`` waits, as ptxas makes the GPU do;
+    ``"strict"``: it raises `Fault`, kind ``undefined``).
     Returns a `LaunchStats`; raises `Fault` when the kernel faults.
     """
 
@@ -177,7 +185,8 @@ class Function:
         return f"<ptxemu.Function {self.name}>"
 
     def __call__(self, grid, block, args=(), shared_mem=0, *, device=None, tmem_check=True,
-                 race=False, check_nc=False, max_steps=1_000_000_000, threads=0, cluster=None):
+                 race=False, check_nc=False, max_steps=1_000_000_000, threads=0, cluster=None,
+                 wgmma_check="on"):
         """Launches the kernel over `grid` CTAs of `block` threads (ints or tuples of up to 3)
         with `args`, one per kernel parameter; the class's docstring lists the arguments and
         keywords. Returns a `LaunchStats`; raises `Fault` when the kernel faults."""
@@ -216,7 +225,8 @@ class Function:
             options = {"shared_mem": int(shared_mem), "max_steps": int(max_steps),
                        "threads": int(threads), "tmem_check": bool(tmem_check),
                        "tmem_fence": tmem_fence, "check_nc": bool(check_nc), "race": bool(race),
-                       "cluster": None if cluster is None else _shape(cluster, "cluster")}
+                       "cluster": None if cluster is None else _shape(cluster, "cluster"),
+                       "wgmma_strict": _wgmma_strict(wgmma_check)}
             r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
                                            _shape(block, "block"), values, options)
         except BaseException:

@@ -44,6 +44,8 @@ pub struct Options {
     race: bool,
     /// The cluster shape in CTAs (`None`: the kernel's `.reqnctapercluster`, else 1×1×1).
     cluster: Option<[u32; 3]>,
+    /// `wgmma_check="strict"`: an early wgmma accumulator read is a fault.
+    wgmma_strict: bool,
 }
 
 /// A short name for each kind of fault (`Fault.kind`).
@@ -187,6 +189,7 @@ impl Module {
         cfg.threads = options.threads;
         cfg.check_nc = options.check_nc;
         cfg.cluster = options.cluster;
+        cfg.wgmma_strict = options.wgmma_strict;
         cfg.tmem.checked = options.tmem_check;
         cfg.tmem.fence = options.tmem_check && options.tmem_fence;
         if options.race {

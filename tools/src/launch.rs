@@ -290,6 +290,12 @@ fn cache_json(c: &emu::exec::l1::CacheStats) -> Json {
     })
 }
 
+/// An instruction's source line (`.loc`) in `--json`: its position, and the call sites it was
+/// inlined at, innermost first (empty when it was not inlined).
+pub(crate) fn source_json(s: &emu::exec::fault::SourceLine) -> Json {
+    s.json()
+}
+
 /// The `--json` object of one launch (the buffers are given by the caller).
 pub(crate) fn launch_json(
     cfg: &LaunchConfig,
@@ -312,6 +318,7 @@ pub(crate) fn launch_json(
                 "file": f.site.file,
                 "line": f.site.line,
                 "instruction": f.site.instr,
+                "source": f.site.source.as_ref().map(source_json),
                 "address": f.site.address.map(|a| format!("0x{a:x}")),
                 "message": f.to_string(),
             })

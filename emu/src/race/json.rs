@@ -1,7 +1,8 @@
 //! The JSON form of race reports, written once for `ptxemu run --race --json` and the Python
 //! package's `stats.races`, and read back by `ptxemu explain --race-report`.
 //!
-//! Each access: `line`, `instruction`, `kind` (read/write/atomic), `sem`, `scope` (`cta`,
+//! Each access: `line`, `instruction`, `source` (the `.loc` position: `file`, `line`,
+//! `column`, `inlined_at`; `null` without `.loc`), `kind` (read/write/atomic), `sem`, `scope` (`cta`,
 //! `cluster`, `gpu`, `sys`, or `null` for a weak access: the one spelling of "no scope"),
 //! `space`, `cta`, `thread`, `warp`, `lane`, `address` (a hex string; an offset for `space:
 //! shared`), `bytes`, and for shared memory in clusters `owner_cta` and `owner_rank`. Each
@@ -17,6 +18,7 @@ pub fn access(a: &AccessReport) -> Value {
     let mut j = json!({
         "line": a.line,
         "instruction": a.instruction,
+        "source": a.source.as_ref().map(|s| s.json()),
         "kind": a.kind,
         "sem": a.sem,
         "scope": a.scope,

@@ -43,6 +43,10 @@ pub struct RaceArgs {
     /// the PTX document and the Alloy models) or dat3m (fence.sc takes part in Fence-SC only).
     #[arg(long, value_name = "doc|dat3m")]
     pub race_sc_fence: Option<String>,
+    /// Fence-SC order: any (default: a pair this run's order of fence.sc alone orders is
+    /// checked against every other order the model allows) or run (the order they ran in).
+    #[arg(long, value_name = "any|run")]
+    pub race_sc_order: Option<String>,
     /// Print at most N races (default 100; 0: every one); `--json` lists all.
     #[arg(long, value_name = "N")]
     pub race_limit: Option<u64>,
@@ -75,11 +79,12 @@ impl RaceArgs {
                 || self.runs.is_some()
                 || self.race_warp_sync.is_some()
                 || self.race_sc_fence.is_some()
+                || self.race_sc_order.is_some()
                 || self.race_limit.is_some();
             if given {
                 return Err(launch::refuse(
                     "options",
-                    "--schedule, --seed, --runs, --race-warp-sync, --race-sc-fence and --race-limit need --race",
+                    "--schedule, --seed, --runs, --race-warp-sync, --race-sc-fence, --race-sc-order and --race-limit need --race",
                 ));
             }
             return Ok(None);
@@ -100,6 +105,11 @@ impl RaceArgs {
             "dat3m" => false,
             o => return Err(bad(format!("--race-sc-fence `{o}`: expected doc or dat3m"))),
         };
+        let any_sc_order = match self.race_sc_order.as_deref().unwrap_or("any") {
+            "any" => true,
+            "run" => false,
+            o => return Err(bad(format!("--race-sc-order `{o}`: expected any or run"))),
+        };
         let runs = self.runs.unwrap_or(1);
         if runs == 0 {
             return Err(bad("--runs must be at least 1".into()));
@@ -116,6 +126,7 @@ impl RaceArgs {
                 schedule,
                 warp_sync_orders,
                 sc_fence_in_patterns,
+                any_sc_order,
             },
             seeds,
             random,

@@ -56,6 +56,10 @@ pub struct RaceOptions {
     /// Whether `fence.sc` (and `membar`) also counts as a release and acquire fence in
     /// patterns (the PTX document and both Alloy models: yes; Dat3M: no). Default on.
     pub sc_fence_in_patterns: bool,
+    /// Whether a pair that this run's Fence-SC order alone orders is checked against the
+    /// other orders the model allows (`sc_order`; default on). Off: Fence-SC order is the
+    /// order the fences ran in, as on hardware in one run.
+    pub any_sc_order: bool,
 }
 
 impl Default for RaceOptions {
@@ -64,6 +68,7 @@ impl Default for RaceOptions {
             schedule: Schedule::Default,
             warp_sync_orders: true,
             sc_fence_in_patterns: true,
+            any_sc_order: true,
         }
     }
 }
@@ -148,7 +153,7 @@ impl RaceShared {
             )
         });
         RaceShared {
-            sc_order: has_sc_fence && threads < u64::from(vc::TAGGED_THREADS),
+            sc_order: opts.any_sc_order && has_sc_fence && threads < u64::from(vc::TAGGED_THREADS),
             fences: Mutex::new(sc_order::FenceLog::default()),
             sc_undecided: AtomicU64::new(0),
             opts,

@@ -494,7 +494,7 @@ impl CtaRace {
                 ScVerdict::Races {
                     after_first,
                     before_second,
-                } => Some((after_first, before_second)),
+                } => Some([after_first, before_second]),
                 ScVerdict::Ordered => return,
                 ScVerdict::Undecided => {
                     self.sh
@@ -516,7 +516,7 @@ impl CtaRace {
         }
         let miss = self.threads[t].miss.as_ref();
         let mut race = match sc {
-            Some(fences) => report::race_under_other_sc_order(&self.sh, first, second, fences),
+            Some([x, y]) => report::race_under_other_sc_order(&self.sh, first, second, x, y),
             None => report::race(&self.sh, first, second, miss, self.barriers_seen),
         };
         if second.shared && self.sh.cluster_size() > 1 {

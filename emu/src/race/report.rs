@@ -6,6 +6,7 @@ use std::fmt;
 use models::vocab::{FenceSem, Scope};
 
 use super::op::{Kind, RaceOp, Sem};
+use super::sc_order::NamedFence;
 use super::shadow::{Acc, Rel};
 use super::RaceShared;
 use crate::exec::fault::SourceLine;
@@ -427,11 +428,12 @@ pub(crate) fn race_under_other_sc_order(
     sh: &RaceShared,
     first: Acc,
     second: Acc,
-    (after_first, before_second): (Option<(u32, u32)>, Option<(u32, u32)>),
+    after_first: Option<NamedFence>,
+    before_second: Option<NamedFence>,
 ) -> Race {
     let ra = describe(sh, &first);
     let rb = describe(sh, &second);
-    let fence = |f: Option<(u32, u32)>, fallback: &str| match f {
+    let fence = |f: Option<NamedFence>, fallback: &str| match f {
         Some((pc, t)) => {
             let (c, th) = sh.position(t);
             format!(

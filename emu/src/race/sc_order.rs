@@ -196,6 +196,9 @@ impl FenceLog {
     }
 }
 
+/// A `fence.sc` named in a report: its instruction (pc) and thread.
+pub type NamedFence = (u32, u32);
+
 /// What another Fence-SC order makes of a pair that this run's order alone orders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScVerdict {
@@ -204,9 +207,9 @@ pub enum ScVerdict {
     /// `fence.sc` ordered before the later access without Fence-SC order (pc and thread).
     Races {
         /// The fence after the earlier access, when its own thread ran one.
-        after_first: Option<(u32, u32)>,
+        after_first: Option<NamedFence>,
         /// A fence before the later access.
-        before_second: Option<(u32, u32)>,
+        before_second: Option<NamedFence>,
     },
     /// Every such order orders the pair (for fences of narrower scopes: or the test could
     /// not tell).

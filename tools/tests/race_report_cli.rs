@@ -125,7 +125,8 @@ fn the_count_is_the_number_of_racing_access_pairs() {
 #[test]
 fn the_last_block_sums_get_their_verdicts_on_the_default_run() {
     // (kernel, races: (first line, second line, fence_sc_dependent)), from last_block.cu.
-    let cases: &[(&str, &[(u64, u64, bool)])] = &[
+    type Expected = &'static [(u64, u64, bool)];
+    let cases: &[(&str, Expected)] = &[
         (
             "_Z19sum_no_reader_fencePKfjPfPj",
             &[(91, 118, true), (91, 151, true)],
@@ -266,7 +267,7 @@ fn a_live_report_pipes_into_explain() {
     for (file, kernel, launch) in cases {
         let mut args = run_args(file, kernel, launch, &[]);
         args.extend(["--race".into(), "--json".into()]);
-        let run = Command::new(bin)
+        let mut run = Command::new(bin)
             .args(&args)
             .current_dir(root)
             .stdout(Stdio::piped())
@@ -276,9 +277,10 @@ fn a_live_report_pipes_into_explain() {
         let explain = Command::new(bin)
             .args(["explain", "--race-report", "-"])
             .current_dir(root)
-            .stdin(run.stdout.expect("a pipe"))
+            .stdin(run.stdout.take().expect("a pipe"))
             .output()
             .expect("explain runs");
+        assert_eq!(run.wait().expect("run ends").code(), Some(1), "{kernel}");
         let text = String::from_utf8_lossy(&explain.stdout);
         assert_eq!(
             explain.status.code(),

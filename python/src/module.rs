@@ -145,6 +145,28 @@ impl Module {
             .collect()
     }
 
+    /// The mangled name of the kernel that `name` names: its mangled name, its demangled C++
+    /// signature or its unique base name (raises `LaunchError` of kind `no_kernel` listing
+    /// the kernels, or the candidates of an ambiguous name).
+    fn resolve_kernel(&self, py: Python<'_>, name: &str) -> PyResult<String> {
+        self.module
+            .resolve_kernel(name)
+            .map(str::to_string)
+            .map_err(|e| {
+                raise(
+                    py,
+                    "LaunchError",
+                    ("no_kernel", format!("{}: {e}", self.name)),
+                )
+            })
+    }
+
+    /// The demangled C++ name of `name` (the name itself when it is not mangled).
+    #[staticmethod]
+    fn demangle(name: &str) -> String {
+        emu::ir::kernel_name::display(name).into_owned()
+    }
+
     /// A kernel's parameters: (name, PTX type, size in bytes, is an array), or `None` when
     /// there is no such kernel.
     fn params(&self, kernel: &str) -> Option<Vec<(String, String, u64, bool)>> {
@@ -195,7 +217,17 @@ impl Module {
         if options.race {
             cfg.race = Some(emu::race::RaceOptions::default());
         }
-        let result = self.with_machine(py, device, |m, _| m.launch(&cfg, &args))?;
+        let module = &self.module;
+        let result = self.with_machine(py, device, |m, _| {
+            let mut result = m.launch(&cfg, &args);
+            if let Ok(rep) = &mut result {
+                if let (Some(races), Some((_, f))) = (&mut rep.races, module.function(&cfg.kernel))
+                {
+                    races.name_arguments(m, &f.params, &args);
+                }
+            }
+            result
+        })?;
         let report = result.map_err(|e| {
             let kind = match &e {
                 LaunchError::NoSuchKernel { .. } => "no_kernel",
@@ -207,6 +239,10 @@ impl Module {
         })?;
         let d = PyDict::new(py);
         d.set_item("kernel", &kernel)?;
+        d.set_item(
+            "kernel_demangled",
+            emu::ir::kernel_name::display(&kernel).as_ref(),
+        )?;
         d.set_item("grid", grid)?;
         d.set_item("block", block)?;
         d.set_item("shared_bytes", options.shared_mem)?;
@@ -229,6 +265,10 @@ impl Module {
             fd.set_item("kind", kind_name(&f.kind))?;
             fd.set_item("detail", f.kind.to_string())?;
             fd.set_item("kernel", &s.kernel)?;
+            fd.set_item(
+                "kernel_demangled",
+                emu::ir::kernel_name::display(&s.kernel).as_ref(),
+            )?;
             fd.set_item("cta", s.cta)?;
             fd.set_item("warp", s.warp)?;
             fd.set_item("lane", s.lane)?;

@@ -275,6 +275,8 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         .ok_or_else(|| launch::refuse("arguments", "a PTX file is required"))?;
     let checks = Checks::of(a)?;
     let mut loaded = launch::load_on(file, a.gpu.map(crate::difftest::record::Gpu::sm))?;
+    let kernel = launch::resolve_kernel(&loaded, kernel)?;
+    let kernel = kernel.as_str();
     let grid = shape(a.grid.as_deref().unwrap_or("1"), "grid")
         .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     // Triton's clusters: `--grid` is the grid kernel[grid] was given.
@@ -370,7 +372,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     }
     cfg.race = race_plan.as_ref().map(|p| p.opts);
     let report = crate::progress::with_ctas(a.json, &mut cfg, |cfg| {
-        launch::launch(machine, cfg, &values)
+        launch::launch(machine, &loaded.module, cfg, &values)
     })?;
     if crate::timeout::stopped(&report) {
         return Ok(crate::timeout::report_stop(&cfg, &report, machine, a.json));
@@ -383,7 +385,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     }
     let races = match &race_plan {
         Some(p) => {
-            let mut m = crate::race_run::Merged::new(p, report.races.as_ref());
+            let mut m = crate::race_run::Merged::new(p, &cfg.kernel, report.races.as_ref());
             m.explore(p, file, &specs, &a.sets, &cfg)?;
             Some(m)
         }

@@ -300,9 +300,9 @@ fn check_launch(
             }
         }
     }
-    launch::check_args(loaded, &l.kernel, &shapes).map_err(fail)?;
+    let kernel = launch::check_args(loaded, &l.kernel, &shapes).map_err(fail)?;
     launch::check_shape(l.grid, l.block).map_err(fail)?;
-    let cfg = LaunchConfig::new(&l.kernel, l.grid, l.block);
+    let cfg = LaunchConfig::new(&kernel, l.grid, l.block);
     Ok(Action::Launch {
         cfg: LaunchConfig {
             dynamic_shared: l.shared_bytes,
@@ -512,7 +512,7 @@ impl Runner<'_> {
         }
         let round_text = round.map_or(String::new(), |r| format!(", round {r}"));
         let context = format!("plan step {at}{round_text}, launch {index}: ");
-        let report = launch::launch(&mut self.loaded.machine, &cfg, &values).map_err(|e| {
+        let report = launch::launch(&mut self.loaded.machine, &self.loaded.module, &cfg, &values).map_err(|e| {
             let kind = launch::kind_of(&e);
             let err = json!({"kind": kind, "step": at, "round": round, "launch": index, "message": format!("{e:#}")});
             Stop::Refused(refuse(kind, format!("{context}{e:#}")), err)
@@ -526,7 +526,7 @@ impl Runner<'_> {
         let machine = &self.loaded.machine;
         let races = self
             .race
-            .map(|p| crate::race_run::Merged::new(p, report.races.as_ref()));
+            .map(|p| crate::race_run::Merged::new(p, &cfg.kernel, report.races.as_ref()));
         self.races_found |= races.as_ref().is_some_and(|m| m.any());
         if self.json {
             let bufs = args

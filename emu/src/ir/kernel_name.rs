@@ -41,6 +41,46 @@ fn demangle_with(mangled: &str, opts: DemangleOptions) -> Option<String> {
     .ok()
     .flatten()
     .filter(|s| !s.is_empty())
+    .map(|s| literal_suffixes(&s))
+}
+
+/// Integer literal casts the demangler writes (`(unsigned int)512`), with the C++ suffix
+/// GNU c++filt and nvcc's messages use instead (`512u`).
+const LITERAL_SUFFIXES: &[(&str, &str)] = &[
+    ("(int)", ""),
+    ("(unsigned int)", "u"),
+    ("(long)", "l"),
+    ("(unsigned long)", "ul"),
+    ("(long long)", "ll"),
+    ("(unsigned long long)", "ull"),
+];
+
+/// `s` with each integer literal cast of [`LITERAL_SUFFIXES`] written as a suffixed literal.
+fn literal_suffixes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    'scan: while let Some(i) = rest.find('(') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        for (cast, suffix) in LITERAL_SUFFIXES {
+            if let Some(after) = tail.strip_prefix(cast) {
+                let sign = usize::from(after.starts_with('-'));
+                let digits = after[sign..]
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(after.len() - sign);
+                if digits > 0 {
+                    out.push_str(&after[..sign + digits]);
+                    out.push_str(suffix);
+                    rest = &after[sign + digits..];
+                    continue 'scan;
+                }
+            }
+        }
+        out.push('(');
+        rest = &tail[1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The name to show a user: the demangled one when there is one, else `name` itself.

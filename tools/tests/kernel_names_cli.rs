@@ -309,3 +309,39 @@ fn explain_shows_the_demangled_kernel_and_the_argument() {
     assert!(t.contains(&format!("in kernel {sig}.")), "{t}");
     assert!(t.contains("(arg 0, byte 4)"), "{t}");
 }
+
+#[test]
+fn a_plan_step_names_its_kernel_by_signature() {
+    let dir = std::env::temp_dir().join(format!("ptxemu-kernel-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plan = dir.join("plan.json");
+    // A dump's path is relative to the current folder: an absolute one in the test's folder.
+    let out_bin = dir.join("out.bin");
+    let text = r#"{"version": 1,
+            "buffers": {"x": "f32[256]:fill=1", "out": "f32[2]:zero"},
+            "steps": [
+              {"launch": {"kernel": "reduce_ok(const float *, float *)", "grid": "2",
+                          "block": "128", "args": ["@x", "@out"]}},
+              {"dump": "out=OUT"}]}"#;
+    let out_json = serde_json::to_string(out_bin.to_str().unwrap()).unwrap();
+    std::fs::write(
+        &plan,
+        text.replace("\"out=OUT\"", &format!("\"out={}", &out_json[1..])),
+    )
+    .unwrap();
+    let o = ptxemu(&["run", REDUCTIONS, "--plan", plan.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Each CTA of 128 threads sums 128 ones.
+    let out = std::fs::read(&out_bin).unwrap();
+    let sums: Vec<f32> = out
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(sums, [128.0, 128.0]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -371,7 +371,7 @@ pub struct DFunc {
     pub shared: KernelSharedInfo,
     /// Why the function cannot run (a construct in it or in a function it calls that the
     /// interpreter does not implement); a kernel with a reason is refused at launch.
-    pub refused: Option<crate::exec::DecodeError>,
+    pub refused: Option<crate::exec::decode::error::DecodeError>,
 }
 
 /// The shared memory of a kernel's CTA (see `decode::shared`).

@@ -12,8 +12,8 @@
 //! 1. A write shorter than the variable writes a prefix and leaves the rest as it was (as
 //!    `cudaMemcpyToSymbol` with a count does); a write at an offset is not offered.
 
+use super::decode::error::DecodeError;
 use super::decode::layout::{layout, Place};
-use super::decode::DecodeError;
 use super::Machine;
 use crate::ir::{Module, StateSpace};
 

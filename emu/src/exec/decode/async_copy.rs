@@ -1,8 +1,9 @@
 //! Lowering `cp.async` (non-bulk) and `mbarrier`: resolving the shared and global addresses
 //! and the count, size and state operands once (`crate::exec::step::async_copy` runs them).
 
-use super::ops::{arg, invalid};
-use super::{DecodeError, FnCtx};
+use super::context::FnCtx;
+use super::error::DecodeError;
+use super::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::exec::step::async_copy::{self as step, op, AsyncInstr};
 use crate::ir::{CpAsync, Imm, Instr, Mbarrier, MbarrierOp, Operand, SpaceQual, StateSpace, Type};

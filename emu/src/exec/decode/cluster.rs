@@ -1,8 +1,9 @@
 //! Lowering the cluster instructions (`mapa`, `getctarank`, `barrier.cluster`): operands
 //! resolved once; `crate::exec::step::cluster` runs them.
 
-use super::ops::arg;
-use super::{DecodeError, FnCtx};
+use super::context::FnCtx;
+use super::error::arg;
+use super::error::DecodeError;
 use crate::exec::program::{DInstr, Extra};
 use crate::exec::step::cluster as step;
 use crate::ir::{ClusterOp, Instr, Type};

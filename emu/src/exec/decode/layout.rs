@@ -5,7 +5,7 @@
 //! in its activation frame. Initialisers are written into the images here, with symbol
 //! addresses resolved.
 
-use super::DecodeError;
+use super::error::DecodeError;
 use crate::exec::memory::FUNCTION_BASE;
 use crate::exec::program::FrameLayout;
 use crate::ir::{

@@ -2,8 +2,9 @@
 //! resolving every fragment register and the address once, so the step functions only gather
 //! and scatter values.
 
-use super::ops::{arg, invalid};
-use super::{DecodeError, FnCtx};
+use super::context::FnCtx;
+use super::error::DecodeError;
+use super::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, MatrixInstr, Src};
 use crate::exec::step::mma as step;
 use crate::exec::step::wmma;

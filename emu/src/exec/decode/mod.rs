@@ -12,6 +12,8 @@
 
 pub mod async_copy;
 pub mod cluster;
+pub mod context;
+pub mod error;
 pub mod layout;
 pub mod mma;
 pub mod operands;
@@ -26,82 +28,11 @@ use crate::exec::program::{
     Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, KernelSharedInfo,
     Program, Src, NO_GUARD,
 };
-use crate::ir::{Block, Function, Instr, LabelId, Module, Op, ParamKind, RegId, Span, Stmt, Type};
+use crate::ir::{Block, Function, Instr, Module, Op, ParamKind, Stmt, Type};
 use smallvec::SmallVec;
 
-use layout::Layout;
-
-/// Why a module cannot be run.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeError {
-    /// A construct the interpreter does not implement (a limit of the tool).
-    #[error("line {}: unsupported by the interpreter: {what}", span.line)]
-    Unsupported {
-        /// What.
-        what: String,
-        /// Where.
-        span: Span,
-    },
-    /// A malformed instruction the validator should have rejected.
-    #[error("line {}: {what}", span.line)]
-    Invalid {
-        /// What is wrong.
-        what: String,
-        /// Where.
-        span: Span,
-    },
-}
-
-/// Where a register lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SlotInfo {
-    /// Value slots starting at `slot` (`count` > 1 for `.b128` and vector registers).
-    Val {
-        /// First slot.
-        slot: u32,
-        /// Width in bits of one element.
-        bits: u8,
-        /// Number of consecutive slots.
-        count: u8,
-    },
-    /// A predicate slot.
-    Pred(u32),
-}
-
-/// What lowering an instruction may need to know about its function.
-pub struct FnCtx<'a> {
-    /// The module.
-    pub module: &'a Module,
-    /// The function.
-    pub func: &'a Function,
-    /// Its index.
-    pub fid: u32,
-    /// The module's layout.
-    pub layout: &'a Layout,
-    /// Register → slot.
-    pub slots: Vec<SlotInfo>,
-    /// Label → pc.
-    pub labels: Vec<u32>,
-    /// The hidden predicate slot holding the carry flag (`.cc`).
-    pub cc_slot: u32,
-}
-
-impl FnCtx<'_> {
-    /// The slot of a register.
-    pub fn slot(&self, r: RegId) -> SlotInfo {
-        self.slots[r.index()]
-    }
-
-    /// The type a register was declared with.
-    pub fn reg_ty(&self, r: RegId) -> Type {
-        self.func.regs[r.index()].ty
-    }
-
-    /// The pc of a label.
-    pub fn label_pc(&self, l: LabelId) -> u32 {
-        self.labels[l.index()]
-    }
-}
+use context::{FnCtx, SlotInfo};
+pub use error::DecodeError;
 
 fn builtin_for(name: &str) -> Option<Builtin> {
     Some(match name {

@@ -7,26 +7,14 @@
 //! types and qualifiers pick a specialised function (integer width as a const generic,
 //! signedness, float flavour).
 
-use super::{DecodeError, FnCtx, SlotInfo};
+use super::context::{FnCtx, SlotInfo};
+use super::error::DecodeError;
+pub(super) use super::error::{arg, invalid, unsupported};
 use crate::exec::program::{DInstr, Dst, ExecFn, Extra, Src, GUARD_NEG, NO_GUARD};
 use crate::exec::step::{bits, control, convert, float, mem, warp_ops};
-use crate::ir::{Instr, Op, Operand, Type};
+use crate::ir::{Instr, Op, Type};
 
 type D = Result<DInstr, DecodeError>;
-
-fn unsupported(ins: &Instr, what: impl Into<String>) -> DecodeError {
-    DecodeError::Unsupported {
-        what: what.into(),
-        span: ins.span,
-    }
-}
-
-pub(super) fn invalid(ins: &Instr, what: impl Into<String>) -> DecodeError {
-    DecodeError::Invalid {
-        what: what.into(),
-        span: ins.span,
-    }
-}
 
 fn base(fx: &FnCtx<'_>, ins: &Instr) -> Result<DInstr, DecodeError> {
     let guard = match ins.guard {
@@ -46,12 +34,6 @@ fn base(fx: &FnCtx<'_>, ins: &Instr) -> Result<DInstr, DecodeError> {
         extra: Extra::None,
         control: false,
     })
-}
-
-pub(super) fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
-    ins.args
-        .get(k)
-        .ok_or_else(|| invalid(ins, format!("missing operand {}", k + 1)))
 }
 
 /// Sets `d[0]` from operand 0 and `s[0..n]` from operands 1..=n, all of type `ty`.

@@ -36,7 +36,7 @@
 
 use std::collections::HashMap;
 
-use super::DecodeError;
+use super::error::DecodeError;
 use crate::ir::{
     AddrBase, Block, FuncId, FunctionKind, Instr, Module, Op, Operand, Span, StateSpace, Stmt,
     VarRef, Variable,

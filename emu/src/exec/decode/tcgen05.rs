@@ -1,8 +1,9 @@
 //! Lowering `tcgen05` instructions: resolving `taddr`, `immHalfSplitoff`, the register vector,
 //! `redval`, `nCols` and alloc's destination once, so the step functions only fetch values.
 
-use super::ops::{arg, invalid};
-use super::{DecodeError, FnCtx};
+use super::context::FnCtx;
+use super::error::DecodeError;
+use super::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src, TmemInstr};
 use crate::exec::step::tcgen05 as step;
 use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, TmemShape, Type, VecElem};

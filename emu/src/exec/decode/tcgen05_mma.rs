@@ -2,9 +2,10 @@
 //! or A's descriptor, B's descriptor, the instruction descriptor, `disable-output-lane`,
 //! `enable-input-d`, `scale-input-d`, the scale-factor addresses and the mbarrier, once.
 
-use super::ops::{arg, invalid};
+use super::context::FnCtx;
+use super::error::DecodeError;
+use super::error::{arg, invalid};
 use super::tcgen05::tmem_address;
-use super::{DecodeError, FnCtx};
 use crate::exec::program::{DInstr, Extra, Src};
 use crate::exec::step::tcgen05_mma::{self as step, MmaDInstr, TmemRef};
 use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, Type, VecElem};

@@ -1,8 +1,9 @@
 //! Lowering the bulk copies, tensor copies and tensor-map instructions: their addresses,
 //! coordinate vectors, sizes and values resolved once (`crate::exec::step::tma` runs them).
 
-use super::ops::{arg, invalid};
-use super::{DecodeError, FnCtx};
+use super::context::FnCtx;
+use super::error::DecodeError;
+use super::error::{arg, invalid};
 use crate::exec::program::{DAddr, DInstr, Extra, Src};
 use crate::exec::step::tma::{self as step, TmaInstr};
 use crate::exec::step::tma_map;

@@ -3,7 +3,8 @@
 //! `crate::semantics::bits`.
 
 use super::{quaternary, ternary, unary, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow, Src};
 use crate::ir::{Imm, Instr, Op, Operand, PrmtMode, ShiftMode, Type};

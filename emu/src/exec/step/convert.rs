@@ -2,7 +2,8 @@
 //! per-lane meaning in `crate::semantics::convert`.
 
 use super::{binary, unary, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
 use crate::ir::{Cvt, CvtPack, CvtRounding, FloatRounding, Instr, Operand, Type};

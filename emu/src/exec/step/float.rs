@@ -5,7 +5,8 @@
 //! specialised function per instruction (a host fast path for plain `.rn`).
 
 use super::{for_lanes, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
 use crate::ir::{Arith, Div, DivKind, FloatRounding, Instr, Operand, Type};

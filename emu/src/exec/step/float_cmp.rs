@@ -4,7 +4,8 @@
 
 use super::float::{arg, encode, f32of, mode_of, unsupported};
 use super::{for_lanes, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Dst, Extra, Flow, Src};
 use crate::ir::{BoolOp, CmpOp, FloatRounding, Instr, Operand, Set, Setp, Slct, Type};

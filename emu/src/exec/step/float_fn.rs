@@ -4,7 +4,8 @@
 
 use super::float::*;
 use super::{for_lanes, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow, Src};
 use crate::ir::{DivKind, FloatFn, FloatRounding, Instr, MinMax, Op, Testp, Type};

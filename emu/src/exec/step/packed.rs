@@ -10,7 +10,8 @@
 //! scalar `.f32`.
 
 use super::Ctx;
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
 use crate::ir::{Arith, FloatRounding, Instr, Operand, Type};

@@ -1,8 +1,9 @@
 //! Lowering memory instructions: `ld`/`ldu`/`st`, atomics and reductions, `isspacep`, `cvta`.
 
 use super::{arg, dn, invalid, unsupported, D};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::operands::imm_bits;
-use crate::exec::decode::{DecodeError, FnCtx};
 use crate::exec::l1::{L1Use, LoadOp, StoreOp};
 use crate::exec::memory::{CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
 use crate::exec::program::{AtomInfo, DInstr, Dst, Extra, MemAccess, Src};

@@ -1,8 +1,8 @@
 //! Lowering `mov`: plain, predicate, and vector pack/unpack forms.
 
 use super::{arg, invalid, unsupported, D};
+use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::operands::imm_bits;
-use crate::exec::decode::FnCtx;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::exec::step::{int, mem};
 use crate::ir::{Instr, Operand, Type, VecElem};

@@ -1,6 +1,7 @@
 //! The PTX ISA for ptxemu: a typed IR, a front end that parses and validates modules as nvcc
 //! and clang emit them, and an interpreter that runs kernels over grids of CTAs of warps.
 
+pub mod async_copy;
 pub mod event;
 pub mod exec;
 pub mod front;

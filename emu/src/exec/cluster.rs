@@ -22,8 +22,8 @@
 use super::cta::{Counts, Cta, CtaStatus};
 use super::fault::{Fault, FaultKind};
 use super::memory::Bytes;
-use super::step::async_copy::AsyncState;
 use super::Env;
+use crate::async_copy::cp_async::AsyncState;
 use crate::ir::PerfDirective;
 
 /// Where the `.shared::cluster` addresses of the cluster's CTAs start (an offset in the

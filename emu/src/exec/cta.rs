@@ -92,7 +92,7 @@ pub struct Cta {
     /// Tensor Memory, made by the CTA's first tcgen05 instruction.
     tmem: Option<Box<crate::tcgen05::memory::TensorMemory>>,
     /// Pending `cp.async` copies and mbarrier objects.
-    asyncs: super::step::async_copy::AsyncState,
+    asyncs: crate::async_copy::cp_async::AsyncState,
     /// The warps' `wgmma` groups in flight.
     wgmma: super::step::wgmma::WgmmaState,
 

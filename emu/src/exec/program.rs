@@ -136,7 +136,7 @@ pub enum Extra {
     /// A `tcgen05` instruction.
     Tmem(Box<TmemInstr>),
     /// A `cp.async` or `mbarrier` instruction.
-    Async(Box<super::step::async_copy::AsyncInstr>),
+    Async(Box<crate::async_copy::cp_async::AsyncInstr>),
     /// A bulk-copy, tensor-copy or tensor-map instruction, or a proxy fence.
     Tma(Box<super::step::tma::TmaInstr>),
     /// A warp-level matrix instruction (`mma`, `ldmatrix`, `stmatrix`, `movmatrix`).

@@ -13,7 +13,6 @@
 /// overflowing the stack.
 pub const MAX_NESTING: u32 = 200;
 
-pub mod async_copy;
 mod body;
 pub mod cluster;
 pub mod constexpr;

@@ -171,10 +171,10 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "trap" => Op::Trap,
         "brkpt" => Op::Brkpt,
         "tcgen05" => super::tcgen05::parse(q)?,
-        "cp" => super::async_copy::parse_cp(q)?,
+        "cp" => crate::async_copy::syntax::parse_cp(q)?,
         "tensormap" => super::tma::parse_tensormap(q)?,
         "mapa" | "getctarank" => super::cluster::parse(opcode, q)?,
-        "mbarrier" => super::async_copy::parse_mbarrier(q)?,
+        "mbarrier" => crate::async_copy::syntax::parse_mbarrier(q)?,
         "wgmma" => super::wgmma::parse(q)?,
         "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => super::mma::parse(opcode, q)?,
         _ => {

@@ -105,8 +105,8 @@ fn arity(op: &Op) -> (usize, usize) {
         | Op::Pmevent { .. }
         | Op::Prefetch(_) => (1, 1),
         Op::Setmaxnreg(_) => (1, 1),
-        Op::CpAsync(c) => super::async_copy::arity(c),
-        Op::Mbarrier(m) => super::async_copy::mbarrier_arity(m),
+        Op::CpAsync(c) => crate::async_copy::validate::arity(c),
+        Op::Mbarrier(m) => crate::async_copy::validate::mbarrier_arity(m),
         Op::Tma(t) => super::tma::arity(t),
         Op::Cluster(c) => match c {
             crate::ir::ClusterOp::Mapa { .. } => (3, 3),

@@ -4,7 +4,6 @@
 //! The interpreter trusts a module that validates; everything it could stumble on is caught
 //! here with the rule's name and the instruction's position.
 
-mod async_copy;
 pub mod init;
 mod instr;
 mod limits;
@@ -81,7 +80,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             types::check(f, i, &mut out);
                             tcgen05::check(f, i, &mut out);
                             warp_level::check(m, f, i, &mut out);
-                            async_copy::check(m, f, i, &mut out);
+                            crate::async_copy::validate::check(m, f, i, &mut out);
                             tma::check(m, f, i, &mut out);
                             mma::check(f, i, &mut out);
                             wgmma::check(f, i, &mut out);

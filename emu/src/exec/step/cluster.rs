@@ -281,7 +281,7 @@ pub fn rmw(
 /// `--race`: lends CTA `rank`'s shadow of shared memory and mbarrier clocks to the executing
 /// CTA's detector (calling it again gives them back), so that accesses to that CTA's shared
 /// memory are checked against its history (docs/race.md, "Clusters").
-pub(super) fn swap_race(c: &mut Ctx<'_>, rank: u32) {
+pub(crate) fn swap_race(c: &mut Ctx<'_>, rank: u32) {
     if let Some(me) = c.race.as_deref_mut() {
         if let Some(peer) = c.cluster.race(rank) {
             me.swap_memory(peer);
@@ -292,7 +292,7 @@ pub(super) fn swap_race(c: &mut Ctx<'_>, rank: u32) {
 /// `--race`: lane `lane`'s access of `size` bytes at offset `o` of CTA `rank`'s shared memory
 /// (a peer's, through a `.shared::cluster` address), checked against that CTA's shadow.
 #[cold]
-pub(super) fn race_peer(
+pub(crate) fn race_peer(
     c: &mut Ctx<'_>,
     rank: u32,
     o: u64,
@@ -372,7 +372,7 @@ pub fn per_peer(
             c.cluster.swap(rank, c.shared, c.asyncs);
             swap_race(c, rank);
             let r = body(c, i);
-            super::async_copy::mark_peer_change(c.asyncs);
+            crate::async_copy::cp_async::mark_peer_change(c.asyncs);
             swap_race(c, rank);
             c.cluster.swap(rank, c.shared, c.asyncs);
             r
@@ -414,7 +414,7 @@ pub fn at_rank<T>(
     c.cluster.swap(rank, c.shared, c.asyncs);
     swap_race(c, rank);
     let r = f(c);
-    super::async_copy::mark_peer_change(c.asyncs);
+    crate::async_copy::cp_async::mark_peer_change(c.asyncs);
     swap_race(c, rank);
     c.cluster.swap(rank, c.shared, c.asyncs);
     r

@@ -75,7 +75,7 @@ pub fn ret(_c: &mut Ctx<'_>, _i: &DInstr) -> R {
 /// `exit`.
 pub fn exit(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     if c.asyncs.has_pending() {
-        super::async_copy::deliver_on_exit(c, c.mask);
+        crate::async_copy::cp_async::deliver_on_exit(c, c.mask);
     }
     Ok(Flow::Exit)
 }

@@ -21,7 +21,7 @@ pub use super::mem_fast::{
     fast_path, ld_global, ld_param_uniform, ld_shared, st_global, st_shared,
 };
 pub use super::mem_race::race_elem;
-pub(super) use super::mem_race::*;
+pub(crate) use super::mem_race::*;
 pub use super::mov_cvta::{
     createpolicy, cvta_from_generic, cvta_to_generic, fence, isspacep, mov, mov_pack, mov_unpack,
     nop,
@@ -30,7 +30,7 @@ pub use super::mov_cvta::{
 type R = Result<Flow, LaneFault>;
 
 /// A resolved memory location.
-pub(super) enum Loc<'g> {
+pub(crate) enum Loc<'g> {
     Global(&'g Region, u64),
     Shared(u64),
     /// Bytes of another CTA of the cluster: its rank and offset.
@@ -40,7 +40,7 @@ pub(super) enum Loc<'g> {
     Const(u64),
 }
 
-pub(super) fn space_name(s: AddrSpace) -> &'static str {
+pub(crate) fn space_name(s: AddrSpace) -> &'static str {
     match s {
         AddrSpace::Generic => "generic",
         AddrSpace::Global => "global",
@@ -51,7 +51,7 @@ pub(super) fn space_name(s: AddrSpace) -> &'static str {
     }
 }
 
-pub(super) fn oob(space: &str, size: u32, detail: String, lane: usize, addr: u64) -> LaneFault {
+pub(crate) fn oob(space: &str, size: u32, detail: String, lane: usize, addr: u64) -> LaneFault {
     LaneFault {
         kind: FaultKind::OutOfBounds {
             space: space.to_string(),
@@ -76,7 +76,7 @@ pub(crate) fn lane_addr(c: &Ctx<'_>, a: &DAddr, lane: usize) -> u64 {
 
 /// Resolves `addr` in `space` for `size` bytes for one lane, checking bounds and alignment.
 #[inline]
-pub(super) fn resolve<'g>(
+pub(crate) fn resolve<'g>(
     c: &Ctx<'g>,
     space: AddrSpace,
     addr: u64,
@@ -124,7 +124,9 @@ pub(super) fn resolve<'g>(
         },
         AddrSpace::Shared => {
             if c.asyncs.has_pending() {
-                if let Some(f) = super::async_copy::pending_fault(c, lane, addr, off, sz, write) {
+                if let Some(f) =
+                    crate::async_copy::cp_async::pending_fault(c, lane, addr, off, sz, write)
+                {
                     return Err(f);
                 }
             }
@@ -219,7 +221,7 @@ pub(super) fn resolve<'g>(
 }
 
 #[inline]
-pub(super) fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64 {
+pub(crate) fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64 {
     match *loc {
         Loc::Global(r, a) => r.load(a, size),
         Loc::Shared(o) => c.shared.load(o, size),
@@ -231,7 +233,7 @@ pub(super) fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64
 }
 
 #[inline]
-pub(super) fn store_at(c: &mut Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize, v: u64) {
+pub(crate) fn store_at(c: &mut Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize, v: u64) {
     match *loc {
         Loc::Global(r, a) => r.store(a, size, v),
         Loc::Shared(o) => c.shared.store(o, size, v),
@@ -254,7 +256,7 @@ pub fn store_shared_u32(c: &mut Ctx<'_>, a: &DAddr, lane: usize, v: u32) -> Resu
 
 /// The offset in the CTA's shared memory of `addr`, a `.shared::cta` address or a generic one
 /// in the shared window.
-pub(super) fn shared_offset(space: AddrSpace, addr: u64, lane: usize) -> Result<u64, LaneFault> {
+pub(crate) fn shared_offset(space: AddrSpace, addr: u64, lane: usize) -> Result<u64, LaneFault> {
     let offset = match space {
         AddrSpace::Shared => Some(addr),
         AddrSpace::Generic => match window_of(addr) {
@@ -347,7 +349,7 @@ pub fn store_shared(
     Ok(())
 }
 
-pub(super) fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
+pub(crate) fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
     match &i.extra {
         Extra::Mem(m) => Ok(m),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -358,7 +360,7 @@ pub(super) fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
 
 /// Checks that a vector access's first address is aligned to the whole vector.
 #[inline]
-pub(super) fn check_vector_align(addr: u64, align: u32, lane: usize) -> Result<(), LaneFault> {
+pub(crate) fn check_vector_align(addr: u64, align: u32, lane: usize) -> Result<(), LaneFault> {
     if align > 1 && !addr.is_multiple_of(u64::from(align)) {
         return Err(LaneFault {
             kind: FaultKind::Misaligned { align },
@@ -371,7 +373,7 @@ pub(super) fn check_vector_align(addr: u64, align: u32, lane: usize) -> Result<(
 
 /// Alignment a vector access needs: its element size times its element count (PTX requires
 /// vector accesses to be aligned to the whole vector).
-pub(super) fn vector_align(m: &MemAccess) -> u32 {
+pub(crate) fn vector_align(m: &MemAccess) -> u32 {
     m.size * m.count
 }
 
@@ -442,7 +444,7 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-pub(super) fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
+pub(crate) fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
     for (k, d) in m.dsts.iter().enumerate() {
         let Dst::Reg { slot, .. } = *d else { continue };
         let mut lo = [0u64; 32];
@@ -499,7 +501,7 @@ pub(super) fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
     Ok(Flow::Next)
 }
 
-pub(super) fn shift<'g>(loc: &Loc<'g>, by: u64) -> Loc<'g> {
+pub(crate) fn shift<'g>(loc: &Loc<'g>, by: u64) -> Loc<'g> {
     match *loc {
         Loc::Global(r, a) => Loc::Global(r, a + by),
         Loc::Shared(o) => Loc::Shared(o + by),

@@ -13,7 +13,7 @@ type R = Result<Flow, LaneFault>;
 
 /// The addresses of every enabled lane for an access whose base is a register or fixed.
 #[inline(always)]
-pub(super) fn lane_addrs(c: &Ctx<'_>, a: &DAddr) -> [u64; 32] {
+pub(crate) fn lane_addrs(c: &Ctx<'_>, a: &DAddr) -> [u64; 32] {
     let off = a.offset as u64;
     match a.base {
         AddrBase::Reg(slot) => {

@@ -10,7 +10,7 @@ use crate::race::cta::Access as RaceAccess;
 /// `--race`: hands lane `lane`'s access at `loc` to the race detector (global and shared
 /// memory only: local memory is private and parameters and constants are read-only).
 #[cold]
-pub(super) fn race_access(c: &mut Ctx<'_>, loc: &Loc<'_>, lane: usize, size: u32, a: RaceAccess) {
+pub(crate) fn race_access(c: &mut Ctx<'_>, loc: &Loc<'_>, lane: usize, size: u32, a: RaceAccess) {
     let (shared, addr) = match *loc {
         Loc::Global(_, g) => (false, g),
         Loc::Shared(o) => (true, o),
@@ -65,7 +65,7 @@ pub fn race_elem(
 /// because the proxy checker found it unordered with an async-proxy copy of its bytes, races
 /// with that copy; hands it to the detector so the report names the race beside the fault.
 #[cold]
-pub(super) fn race_pending(
+pub(crate) fn race_pending(
     c: &mut Ctx<'_>,
     space: AddrSpace,
     addr: u64,
@@ -95,7 +95,7 @@ pub(super) fn race_pending(
 /// shared-memory offsets when `shared`, else global addresses) to the detector in one call,
 /// for the `ld`/`st` fast paths.
 #[inline]
-pub(super) fn race_warp(
+pub(crate) fn race_warp(
     c: &mut Ctx<'_>,
     shared: bool,
     addrs: &[u64; 32],

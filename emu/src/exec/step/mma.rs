@@ -31,7 +31,7 @@ use rustc_apfloat::Round;
 
 type R = Result<Flow, LaneFault>;
 
-pub(super) fn decoded(i: &DInstr) -> Result<&MatrixInstr, LaneFault> {
+pub(crate) fn decoded(i: &DInstr) -> Result<&MatrixInstr, LaneFault> {
     match &i.extra {
         Extra::Matrix(m) => Ok(m),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -41,12 +41,12 @@ pub(super) fn decoded(i: &DInstr) -> Result<&MatrixInstr, LaneFault> {
 }
 
 /// The registers of a fragment, all lanes: `regs[r][lane]`.
-pub(super) fn gather(c: &Ctx<'_>, srcs: &[crate::exec::program::Src]) -> Vec<[u64; 32]> {
+pub(crate) fn gather(c: &Ctx<'_>, srcs: &[crate::exec::program::Src]) -> Vec<[u64; 32]> {
     srcs.iter().map(|s| c.fetch(s)).collect()
 }
 
 /// Element `i` of a fragment of `e` elements as raw bits.
-pub(super) fn elem_bits(regs: &[[u64; 32]], e: MmaElem, lane: u32, i: u32) -> u64 {
+pub(crate) fn elem_bits(regs: &[[u64; 32]], e: MmaElem, lane: u32, i: u32) -> u64 {
     let p = e.per_reg();
     let (r, j) = ((i / p) as usize, i % p);
     let v = regs[r][lane as usize];
@@ -100,7 +100,7 @@ fn input_of(e: MmaElem) -> MmaInput {
 }
 
 /// A matrix of raw element bits, row-major.
-pub(super) struct Tile {
+pub(crate) struct Tile {
     cols: usize,
     data: Vec<u64>,
 }
@@ -115,18 +115,18 @@ impl Tile {
 
     /// Sets element `(row, col)`.
     #[inline]
-    pub(super) fn set(&mut self, row: u32, col: u32, v: u64) {
+    pub(crate) fn set(&mut self, row: u32, col: u32, v: u64) {
         self.data[row as usize * self.cols + col as usize] = v;
     }
 
     /// Element `(row, col)`.
     #[inline]
-    pub(super) fn get(&self, row: u32, col: u32) -> u64 {
+    pub(crate) fn get(&self, row: u32, col: u32) -> u64 {
         self.data[row as usize * self.cols + col as usize]
     }
 
     /// Replaces every element `v` by `f(v)`.
-    pub(super) fn map_in_place(&mut self, f: impl Fn(u64) -> u64) {
+    pub(crate) fn map_in_place(&mut self, f: impl Fn(u64) -> u64) {
         self.data.iter_mut().for_each(|v| *v = f(*v));
     }
 
@@ -136,14 +136,14 @@ impl Tile {
 }
 
 /// The matrices of one multiplication: `a` (M×K), `b` (K×N), `c` (M×N) as raw bits.
-pub(super) struct Tiles {
-    pub(super) a: Tile,
-    pub(super) b: Tile,
-    pub(super) c: Tile,
+pub(crate) struct Tiles {
+    pub(crate) a: Tile,
+    pub(crate) b: Tile,
+    pub(crate) c: Tile,
 }
 
 impl Tiles {
-    pub(super) fn new(m: u32, n: u32, k: u32) -> Tiles {
+    pub(crate) fn new(m: u32, n: u32, k: u32) -> Tiles {
         Tiles {
             a: Tile::new(m, k),
             b: Tile::new(k, n),
@@ -170,7 +170,7 @@ fn operands<T: Copy + Default>(
 }
 
 /// `D = A·B + C` on raw element bits; returns D (M×N) as raw bits of `m.d`.
-pub(super) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
+pub(crate) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
     let (rows, cols, k) = (t.a.rows(), t.c.cols, t.a.cols);
     let mut d = Tile::new(rows as u32, cols as u32);
     let model = AccModel::for_target(sm, input_of(m.a));
@@ -259,7 +259,7 @@ fn multiply_sync(m: &Mma, t: &Tiles, sm: u32) -> Tile {
 
 /// [`multiply`] for `wmma.mma`: on sm_90 ptxas lowers the `.tf32` m16n16k8 to two chained
 /// k = 4 `HMMA.1684`, so its products are added in blocks of 4 (measured on an H100).
-pub(super) fn multiply_wmma(m: &Mma, t: &Tiles, sm: u32) -> Tile {
+pub(crate) fn multiply_wmma(m: &Mma, t: &Tiles, sm: u32) -> Tile {
     if m.a != MmaElem::Tf32 || sm < 90 {
         return multiply(m, t, sm);
     }
@@ -331,7 +331,7 @@ fn pack(d: &Tile, e: MmaElem, n: u32, out: &mut [[u64; 32]]) {
 }
 
 /// Packs element `i` (raw bits) into lane `lane`'s D registers.
-pub(super) fn put(out: &mut [[u64; 32]], e: MmaElem, lane: u32, i: u32, v: u64) {
+pub(crate) fn put(out: &mut [[u64; 32]], e: MmaElem, lane: u32, i: u32, v: u64) {
     let p = e.per_reg();
     let (r, j) = ((i / p) as usize, i % p);
     let bits = if e == MmaElem::F64 { 64 } else { e.bits() };
@@ -422,7 +422,7 @@ fn unsupported_shape(what: &str, mv: &MatrixMove) -> Result<(), LaneFault> {
 
 /// The row address of row `row` of matrix `mat`: supplied by lane `8·mat + row`, 16-byte
 /// aligned.
-pub(super) fn row_addr(
+pub(crate) fn row_addr(
     c: &Ctx<'_>,
     x: &MatrixInstr,
     mat: u32,
@@ -445,7 +445,7 @@ pub(super) fn row_addr(
     Ok((addr, lane))
 }
 
-pub(super) fn space_of(x: &MatrixInstr) -> AddrSpace {
+pub(crate) fn space_of(x: &MatrixInstr) -> AddrSpace {
     x.addr.map_or(AddrSpace::Generic, |a| a.space)
 }
 

@@ -6,8 +6,6 @@
 //! all 32 lanes at once and write results back with the destination register's width rules,
 //! so each instruction family is a small lane loop over pure semantics functions.
 
-pub mod async_copy;
-mod async_pending;
 pub mod atom;
 pub mod bits;
 pub mod cluster;
@@ -18,7 +16,6 @@ pub mod float_cmp;
 pub mod float_fn;
 pub mod int;
 pub mod matrix_b8;
-pub mod mbarrier;
 pub mod mem;
 pub mod mem_fast;
 mod mem_race;
@@ -152,7 +149,7 @@ pub struct Ctx<'a> {
     /// How Tensor Memory is checked and traced.
     pub tmem_opts: tcgen05::TmemOptions,
     /// The CTA's pending `cp.async` copies and mbarrier objects.
-    pub asyncs: &'a mut async_copy::AsyncState,
+    pub asyncs: &'a mut crate::async_copy::cp_async::AsyncState,
     /// The warps' `wgmma` groups in flight.
     pub wgmma: &'a mut wgmma::WgmmaState,
 

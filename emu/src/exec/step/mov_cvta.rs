@@ -60,7 +60,7 @@ pub fn mov_unpack(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-pub(super) fn elem_width(i: &DInstr) -> u32 {
+pub(crate) fn elem_width(i: &DInstr) -> u32 {
     match i.s[1] {
         crate::exec::program::Src::Imm(bits) => bits as u32,
         _ => 32,

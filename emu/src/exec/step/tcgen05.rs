@@ -32,7 +32,7 @@ use crate::tcgen05::memory::{Access, Allocation, TensorMemory};
 use crate::tcgen05::pair_log::{PairOp, PairOpKind};
 use crate::tcgen05::trace::{TmemAction, TmemEvent, TmemMove};
 
-pub(super) use super::tcgen05_fault::fault;
+pub(crate) use super::tcgen05_fault::fault;
 pub use super::tcgen05_ldst::{ld, st};
 
 type R = Result<Flow, LaneFault>;
@@ -60,7 +60,7 @@ impl Default for TmemOptions {
     }
 }
 
-pub(super) fn decoded(i: &DInstr) -> Result<&TmemInstr, LaneFault> {
+pub(crate) fn decoded(i: &DInstr) -> Result<&TmemInstr, LaneFault> {
     match &i.extra {
         Extra::Tmem(m) => Ok(m),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -91,7 +91,7 @@ pub fn lane_ranges(mask: u32) -> String {
     parts.join(", ")
 }
 
-pub(super) fn undefined(detail: String) -> LaneFault {
+pub(crate) fn undefined(detail: String) -> LaneFault {
     LaneFault::new(FaultKind::Undefined { detail })
 }
 
@@ -132,7 +132,7 @@ pub(crate) fn converge(c: &Ctx<'_>, what: &str) -> Result<Option<Flow>, LaneFaul
 
 /// The start of every `.sync.aligned` instruction: its decoded operands, `.cta_group::2`
 /// refused, and the whole warp together; `Ok(Err(flow))` when the lanes must wait.
-pub(super) fn collective<'i>(
+pub(crate) fn collective<'i>(
     c: &Ctx<'_>,
     i: &'i DInstr,
     what: &str,
@@ -148,7 +148,7 @@ pub(super) fn collective<'i>(
 }
 
 /// The value every lane gives for `s`, as 32 bits.
-pub(super) fn uniform(c: &Ctx<'_>, s: &Src, name: &str, what: &str) -> Result<u32, LaneFault> {
+pub(crate) fn uniform(c: &Ctx<'_>, s: &Src, name: &str, what: &str) -> Result<u32, LaneFault> {
     let v = c.fetch(s);
     let first = v[0] as u32;
     if let Some(l) = (1..32).find(|&l| v[l] as u32 != first) {
@@ -174,13 +174,13 @@ pub(super) fn uniform(c: &Ctx<'_>, s: &Src, name: &str, what: &str) -> Result<u3
 }
 
 /// The CTA's Tensor Memory, made on first use.
-pub(super) fn tmem<'c>(c: &'c mut Ctx<'_>) -> &'c mut TensorMemory {
+pub(crate) fn tmem<'c>(c: &'c mut Ctx<'_>) -> &'c mut TensorMemory {
     let (warps, checked) = (c.launch.nwarpid, c.tmem_opts.checked);
     c.tmem
         .get_or_insert_with(|| Box::new(TensorMemory::new(warps, checked)))
 }
 
-pub(super) fn record(
+pub(crate) fn record(
     c: &mut Ctx<'_>,
     taddr: Option<u32>,
     action: TmemAction,
@@ -385,7 +385,7 @@ pub fn shift(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// One lane's `tcgen05.shift.down` of the 32-lane block at `taddr` in the context's Tensor
 /// Memory.
-pub(super) fn shift_one(c: &mut Ctx<'_>, lane: u32, taddr: u32) -> Result<(), LaneFault> {
+pub(crate) fn shift_one(c: &mut Ctx<'_>, lane: u32, taddr: u32) -> Result<(), LaneFault> {
     let what = "tcgen05.shift";
     let (base, column) = (taddr >> 16, taddr & 0xFFFF);
     if base % 32 != 0 {

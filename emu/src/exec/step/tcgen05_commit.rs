@@ -64,7 +64,7 @@ fn commit_one(
     thread: u32,
     track: bool,
 ) -> Result<(), LaneFault> {
-    let (off, phase) = super::async_copy::arrive_async(c, mbar, lane)?;
+    let (off, phase) = crate::async_copy::cp_async::arrive_async(c, mbar, lane)?;
     let pc = c.pc;
     // The thread's MMAs (tracked here) and tcgen05.cp copies (tracked by async_writes).
     let n = match c.tmem.as_mut() {
@@ -201,7 +201,7 @@ fn invisible(
             "its tcgen05.commit at line {} arrived on the mbarrier at shared offset {off}",
             line(c, k.pc)
         );
-        let (rank, why) = if !super::async_copy::phase_done(c.asyncs, off, phase) {
+        let (rank, why) = if !crate::async_copy::cp_async::phase_done(c.asyncs, off, phase) {
             (
                 0,
                 format!("{commit}, which has not completed phase {phase}"),

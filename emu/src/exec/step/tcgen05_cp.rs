@@ -183,7 +183,7 @@ pub fn cp(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// One lane's copy into the context's Tensor Memory, its cells recorded as pending (checked
 /// mode) until the issuing thread's `tcgen05.commit` completes.
-pub(super) fn copy_tracked(
+pub(crate) fn copy_tracked(
     c: &mut Ctx<'_>,
     lane: usize,
     cp: Tcgen05Cp,

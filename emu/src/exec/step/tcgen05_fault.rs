@@ -17,7 +17,7 @@ fn allocation_list(a: &[Allocation]) -> String {
 }
 
 /// A Tensor Memory error as a fault of `what`, at `lane` when one lane is at fault.
-pub(super) fn fault(
+pub(crate) fn fault(
     c: &Ctx<'_>,
     e: TmemError,
     what: &str,

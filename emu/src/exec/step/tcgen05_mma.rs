@@ -55,7 +55,7 @@ use crate::semantics::tcgen05_idesc::{decode_idesc, DType, InstrDesc};
 use crate::tcgen05::trace::TmemAction;
 
 pub use super::tcgen05_commit::{check_ld, commit};
-pub(super) use super::tcgen05_mma_operand::{operand_a, operand_b, smem_elem, tmem_a_elem};
+pub(crate) use super::tcgen05_mma_operand::{operand_a, operand_b, smem_elem, tmem_a_elem};
 
 type R = Result<Flow, LaneFault>;
 
@@ -103,7 +103,7 @@ pub struct MmaDInstr {
     pub sm: u32,
 }
 
-pub(super) fn decoded(i: &DInstr) -> Result<&MmaDInstr, LaneFault> {
+pub(crate) fn decoded(i: &DInstr) -> Result<&MmaDInstr, LaneFault> {
     match &i.extra {
         Extra::Tc5Mma(m) => Ok(m),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -112,7 +112,7 @@ pub(super) fn decoded(i: &DInstr) -> Result<&MmaDInstr, LaneFault> {
     }
 }
 
-pub(super) fn at_lane(kind: FaultKind, lane: usize, address: Option<u64>) -> LaneFault {
+pub(crate) fn at_lane(kind: FaultKind, lane: usize, address: Option<u64>) -> LaneFault {
     LaneFault {
         kind,
         lane: Some(lane as u32),
@@ -120,38 +120,38 @@ pub(super) fn at_lane(kind: FaultKind, lane: usize, address: Option<u64>) -> Lan
     }
 }
 
-pub(super) fn undefined(lane: usize, detail: String) -> LaneFault {
+pub(crate) fn undefined(lane: usize, detail: String) -> LaneFault {
     at_lane(FaultKind::Undefined { detail }, lane, None)
 }
 
-pub(super) fn unsupported(lane: usize, what: String) -> LaneFault {
+pub(crate) fn unsupported(lane: usize, what: String) -> LaneFault {
     at_lane(FaultKind::Unsupported { what }, lane, None)
 }
 
-pub(super) fn line(c: &Ctx<'_>, pc: u32) -> u32 {
+pub(crate) fn line(c: &Ctx<'_>, pc: u32) -> u32 {
     c.prog.info.get(pc as usize).map_or(0, |i| i.span.line)
 }
 
 /// The operands of one issue, as the issuing lane gives them.
 #[derive(Clone, Debug)]
-pub(super) struct Issue {
-    pub(super) lane: usize,
-    pub(super) taddr_d: u32,
-    pub(super) a_tmem: Option<u32>,
-    pub(super) a_desc: u64,
-    pub(super) b_desc: u64,
-    pub(super) idesc: u32,
-    pub(super) disable: [u32; 8],
-    pub(super) enable: bool,
+pub(crate) struct Issue {
+    pub(crate) lane: usize,
+    pub(crate) taddr_d: u32,
+    pub(crate) a_tmem: Option<u32>,
+    pub(crate) a_desc: u64,
+    pub(crate) b_desc: u64,
+    pub(crate) idesc: u32,
+    pub(crate) disable: [u32; 8],
+    pub(crate) enable: bool,
     /// The scale-factor addresses of A and B (block-scaled kinds).
-    pub(super) sf: Option<(u32, u32)>,
+    pub(crate) sf: Option<(u32, u32)>,
     /// With `--race`: the shared bytes its descriptors read (offset, bytes).
-    pub(super) runs: Option<std::cell::RefCell<Vec<(u64, u64)>>>,
+    pub(crate) runs: Option<std::cell::RefCell<Vec<(u64, u64)>>>,
 }
 
 /// The checks of an issue before any operand is read: the idesc, the kind and shape ptxemu
 /// runs, D's lane.
-pub(super) fn prepare(
+pub(crate) fn prepare(
     c: &Ctx<'_>,
     m: &Tcgen05Mma,
     s: &Issue,
@@ -223,7 +223,7 @@ fn issue(c: &mut Ctx<'_>, x: &MmaDInstr, m: &Tcgen05Mma, s: &Issue) -> Result<()
 /// Reads C from D's cells (when `enable-input-d`), multiplies `t` (or, block-scaled,
 /// `scaled`, else the context's operands) and writes D: `id.m` rows into the context's Tensor
 /// Memory.
-pub(super) fn accumulate(
+pub(crate) fn accumulate(
     c: &mut Ctx<'_>,
     x: &MmaDInstr,
     m: &Tcgen05Mma,

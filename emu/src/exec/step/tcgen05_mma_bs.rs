@@ -54,7 +54,7 @@ fn value(t: ElemType, bits: u32, raw: u64, negate: bool) -> f64 {
 }
 
 /// A and B of one issue, decoded: `a[r][k]`, `b[n][k]`.
-pub(super) type Operands = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+pub(crate) type Operands = (Vec<Vec<f64>>, Vec<Vec<f64>>);
 
 fn decode(
     s: &Issue,
@@ -70,7 +70,7 @@ fn decode(
 }
 
 /// A (`id.m` rows) of one issue, decoded, from the context's CTA.
-pub(super) fn operand_a_f64(
+pub(crate) fn operand_a_f64(
     c: &mut Ctx<'_>,
     s: &Issue,
     id: &InstrDesc,
@@ -103,7 +103,7 @@ pub(super) fn operand_a_f64(
 }
 
 /// B (`id.n` columns) of one issue, decoded, from the context's CTA's shared memory.
-pub(super) fn operand_b_f64(
+pub(crate) fn operand_b_f64(
     c: &mut Ctx<'_>,
     s: &Issue,
     id: &InstrDesc,
@@ -169,7 +169,7 @@ fn read_factors(
 /// factor addresses `sf = (A, B)`, the lane of each D row, and the decoded operands (`None`:
 /// A and B of the context's CTA, as the issue's descriptors give them).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn compute(
+pub(crate) fn compute(
     c: &mut Ctx<'_>,
     s: &Issue,
     id: &InstrDesc,

@@ -15,7 +15,7 @@ use crate::semantics::tcgen05_idesc::{ElemType, InstrDesc};
 use rustc_apfloat::Round;
 
 /// The Tensor Memory lane of row `r` of D (and of A from Tensor Memory).
-pub(super) fn row_lane(id: &InstrDesc, base: u32, r: u32) -> u32 {
+pub(crate) fn row_lane(id: &InstrDesc, base: u32, r: u32) -> u32 {
     if id.m == 64 {
         base + 32 * (r / 16) + r % 16
     } else {
@@ -24,7 +24,7 @@ pub(super) fn row_lane(id: &InstrDesc, base: u32, r: u32) -> u32 {
 }
 
 /// The element type `mma.sync`'s numerics use for `t`, and the bits of an element as read.
-pub(super) fn mma_elem(t: ElemType) -> MmaElem {
+pub(crate) fn mma_elem(t: ElemType) -> MmaElem {
     match t {
         ElemType::F16 => MmaElem::F16,
         ElemType::Bf16 => MmaElem::Bf16,
@@ -62,7 +62,7 @@ fn storage_mask(bits: u32) -> u64 {
 }
 
 /// Element `(mn, k)` of a shared-memory operand (`which` is "A" or "B").
-pub(super) fn smem_elem(
+pub(crate) fn smem_elem(
     c: &Ctx<'_>,
     s: &Issue,
     d: &SmemDesc,
@@ -108,7 +108,7 @@ pub(super) fn smem_elem(
 }
 
 /// Element `(row, k)` of A in Tensor Memory.
-pub(super) fn tmem_a_elem(
+pub(crate) fn tmem_a_elem(
     c: &mut Ctx<'_>,
     s: &Issue,
     id: &InstrDesc,
@@ -141,7 +141,7 @@ fn decode_desc(s: &Issue, v: u64, which: &str) -> Result<SmemDesc, LaneFault> {
 }
 
 /// Fills A (M×K, `id.m` rows) of `t`.
-pub(super) fn operand_a(
+pub(crate) fn operand_a(
     c: &mut Ctx<'_>,
     s: &Issue,
     id: &InstrDesc,
@@ -174,7 +174,7 @@ pub(super) fn operand_a(
 }
 
 /// Fills columns `at..at + id.n` of B (K×N) of `t` from the B descriptor's `id.n` columns.
-pub(super) fn operand_b(
+pub(crate) fn operand_b(
     c: &mut Ctx<'_>,
     s: &Issue,
     id: &InstrDesc,

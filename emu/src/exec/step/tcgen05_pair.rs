@@ -111,7 +111,7 @@ fn reading<T>(
 }
 
 /// One `tcgen05.mma.cta_group::2` issued by lane `s.lane`.
-pub(super) fn issue(
+pub(crate) fn issue(
     c: &mut Ctx<'_>,
     x: &MmaDInstr,
     m: &Tcgen05Mma,
@@ -265,7 +265,7 @@ fn layout_b(
 /// shared memory, at the descriptor's address, into its own Tensor Memory at `taddr` (as the
 /// MMA reads each CTA's operands at the same addresses); the copies are tracked in each CTA
 /// against the issuing thread's `tcgen05.commit`.
-pub(super) fn cp(
+pub(crate) fn cp(
     c: &mut Ctx<'_>,
     lane: usize,
     cp: crate::ir::Tcgen05Cp,
@@ -283,7 +283,7 @@ pub(super) fn cp(
 
 /// `tcgen05.shift.cta_group::2.down [taddr]` issued by lane `lane`: the 32-lane block at
 /// `taddr` shifts in both CTAs' Tensor Memory.
-pub(super) fn shift(c: &mut Ctx<'_>, lane: u32, taddr: u32) -> Result<(), LaneFault> {
+pub(crate) fn shift(c: &mut Ctx<'_>, lane: u32, taddr: u32) -> Result<(), LaneFault> {
     let ranks = pair(c, "tcgen05.shift.cta_group::2").map_err(|f| f.at_lane(lane))?;
     for r in ranks {
         with_cta(c, r, lane as usize, |c| {

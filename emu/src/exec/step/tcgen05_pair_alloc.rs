@@ -35,7 +35,7 @@ use crate::tcgen05::pair_log::{ordinal, PairLog, PairOp, PairOpKind};
 ///
 /// # Errors
 /// As [`crate::tcgen05::memory::TensorMemory::alloc_where`]; `NoSpace` means the alloc blocks.
-pub(super) fn allocate(c: &mut Ctx<'_>, ncols: u32, pair: bool) -> Result<u32, TmemError> {
+pub(crate) fn allocate(c: &mut Ctx<'_>, ncols: u32, pair: bool) -> Result<u32, TmemError> {
     let (warp, pc) = (c.ids.warp, c.pc);
     let (also, at) = if pair {
         peer_view(c, ncols)
@@ -68,7 +68,7 @@ fn peer_view(c: &mut Ctx<'_>, ncols: u32) -> (Vec<Allocation>, Option<u32>) {
 ///
 /// # Errors
 /// The deadlock described in the module header.
-pub(super) fn blocked(c: &mut Ctx<'_>, e: TmemError, pair: bool) -> Result<Flow, LaneFault> {
+pub(crate) fn blocked(c: &mut Ctx<'_>, e: TmemError, pair: bool) -> Result<Flow, LaneFault> {
     let warp = c.ids.warp;
     let own: Vec<Allocation> = super::tcgen05::tmem(c).allocations().to_vec();
     let mut stuck = own.iter().all(|a| a.warp == warp);
@@ -134,7 +134,7 @@ fn line(c: &Ctx<'_>, pc: u32) -> u32 {
 ///
 /// # Errors
 /// The two CTAs' operations differ.
-pub(super) fn record(c: &mut Ctx<'_>, op: PairOp) -> Result<(), LaneFault> {
+pub(crate) fn record(c: &mut Ctx<'_>, op: PairOp) -> Result<(), LaneFault> {
     let me = c.cluster.rank();
     let peer = me ^ 1;
     let index = {

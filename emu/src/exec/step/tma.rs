@@ -54,7 +54,7 @@ pub struct TmaInstr {
     pub mask: Src,
 }
 
-pub(super) fn tma_of(i: &DInstr) -> Result<&TmaInstr, LaneFault> {
+pub(crate) fn tma_of(i: &DInstr) -> Result<&TmaInstr, LaneFault> {
     match &i.extra {
         Extra::Tma(t) => Ok(t),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -63,7 +63,7 @@ pub(super) fn tma_of(i: &DInstr) -> Result<&TmaInstr, LaneFault> {
     }
 }
 
-pub(super) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
+pub(crate) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
     LaneFault {
         kind: FaultKind::Undefined { detail },
         lane: Some(lane as u32),
@@ -71,7 +71,7 @@ pub(super) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
     }
 }
 
-pub(super) fn lanes(c: &Ctx<'_>) -> Vec<usize> {
+pub(crate) fn lanes(c: &Ctx<'_>) -> Vec<usize> {
     let mut v = Vec::new();
     super::for_lanes(c.mask, |l| v.push(l));
     v
@@ -83,14 +83,14 @@ fn thread(c: &Ctx<'_>, lane: usize) -> u32 {
 
 /// Where an address points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Place {
+pub(crate) enum Place {
     Global(u64),
     Shared(u64),
     Param(u64),
     Const(u64),
 }
 
-pub(super) fn place(c: &Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, Place), LaneFault> {
+pub(crate) fn place(c: &Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, Place), LaneFault> {
     let addr = super::mem::lane_addr(c, a, lane);
     let p = match a.space {
         AddrSpace::Global => Place::Global(addr),
@@ -148,7 +148,7 @@ fn global<'g>(
 }
 
 /// Reads `n` bytes at a place (global, shared, parameter or constant memory).
-pub(super) fn read_bytes(
+pub(crate) fn read_bytes(
     c: &Ctx<'_>,
     lane: usize,
     addr: u64,
@@ -182,7 +182,7 @@ pub(super) fn read_bytes(
     }
 }
 
-pub(super) fn write_global(
+pub(crate) fn write_global(
     c: &Ctx<'_>,
     lane: usize,
     g: u64,
@@ -229,7 +229,7 @@ fn complete(
     mbar: &DAddr,
     bytes: u64,
 ) -> Result<(u64, u32), LaneFault> {
-    super::async_copy::complete_tx(c, mbar, lane, bytes)
+    crate::async_copy::cp_async::complete_tx(c, mbar, lane, bytes)
 }
 
 /// `cp.async.bulk` and `cp.reduce.async.bulk` (non-tensor).

@@ -9,7 +9,7 @@ use crate::exec::program::DAddr;
 use crate::race::cta::BulkAccess;
 
 /// One side of a copy at `place`, of `len` bytes (global or shared memory only).
-pub(super) fn side(place: Place, len: u64, write: bool, reduce: bool) -> Option<BulkAccess> {
+pub(crate) fn side(place: Place, len: u64, write: bool, reduce: bool) -> Option<BulkAccess> {
     let (shared, addr) = match place {
         Place::Global(g) => (false, g),
         Place::Shared(o) => (true, o),
@@ -26,7 +26,7 @@ pub(super) fn side(place: Place, len: u64, write: bool, reduce: bool) -> Option<
 
 /// The global elements of a tensor copy (`e` bytes at each address), as runs of contiguous
 /// bytes.
-pub(super) fn global_runs(
+pub(crate) fn global_runs(
     addrs: impl Iterator<Item = u64>,
     e: u64,
     write: bool,
@@ -50,7 +50,7 @@ pub(super) fn global_runs(
 
 /// The shared side of a copy into shared memory at offset `o` of each CTA of `ranks` (one
 /// CTA, or the CTAs of a multicast), as `.shared::cluster` addresses.
-pub(super) fn shared_dst(ranks: &[u32], o: u64, len: u64, reduce: bool) -> Vec<BulkAccess> {
+pub(crate) fn shared_dst(ranks: &[u32], o: u64, len: u64, reduce: bool) -> Vec<BulkAccess> {
     ranks
         .iter()
         .filter_map(|&r| side(Place::Shared(encode(r, o)), len, true, reduce))
@@ -61,7 +61,7 @@ pub(super) fn shared_dst(ranks: &[u32], o: u64, len: u64, reduce: bool) -> Vec<B
 /// accesses may name a peer CTA's shared memory (`.shared::cluster` addresses): each CTA's
 /// are checked against that CTA's shadow, and the mbarrier is the one at its offset in each
 /// CTA the copy writes to (docs/race.md, "Clusters").
-pub(super) fn copy(c: &mut Ctx<'_>, lane: usize, accesses: &[BulkAccess], mbar: Option<&DAddr>) {
+pub(crate) fn copy(c: &mut Ctx<'_>, lane: usize, accesses: &[BulkAccess], mbar: Option<&DAddr>) {
     if c.race.is_none() {
         return;
     }
@@ -108,7 +108,7 @@ pub(super) fn copy(c: &mut Ctx<'_>, lane: usize, accesses: &[BulkAccess], mbar: 
 }
 
 /// `cp.async.bulk.commit_group` by `lane`.
-pub(super) fn commit(c: &mut Ctx<'_>, lane: usize) {
+pub(crate) fn commit(c: &mut Ctx<'_>, lane: usize) {
     let t = c.ids.warp as usize * 32 + lane;
     if let Some(r) = c.race.as_deref_mut() {
         r.bulk_commit(t);
@@ -116,7 +116,7 @@ pub(super) fn commit(c: &mut Ctx<'_>, lane: usize) {
 }
 
 /// `cp.async.bulk.wait_group{.read} n` by `lane`.
-pub(super) fn waited(c: &mut Ctx<'_>, lane: usize, n: usize) {
+pub(crate) fn waited(c: &mut Ctx<'_>, lane: usize, n: usize) {
     let t = c.ids.warp as usize * 32 + lane;
     if let Some(r) = c.race.as_deref_mut() {
         r.bulk_waited(t, n);

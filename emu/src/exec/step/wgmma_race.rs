@@ -6,7 +6,7 @@
 use super::Ctx;
 
 /// Adds `bytes` at shared offset `off` to `runs`, merged with the last run when contiguous.
-pub(super) fn add_run(runs: &mut Vec<(u64, u64)>, off: u64, bytes: u64) {
+pub(crate) fn add_run(runs: &mut Vec<(u64, u64)>, off: u64, bytes: u64) {
     match runs.last_mut() {
         Some((o, n)) if *o + *n == off => *n += bytes,
         Some((o, n)) if *o <= off && off + bytes <= *o + *n => {}
@@ -15,7 +15,7 @@ pub(super) fn add_run(runs: &mut Vec<(u64, u64)>, off: u64, bytes: u64) {
 }
 
 /// The executing warp's `wgmma.mma_async` read `runs` of shared memory.
-pub(super) fn issued(c: &mut Ctx<'_>, runs: &[(u64, u64)]) {
+pub(crate) fn issued(c: &mut Ctx<'_>, runs: &[(u64, u64)]) {
     let (warp, lanes, pc) = (c.ids.warp as usize, c.mask, c.pc);
     if let Some(r) = c.race.as_deref_mut() {
         r.wgmma_reads(warp, lanes, pc, runs);
@@ -23,7 +23,7 @@ pub(super) fn issued(c: &mut Ctx<'_>, runs: &[(u64, u64)]) {
 }
 
 /// The executing warp's `wgmma.commit_group`.
-pub(super) fn committed(c: &mut Ctx<'_>) {
+pub(crate) fn committed(c: &mut Ctx<'_>) {
     let warp = c.ids.warp as usize;
     if let Some(r) = c.race.as_deref_mut() {
         r.wgmma_commit(warp);
@@ -31,7 +31,7 @@ pub(super) fn committed(c: &mut Ctx<'_>) {
 }
 
 /// The executing warp's `wgmma.wait_group n`.
-pub(super) fn waited(c: &mut Ctx<'_>, n: usize) {
+pub(crate) fn waited(c: &mut Ctx<'_>, n: usize) {
     let (warp, lanes) = (c.ids.warp as usize, c.mask);
     if let Some(r) = c.race.as_deref_mut() {
         r.wgmma_waited(warp, lanes, n);
@@ -39,7 +39,7 @@ pub(super) fn waited(c: &mut Ctx<'_>, n: usize) {
 }
 
 /// `tcgen05.mma` issued by `lane`, reading `runs` of shared memory.
-pub(super) fn tcgen05_issued(c: &mut Ctx<'_>, lane: usize, runs: &[(u64, u64)]) {
+pub(crate) fn tcgen05_issued(c: &mut Ctx<'_>, lane: usize, runs: &[(u64, u64)]) {
     let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
     if let Some(r) = c.race.as_deref_mut() {
         r.tcgen05_mma_reads(t, pc, runs);
@@ -47,7 +47,7 @@ pub(super) fn tcgen05_issued(c: &mut Ctx<'_>, lane: usize, runs: &[(u64, u64)]) 
 }
 
 /// `tcgen05.commit` by `lane` arriving on the mbarrier at shared offset `off`.
-pub(super) fn tcgen05_committed(c: &mut Ctx<'_>, lane: usize, off: u64) {
+pub(crate) fn tcgen05_committed(c: &mut Ctx<'_>, lane: usize, off: u64) {
     let t = c.ids.warp as usize * 32 + lane;
     if let Some(r) = c.race.as_deref_mut() {
         r.tcgen05_commit(t, off);

@@ -512,10 +512,10 @@ pub fn mnemonic(op: &Op) -> String {
         Op::Trap => o.push_str("trap"),
         Op::Brkpt => o.push_str("brkpt"),
         Op::Tcgen05(t) => super::tcgen05::mnemonic(o, t),
-        Op::CpAsync(c) => super::async_copy::cp_mnemonic(o, c),
+        Op::CpAsync(c) => crate::async_copy::syntax::cp_mnemonic(o, c),
         Op::Tma(t) => super::tma::mnemonic(o, t),
         Op::Cluster(c) => o.push_str(&c.mnemonic()),
-        Op::Mbarrier(m) => super::async_copy::mbarrier_mnemonic(o, m),
+        Op::Mbarrier(m) => crate::async_copy::syntax::mbarrier_mnemonic(o, m),
         Op::Wgmma(w) => super::wgmma::mnemonic(o, w),
         Op::WarpMatrix(w) => {
             o.push_str(super::mma::opcode(w));

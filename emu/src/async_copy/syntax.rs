@@ -4,8 +4,8 @@
 //! The bulk and tensor copies (`cp.async.bulk*`) and other `cp` forms are refused as
 //! unsupported, naming the instruction.
 
-use super::error::{Error, ErrorKind};
-use super::quals::Quals;
+use crate::front::error::{Error, ErrorKind};
+use crate::front::quals::Quals;
 use crate::ir::{CpAsync, CpAsyncCopy, Mbarrier, MbarrierOp, MbarrierSem, Op, Type};
 use models::vocab::Scope;
 
@@ -34,7 +34,7 @@ fn shared(q: &mut Quals) -> Option<bool> {
 /// A `cp` form other than the non-bulk `cp.async` family, or missing qualifiers.
 pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
     if q.first() == Some("reduce") || (q.first() == Some("async") && q.second() == Some("bulk")) {
-        return super::tma::parse_cp(q);
+        return crate::front::tma::parse_cp(q);
     }
     if !q.take("async") {
         let what = q

@@ -28,13 +28,13 @@
 
 use std::collections::HashMap;
 
-use super::async_pending::{PendingCopies, PendingCopy};
-use super::Ctx;
+use crate::async_copy::pending::{PendingCopies, PendingCopy};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow};
+use crate::exec::step::Ctx;
 
-pub use super::mbarrier::{
+pub use crate::async_copy::mbarrier::{
     arrive_async, complete_tx, mark_peer_change, mbarrier, op, pending_count, phase_done,
 };
 
@@ -45,16 +45,16 @@ pub const DEADLOCK_STEPS: u64 = 4_000_000;
 
 /// One mbarrier object.
 #[derive(Clone, Debug)]
-pub(super) struct MbarrierObj {
-    pub(super) expected: u32,
-    pub(super) pending: u32,
-    pub(super) tx: i64,
-    pub(super) phase: u32,
+pub(crate) struct MbarrierObj {
+    pub(crate) expected: u32,
+    pub(crate) pending: u32,
+    pub(crate) tx: i64,
+    pub(crate) phase: u32,
 }
 
 /// What the CTA knows about an mbarrier offset.
 #[derive(Clone, Debug)]
-pub(super) enum Slot {
+pub(crate) enum Slot {
     Valid(MbarrierObj),
     Invalidated,
 }
@@ -62,12 +62,12 @@ pub(super) enum Slot {
 /// The asynchronous-copy and mbarrier state of one CTA.
 #[derive(Clone, Debug, Default)]
 pub struct AsyncState {
-    pub(super) copies: PendingCopies,
-    pub(super) mbarriers: HashMap<u64, Slot>,
+    pub(crate) copies: PendingCopies,
+    pub(crate) mbarriers: HashMap<u64, Slot>,
     /// The CTA step of the last mbarrier change or copy delivery.
-    pub(super) last_change: u64,
+    pub(crate) last_change: u64,
     /// Bulk async-groups and the proxy checker's shadow state.
-    pub tma: super::tma_proxy::ProxyState,
+    pub tma: crate::exec::step::tma_proxy::ProxyState,
 }
 
 impl AsyncState {
@@ -101,7 +101,7 @@ pub struct AsyncInstr {
     pub param: u64,
 }
 
-pub(super) fn async_of(i: &DInstr) -> Result<&AsyncInstr, LaneFault> {
+pub(crate) fn async_of(i: &DInstr) -> Result<&AsyncInstr, LaneFault> {
     match &i.extra {
         Extra::Async(a) => Ok(a),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -110,11 +110,11 @@ pub(super) fn async_of(i: &DInstr) -> Result<&AsyncInstr, LaneFault> {
     }
 }
 
-pub(super) fn thread(c: &Ctx<'_>, lane: usize) -> u32 {
+pub(crate) fn thread(c: &Ctx<'_>, lane: usize) -> u32 {
     c.ids.warp * 32 + lane as u32
 }
 
-pub(super) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
+pub(crate) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
     LaneFault {
         kind: FaultKind::Undefined { detail },
         lane: Some(lane as u32),
@@ -123,13 +123,13 @@ pub(super) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
 }
 
 /// The shared-memory offset of `a` for `lane`, checked for `size` bytes and alignment.
-pub(super) fn shared_offset(
+pub(crate) fn shared_offset(
     c: &Ctx<'_>,
     a: &DAddr,
     lane: usize,
     size: u64,
 ) -> Result<u64, LaneFault> {
-    let addr = super::mem::lane_addr(c, a, lane);
+    let addr = crate::exec::step::mem::lane_addr(c, a, lane);
     let off = match a.space {
         AddrSpace::Shared => Some(addr),
         AddrSpace::Generic => match window_of(addr) {
@@ -170,7 +170,7 @@ pub(super) fn shared_offset(
     Ok(off)
 }
 
-pub(super) fn line_of(c: &Ctx<'_>, pc: u32) -> u32 {
+pub(crate) fn line_of(c: &Ctx<'_>, pc: u32) -> u32 {
     c.prog.info.get(pc as usize).map_or(0, |i| i.span.line)
 }
 
@@ -184,7 +184,9 @@ pub fn pending_fault(
     write: bool,
 ) -> Option<LaneFault> {
     if c.asyncs.tma.watch {
-        if let Some(f) = super::tma_proxy::shared_access(c, lane, addr, off, size, write) {
+        if let Some(f) =
+            crate::exec::step::tma_proxy::shared_access(c, lane, addr, off, size, write)
+        {
             return Some(f);
         }
     }
@@ -211,13 +213,13 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let src_size = c.fetch(&i.s[0]);
     let ignore = c.fetch(&i.s[1]);
     let mut err = None;
-    super::for_lanes(c.mask, |l| {
+    crate::exec::step::for_lanes(c.mask, |l| {
         if err.is_some() {
             return;
         }
         let r = (|| {
             let dst = shared_offset(c, &a.addr, l, size)?;
-            let s_addr = super::mem::lane_addr(c, &src, l);
+            let s_addr = crate::exec::step::mem::lane_addr(c, &src, l);
             let n = if ignore[l] & 1 != 0 {
                 0
             } else {
@@ -303,7 +305,7 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// `cp.async.commit_group`: each thread's uncommitted copies become its newest group.
 pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
-    super::for_lanes(c.mask, |l| {
+    crate::exec::step::for_lanes(c.mask, |l| {
         let t = thread(c, l);
         c.asyncs.copies.commit(t);
     });
@@ -311,7 +313,7 @@ pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
 }
 
 /// Writes `done` (taken from the pending copies, in issue order) to shared memory.
-pub(super) fn deliver(c: &mut Ctx<'_>, done: Vec<(u64, PendingCopy)>) {
+pub(crate) fn deliver(c: &mut Ctx<'_>, done: Vec<(u64, PendingCopy)>) {
     if !done.is_empty() {
         c.asyncs.last_change = c.clock.wrapping_add(c.cta_step_offset);
     }
@@ -325,7 +327,7 @@ pub(super) fn deliver(c: &mut Ctx<'_>, done: Vec<(u64, PendingCopy)>) {
 pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let n = c.fetch(&i.s[0])[0] as usize;
     let mut lanes = Vec::new();
-    super::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
+    crate::exec::step::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
     for t in lanes {
         let done = c.asyncs.copies.wait_group(t, n);
         if let Some(r) = c.race.as_deref_mut() {
@@ -339,7 +341,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// `cp.async.wait_all`: deliver every copy of the executing threads.
 pub fn wait_all(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let mut lanes = Vec::new();
-    super::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
+    crate::exec::step::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
     for t in lanes {
         let done = c.asyncs.copies.take_all(t);
         if let Some(r) = c.race.as_deref_mut() {

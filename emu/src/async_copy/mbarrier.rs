@@ -3,15 +3,15 @@
 //! completions other asynchronous operations (bulk copies, `tcgen05.commit`) signal on one.
 //! The object model and the deliberate deviations are described in `async_copy`.
 
-use super::async_copy::*;
-use super::Ctx;
+use crate::async_copy::cp_async::*;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Flow};
+use crate::exec::step::Ctx;
 use crate::race::cta::MbarEvent;
 
 type R = Result<Flow, LaneFault>;
 
-pub(super) fn obj(
+pub(crate) fn obj(
     st: &mut AsyncState,
     off: u64,
     lane: usize,
@@ -33,7 +33,7 @@ pub(super) fn obj(
 }
 
 /// Completes the current phase if nothing is pending.
-pub(super) fn settle(o: &mut MbarrierObj) {
+pub(crate) fn settle(o: &mut MbarrierObj) {
     if o.pending == 0 && o.tx == 0 {
         o.phase = o.phase.wrapping_add(1);
         o.pending = o.expected;
@@ -41,7 +41,7 @@ pub(super) fn settle(o: &mut MbarrierObj) {
 }
 
 /// [`settle`], telling the race detector (when `ev` is given) that the phase completed.
-pub(super) fn settled(o: &mut MbarrierObj, off: u64, ev: Option<&mut Vec<MbarEvent>>) {
+pub(crate) fn settled(o: &mut MbarrierObj, off: u64, ev: Option<&mut Vec<MbarEvent>>) {
     let before = o.phase;
     settle(o);
     if let (Some(ev), true) = (ev, before != o.phase) {
@@ -83,8 +83,8 @@ pub mod op {
 /// count / txCount / state / parity operand; `d[0]` the state or wait result.
 pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let a = async_of(i)?.clone();
-    let at = |c: &Ctx<'_>, l: usize| super::mem::lane_addr(c, &a.addr, l);
-    if let Some(r) = super::cluster::per_peer(c, i, at, mbarrier_here) {
+    let at = |c: &Ctx<'_>, l: usize| crate::exec::step::mem::lane_addr(c, &a.addr, l);
+    if let Some(r) = crate::exec::step::cluster::per_peer(c, i, at, mbarrier_here) {
         return r;
     }
     mbarrier_here(c, i)
@@ -97,10 +97,10 @@ pub fn mark_peer_change(st: &mut AsyncState) {
 }
 
 /// [`AsyncState::last_change`] after a change made by another CTA of the cluster.
-pub(super) const PEER_CHANGE: u64 = u64::MAX;
+pub(crate) const PEER_CHANGE: u64 = u64::MAX;
 
 /// [`mbarrier`] for lanes whose mbarrier lies in the shared memory the context holds.
-pub(super) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
+pub(crate) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let a = async_of(i)?.clone();
     let arg = c.fetch(&i.s[0]);
     let mut run = MbarLanes {
@@ -113,7 +113,7 @@ pub(super) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
         ev: Vec::new(),
     };
     let mut lanes = Vec::new();
-    super::for_lanes(c.mask, |l| lanes.push(l));
+    crate::exec::step::for_lanes(c.mask, |l| lanes.push(l));
     let mut err = None;
     for l in lanes {
         if let Err(e) = run.lane(c, i, &a.addr, arg[l], l) {
@@ -164,7 +164,7 @@ impl MbarLanes {
         l: usize,
     ) -> Result<(), LaneFault> {
         let t = thread(c, l) as usize;
-        let addr = super::mem::lane_addr(c, at, l);
+        let addr = crate::exec::step::mem::lane_addr(c, at, l);
         let off = shared_offset(c, at, l, 8)?;
         if self.race {
             self.ev
@@ -364,7 +364,7 @@ pub fn complete_tx(
     lane: usize,
     bytes: u64,
 ) -> Result<(u64, u32), LaneFault> {
-    let addr = super::mem::lane_addr(c, a, lane);
+    let addr = crate::exec::step::mem::lane_addr(c, a, lane);
     let off = shared_offset(c, a, lane, 8)?;
     let step = c.clock.wrapping_add(c.cta_step_offset);
     let st = &mut *c.asyncs;
@@ -387,7 +387,7 @@ pub fn complete_tx(
 /// # Errors
 /// A bad mbarrier address, an mbarrier not initialised, or no arrival pending.
 pub fn arrive_async(c: &mut Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, u32), LaneFault> {
-    let addr = super::mem::lane_addr(c, a, lane);
+    let addr = crate::exec::step::mem::lane_addr(c, a, lane);
     let off = shared_offset(c, a, lane, 8)?;
     let step = c.clock.wrapping_add(c.cta_step_offset);
     let st = &mut *c.asyncs;
@@ -404,7 +404,7 @@ pub fn arrive_async(c: &mut Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, u32
     settle(o);
     let completed = phase != o.phase;
     st.last_change = step;
-    super::wgmma_race::tcgen05_committed(c, lane, off);
+    crate::exec::step::wgmma_race::tcgen05_committed(c, lane, off);
     if let (Some(r), true) = (c.race.as_deref_mut(), completed) {
         r.mbarrier_events(c.pc, &[MbarEvent::PhaseDone(off, phase)]);
     }

@@ -5,11 +5,11 @@
 //!
 //! Not yet checked against ptxas verdicts (the Triton syntax of tests/ptxas/triton.tsv is).
 
-use super::Diagnostic;
 use crate::ir::{
     CpAsync, Function, Imm, Instr, Mbarrier, MbarrierOp, MbarrierSem, Module, Op, Operand, Type,
     Version,
 };
+use crate::validate::Diagnostic;
 
 /// Operand counts of a `cp.async` instruction.
 pub fn arity(c: &CpAsync) -> (usize, usize) {

@@ -1,5 +1,5 @@
 //! The CTA's pending `cp.async` copies: issued, not yet written to shared memory
-//! ([`super::async_copy`] describes when they are delivered).
+//! ([`crate::async_copy::cp_async`] describes when they are delivered).
 //!
 //! Each thread has a queue of its copies in issue order and a queue of its committed groups,
 //! oldest first; a copy's group numbers never decrease along its thread's queue and the
@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 /// A copy issued and not yet written to shared memory.
 #[derive(Clone, Debug)]
-pub(super) struct PendingCopy {
+pub(crate) struct PendingCopy {
     /// The issuing thread (in the CTA).
     pub thread: u32,
     /// The group it was committed in (`None`: not committed yet).
@@ -37,7 +37,7 @@ struct ThreadQueue {
 
 /// The pending copies of one CTA.
 #[derive(Clone, Debug, Default)]
-pub(super) struct PendingCopies {
+pub(crate) struct PendingCopies {
     threads: Vec<ThreadQueue>,
     /// Pending copies per 16-byte chunk of shared memory.
     chunks: Vec<u32>,

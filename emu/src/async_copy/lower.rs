@@ -1,11 +1,11 @@
 //! Lowering `cp.async` (non-bulk) and `mbarrier`: resolving the shared and global addresses
-//! and the count, size and state operands once (`crate::exec::step::async_copy` runs them).
+//! and the count, size and state operands once (`crate::async_copy::cp_async` runs them).
 
-use super::context::FnCtx;
-use super::error::DecodeError;
-use super::error::{arg, invalid};
+use crate::async_copy::cp_async::{self as step, op, AsyncInstr};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
+use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::exec::step::async_copy::{self as step, op, AsyncInstr};
 use crate::ir::{CpAsync, Imm, Instr, Mbarrier, MbarrierOp, Operand, SpaceQual, StateSpace, Type};
 use models::vocab::SharedWindow;
 

@@ -11,4 +11,5 @@ pub mod race;
 pub mod sass;
 pub mod semantics;
 pub mod tcgen05;
+pub mod tma;
 pub mod validate;

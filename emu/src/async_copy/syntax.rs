@@ -34,7 +34,7 @@ fn shared(q: &mut Quals) -> Option<bool> {
 /// A `cp` form other than the non-bulk `cp.async` family, or missing qualifiers.
 pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
     if q.first() == Some("reduce") || (q.first() == Some("async") && q.second() == Some("bulk")) {
-        return crate::front::tma::parse_cp(q);
+        return crate::tma::syntax::parse_cp(q);
     }
     if !q.take("async") {
         let what = q

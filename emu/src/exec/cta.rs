@@ -164,7 +164,7 @@ impl Cta {
             counts: Counts::default(),
             next_warp: 0,
             tmem: None,
-            asyncs: super::step::tma_map::async_state(env.proxy),
+            asyncs: crate::tma::tensormap::async_state(env.proxy),
             wgmma: Default::default(),
             race: env
                 .race

@@ -378,7 +378,7 @@ impl Machine {
             tmem: cfg.tmem,
             proxy: (
                 cfg.proxy_check,
-                cfg.proxy_check && step::tma_map::uses_async_proxy(&self.prog),
+                cfg.proxy_check && crate::tma::tensormap::uses_async_proxy(&self.prog),
             ),
 
             race: race.as_ref(),

@@ -138,7 +138,7 @@ pub enum Extra {
     /// A `cp.async` or `mbarrier` instruction.
     Async(Box<crate::async_copy::cp_async::AsyncInstr>),
     /// A bulk-copy, tensor-copy or tensor-map instruction, or a proxy fence.
-    Tma(Box<super::step::tma::TmaInstr>),
+    Tma(Box<crate::tma::copy::TmaInstr>),
     /// A warp-level matrix instruction (`mma`, `ldmatrix`, `stmatrix`, `movmatrix`).
     Matrix(Box<MatrixInstr>),
     /// A warpgroup-level matrix instruction (`wgmma`).

@@ -29,7 +29,6 @@ mod scope;
 pub mod tcgen05;
 pub mod tcgen05_cp;
 pub mod tcgen05_mma;
-pub mod tma;
 mod var_decl;
 pub mod wgmma;
 

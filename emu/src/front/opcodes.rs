@@ -172,7 +172,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "brkpt" => Op::Brkpt,
         "tcgen05" => super::tcgen05::parse(q)?,
         "cp" => crate::async_copy::syntax::parse_cp(q)?,
-        "tensormap" => super::tma::parse_tensormap(q)?,
+        "tensormap" => crate::tma::syntax::parse_tensormap(q)?,
         "mapa" | "getctarank" => super::cluster::parse(opcode, q)?,
         "mbarrier" => crate::async_copy::syntax::parse_mbarrier(q)?,
         "wgmma" => super::wgmma::parse(q)?,

@@ -107,7 +107,7 @@ fn arity(op: &Op) -> (usize, usize) {
         Op::Setmaxnreg(_) => (1, 1),
         Op::CpAsync(c) => crate::async_copy::validate::arity(c),
         Op::Mbarrier(m) => crate::async_copy::validate::mbarrier_arity(m),
-        Op::Tma(t) => super::tma::arity(t),
+        Op::Tma(t) => crate::tma::validate::arity(t),
         Op::Cluster(c) => match c {
             crate::ir::ClusterOp::Mapa { .. } => (3, 3),
             crate::ir::ClusterOp::Getctarank { .. } => (2, 2),

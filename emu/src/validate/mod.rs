@@ -16,7 +16,6 @@ mod tcgen05;
 mod tcgen05_cp;
 mod tcgen05_group;
 mod tcgen05_mma;
-mod tma;
 mod types;
 mod warp_level;
 mod wgmma;
@@ -81,7 +80,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             tcgen05::check(f, i, &mut out);
                             warp_level::check(m, f, i, &mut out);
                             crate::async_copy::validate::check(m, f, i, &mut out);
-                            tma::check(m, f, i, &mut out);
+                            crate::tma::validate::check(m, f, i, &mut out);
                             mma::check(f, i, &mut out);
                             wgmma::check(f, i, &mut out);
                         }

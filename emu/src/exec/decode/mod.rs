@@ -20,7 +20,6 @@ pub mod ops;
 pub mod shared;
 pub mod tcgen05;
 pub mod tcgen05_mma;
-pub mod tma;
 pub mod wgmma;
 
 use crate::exec::program::{

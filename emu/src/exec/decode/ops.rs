@@ -150,7 +150,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::Fence(
             f @ (crate::ir::Fence::ProxyAsync(_)
             | crate::ir::Fence::ProxyTensormap { release: false, .. }),
-        ) => return super::tma::lower_fence(fx, ins, f, d),
+        ) => return crate::tma::lower::lower_fence(fx, ins, f, d),
         Op::Membar(_) | Op::Fence(_) => d.exec = mem::fence,
         Op::CreatePolicy(_) => {
             d.d[0] = fx.dst(arg(ins, 0)?, Type::B64, ins.span)?;
@@ -192,7 +192,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::Tcgen05(t) => super::tcgen05::lower(fx, ins, t, &mut d)?,
         Op::CpAsync(c) => return crate::async_copy::lower::lower_cp(fx, ins, c, d),
         Op::Mbarrier(m) => return crate::async_copy::lower::lower_mbarrier(fx, ins, m, d),
-        Op::Tma(t) => return super::tma::lower(fx, ins, t, d),
+        Op::Tma(t) => return crate::tma::lower::lower(fx, ins, t, d),
         Op::Cluster(c) => super::cluster::lower(fx, ins, c, &mut d)?,
         Op::WarpMatrix(w) => super::mma::lower(fx, ins, w, &mut d)?,
         Op::Wgmma(w) => super::wgmma::lower(fx, ins, w, &mut d)?,

@@ -414,7 +414,7 @@ pub fn print_instruction(m: &Module, f: &Function, i: &Instr) -> String {
         let a: Vec<String> = i.args.iter().map(|o| operand(m, f, o)).collect();
         out.push(' ');
         match &i.op {
-            Op::Tma(t) => out.push_str(&super::tma::join_args(t, &a)),
+            Op::Tma(t) => out.push_str(&crate::tma::syntax::join_args(t, &a)),
             _ => out.push_str(&a.join(", ")),
         }
     }
@@ -513,7 +513,7 @@ pub fn mnemonic(op: &Op) -> String {
         Op::Brkpt => o.push_str("brkpt"),
         Op::Tcgen05(t) => super::tcgen05::mnemonic(o, t),
         Op::CpAsync(c) => crate::async_copy::syntax::cp_mnemonic(o, c),
-        Op::Tma(t) => super::tma::mnemonic(o, t),
+        Op::Tma(t) => crate::tma::syntax::mnemonic(o, t),
         Op::Cluster(c) => o.push_str(&c.mnemonic()),
         Op::Mbarrier(m) => crate::async_copy::syntax::mbarrier_mnemonic(o, m),
         Op::Wgmma(w) => super::wgmma::mnemonic(o, w),

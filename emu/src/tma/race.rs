@@ -2,11 +2,11 @@
 //! destination writes, global or shared) and the mbarrier it completes on to the detector
 //! (`race::cta::bulk`), and the bulk-group commits and waits.
 
-use super::tma::Place;
-use super::Ctx;
 use crate::exec::cluster::{decode, encode};
 use crate::exec::program::DAddr;
+use crate::exec::step::Ctx;
 use crate::race::cta::BulkAccess;
+use crate::tma::copy::Place;
 
 /// One side of a copy at `place`, of `len` bytes (global or shared memory only).
 pub(crate) fn side(place: Place, len: u64, write: bool, reduce: bool) -> Option<BulkAccess> {
@@ -66,7 +66,7 @@ pub(crate) fn copy(c: &mut Ctx<'_>, lane: usize, accesses: &[BulkAccess], mbar: 
         return;
     }
     let moff = match mbar {
-        Some(m) => match super::tma::place(c, m, lane) {
+        Some(m) => match crate::tma::copy::place(c, m, lane) {
             Ok((_, Place::Shared(o))) => Some(decode(o).map_or(o, |(_, o)| o)),
             _ => return,
         },
@@ -96,13 +96,13 @@ pub(crate) fn copy(c: &mut Ctx<'_>, lane: usize, accesses: &[BulkAccess], mbar: 
         // group's, in the other CTAs too (u64::MAX: an offset no mbarrier has).
         let m = moff.map(|o| if dest { o } else { u64::MAX });
         if rank != own {
-            super::cluster::swap_race(c, rank);
+            crate::exec::step::cluster::swap_race(c, rank);
         }
         if let Some(r) = c.race.as_deref_mut() {
             r.bulk_copy(t, pc, &acc, m);
         }
         if rank != own {
-            super::cluster::swap_race(c, rank);
+            crate::exec::step::cluster::swap_race(c, rank);
         }
     }
 }

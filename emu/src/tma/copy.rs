@@ -5,7 +5,7 @@
 //! A copy performs all its reads and writes when it is issued (a legal completion order)
 //! and then completes its bytes on the mbarrier (`complete_tx`), or joins the thread's bulk
 //! async-group. Missing waits are not hidden by this: the proxy checker
-//! ([`super::tma_proxy`]) reports generic accesses of bytes whose async completion no thread
+//! ([`crate::exec::step::tma_proxy`]) reports generic accesses of bytes whose async completion no thread
 //! has observed, generic writes of a store's source before `wait_group.read`, and async reads
 //! of generic writes with no `fence.proxy.async` between.
 //!
@@ -15,17 +15,17 @@
 //! with 8-byte flip and the packed 4/6-bit element types are refused; `.shared::cluster`
 //! addresses are the executing CTA's own (clusters of one CTA); prefetches have no effect.
 
-use super::tma_proxy;
-use super::tma_race;
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow, Src};
+use crate::exec::step::tma_proxy;
+use crate::exec::step::Ctx;
 use crate::ir::tma::{BulkReduce, TensorDir, Tma};
 use crate::ir::Type;
 use crate::semantics::tma::{
     im2col_elements, red_kind, reduce, swizzle, RedKind, Swizzle, TensorMap, TMAP_BYTES,
 };
+use crate::tma::race;
 
 type R = Result<Flow, LaneFault>;
 
@@ -73,7 +73,7 @@ pub(crate) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
 
 pub(crate) fn lanes(c: &Ctx<'_>) -> Vec<usize> {
     let mut v = Vec::new();
-    super::for_lanes(c.mask, |l| v.push(l));
+    crate::exec::step::for_lanes(c.mask, |l| v.push(l));
     v
 }
 
@@ -91,10 +91,10 @@ pub(crate) enum Place {
 }
 
 pub(crate) fn place(c: &Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, Place), LaneFault> {
-    let addr = super::mem::lane_addr(c, a, lane);
+    let addr = crate::exec::step::mem::lane_addr(c, a, lane);
     let p = match a.space {
         AddrSpace::Global => Place::Global(addr),
-        AddrSpace::Shared => Place::Shared(super::mem::shared_wrap(addr)),
+        AddrSpace::Shared => Place::Shared(crate::exec::step::mem::shared_wrap(addr)),
         AddrSpace::KernelParam => Place::Param(addr),
         AddrSpace::Const => Place::Const(addr),
         AddrSpace::Generic => match window_of(addr) {
@@ -282,23 +282,23 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         if c.race.is_some() {
             let red = matches!(x.op, Tma::Reduce(_));
-            let mut acc: Vec<_> = tma_race::side(sp, n, false, false).into_iter().collect();
+            let mut acc: Vec<_> = race::side(sp, n, false, false).into_iter().collect();
             match dp {
                 Place::Shared(o) => {
                     let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
-                    let (ranks, o) = super::cluster::targets(c, mask, o, l)?;
-                    acc.extend(tma_race::shared_dst(&ranks, o, n, red));
+                    let (ranks, o) = crate::exec::step::cluster::targets(c, mask, o, l)?;
+                    acc.extend(race::shared_dst(&ranks, o, n, red));
                 }
-                _ => acc.extend(tma_race::side(dp, n, true, red)),
+                _ => acc.extend(race::side(dp, n, true, red)),
             }
-            tma_race::copy(c, l, &acc, x.mbar.as_ref().filter(|_| !red));
+            race::copy(c, l, &acc, x.mbar.as_ref().filter(|_| !red));
         }
         match dp {
             Place::Shared(o) => {
                 let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
-                let (ranks, o) = super::cluster::targets(c, mask, o, l)?;
+                let (ranks, o) = crate::exec::step::cluster::targets(c, mask, o, l)?;
                 for r in ranks {
-                    super::cluster::at_rank(c, r, l, |c| {
+                    crate::exec::step::cluster::at_rank(c, r, l, |c| {
                         check_shared(c, l, da, o, n)?;
                         c.shared.data[o as usize..(o + n) as usize].copy_from_slice(&out);
                         if let Some(m) = &x.mbar {
@@ -408,7 +408,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
             ));
         };
         let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
-        let (ranks, base) = super::cluster::targets(c, mask, at, l)?;
+        let (ranks, base) = crate::exec::step::cluster::targets(c, mask, at, l)?;
         if !base.is_multiple_of(128) {
             return Err(LaneFault {
                 kind: FaultKind::Misaligned { align: 128 },
@@ -435,12 +435,12 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 }
                 if c.race.is_some() {
                     let g = elems.iter().filter_map(|el| el.global);
-                    let mut acc = tma_race::global_runs(g, e as u64, false, false);
-                    acc.extend(tma_race::shared_dst(&ranks, base, box_bytes, false));
-                    tma_race::copy(c, l, &acc, x.mbar.as_ref());
+                    let mut acc = race::global_runs(g, e as u64, false, false);
+                    acc.extend(race::shared_dst(&ranks, base, box_bytes, false));
+                    race::copy(c, l, &acc, x.mbar.as_ref());
                 }
                 for r in ranks {
-                    super::cluster::at_rank(c, r, l, |c| {
+                    crate::exec::step::cluster::at_rank(c, r, l, |c| {
                         check_shared(c, l, saddr, base, span)?;
                         for &(o, v) in &vals {
                             c.shared.data[o..o + e].copy_from_slice(&v.to_le_bytes()[..e]);
@@ -476,9 +476,9 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 if c.race.is_some() {
                     let red = matches!(tc.dir, TensorDir::Reduce(_));
                     let g = elems.iter().filter_map(|el| el.global);
-                    let mut acc = tma_race::global_runs(g, e as u64, true, red);
-                    acc.extend(tma_race::side(Place::Shared(base), box_bytes, false, false));
-                    tma_race::copy(c, l, &acc, None);
+                    let mut acc = race::global_runs(g, e as u64, true, red);
+                    acc.extend(race::side(Place::Shared(base), box_bytes, false, false));
+                    race::copy(c, l, &acc, None);
                 }
                 let t = thread(c, l);
                 c.asyncs
@@ -513,7 +513,7 @@ pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     for l in lanes(c) {
         let t = thread(c, l);
         c.asyncs.tma.commit(t);
-        tma_race::commit(c, l);
+        race::commit(c, l);
     }
     Ok(Flow::Next)
 }
@@ -525,7 +525,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     for l in lanes(c) {
         let t = thread(c, l);
         c.asyncs.tma.wait(t, n);
-        tma_race::waited(c, l, n);
+        race::waited(c, l, n);
     }
     Ok(Flow::Next)
 }

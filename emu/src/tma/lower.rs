@@ -1,14 +1,14 @@
 //! Lowering the bulk copies, tensor copies and tensor-map instructions: their addresses,
-//! coordinate vectors, sizes and values resolved once (`crate::exec::step::tma` runs them).
+//! coordinate vectors, sizes and values resolved once (`crate::tma::copy` runs them).
 
-use super::context::FnCtx;
-use super::error::DecodeError;
-use super::error::{arg, invalid};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
+use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DAddr, DInstr, Extra, Src};
-use crate::exec::step::tma::{self as step, TmaInstr};
-use crate::exec::step::tma_map;
 use crate::ir::tma::{BulkSpace, Completion, TensorDir, Tma};
 use crate::ir::{Fence, Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem};
+use crate::tma::copy::{self as step, TmaInstr};
+use crate::tma::tensormap;
 
 type D = Result<DInstr, DecodeError>;
 
@@ -135,12 +135,12 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
                 k = 2;
             }
             x.value = fx.src(arg(ins, k)?, *ty, ins.span)?;
-            d.exec = tma_map::replace;
+            d.exec = tensormap::replace;
         }
         Tma::CpFenceproxy { .. } => {
             x.dst = Some(addr(fx, ins, 0, space(BulkSpace::Global))?);
             x.src = Some(addr(fx, ins, 1, shared_cta())?);
-            d.exec = tma_map::cp_fenceproxy;
+            d.exec = tensormap::cp_fenceproxy;
         }
     }
     d.extra = Extra::Tma(Box::new(x));
@@ -164,7 +164,7 @@ pub fn lower_fence(fx: &FnCtx<'_>, ins: &Instr, f: &Fence, mut d: DInstr) -> D {
                 Some(_) => 0,
             };
             x.ordinal = bits;
-            d.exec = tma_map::fence_proxy_async;
+            d.exec = tensormap::fence_proxy_async;
         }
         Fence::ProxyTensormap { release: false, .. } => {
             let a = ins
@@ -176,7 +176,7 @@ pub fn lower_fence(fx: &FnCtx<'_>, ins: &Instr, f: &Fence, mut d: DInstr) -> D {
                 Some(Err(e)) => return Err(e),
                 None => {}
             }
-            d.exec = tma_map::fence_proxy_tensormap;
+            d.exec = tensormap::fence_proxy_tensormap;
         }
         _ => return Err(invalid(ins, "not a proxy fence")),
     }

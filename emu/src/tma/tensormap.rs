@@ -1,12 +1,12 @@
 //! Executing `tensormap.replace`, `tensormap.cp_fenceproxy` and the proxy fences
 //! (`fence.proxy.async`, `fence.proxy.tensormap::generic.acquire`) the proxy checker follows.
 
-use super::tma::{fault, lanes, place, read_bytes, tma_of, write_global, Place};
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow};
+use crate::exec::step::Ctx;
 use crate::ir::tma::{Tma, TmapField};
 use crate::semantics::tma::{TensorMap, TMAP_BYTES};
+use crate::tma::copy::{fault, lanes, place, read_bytes, tma_of, write_global, Place};
 
 type R = Result<Flow, LaneFault>;
 
@@ -131,7 +131,7 @@ pub fn fence_proxy_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if covers_shared {
         c.asyncs.tma.fence_async();
     }
-    super::mem::fence(c, i)
+    crate::exec::step::mem::fence(c, i)
 }
 
 /// `fence.proxy.tensormap::generic.acquire.scope {[addr], size}`.
@@ -148,7 +148,7 @@ pub fn fence_proxy_tensormap(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         None => c.asyncs.tma.tmap_acquired(None),
     }
-    super::mem::fence(c, i)
+    crate::exec::step::mem::fence(c, i)
 }
 
 /// Whether a program has instructions that access memory through the async or tensormap

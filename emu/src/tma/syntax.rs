@@ -6,8 +6,8 @@
 //! `.cta_group`, the gather/scatter and `im2col::w` modes and
 //! `.cp_mask` are refused as unsupported, naming the qualifier.
 
-use super::error::{Error, ErrorKind};
-use super::quals::Quals;
+use crate::front::error::{Error, ErrorKind};
+use crate::front::quals::Quals;
 use crate::ir::tma::{
     BulkCopy, BulkReduce, BulkSpace, Completion, RedOp, TensorCopy, TensorDir, Tma, TMAP_FIELDS,
 };

@@ -4,11 +4,11 @@
 //! vector lengths, the reduction types each destination allows, and the PTX version and
 //! target of each form ("PTX ISA Notes" / "Target ISA Notes").
 
-use super::Diagnostic;
 use crate::ir::tma::{
     BulkCopy, BulkReduce, BulkSpace, Completion, RedOp, TensorCopy, TensorDir, Tma, TmapField,
 };
 use crate::ir::{ArchSuffix, Function, Imm, Instr, Module, Op, Operand, Type, Version};
+use crate::validate::Diagnostic;
 
 /// Operand counts of one of these instructions.
 pub fn arity(t: &Tma) -> (usize, usize) {

@@ -404,7 +404,7 @@ pub fn arrive_async(c: &mut Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, u32
     settle(o);
     let completed = phase != o.phase;
     st.last_change = step;
-    crate::exec::step::wgmma_race::tcgen05_committed(c, lane, off);
+    crate::wgmma::race::tcgen05_committed(c, lane, off);
     if let (Some(r), true) = (c.race.as_deref_mut(), completed) {
         r.mbarrier_events(c.pc, &[MbarEvent::PhaseDone(off, phase)]);
     }

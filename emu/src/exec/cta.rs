@@ -94,7 +94,7 @@ pub struct Cta {
     /// Pending `cp.async` copies and mbarrier objects.
     asyncs: crate::async_copy::cp_async::AsyncState,
     /// The warps' `wgmma` groups in flight.
-    wgmma: super::step::wgmma::WgmmaState,
+    wgmma: crate::wgmma::exec::WgmmaState,
 
     /// The race detector's state of this CTA, with `--race`.
     race: Option<Box<crate::race::CtaRace>>,
@@ -418,7 +418,7 @@ impl Cta {
             ctx.mask = mask;
             ctx.pc = pc;
             if ctx.wgmma.busy {
-                if let Some(fault) = super::step::wgmma_access::early_read(&ctx, ins) {
+                if let Some(fault) = crate::wgmma::accumulators::early_read(&ctx, ins) {
                     break Action::Fault { fault, pc };
                 }
             }

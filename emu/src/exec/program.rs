@@ -142,7 +142,7 @@ pub enum Extra {
     /// A warp-level matrix instruction (`mma`, `ldmatrix`, `stmatrix`, `movmatrix`).
     Matrix(Box<MatrixInstr>),
     /// A warpgroup-level matrix instruction (`wgmma`).
-    Wgmma(Box<super::step::wgmma::WgmmaInstr>),
+    Wgmma(Box<crate::wgmma::exec::WgmmaInstr>),
     /// `tcgen05.mma` or `tcgen05.commit`.
     Tc5Mma(Box<super::step::tcgen05_mma::MmaDInstr>),
 }

@@ -19,7 +19,6 @@ pub mod constexpr;
 pub mod cursor;
 pub mod error;
 pub mod lexer;
-pub mod mma;
 pub mod module;
 pub mod opcodes;
 pub mod operands;
@@ -30,7 +29,6 @@ pub mod tcgen05;
 pub mod tcgen05_cp;
 pub mod tcgen05_mma;
 mod var_decl;
-pub mod wgmma;
 
 pub use error::{Error, ErrorKind};
 pub use module::parse_module;

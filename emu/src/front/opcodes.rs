@@ -175,8 +175,10 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "tensormap" => crate::tma::syntax::parse_tensormap(q)?,
         "mapa" | "getctarank" => super::cluster::parse(opcode, q)?,
         "mbarrier" => crate::async_copy::syntax::parse_mbarrier(q)?,
-        "wgmma" => super::wgmma::parse(q)?,
-        "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => super::mma::parse(opcode, q)?,
+        "wgmma" => crate::wgmma::syntax::parse(q)?,
+        "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => {
+            crate::mma::syntax::parse(opcode, q)?
+        }
         _ => {
             return Err(Error::new(
                 ErrorKind::UnknownInstruction(opcode.to_string()),

@@ -132,8 +132,8 @@ fn arity(op: &Op) -> (usize, usize) {
             let n = super::tcgen05::operand_count(t);
             (n, n)
         }),
-        Op::WarpMatrix(w) => super::mma::operand_count(w),
-        Op::Wgmma(w) => super::wgmma::operand_count(w),
+        Op::WarpMatrix(w) => crate::mma::validate::operand_count(w),
+        Op::Wgmma(w) => crate::wgmma::validate::operand_count(w),
     }
 }
 

@@ -8,7 +8,6 @@ pub mod init;
 mod instr;
 mod limits;
 mod memory;
-pub mod mma;
 mod target;
 
 pub use target::is_known_arch_name;
@@ -18,8 +17,6 @@ mod tcgen05_group;
 mod tcgen05_mma;
 mod types;
 mod warp_level;
-mod wgmma;
-mod wmma;
 
 use crate::front::error::render_at;
 use crate::ir::{Module, Span, Stmt};
@@ -81,8 +78,8 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             warp_level::check(m, f, i, &mut out);
                             crate::async_copy::validate::check(m, f, i, &mut out);
                             crate::tma::validate::check(m, f, i, &mut out);
-                            mma::check(f, i, &mut out);
-                            wgmma::check(f, i, &mut out);
+                            crate::mma::validate::check(f, i, &mut out);
+                            crate::wgmma::validate::check(f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);
                     }

@@ -323,10 +323,10 @@ pub fn check_instr(m: &Module, i: &Instr, out: &mut Vec<Diagnostic>) {
         super::tcgen05::check_target(m, i, t, out);
     }
     if let Op::WarpMatrix(w) = &i.op {
-        super::mma::check_target(m, i, w, out);
+        crate::mma::validate::check_target(m, i, w, out);
     }
     if let Op::Wgmma(_) = &i.op {
-        super::wgmma::check_target(m, i, out);
+        crate::wgmma::validate::check_target(m, i, out);
     }
     for r in reqs(i) {
         if m.version < r.ptx {

@@ -14,13 +14,11 @@ pub mod cluster;
 pub mod context;
 pub mod error;
 pub mod layout;
-pub mod mma;
 pub mod operands;
 pub mod ops;
 pub mod shared;
 pub mod tcgen05;
 pub mod tcgen05_mma;
-pub mod wgmma;
 
 use crate::exec::program::{
     Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, KernelSharedInfo,

@@ -15,13 +15,9 @@ pub mod float;
 pub mod float_cmp;
 pub mod float_fn;
 pub mod int;
-pub mod matrix_b8;
 pub mod mem;
 pub mod mem_fast;
 mod mem_race;
-pub mod mma;
-pub mod mma_fast;
-pub mod mma_layout;
 pub mod mov_cvta;
 pub mod packed;
 pub mod tcgen05;
@@ -35,10 +31,6 @@ mod tcgen05_mma_operand;
 pub mod tcgen05_pair;
 pub mod tcgen05_pair_alloc;
 pub mod tma_proxy;
-pub mod wgmma;
-pub mod wgmma_access;
-pub mod wgmma_race;
-pub mod wmma;
 
 pub mod warp_ops;
 
@@ -148,7 +140,7 @@ pub struct Ctx<'a> {
     /// The CTA's pending `cp.async` copies and mbarrier objects.
     pub asyncs: &'a mut crate::async_copy::cp_async::AsyncState,
     /// The warps' `wgmma` groups in flight.
-    pub wgmma: &'a mut wgmma::WgmmaState,
+    pub wgmma: &'a mut crate::wgmma::exec::WgmmaState,
 
     /// The race detector's state of the CTA, with `--race`.
     pub race: Option<&'a mut crate::race::CtaRace>,

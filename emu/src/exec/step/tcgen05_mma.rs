@@ -21,7 +21,7 @@
 //! Memory uses the same lanes, with its K elements packed from the low bits of consecutive
 //! 32-bit columns. A and B in shared memory are located by
 //! [`crate::semantics::tcgen05_desc::element_addr`]. Numerics are those of `mma.sync`
-//! ([`super::mma::multiply`]).
+//! ([`crate::mma::exec::multiply`]).
 //!
 //! Deliberate choices and limits:
 //! 1. `.cta_group::2` (a CTA pair, M = 256 and 128, every kind) runs in [`super::tcgen05_pair`].
@@ -44,12 +44,12 @@
 //!    the ISA's canonical pattern has and Triton 3.9's output omits, is required only with
 //!    `--tmem-check strict` ([`super::tcgen05::TmemOptions::fence`]).
 
-use super::mma::{multiply, Tiles};
 use super::tcgen05_mma_operand::{mma_elem, row_lane};
 use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Extra, Flow, Src};
 use crate::ir::{CtaGroup, Mma, MmaElem, MmaLayout, MmaShape, Tcgen05, Tcgen05Mma};
+use crate::mma::exec::{multiply, Tiles};
 use crate::semantics::tcgen05_dlayout::{d_columns, d_lanes, d_position};
 use crate::semantics::tcgen05_idesc::{decode_idesc, DType, InstrDesc};
 use crate::tcgen05::trace::TmemAction;
@@ -376,7 +376,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
         } else {
             issue(c, x, &m, &s)?;
             if let Some(r) = s.runs {
-                super::wgmma_race::tcgen05_issued(c, lane, &r.into_inner());
+                crate::wgmma::race::tcgen05_issued(c, lane, &r.into_inner());
             }
         }
     }

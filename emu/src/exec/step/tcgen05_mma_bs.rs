@@ -15,11 +15,11 @@
 //!
 //! Not modelled: K = 96 (sm_103's `.block16`/`.block32` variant).
 
-use super::mma::Tiles;
 use super::tcgen05_mma::{smem_elem, tmem_a_elem, Issue};
 use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::ir::ScaleVec as IrVec;
+use crate::mma::exec::Tiles;
 use crate::semantics::block_scale::{factors, scaled_dot, ScaleVec};
 use crate::semantics::mma::{AccModel, MmaInput};
 use crate::semantics::narrow_float::{ElemFormat, ScaleFormat};

@@ -2,12 +2,12 @@
 //! descriptors, A from Tensor Memory, and the conversion of each element type to the one
 //! `mma.sync`'s numerics multiply (see [`super::tcgen05_mma`] for the layouts and choices).
 
-use super::mma::Tiles;
 use super::tcgen05_mma::{at_lane, undefined, unsupported, Issue};
 use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::AddrSpace;
 use crate::ir::MmaElem;
+use crate::mma::exec::Tiles;
 use crate::semantics::convert::{f64_to_narrow, Narrow};
 use crate::semantics::narrow_float::{e2m1_to_f64, e2m3_to_f64, e3m2_to_f64};
 use crate::semantics::tcgen05_desc::{decode_smem, element_addr, Major, SmemDesc};
@@ -79,7 +79,7 @@ pub(crate) fn smem_elem(
     let bytes = (bits / 8).max(1);
     if let Some(r) = &s.runs {
         let off = super::mem::shared_wrap(addr);
-        super::wgmma_race::add_run(&mut r.borrow_mut(), off, u64::from(bytes));
+        crate::wgmma::race::add_run(&mut r.borrow_mut(), off, u64::from(bytes));
     }
     if let Some(f) =
         super::tma_proxy::async_read(c, s.lane, addr, u64::from(bytes), "a tcgen05.mma operand")

@@ -30,12 +30,12 @@
 //! No GPU has run these layouts; the fixtures' references are the mathematics (numpy), so a
 //! kernel reading a layout differently from ptxemu fails.
 
-use super::mma::Tiles;
 use super::tcgen05_mma::{accumulate, operand_a, operand_b, prepare, Issue, MmaDInstr};
 use super::tcgen05_mma_bs::{operand_a_f64, operand_b_f64};
 use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::ir::Tcgen05Mma;
+use crate::mma::exec::Tiles;
 use crate::semantics::tcgen05_idesc::InstrDesc;
 
 /// The ranks of the executing CTA's pair (even first).
@@ -103,7 +103,7 @@ fn reading<T>(
         if let Some(r) = &s.runs {
             let runs = std::mem::take(&mut *r.borrow_mut());
             if !runs.is_empty() {
-                super::wgmma_race::tcgen05_issued(c, s.lane, &runs);
+                crate::wgmma::race::tcgen05_issued(c, s.lane, &runs);
             }
         }
         Ok(v)

@@ -516,10 +516,10 @@ pub fn mnemonic(op: &Op) -> String {
         Op::Tma(t) => crate::tma::syntax::mnemonic(o, t),
         Op::Cluster(c) => o.push_str(&c.mnemonic()),
         Op::Mbarrier(m) => crate::async_copy::syntax::mbarrier_mnemonic(o, m),
-        Op::Wgmma(w) => super::wgmma::mnemonic(o, w),
+        Op::Wgmma(w) => crate::wgmma::syntax::mnemonic(o, w),
         Op::WarpMatrix(w) => {
-            o.push_str(super::mma::opcode(w));
-            super::mma::mnemonic(o, w);
+            o.push_str(crate::mma::syntax::opcode(w));
+            crate::mma::syntax::mnemonic(o, w);
         }
     }
     s

@@ -7,11 +7,11 @@
 //! Where NVIDIA's ptxas is stricter or looser than the ISA text, the rule follows ptxas and
 //! says so; tests/ptxas/wgmma.tsv holds the recorded verdicts these rules are checked against.
 
-use super::Diagnostic;
 use crate::ir::{
     ArchSuffix, Function, Imm, Instr, MmaElem, Module, Op, Operand, Type, VecElem, Version, Wgmma,
     WgmmaMma,
 };
+use crate::validate::Diagnostic;
 
 /// Operand counts `(min, max)` of a wgmma instruction (exact counts are checked in [`check`]).
 pub fn operand_count(w: &Wgmma) -> (usize, usize) {

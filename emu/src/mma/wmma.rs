@@ -22,12 +22,12 @@
 //! 3. `.satfinite` on a floating-point D turns infinities into the largest finite value of the
 //!    sign; NaN stays NaN.
 
-use super::mma::{decoded, elem_bits, gather, multiply_wmma, put, Tiles};
-use super::tcgen05::converge;
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Flow, MatrixInstr, Src};
+use crate::exec::step::tcgen05::converge;
+use crate::exec::step::Ctx;
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, WarpMatrix, WmmaFrag};
+use crate::mma::exec::{decoded, elem_bits, gather, multiply_wmma, put, Tiles};
 
 type R = Result<Flow, LaneFault>;
 
@@ -74,7 +74,7 @@ fn element_addr(
         .addr
         .as_ref()
         .ok_or_else(|| wrong("wmma without an address"))?;
-    let base = super::mem::lane_addr(c, a, lane);
+    let base = crate::exec::step::mem::lane_addr(c, a, lane);
     let stride = match x.stride {
         Src::None => u64::from(if layout == MmaLayout::Row {
             dims.1
@@ -106,9 +106,9 @@ pub fn load(c: &mut Ctx<'_>, i: &DInstr) -> R {
         for e in 0..elems(x.d.len(), l.ty) {
             let pos = position(rows, cols, lane, e);
             let (space, at) = element_addr(c, x, l.layout, (rows, cols), size, lane as usize, pos)?;
-            let v = super::mem::load_elem(c, space, at, size, lane as usize)?;
+            let v = crate::exec::step::mem::load_elem(c, space, at, size, lane as usize)?;
             put(&mut out, l.ty, lane, e, v);
-            super::mem::race_elem(c, space, at, size, lane as usize, false);
+            crate::exec::step::mem::race_elem(c, space, at, size, lane as usize, false);
         }
     }
     for (dst, vals) in x.d.iter().zip(&out) {
@@ -135,8 +135,8 @@ pub fn store(c: &mut Ctx<'_>, i: &DInstr) -> R {
             let (space, at) =
                 element_addr(c, x, st.layout, (rows, cols), size, lane as usize, pos)?;
             let v = elem_bits(&regs, st.ty, lane, e);
-            super::mem::store_elem(c, space, at, size, lane as usize, v)?;
-            super::mem::race_elem(c, space, at, size, lane as usize, true);
+            crate::exec::step::mem::store_elem(c, space, at, size, lane as usize, v)?;
+            crate::exec::step::mem::race_elem(c, space, at, size, lane as usize, true);
         }
     }
     Ok(Flow::Next)

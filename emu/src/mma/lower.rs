@@ -2,13 +2,13 @@
 //! resolving every fragment register and the address once, so the step functions only gather
 //! and scatter values.
 
-use super::context::FnCtx;
-use super::error::DecodeError;
-use super::error::{arg, invalid};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
+use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, MatrixInstr, Src};
-use crate::exec::step::mma as step;
-use crate::exec::step::wmma;
 use crate::ir::{Instr, MmaElem, Operand, Type, VecElem, WarpMatrix};
+use crate::mma::exec as step;
+use crate::mma::wmma;
 
 /// The elements of a fragment operand (a brace vector, or movmatrix's bare register) as
 /// operands; immediates only where `imm` allows (C of mma).

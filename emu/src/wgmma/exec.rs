@@ -17,10 +17,10 @@
 //! `wgmma.mma_async` that accumulates into the same registers reads the pending value, as the
 //! hardware chains them. Reading D between issue and retirement therefore sees the old value
 //! (the ISA: the registers are undefined then); reading D in that window, by any instruction
-//! but a `wgmma.mma_async` chaining into it, is a fault at the read ([`super::wgmma_access`]);
+//! but a `wgmma.mma_async` chaining into it, is a fault at the read ([`crate::wgmma::accumulators`]);
 //! writing D in that window is a fault when the group retires, naming the wgmma's line.
 //!
-//! Numerics are those of `mma.sync` ([`super::mma::multiply`], [`crate::semantics::mma`]);
+//! Numerics are those of `mma.sync` ([`crate::mma::exec::multiply`], [`crate::semantics::mma`]);
 //! shared-memory operands are located by [`crate::semantics::wgmma_desc`].
 //!
 //! Deliberate deviations and choices:
@@ -33,13 +33,13 @@
 //! 5. Of the ISA's `wgmma.fence` rules only "before the first `wgmma.mma_async`" is checked;
 //!    a register written between a fence and a later `wgmma.mma_async` is not detected.
 
-use super::mma::{elem_bits, multiply, put, Tiles};
-use super::mma_layout::a_elem;
-use super::tcgen05::{converge, lane_ranges};
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Dst, Extra, Flow, Src};
+use crate::exec::step::tcgen05::{converge, lane_ranges};
+use crate::exec::step::Ctx;
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, Wgmma, WgmmaMma};
+use crate::mma::exec::{elem_bits, multiply, put, Tiles};
+use crate::mma::layout::a_elem;
 use crate::semantics::wgmma_desc::{decode, element_addr, Major, MatrixDesc};
 use std::collections::{HashMap, VecDeque};
 
@@ -156,7 +156,7 @@ fn collective(c: &Ctx<'_>, what: &str) -> Result<Option<Flow>, LaneFault> {
 /// async proxy, against generic writes not yet fenced with `fence.proxy.async`
 /// (`--proxy-check`).
 fn async_proxy_operand_read(c: &Ctx<'_>, addr: u64, bytes: u64) -> Result<(), LaneFault> {
-    match super::tma_proxy::async_read(c, 0, addr, bytes, "a wgmma.mma_async operand") {
+    match crate::exec::step::tma_proxy::async_read(c, 0, addr, bytes, "a wgmma.mma_async operand") {
         Some(f) => Err(f),
         None => Ok(()),
     }
@@ -313,9 +313,13 @@ fn smem_elem(
     let bytes = u32::max(bits / 8, 1);
     async_proxy_operand_read(c, addr, u64::from(bytes))?;
     if let Some(runs) = runs {
-        super::wgmma_race::add_run(runs, super::mem::shared_wrap(addr), u64::from(bytes));
+        crate::wgmma::race::add_run(
+            runs,
+            crate::exec::step::mem::shared_wrap(addr),
+            u64::from(bytes),
+        );
     }
-    let v = super::mem::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, 0)?;
+    let v = crate::exec::step::mem::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, 0)?;
     Ok(if bits == 1 { (v >> bit) & 1 } else { v })
 }
 
@@ -412,7 +416,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     }
     if let Some(runs) = runs {
-        super::wgmma_race::issued(c, &runs);
+        crate::wgmma::race::issued(c, &runs);
     }
     if x.neg_a {
         t.a.map_in_place(|v| v ^ sign_bit(m.a));
@@ -483,7 +487,7 @@ pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let wg = c.wgmma.warps.entry(c.ids.warp).or_default();
     let open = std::mem::take(&mut wg.open);
     wg.committed.push_back(open);
-    super::wgmma_race::committed(c);
+    crate::wgmma::race::committed(c);
     Ok(Flow::Next)
 }
 
@@ -511,7 +515,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     }
     c.wgmma.refresh_busy();
-    super::wgmma_race::waited(c, x.wait as usize);
+    crate::wgmma::race::waited(c, x.wait as usize);
     Ok(Flow::Next)
 }
 

@@ -3,13 +3,13 @@
 //! fragments are scattered straight from the registers into stack arrays of exactly widened
 //! values (no tiles of raw bits, no heap), multiplied by the same pure function
 //! ([`crate::semantics::mma::dot_f32`]) under the same accumulation model, and D gathered back;
-//! the results are those of the general path ([`super::mma::mma`]), which handles every other
-//! form. The layouts are those of [`super::mma_layout`].
+//! the results are those of the general path ([`crate::mma::exec::mma`]), which handles every other
+//! form. The layouts are those of [`crate::mma::layout`].
 
-use super::mma_layout::{a_elem_at, b_elem_at, c_elem};
-use super::Ctx;
 use crate::exec::program::{Flow, MatrixInstr};
+use crate::exec::step::Ctx;
 use crate::ir::{Mma, MmaElem, MmaShape};
+use crate::mma::layout::{a_elem_at, b_elem_at, c_elem};
 use crate::semantics::convert::{narrow_to_f64, Narrow};
 use crate::semantics::mma::{dot_f32, AccModel, MmaInput};
 

@@ -3,27 +3,27 @@
 //!
 //! Each runs once per warp with all 32 lanes' fragments gathered, like the `.sync.aligned`
 //! tcgen05 instructions, through the same convergence check
-//! ([`super::tcgen05::converge`]): lanes still elsewhere are waited for, and exited, missing or
+//! ([`crate::exec::step::tcgen05::converge`]): lanes still elsewhere are waited for, and exited, missing or
 //! guarded-off lanes are a fault naming them. The fragments are unpacked into matrices by the
-//! layouts of [`super::mma_layout`], multiplied by the pure functions of
+//! layouts of [`crate::mma::layout`], multiplied by the pure functions of
 //! [`crate::semantics::mma`], and packed back.
 //!
 //! Deliberate deviations and choices:
 //! 1. The sm_100a byte forms (`ldmatrix.m16n16.trans` with `.b8`, `.b8x16.b6x16_p32` or
 //!    `.b8x16.b4x16_p64`, `ldmatrix.m8n16` with the two packed formats, `stmatrix.m16n8.trans.b8`)
-//!    run in [`super::matrix_b8`], with layouts derived from CUTLASS's CuTe copy traits and the
+//!    run in [`crate::mma::byte_moves`], with layouts derived from CUTLASS's CuTe copy traits and the
 //!    packed rows widened by [`crate::semantics::matrix_unpack`] (sources and choices there).
 //! 2. `ldmatrix`/`stmatrix` check each row address for 16-byte alignment (the ISA requires
 //!    it) and fault on the lane that supplied it.
 
-use super::mma_layout::{
-    a_elem_at, b_elem_at, c_elem, quad_pair, quad_pair_a, quad_pair_b, quad_pair_c,
-};
-use super::tcgen05::converge;
-use super::{Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, MatrixInstr};
+use crate::exec::step::tcgen05::converge;
+use crate::exec::step::{Ctx, FULL};
 use crate::ir::{MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, WarpMatrix};
+use crate::mma::layout::{
+    a_elem_at, b_elem_at, c_elem, quad_pair, quad_pair_a, quad_pair_b, quad_pair_c,
+};
 use crate::semantics::convert::{f64_to_narrow, narrow_to_f64, Narrow};
 use crate::semantics::mma::{dot_f32, dot_f32_wide, dot_f64, dot_int, AccModel, MmaInput};
 use crate::semantics::mma_sync::{dot_fp8_as_f16, dot_m8n8k4_f16, dot_m8n8k4_f32};
@@ -355,8 +355,8 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if let Some(flow) = converge(c, "mma.sync.aligned")? {
         return Ok(flow);
     }
-    if super::mma_fast::applies(&m, x) {
-        return Ok(super::mma_fast::mma_f16_f32(c, x, &m));
+    if crate::mma::fast::applies(&m, x) {
+        return Ok(crate::mma::fast::mma_f16_f32(c, x, &m));
     }
     let (ra, rb, rc) = (gather(c, &x.a), gather(c, &x.b), gather(c, &x.c));
     let (ea, eb, ec) = m.elems_per_thread();
@@ -434,7 +434,7 @@ pub(crate) fn row_addr(
             what: "a matrix move without an address".into(),
         })
     })?;
-    let addr = super::mem::lane_addr(c, a, lane);
+    let addr = crate::exec::step::mem::lane_addr(c, a, lane);
     if !addr.is_multiple_of(16) {
         return Err(LaneFault {
             kind: FaultKind::Misaligned { align: 16 },
@@ -463,7 +463,7 @@ pub fn ldmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
         return Ok(flow);
     }
     if matches!(mv.shape, MatrixShape::M16n16 | MatrixShape::M8n16) {
-        return super::matrix_b8::ldmatrix_bytes(c, x, &mv);
+        return crate::mma::byte_moves::ldmatrix_bytes(c, x, &mv);
     }
     unsupported_shape("ldmatrix", &mv)?;
     let space = space_of(x);
@@ -474,7 +474,7 @@ pub fn ldmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
             *row = read_row(c, x, space, mat, r as u32)?;
             if c.race.is_some() {
                 let (addr, lane) = row_addr(c, x, mat, r as u32)?;
-                super::mem::race_elem(c, space, addr, 16, lane, false);
+                crate::exec::step::mem::race_elem(c, space, addr, 16, lane, false);
             }
         }
         for (l, o) in out[mat as usize].iter_mut().enumerate() {
@@ -507,7 +507,7 @@ fn read_row(
     let (addr, lane) = row_addr(c, x, mat, row)?;
     let mut out = [0u16; 8];
     for half in 0..2 {
-        let v = super::mem::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
+        let v = crate::exec::step::mem::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
         for (j, o) in out[4 * half..4 * half + 4].iter_mut().enumerate() {
             *o = (v >> (16 * j)) as u16;
         }
@@ -528,7 +528,7 @@ pub fn stmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
     }
     let regs = gather(c, &x.a);
     if mv.shape == MatrixShape::M16n8 && mv.format == MatrixFormat::B8 {
-        return super::matrix_b8::stmatrix_m16n8(c, x, &regs);
+        return crate::mma::byte_moves::stmatrix_m16n8(c, x, &regs);
     }
     unsupported_shape("stmatrix", &mv)?;
     let space = space_of(x);
@@ -540,14 +540,14 @@ pub fn stmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     let (addr, lane) = row_addr(c, x, mat, 2 * (l % 4) + j)?;
                     let h = (v >> (16 * j)) & 0xFFFF;
                     let at = addr + 2 * u64::from(l / 4);
-                    super::mem::store_shared(c, space, at, 2, 2, lane, h)?;
-                    super::mem::race_elem(c, space, at, 2, lane, true);
+                    crate::exec::step::mem::store_shared(c, space, at, 2, 2, lane, h)?;
+                    crate::exec::step::mem::race_elem(c, space, at, 2, lane, true);
                 }
             } else {
                 let (addr, lane) = row_addr(c, x, mat, l / 4)?;
                 let at = addr + 4 * u64::from(l % 4);
-                super::mem::store_shared(c, space, at, 4, 4, lane, v & 0xFFFF_FFFF)?;
-                super::mem::race_elem(c, space, at, 4, lane, true);
+                crate::exec::step::mem::store_shared(c, space, at, 4, 4, lane, v & 0xFFFF_FFFF)?;
+                crate::exec::step::mem::race_elem(c, space, at, 4, lane, true);
             }
         }
     }

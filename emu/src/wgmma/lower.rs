@@ -2,12 +2,12 @@
 //! `.commit_group`, `.wait_group`): resolving D's registers, A's registers or descriptor, B's
 //! descriptor, scale-d and the immediates once, so the step functions only gather and scatter.
 
-use super::context::FnCtx;
-use super::error::DecodeError;
-use super::error::{arg, invalid};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
+use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::exec::step::wgmma::{self as step, WgmmaInstr};
 use crate::ir::{Imm, Instr, MmaElem, Operand, Type, VecElem, Wgmma};
+use crate::wgmma::exec::{self as step, WgmmaInstr};
 
 fn regs(ins: &Instr, o: &Operand) -> Result<Vec<Operand>, DecodeError> {
     match o {

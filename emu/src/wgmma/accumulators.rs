@@ -5,15 +5,15 @@
 //! accesses section of `wgmma.mma_async` and `wgmma.wait_group`).
 //!
 //! The interpreter asks [`early_read`] about each instruction while some warp of the CTA has a
-//! product pending ([`super::wgmma::WgmmaState::busy`]); the registers an instruction reads are
+//! product pending ([`crate::wgmma::exec::WgmmaState::busy`]); the registers an instruction reads are
 //! its sources, the values and addresses of loads, stores, atomics and vector moves, the
 //! fragments of warp-level matrix instructions and the vector of `tcgen05.st`. Writes are
-//! checked when the product retires ([`super::wgmma`]).
+//! checked when the product retires ([`crate::wgmma::exec`]).
 
-use super::wgmma::line_of;
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrBase, DAddr, DInstr, Extra, Src};
+use crate::exec::step::Ctx;
+use crate::wgmma::exec::line_of;
 
 /// Calls `f` with each register slot `ins` reads, until it returns true.
 fn reads(ins: &DInstr, mut f: impl FnMut(u32) -> bool) -> bool {

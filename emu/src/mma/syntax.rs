@@ -6,8 +6,8 @@
 //! Qualifiers are taken in any order except the four element types of `mma`, which are read in
 //! the order written (D, A, B, C). Which shape goes with which types is the validator's job.
 
-use super::error::{Error, ErrorKind};
-use super::quals::{space_name, Quals};
+use crate::front::error::{Error, ErrorKind};
+use crate::front::quals::{space_name, Quals};
 use crate::ir::{
     MatrixCount, MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, MmaLayout,
     MmaShape, Op, SpaceQual, WarpMatrix, WmmaFrag, WmmaLoad, WmmaMma, WmmaShape, WmmaStore,

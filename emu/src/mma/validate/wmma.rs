@@ -3,8 +3,8 @@
 //! versions and targets each form needs. Operand shapes are checked with the other matrix
 //! instructions in `mma.rs`; tests/ptxas/mma.tsv holds the ptxas verdicts.
 
-use super::mma::{is_int8, needs, Needs};
 use crate::ir::{MmaElem, SharedWindow, SpaceQual, StateSpace, WmmaFrag, WmmaMma, WmmaShape};
+use crate::mma::validate::{is_int8, needs, Needs};
 
 /// The requirements of a `wmma.mma` form.
 ///

@@ -6,8 +6,8 @@
 //! The three element types of `wgmma.mma_async` are read in the order written (D, A, B); the
 //! other qualifiers in any order. Which shape goes with which types is the validator's job.
 
-use super::error::{Error, ErrorKind};
-use super::quals::Quals;
+use crate::front::error::{Error, ErrorKind};
+use crate::front::quals::Quals;
 use crate::ir::{MmaBitOp, MmaElem, Op, Wgmma, WgmmaMma};
 
 /// `.sync{.aligned}`: the ISA writes both, ptxas 13.5 also takes `.sync` alone (which ptxemu

@@ -35,11 +35,11 @@
 //! evaluate the CuTe layouts independently of these closed forms and give the expected outputs
 //! of the fixtures that check them.
 
-use super::mma::{row_addr, space_of};
-use super::Ctx;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{Flow, MatrixInstr};
+use crate::exec::step::Ctx;
 use crate::ir::{MatrixMove, MatrixShape};
+use crate::mma::exec::{row_addr, space_of};
 use crate::semantics::matrix_unpack::unpack_row;
 
 /// The row lane and byte of the source of byte `m` of register `k` of lane `t`, for
@@ -80,10 +80,11 @@ pub fn ldmatrix_bytes(
         let (addr, lane) = row_addr(c, x, 0, s as u32)?;
         let mut raw = [0u8; 16];
         for half in 0..2 {
-            let v = super::mem::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
+            let v =
+                crate::exec::step::mem::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
             raw[8 * half..8 * half + 8].copy_from_slice(&v.to_le_bytes());
         }
-        super::mem::race_elem(c, space, addr, 16, lane, false);
+        crate::exec::step::mem::race_elem(c, space, addr, 16, lane, false);
         *row = unpack_row(mv.format, raw);
     }
     let mut out = vec![[0u64; 32]; x.d.len()];
@@ -114,7 +115,15 @@ pub fn stmatrix_m16n8(
                 let (s, b) = st_m16n8_target(t as u32, k as u32, m);
                 let (addr, lane) = row_addr(c, x, 0, s)?;
                 let byte = (v >> (8 * m)) & 0xFF;
-                super::mem::store_shared(c, space, addr + u64::from(b), 1, 1, lane, byte)?;
+                crate::exec::step::mem::store_shared(
+                    c,
+                    space,
+                    addr + u64::from(b),
+                    1,
+                    1,
+                    lane,
+                    byte,
+                )?;
             }
         }
     }
@@ -127,7 +136,7 @@ mod tests {
 
     /// `ldmatrix.m16n16.x2.trans` of a K-major 32×16 tile gives the 8-bit A fragment of
     /// `mma.m16n8k32` (the ISA's "Matrix Fragments for mma.m16n8k32" figures, as
-    /// [`super::super::mma_layout::a_elem_at`] has them): row `s` of shared memory is column `s`
+    /// [`crate::mma::layout::a_elem_at`] has them): row `s` of shared memory is column `s`
     /// of A, byte `b` its row `b`.
     #[test]
     fn m16n16_trans_loads_the_8bit_a_fragment() {
@@ -135,7 +144,7 @@ mod tests {
             for k in 0..4 {
                 for m in 0..4 {
                     let (s, b) = ld_m16n16_source(t, k, m);
-                    let (row, col) = super::super::mma_layout::a_elem_at(true, 4, t, k, m);
+                    let (row, col) = crate::mma::layout::a_elem_at(true, 4, t, k, m);
                     assert_eq!((b, s), (row, col), "lane {t} reg {k} byte {m}");
                 }
             }

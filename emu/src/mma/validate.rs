@@ -6,12 +6,14 @@
 //! Where NVIDIA's ptxas is stricter or looser than the ISA text, the rule follows ptxas and says
 //! so; tests/ptxas/mma.tsv holds the recorded verdicts these rules are checked against.
 
-use super::Diagnostic;
+pub mod wmma;
+
 use crate::ir::{
     ArchSuffix, Function, Instr, MatrixCount, MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp,
     MmaElem, MmaLayout, MmaShape, Module, Op, Operand, StateSpace, Type, VecElem, Version,
     WarpMatrix, WmmaFrag,
 };
+use crate::validate::Diagnostic;
 
 /// What a valid form needs: the lowest PTX ISA version and SM, and whether only the
 /// architecture- or family-specific targets (`sm_100a`, …) have it.
@@ -25,7 +27,7 @@ pub struct Needs {
     pub specific: bool,
 }
 
-pub(super) const fn needs(major: u32, minor: u32, sm: u32) -> Needs {
+pub(crate) const fn needs(major: u32, minor: u32, sm: u32) -> Needs {
     Needs {
         ptx: Version::new(major, minor),
         sm,
@@ -33,7 +35,7 @@ pub(super) const fn needs(major: u32, minor: u32, sm: u32) -> Needs {
     }
 }
 
-pub(super) fn is_int8(e: MmaElem) -> bool {
+pub(crate) fn is_int8(e: MmaElem) -> bool {
     matches!(e, MmaElem::S8 | MmaElem::U8)
 }
 
@@ -371,23 +373,25 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             c.scalar(0, "the destination");
             c.scalar(1, "the source");
         }
-        WarpMatrix::WmmaLoad(l) => match super::wmma::wmma_move_form(l.frag, l.shape, l.ty) {
-            Err(e) => c.err("mma-form", e),
-            Ok(_) if !super::wmma::wmma_space_ok(l.space) => c.err(
-                "mma-form",
-                "wmma.load reads .global or .shared memory (or generic addresses)".into(),
-            ),
-            Ok(_) => {
-                let n = crate::ir::mma::wmma_regs(l.frag, l.shape, l.ty);
-                c.fragment(0, "the fragment", n, bits(l.ty), false, false);
-                c.address(1);
-                c.stride(2);
-            }
-        },
-        WarpMatrix::WmmaStore(st) => {
-            match super::wmma::wmma_move_form(WmmaFrag::C, st.shape, st.ty) {
+        WarpMatrix::WmmaLoad(l) => {
+            match crate::mma::validate::wmma::wmma_move_form(l.frag, l.shape, l.ty) {
                 Err(e) => c.err("mma-form", e),
-                Ok(_) if !super::wmma::wmma_space_ok(st.space) => c.err(
+                Ok(_) if !crate::mma::validate::wmma::wmma_space_ok(l.space) => c.err(
+                    "mma-form",
+                    "wmma.load reads .global or .shared memory (or generic addresses)".into(),
+                ),
+                Ok(_) => {
+                    let n = crate::ir::mma::wmma_regs(l.frag, l.shape, l.ty);
+                    c.fragment(0, "the fragment", n, bits(l.ty), false, false);
+                    c.address(1);
+                    c.stride(2);
+                }
+            }
+        }
+        WarpMatrix::WmmaStore(st) => {
+            match crate::mma::validate::wmma::wmma_move_form(WmmaFrag::C, st.shape, st.ty) {
+                Err(e) => c.err("mma-form", e),
+                Ok(_) if !crate::mma::validate::wmma::wmma_space_ok(st.space) => c.err(
                     "mma-form",
                     "wmma.store writes .global or .shared memory (or generic addresses)".into(),
                 ),
@@ -399,7 +403,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 }
             }
         }
-        WarpMatrix::WmmaMma(m) => match super::wmma::wmma_form(m) {
+        WarpMatrix::WmmaMma(m) => match crate::mma::validate::wmma::wmma_form(m) {
             Err(e) => c.err("mma-form", e),
             Ok(_) => {
                 use crate::ir::mma::wmma_regs;
@@ -472,13 +476,17 @@ fn needs_of(w: &WarpMatrix) -> Option<(&'static str, Needs)> {
             Some((what, n))
         }
         WarpMatrix::Movmatrix => Some(("movmatrix", needs(7, 8, 75))),
-        WarpMatrix::WmmaLoad(l) => super::wmma::wmma_move_form(l.frag, l.shape, l.ty)
-            .ok()
-            .map(|n| ("this wmma.load form", explicit_window(n, l.space))),
-        WarpMatrix::WmmaStore(st) => super::wmma::wmma_move_form(WmmaFrag::C, st.shape, st.ty)
-            .ok()
-            .map(|n| ("this wmma.store form", explicit_window(n, st.space))),
-        WarpMatrix::WmmaMma(m) => super::wmma::wmma_form(m)
+        WarpMatrix::WmmaLoad(l) => {
+            crate::mma::validate::wmma::wmma_move_form(l.frag, l.shape, l.ty)
+                .ok()
+                .map(|n| ("this wmma.load form", explicit_window(n, l.space)))
+        }
+        WarpMatrix::WmmaStore(st) => {
+            crate::mma::validate::wmma::wmma_move_form(WmmaFrag::C, st.shape, st.ty)
+                .ok()
+                .map(|n| ("this wmma.store form", explicit_window(n, st.space)))
+        }
+        WarpMatrix::WmmaMma(m) => crate::mma::validate::wmma::wmma_form(m)
             .ok()
             .map(|n| ("this wmma.mma form", n)),
     }

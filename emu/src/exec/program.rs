@@ -144,7 +144,7 @@ pub enum Extra {
     /// A warpgroup-level matrix instruction (`wgmma`).
     Wgmma(Box<crate::wgmma::exec::WgmmaInstr>),
     /// `tcgen05.mma` or `tcgen05.commit`.
-    Tc5Mma(Box<super::step::tcgen05_mma::MmaDInstr>),
+    Tc5Mma(Box<crate::tcgen05::exec::mma::MmaDInstr>),
 }
 
 /// A decoded warp-level matrix instruction: its fragments' registers, in vector order.

@@ -25,9 +25,6 @@ pub mod operands;
 pub mod printer;
 pub mod quals;
 mod scope;
-pub mod tcgen05;
-pub mod tcgen05_cp;
-pub mod tcgen05_mma;
 mod var_decl;
 
 pub use error::{Error, ErrorKind};

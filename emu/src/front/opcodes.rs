@@ -170,7 +170,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "exit" => Op::Exit,
         "trap" => Op::Trap,
         "brkpt" => Op::Brkpt,
-        "tcgen05" => super::tcgen05::parse(q)?,
+        "tcgen05" => crate::tcgen05::syntax::parse(q)?,
         "cp" => crate::async_copy::syntax::parse_cp(q)?,
         "tensormap" => crate::tma::syntax::parse_tensormap(q)?,
         "mapa" | "getctarank" => super::cluster::parse(opcode, q)?,

@@ -3,7 +3,7 @@
 //!
 //! Each runs once per warp with all 32 lanes' fragments gathered, like the `.sync.aligned`
 //! tcgen05 instructions, through the same convergence check
-//! ([`crate::exec::step::tcgen05::converge`]): lanes still elsewhere are waited for, and exited, missing or
+//! ([`crate::tcgen05::exec::converge`]): lanes still elsewhere are waited for, and exited, missing or
 //! guarded-off lanes are a fault naming them. The fragments are unpacked into matrices by the
 //! layouts of [`crate::mma::layout`], multiplied by the pure functions of
 //! [`crate::semantics::mma`], and packed back.
@@ -18,7 +18,6 @@
 
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, MatrixInstr};
-use crate::exec::step::tcgen05::converge;
 use crate::exec::step::{Ctx, FULL};
 use crate::ir::{MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, WarpMatrix};
 use crate::mma::layout::{
@@ -27,6 +26,7 @@ use crate::mma::layout::{
 use crate::semantics::convert::{f64_to_narrow, narrow_to_f64, Narrow};
 use crate::semantics::mma::{dot_f32, dot_f32_wide, dot_f64, dot_int, AccModel, MmaInput};
 use crate::semantics::mma_sync::{dot_fp8_as_f16, dot_m8n8k4_f16, dot_m8n8k4_f32};
+use crate::tcgen05::exec::converge;
 use rustc_apfloat::Round;
 
 type R = Result<Flow, LaneFault>;

@@ -24,10 +24,10 @@
 
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Flow, MatrixInstr, Src};
-use crate::exec::step::tcgen05::converge;
 use crate::exec::step::Ctx;
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, WarpMatrix, WmmaFrag};
 use crate::mma::exec::{decoded, elem_bits, gather, multiply_wmma, put, Tiles};
+use crate::tcgen05::exec::converge;
 
 type R = Result<Flow, LaneFault>;
 

@@ -128,8 +128,8 @@ fn arity(op: &Op) -> (usize, usize) {
         | Op::Brkpt
         | Op::Griddepcontrol(_) => (0, 0),
         Op::Call(_) => (0, 0),
-        Op::Tcgen05(t) => super::tcgen05_mma::arity(t).unwrap_or_else(|| {
-            let n = super::tcgen05::operand_count(t);
+        Op::Tcgen05(t) => crate::tcgen05::validate::mma::arity(t).unwrap_or_else(|| {
+            let n = crate::tcgen05::validate::operand_count(t);
             (n, n)
         }),
         Op::WarpMatrix(w) => crate::mma::validate::operand_count(w),

@@ -11,10 +11,6 @@ mod memory;
 mod target;
 
 pub use target::is_known_arch_name;
-mod tcgen05;
-mod tcgen05_cp;
-mod tcgen05_group;
-mod tcgen05_mma;
 mod types;
 mod warp_level;
 
@@ -62,7 +58,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                 span: *span,
             });
         }
-        tcgen05_group::check_function(f, &mut out);
+        crate::tcgen05::validate::group::check_function(f, &mut out);
         let Some(body) = &f.body else { continue };
         let mut stack = vec![body];
         while let Some(b) = stack.pop() {
@@ -74,7 +70,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                         if out.len() == before {
                             memory::check(f, i, &mut out);
                             types::check(f, i, &mut out);
-                            tcgen05::check(f, i, &mut out);
+                            crate::tcgen05::validate::check(f, i, &mut out);
                             warp_level::check(m, f, i, &mut out);
                             crate::async_copy::validate::check(m, f, i, &mut out);
                             crate::tma::validate::check(m, f, i, &mut out);

@@ -320,7 +320,7 @@ pub fn check_instr(m: &Module, i: &Instr, out: &mut Vec<Diagnostic>) {
         return;
     }
     if let Op::Tcgen05(t) = &i.op {
-        super::tcgen05::check_target(m, i, t, out);
+        crate::tcgen05::validate::check_target(m, i, t, out);
     }
     if let Op::WarpMatrix(w) = &i.op {
         crate::mma::validate::check_target(m, i, w, out);

@@ -35,12 +35,12 @@
 
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Dst, Extra, Flow, Src};
-use crate::exec::step::tcgen05::{converge, lane_ranges};
 use crate::exec::step::Ctx;
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, Wgmma, WgmmaMma};
 use crate::mma::exec::{elem_bits, multiply, put, Tiles};
 use crate::mma::layout::a_elem;
 use crate::semantics::wgmma_desc::{decode, element_addr, Major, MatrixDesc};
+use crate::tcgen05::exec::{converge, lane_ranges};
 use std::collections::{HashMap, VecDeque};
 
 type R = Result<Flow, LaneFault>;

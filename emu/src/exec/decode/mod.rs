@@ -17,8 +17,6 @@ pub mod layout;
 pub mod operands;
 pub mod ops;
 pub mod shared;
-pub mod tcgen05;
-pub mod tcgen05_mma;
 
 use crate::exec::program::{
     Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, KernelSharedInfo,

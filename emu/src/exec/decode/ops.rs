@@ -189,7 +189,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         }
         Op::Trap => d.exec = control::trap,
         Op::Brkpt => d.exec = control::brkpt,
-        Op::Tcgen05(t) => super::tcgen05::lower(fx, ins, t, &mut d)?,
+        Op::Tcgen05(t) => crate::tcgen05::lower::lower(fx, ins, t, &mut d)?,
         Op::CpAsync(c) => return crate::async_copy::lower::lower_cp(fx, ins, c, d),
         Op::Mbarrier(m) => return crate::async_copy::lower::lower_mbarrier(fx, ins, m, d),
         Op::Tma(t) => return crate::tma::lower::lower(fx, ins, t, d),

@@ -20,16 +20,6 @@ pub mod mem_fast;
 mod mem_race;
 pub mod mov_cvta;
 pub mod packed;
-pub mod tcgen05;
-mod tcgen05_commit;
-pub mod tcgen05_cp;
-mod tcgen05_fault;
-mod tcgen05_ldst;
-pub mod tcgen05_mma;
-pub mod tcgen05_mma_bs;
-mod tcgen05_mma_operand;
-pub mod tcgen05_pair;
-pub mod tcgen05_pair_alloc;
 pub mod tma_proxy;
 
 pub mod warp_ops;
@@ -136,7 +126,7 @@ pub struct Ctx<'a> {
     /// The CTA's Tensor Memory, made by its first tcgen05 instruction.
     pub tmem: &'a mut Option<Box<crate::tcgen05::memory::TensorMemory>>,
     /// How Tensor Memory is checked and traced.
-    pub tmem_opts: tcgen05::TmemOptions,
+    pub tmem_opts: crate::tcgen05::exec::TmemOptions,
     /// The CTA's pending `cp.async` copies and mbarrier objects.
     pub asyncs: &'a mut crate::async_copy::cp_async::AsyncState,
     /// The warps' `wgmma` groups in flight.

@@ -511,7 +511,7 @@ pub fn mnemonic(op: &Op) -> String {
         Op::Exit => o.push_str("exit"),
         Op::Trap => o.push_str("trap"),
         Op::Brkpt => o.push_str("brkpt"),
-        Op::Tcgen05(t) => super::tcgen05::mnemonic(o, t),
+        Op::Tcgen05(t) => crate::tcgen05::syntax::mnemonic(o, t),
         Op::CpAsync(c) => crate::async_copy::syntax::cp_mnemonic(o, c),
         Op::Tma(t) => crate::tma::syntax::mnemonic(o, t),
         Op::Cluster(c) => o.push_str(&c.mnemonic()),

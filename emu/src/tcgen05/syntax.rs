@@ -2,11 +2,14 @@
 //! the sub-instruction (`.alloc`, `.ld`, `.wait::st`, …) and what each takes.
 //!
 //! `.sync.aligned` is required where PTX requires it; its absence is a syntax error naming the
-//! instruction. `tcgen05.cp` is parsed by [`super::tcgen05_cp`], `tcgen05.mma` and `.commit` by
-//! [`super::tcgen05_mma`]. Unknown sub-instructions are reported by name.
+//! instruction. `tcgen05.cp` is parsed by [`crate::tcgen05::syntax::cp`], `tcgen05.mma` and `.commit` by
+//! [`crate::tcgen05::syntax::mma`]. Unknown sub-instructions are reported by name.
 
-use super::error::{Error, ErrorKind};
-use super::quals::Quals;
+pub mod cp;
+pub mod mma;
+
+use crate::front::error::{Error, ErrorKind};
+use crate::front::quals::Quals;
 use crate::ir::{
     CtaGroup, Op, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,
     TmemRed, TmemRedOp, TmemRedType, TmemShape,
@@ -182,9 +185,9 @@ pub fn parse(q: &mut Quals) -> Result<Op, Error> {
             }
             Tcgen05::Shift(group)
         }
-        "mma" => super::tcgen05_mma::parse_mma(q)?,
-        "commit" => super::tcgen05_mma::parse_commit(q)?,
-        "cp" => super::tcgen05_cp::parse(q)?,
+        "mma" => crate::tcgen05::syntax::mma::parse_mma(q)?,
+        "commit" => crate::tcgen05::syntax::mma::parse_commit(q)?,
+        "cp" => crate::tcgen05::syntax::cp::parse(q)?,
         s if UNSUPPORTED.contains(&s) => {
             return Err(Error::new(
                 ErrorKind::Unsupported(format!("the `tcgen05.{s}` instruction")),
@@ -301,8 +304,8 @@ pub fn mnemonic(o: &mut String, t: &Tcgen05) {
             q(group.name());
             q("down");
         }
-        Tcgen05::Mma(m) => super::tcgen05_mma::mnemonic_mma(&mut q, m),
-        Tcgen05::Commit(c) => super::tcgen05_mma::mnemonic_commit(&mut q, c),
-        Tcgen05::Cp(c) => super::tcgen05_cp::mnemonic(o, c),
+        Tcgen05::Mma(m) => crate::tcgen05::syntax::mma::mnemonic_mma(&mut q, m),
+        Tcgen05::Commit(c) => crate::tcgen05::syntax::mma::mnemonic_commit(&mut q, c),
+        Tcgen05::Cp(c) => crate::tcgen05::syntax::cp::mnemonic(o, c),
     }
 }

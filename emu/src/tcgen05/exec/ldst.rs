@@ -1,13 +1,13 @@
 //! `tcgen05.ld` and `tcgen05.st` in the interpreter: the warp's 32 threads move registers
 //! to and from their quarter of Tensor Memory by the shape's cell layout (with `.pack::16b`
 //! / `.unpack::16b` two 16-bit cells per register), checked cell by cell, and `.red`
-//! reductions of the loaded values. See [`super::tcgen05`] for the warp-collective rules.
+//! reductions of the loaded values. See [`crate::tcgen05::exec`] for the warp-collective rules.
 
-use super::tcgen05::{collective, decoded, fault, record, tmem, undefined, uniform};
-use super::Ctx;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Flow};
+use crate::exec::step::Ctx;
 use crate::ir::Tcgen05;
+use crate::tcgen05::exec::{collective, decoded, fault, record, tmem, undefined, uniform};
 use crate::tcgen05::memory::{Access, TensorMemory, TmemError};
 use crate::tcgen05::reduce::reduce;
 use crate::tcgen05::trace::{TmemAction, TmemMove};
@@ -94,7 +94,7 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let who = (c.ids.warp, c.pc, c.tmem_opts.trace);
     let mut out = vec![[0u64; 32]; regs as usize];
     let cells = |t, j| cells_of(l.shape, l.pack, taddr, m.split, t, j);
-    super::tcgen05_mma::check_ld(c, regs, &cells, what)?;
+    crate::tcgen05::exec::mma::check_ld(c, regs, &cells, what)?;
     let moves = walk(
         tmem(c),
         Access::Load,

@@ -1,17 +1,17 @@
 //! The operands of `tcgen05.mma`: A and B elements from shared memory through their matrix
 //! descriptors, A from Tensor Memory, and the conversion of each element type to the one
-//! `mma.sync`'s numerics multiply (see [`super::tcgen05_mma`] for the layouts and choices).
+//! `mma.sync`'s numerics multiply (see [`crate::tcgen05::exec::mma`] for the layouts and choices).
 
-use super::tcgen05_mma::{at_lane, undefined, unsupported, Issue};
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::AddrSpace;
+use crate::exec::step::Ctx;
 use crate::ir::MmaElem;
 use crate::mma::exec::Tiles;
 use crate::semantics::convert::{f64_to_narrow, Narrow};
 use crate::semantics::narrow_float::{e2m1_to_f64, e2m3_to_f64, e3m2_to_f64};
 use crate::semantics::tcgen05_desc::{decode_smem, element_addr, Major, SmemDesc};
 use crate::semantics::tcgen05_idesc::{ElemType, InstrDesc};
+use crate::tcgen05::exec::mma::{at_lane, undefined, unsupported, Issue};
 use rustc_apfloat::Round;
 
 /// The Tensor Memory lane of row `r` of D (and of A from Tensor Memory).
@@ -78,15 +78,19 @@ pub(crate) fn smem_elem(
     })?;
     let bytes = (bits / 8).max(1);
     if let Some(r) = &s.runs {
-        let off = super::mem::shared_wrap(addr);
+        let off = crate::exec::step::mem::shared_wrap(addr);
         crate::wgmma::race::add_run(&mut r.borrow_mut(), off, u64::from(bytes));
     }
-    if let Some(f) =
-        super::tma_proxy::async_read(c, s.lane, addr, u64::from(bytes), "a tcgen05.mma operand")
-    {
+    if let Some(f) = crate::exec::step::tma_proxy::async_read(
+        c,
+        s.lane,
+        addr,
+        u64::from(bytes),
+        "a tcgen05.mma operand",
+    ) {
         return Err(f);
     }
-    let v = super::mem::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, s.lane).map_err(
+    let v = crate::exec::step::mem::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, s.lane).map_err(
         |_| {
             at_lane(
                 FaultKind::Undefined {
@@ -118,16 +122,18 @@ pub(crate) fn tmem_a_elem(
 ) -> Result<u64, LaneFault> {
     let lane = row_lane(id, taddr >> 16, r);
     let col = (taddr & 0xFFFF) + k * bits / 32;
-    let at = super::tcgen05::tmem(c).check_cell(lane, col).map_err(|e| {
-        undefined(
-            s.lane,
-            format!(
+    let at = crate::tcgen05::exec::tmem(c)
+        .check_cell(lane, col)
+        .map_err(|e| {
+            undefined(
+                s.lane,
+                format!(
                 "tcgen05.mma reads A from Tensor Memory cell (lane {lane}, column {col}): {e:?}"
             ),
-        )
-    })?;
-    super::tcgen05_commit::check_mma_read(c, s.lane, &[at], "A")?;
-    let cell = u64::from(super::tcgen05::tmem(c).read(at));
+            )
+        })?;
+    crate::tcgen05::exec::commit::check_mma_read(c, s.lane, &[at], "A")?;
+    let cell = u64::from(crate::tcgen05::exec::tmem(c).read(at));
     Ok((cell >> (k * bits % 32)) & storage_mask(bits))
 }
 

@@ -23,10 +23,10 @@
 //! CTA's pair allocations), nothing can free them and the fault names the CTA(s) and the
 //! allocations. Other deadlocks (the holders wait for the blocked warp) end at `--max-steps`.
 
-use super::Ctx;
 use crate::exec::cluster::triple;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::Flow;
+use crate::exec::step::Ctx;
 use crate::tcgen05::memory::{Allocation, TmemError};
 use crate::tcgen05::pair_log::{ordinal, PairLog, PairOp, PairOpKind};
 
@@ -42,13 +42,13 @@ pub(crate) fn allocate(c: &mut Ctx<'_>, ncols: u32, pair: bool) -> Result<u32, T
     } else {
         (Vec::new(), None)
     };
-    super::tcgen05::tmem(c).alloc_where(ncols, &also, at, (warp, pc))
+    crate::tcgen05::exec::tmem(c).alloc_where(ncols, &also, at, (warp, pc))
 }
 
 /// The pair peer's allocations, and the column of its matching pair allocation when it has
 /// already made it (then only that column will do).
 fn peer_view(c: &mut Ctx<'_>, ncols: u32) -> (Vec<Allocation>, Option<u32>) {
-    let index = super::tcgen05::tmem(c).pair.ops.len();
+    let index = crate::tcgen05::exec::tmem(c).pair.ops.len();
     let peer = c.cluster.rank() ^ 1;
     let Some(p) = c.cluster.peer(peer) else {
         return (Vec::new(), None);
@@ -70,7 +70,7 @@ fn peer_view(c: &mut Ctx<'_>, ncols: u32) -> (Vec<Allocation>, Option<u32>) {
 /// The deadlock described in the module header.
 pub(crate) fn blocked(c: &mut Ctx<'_>, e: TmemError, pair: bool) -> Result<Flow, LaneFault> {
     let warp = c.ids.warp;
-    let own: Vec<Allocation> = super::tcgen05::tmem(c).allocations().to_vec();
+    let own: Vec<Allocation> = crate::tcgen05::exec::tmem(c).allocations().to_vec();
     let mut stuck = own.iter().all(|a| a.warp == warp);
     let mut peer_text = String::new();
     if pair && stuck {
@@ -95,7 +95,13 @@ pub(crate) fn blocked(c: &mut Ctx<'_>, e: TmemError, pair: bool) -> Result<Flow,
         return Ok(Flow::Branch(c.pc));
     }
     let TmemError::NoSpace { ncols, .. } = e else {
-        return Err(super::tcgen05::fault(c, e, "tcgen05.alloc", None, None));
+        return Err(crate::tcgen05::exec::fault(
+            c,
+            e,
+            "tcgen05.alloc",
+            None,
+            None,
+        ));
     };
     Err(LaneFault::new(FaultKind::Undefined {
         detail: format!(
@@ -138,7 +144,7 @@ pub(crate) fn record(c: &mut Ctx<'_>, op: PairOp) -> Result<(), LaneFault> {
     let me = c.cluster.rank();
     let peer = me ^ 1;
     let index = {
-        let log = &mut super::tcgen05::tmem(c).pair;
+        let log = &mut crate::tcgen05::exec::tmem(c).pair;
         log.ops.push(op);
         log.ops.len() - 1
     };

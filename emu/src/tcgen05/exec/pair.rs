@@ -25,18 +25,18 @@
 //!   copies in each such CTA's Tensor Memory against the arrival there.
 //! * `tcgen05.alloc/dealloc/relinquish_alloc_permit`: one warp of each CTA executes them
 //!   together; each acts on its own CTA's Tensor Memory and the two sides are matched by
-//!   [`super::tcgen05_pair_alloc`].
+//!   [`crate::tcgen05::exec::pair_alloc`].
 //!
 //! No GPU has run these layouts; the fixtures' references are the mathematics (numpy), so a
 //! kernel reading a layout differently from ptxemu fails.
 
-use super::tcgen05_mma::{accumulate, operand_a, operand_b, prepare, Issue, MmaDInstr};
-use super::tcgen05_mma_bs::{operand_a_f64, operand_b_f64};
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::step::Ctx;
 use crate::ir::Tcgen05Mma;
 use crate::mma::exec::Tiles;
 use crate::semantics::tcgen05_idesc::InstrDesc;
+use crate::tcgen05::exec::block_scale::{operand_a_f64, operand_b_f64};
+use crate::tcgen05::exec::mma::{accumulate, operand_a, operand_b, prepare, Issue, MmaDInstr};
 
 /// The ranks of the executing CTA's pair (even first).
 ///
@@ -82,7 +82,7 @@ pub fn with_cta<T>(
         return f(c);
     }
     swap_tmem(c, rank);
-    let r = super::cluster::at_rank(c, rank, lane, f);
+    let r = crate::exec::step::cluster::at_rank(c, rank, lane, f);
     swap_tmem(c, rank);
     r
 }
@@ -275,7 +275,7 @@ pub(crate) fn cp(
     let ranks = pair(c, "tcgen05.cp.cta_group::2").map_err(|f| f.at_lane(lane as u32))?;
     for r in ranks {
         with_cta(c, r, lane, |c| {
-            super::tcgen05_cp::copy_tracked(c, lane, cp, taddr, desc)
+            crate::tcgen05::exec::cp::copy_tracked(c, lane, cp, taddr, desc)
         })?;
     }
     Ok(())
@@ -287,7 +287,7 @@ pub(crate) fn shift(c: &mut Ctx<'_>, lane: u32, taddr: u32) -> Result<(), LaneFa
     let ranks = pair(c, "tcgen05.shift.cta_group::2").map_err(|f| f.at_lane(lane))?;
     for r in ranks {
         with_cta(c, r, lane as usize, |c| {
-            super::tcgen05::shift_one(c, lane, taddr)
+            crate::tcgen05::exec::shift_one(c, lane, taddr)
         })?;
     }
     Ok(())

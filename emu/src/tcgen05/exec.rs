@@ -15,8 +15,8 @@
 //!
 //! Deliberate deviations and choices:
 //! 1. `.cta_group::2` (CTA pairs): alloc/dealloc/relinquish act on the executing CTA's Tensor
-//!    Memory and are matched with the pair peer's ([`super::tcgen05_pair_alloc`]); shift acts
-//!    on both CTAs ([`super::tcgen05_pair`]).
+//!    Memory and are matched with the pair peer's ([`crate::tcgen05::exec::pair_alloc`]); shift acts
+//!    on both CTAs ([`crate::tcgen05::exec::pair`]).
 //! 2. `tcgen05.shift` is executed by every lane that executes it, each shifting the 32-lane
 //!    block at its own `taddr` (whose lane must be a multiple of 32): rows `B..B+30` move down
 //!    one row over 8 columns, row `B` keeps its value. Its cells must exist and, checked, be
@@ -24,16 +24,26 @@
 //! 3. `.unpack::16b` writes zero into the upper 16 bits of each cell; when the two halves of a
 //!    `.16x32bx2` store overlap, the second half (threads 16–31) wins.
 
-use super::{Ctx, FULL};
+pub mod block_scale;
+pub mod commit;
+pub mod cp;
+pub mod fault;
+pub mod ldst;
+pub mod mma;
+pub mod mma_operands;
+pub mod pair;
+pub mod pair_alloc;
+
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow, Src, TmemInstr};
+use crate::exec::step::{Ctx, FULL};
 use crate::ir::{CtaGroup, Tcgen05, Tcgen05Fence, Tcgen05Wait};
 use crate::tcgen05::memory::{Access, Allocation, TensorMemory};
 use crate::tcgen05::pair_log::{PairOp, PairOpKind};
 use crate::tcgen05::trace::{TmemAction, TmemEvent, TmemMove};
 
-pub(crate) use super::tcgen05_fault::fault;
-pub use super::tcgen05_ldst::{ld, st};
+pub(crate) use crate::tcgen05::exec::fault::fault;
+pub use crate::tcgen05::exec::ldst::{ld, st};
 
 type R = Result<Flow, LaneFault>;
 
@@ -139,7 +149,7 @@ pub(crate) fn collective<'i>(
 ) -> Result<Result<&'i TmemInstr, Flow>, LaneFault> {
     let m = decoded(i)?;
     if m.op.group() == Some(CtaGroup::Two) {
-        super::tcgen05_pair::pair(c, &format!("{what}.cta_group::2"))?;
+        crate::tcgen05::exec::pair::pair(c, &format!("{what}.cta_group::2"))?;
     }
     Ok(match converge(c, what)? {
         Some(flow) => Err(flow),
@@ -210,7 +220,9 @@ pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let dst = m
         .dst
         .ok_or_else(|| undefined(format!("{what} without a destination")))?;
-    let addrs: Vec<u64> = (0..32).map(|l| super::mem::lane_addr(c, &dst, l)).collect();
+    let addrs: Vec<u64> = (0..32)
+        .map(|l| crate::exec::step::mem::lane_addr(c, &dst, l))
+        .collect();
     if let Some(l) = (1..32).find(|&l| addrs[l] != addrs[0]) {
         return Err(undefined(format!(
             "the destination of {what} is not uniform across the warp: lane 0 has 0x{:x}, lane {l} has 0x{:x}",
@@ -219,14 +231,14 @@ pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
         .at_lane(l as u32));
     }
     let pair = m.op.group() == Some(CtaGroup::Two);
-    let column = match super::tcgen05_pair_alloc::allocate(c, ncols, pair) {
+    let column = match crate::tcgen05::exec::pair_alloc::allocate(c, ncols, pair) {
         Ok(col) => col,
         Err(e @ crate::tcgen05::memory::TmemError::NoSpace { .. }) => {
-            return super::tcgen05_pair_alloc::blocked(c, e, pair);
+            return crate::tcgen05::exec::pair_alloc::blocked(c, e, pair);
         }
         Err(e) => return Err(fault(c, e, what, None, None)),
     };
-    let at = super::mem::store_shared_u32(c, &dst, 0, column)?;
+    let at = crate::exec::step::mem::store_shared_u32(c, &dst, 0, column)?;
     if pair {
         pair_op(c, PairOpKind::Alloc, ncols, column)?;
     }
@@ -271,7 +283,7 @@ pub fn dealloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
 }
 
 /// Records a `.cta_group::2` allocation operation of the executing warp for the pair's
-/// rendezvous ([`super::tcgen05_pair_alloc`]).
+/// rendezvous ([`crate::tcgen05::exec::pair_alloc`]).
 fn pair_op(c: &mut Ctx<'_>, kind: PairOpKind, ncols: u32, column: u32) -> Result<(), LaneFault> {
     let (warp, pc) = (c.ids.warp, c.pc);
     let op = PairOp {
@@ -281,7 +293,7 @@ fn pair_op(c: &mut Ctx<'_>, kind: PairOpKind, ncols: u32, column: u32) -> Result
         warp,
         pc,
     };
-    super::tcgen05_pair_alloc::record(c, op)
+    crate::tcgen05::exec::pair_alloc::record(c, op)
 }
 
 /// `tcgen05.relinquish_alloc_permit.cta_group::N.sync.aligned`.
@@ -375,7 +387,7 @@ pub fn shift(c: &mut Ctx<'_>, i: &DInstr) -> R {
         mask &= mask - 1;
         let taddr = (addrs[lane as usize] as u32).wrapping_add(m.taddr_offset as u32);
         if m.op.group() == Some(CtaGroup::Two) {
-            super::tcgen05_pair::shift(c, lane, taddr)?;
+            crate::tcgen05::exec::pair::shift(c, lane, taddr)?;
         } else {
             shift_one(c, lane, taddr)?;
         }

@@ -2,8 +2,8 @@
 //! multicast each shape needs. tests/ptxas/tcgen05_cp.tsv holds the ptxas verdicts these rules
 //! are checked against (tests/tests/ptxas_agreement.rs).
 
-use super::Diagnostic;
 use crate::ir::{AddrBase, CpMulticast, CpShape, Function, Instr, Operand, Tcgen05Cp, Type};
+use crate::validate::Diagnostic;
 
 fn err(out: &mut Vec<Diagnostic>, i: &Instr, rule: &'static str, message: String) {
     out.push(Diagnostic {

@@ -5,8 +5,8 @@
 //!
 //! The sparse `tcgen05.mma.sp` is refused by name.
 
-use super::error::{Error, ErrorKind};
-use super::quals::Quals;
+use crate::front::error::{Error, ErrorKind};
+use crate::front::quals::Quals;
 use crate::ir::{
     Collector, CollectorBuffer, CollectorOp, CtaGroup, MmaKind, ScaleVec, Tcgen05, Tcgen05Commit,
     Tcgen05Mma,

@@ -1,7 +1,7 @@
 //! The block-scaled kinds of `tcgen05.mma` (`.kind::mxf8f6f4`, `::mxf4`, `::mxf4nvf4` with
 //! `.block_scale`, PTX ISA "tcgen05.mma" and "Block Scaling"): D = C + Σ_k (a·sa)(b·sb).
 //!
-//! A and B are read as by the other kinds ([`super::tcgen05_mma`]): the mxf8f6f4 elements in
+//! A and B are read as by the other kinds ([`crate::tcgen05::exec::mma`]): the mxf8f6f4 elements in
 //! 8-bit containers (e2m3/e3m2 in bits 5–0, e2m1 in bits 5–2), the mxf4/mxf4nvf4 e2m1
 //! elements packed two to a byte (element `2i` in the low nibble), K = 64. The scale factors
 //! of row `m` of A and column `n` of B are read from Tensor Memory at `[scale-A-tmem]` and
@@ -15,9 +15,8 @@
 //!
 //! Not modelled: K = 96 (sm_103's `.block16`/`.block32` variant).
 
-use super::tcgen05_mma::{smem_elem, tmem_a_elem, Issue};
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::step::Ctx;
 use crate::ir::ScaleVec as IrVec;
 use crate::mma::exec::Tiles;
 use crate::semantics::block_scale::{factors, scaled_dot, ScaleVec};
@@ -25,6 +24,7 @@ use crate::semantics::mma::{AccModel, MmaInput};
 use crate::semantics::narrow_float::{ElemFormat, ScaleFormat};
 use crate::semantics::tcgen05_desc::{decode_smem, Major};
 use crate::semantics::tcgen05_idesc::{ElemType, InstrDesc, ScaleType};
+use crate::tcgen05::exec::mma::{smem_elem, tmem_a_elem, Issue};
 
 fn undefined(lane: usize, detail: String) -> LaneFault {
     LaneFault {
@@ -130,7 +130,7 @@ fn read_factors(
     which: &str,
     (mn, vec, fmt, sf_id, part): (u32, ScaleVec, ScaleFormat, u32, u32),
 ) -> Result<Vec<f64>, LaneFault> {
-    let tm = super::tcgen05::tmem(c);
+    let tm = crate::tcgen05::exec::tmem(c);
     let mut err = None;
     let mut read = Vec::new();
     let f = factors(
@@ -159,7 +159,7 @@ fn read_factors(
         Some(e) => Err(undefined(s.lane, e)),
         None => {
             let operand = format!("the scale factors of {which}");
-            super::tcgen05_commit::check_mma_read(c, s.lane, &read, &operand)?;
+            crate::tcgen05::exec::commit::check_mma_read(c, s.lane, &read, &operand)?;
             Ok(f)
         }
     }

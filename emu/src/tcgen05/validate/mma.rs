@@ -8,11 +8,11 @@
 //! The instruction descriptor is a run-time value; it is decoded, and its reserved or
 //! contradictory fields reported, when the instruction executes.
 
-use super::Diagnostic;
 use crate::ir::{
     AddrBase, CollectorBuffer, CtaGroup, Function, Imm, Instr, Operand, Tcgen05, Tcgen05Commit,
     Tcgen05Mma, Type, VecElem,
 };
+use crate::validate::Diagnostic;
 
 /// The fewest and most operands of a `tcgen05.mma` or `tcgen05.commit` (`None` for the other
 /// tcgen05 instructions).

@@ -1,12 +1,14 @@
 //! Lowering `tcgen05` instructions: resolving `taddr`, `immHalfSplitoff`, the register vector,
 //! `redval`, `nCols` and alloc's destination once, so the step functions only fetch values.
 
-use super::context::FnCtx;
-use super::error::DecodeError;
-use super::error::{arg, invalid};
+pub mod mma;
+
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
+use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src, TmemInstr};
-use crate::exec::step::tcgen05 as step;
 use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, TmemShape, Type, VecElem};
+use crate::tcgen05::exec as step;
 use models::vocab::SharedWindow;
 
 fn constant(ins: &Instr, o: &Operand) -> Result<u32, DecodeError> {
@@ -43,7 +45,7 @@ fn vector(
 }
 
 /// `taddr` in brackets: its register and constant offset.
-pub(super) fn tmem_address(
+pub(crate) fn tmem_address(
     fx: &FnCtx<'_>,
     ins: &Instr,
     o: &Operand,
@@ -66,7 +68,7 @@ pub(super) fn tmem_address(
 /// A malformed instruction the validator should have rejected.
 pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result<(), DecodeError> {
     if matches!(t, Tcgen05::Mma(_) | Tcgen05::Commit(_)) {
-        return super::tcgen05_mma::lower(fx, ins, t, d);
+        return crate::tcgen05::lower::mma::lower(fx, ins, t, d);
     }
     let mut m = TmemInstr {
         op: *t,
@@ -109,7 +111,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
         Tcgen05::Cp(_) => {
             (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
             m.srcs = vec![fx.src(arg(ins, 1)?, Type::B64, ins.span)?];
-            crate::exec::step::tcgen05_cp::cp
+            crate::tcgen05::exec::cp::cp
         }
         Tcgen05::Ld(l) => {
             let split = usize::from(l.shape == TmemShape::S16x32bx2);

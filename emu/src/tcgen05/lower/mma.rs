@@ -2,13 +2,13 @@
 //! or A's descriptor, B's descriptor, the instruction descriptor, `disable-output-lane`,
 //! `enable-input-d`, `scale-input-d`, the scale-factor addresses and the mbarrier, once.
 
-use super::context::FnCtx;
-use super::error::DecodeError;
-use super::error::{arg, invalid};
-use super::tcgen05::tmem_address;
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
+use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Extra, Src};
-use crate::exec::step::tcgen05_mma::{self as step, MmaDInstr, TmemRef};
 use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, Type, VecElem};
+use crate::tcgen05::exec::mma::{self as step, MmaDInstr, TmemRef};
+use crate::tcgen05::lower::tmem_address;
 use models::vocab::SharedWindow;
 
 fn tref(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<TmemRef, DecodeError> {

@@ -24,13 +24,13 @@
 //! Deliberate deviations and choices:
 //! 1. Every executing lane issues its own copy (as `tcgen05.shift` does); real code guards it
 //!    with `elect.sync` or a lane test.
-//! 2. `.cta_group::2` copies into both CTAs of the pair ([`super::tcgen05_pair::cp`]).
+//! 2. `.cta_group::2` copies into both CTAs of the pair ([`crate::tcgen05::exec::pair::cp`]).
 //! 3. A shared-memory descriptor whose fixed fields are wrong, or that uses the absolute-LBO
 //!    mode, is a fault naming the field.
 
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow, TmemInstr};
+use crate::exec::step::Ctx;
 use crate::ir::{CtaGroup, Tcgen05, Tcgen05Cp};
 use crate::semantics::tcgen05_cp::{decompress, dest_lanes};
 use crate::tcgen05::memory::TensorMemory;
@@ -89,11 +89,17 @@ fn read_chunk(
         let addr = word_addr(desc, row, 4 * chunk + j).map_err(|e| {
             undefined(format!("tcgen05.cp: {e} (s-desc 0x{desc:016x})")).at_lane(lane as u32)
         })?;
-        if let Some(f) = super::tma_proxy::async_read(c, lane, addr, 4, "tcgen05.cp") {
+        if let Some(f) = crate::exec::step::tma_proxy::async_read(c, lane, addr, 4, "tcgen05.cp") {
             return Err(f);
         }
-        let v =
-            super::mem::load_shared(c, crate::exec::program::AddrSpace::Shared, addr, 4, 4, lane)?;
+        let v = crate::exec::step::mem::load_shared(
+            c,
+            crate::exec::program::AddrSpace::Shared,
+            addr,
+            4,
+            4,
+            lane,
+        )?;
         out[4 * j as usize..4 * j as usize + 4].copy_from_slice(&(v as u32).to_le_bytes());
     }
     Ok(out)
@@ -173,7 +179,7 @@ pub fn cp(c: &mut Ctx<'_>, i: &DInstr) -> R {
         mask &= mask - 1;
         let taddr = (addrs[lane] as u32).wrapping_add(offset);
         if cp.group == CtaGroup::Two {
-            super::tcgen05_pair::cp(c, lane, cp, taddr, descs[lane])?;
+            crate::tcgen05::exec::pair::cp(c, lane, cp, taddr, descs[lane])?;
         } else {
             copy_tracked(c, lane, cp, taddr, descs[lane])?;
         }
@@ -228,7 +234,7 @@ fn trace_copy(c: &mut Ctx<'_>, cp: &Tcgen05Cp, lane: usize, taddr: u32, desc: u6
         columns,
         cells: cells.len() as u32,
     };
-    super::tcgen05::record(c, Some(taddr), action, Vec::new());
+    crate::tcgen05::exec::record(c, Some(taddr), action, Vec::new());
 }
 
 /// The linear thread index of `lane` in its CTA.

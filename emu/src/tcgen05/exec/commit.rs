@@ -2,13 +2,13 @@
 //! results of `tcgen05.mma` and `tcgen05.cp` (rules `tcgen05-mma-visibility` and
 //! `tcgen05-cp-visibility`, checked per reading thread at each `tcgen05.ld` and at each
 //! `tcgen05.mma` reading A or scale factors from Tensor Memory).
-//! See [`super::tcgen05_mma`] for how MMAs are issued and tracked.
+//! See [`crate::tcgen05::exec::mma`] for how MMAs are issued and tracked.
 
-use super::tcgen05_mma::{decoded, line, undefined};
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Flow};
+use crate::exec::step::Ctx;
 use crate::ir::{CtaGroup, Tcgen05};
+use crate::tcgen05::exec::mma::{decoded, line, undefined};
 use crate::tcgen05::observe::Seen;
 use crate::tcgen05::trace::TmemAction;
 
@@ -24,7 +24,7 @@ pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
     };
     let pair = m.group == CtaGroup::Two;
     if pair {
-        super::tcgen05_pair::pair(c, "tcgen05.commit.cta_group::2")?;
+        crate::tcgen05::exec::pair::pair(c, "tcgen05.commit.cta_group::2")?;
     }
     let mask = c.fetch(&x.mask);
     let Some(mbar) = x.mbar else {
@@ -38,8 +38,8 @@ pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         let own = c.cluster.rank();
         let ranks = if m.multicast {
-            let off = super::mem::lane_addr(c, &mbar, lane);
-            super::cluster::targets(c, Some(ctamask), off, lane)?.0
+            let off = crate::exec::step::mem::lane_addr(c, &mbar, lane);
+            crate::exec::step::cluster::targets(c, Some(ctamask), off, lane)?.0
         } else {
             vec![own]
         };
@@ -47,7 +47,7 @@ pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
         for r in ranks {
             // A peer's Tensor Memory holds this thread's MMAs only for a CTA pair.
             let track = r == own || pair;
-            super::tcgen05_pair::with_cta(c, r, lane, |c| {
+            crate::tcgen05::exec::pair::with_cta(c, r, lane, |c| {
                 commit_one(c, &mbar, lane, thread, track)
             })?;
         }
@@ -78,7 +78,7 @@ fn commit_one(
         mbar: off,
         mmas: n as u32,
     };
-    super::tcgen05::record(c, None, action, Vec::new());
+    crate::tcgen05::exec::record(c, None, action, Vec::new());
     Ok(())
 }
 

@@ -5,8 +5,8 @@
 //! `.32x128b.warpx4`, Triton `.warpx4.32x128b`). Which multicast a shape needs is the
 //! validator's rule (`tcgen05-cp-multicast`), so the message can name both.
 
-use super::error::Error;
-use super::quals::Quals;
+use crate::front::error::Error;
+use crate::front::quals::Quals;
 use crate::ir::{CpDecompress, CpMulticast, CpShape, CtaGroup, Tcgen05, Tcgen05Cp};
 
 fn shape_of(s: &str) -> Option<CpShape> {

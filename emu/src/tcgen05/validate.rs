@@ -8,11 +8,15 @@
 //! Where NVIDIA's ptxas is stricter or looser than the ISA text, the rule follows ptxas and says
 //! so; tests/ptxas/tcgen05.tsv holds the recorded verdicts these rules are checked against.
 
-use super::Diagnostic;
+pub mod cp;
+pub mod group;
+pub mod mma;
+
 use crate::ir::{
     ArchSuffix, Function, Imm, Instr, Module, Op, Operand, Target, Tcgen05, Tcgen05Ld, Tcgen05St,
     TmemShape, Type, VecElem, Version,
 };
+use crate::validate::Diagnostic;
 
 struct Checker<'a> {
     f: &'a Function,
@@ -257,7 +261,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         return;
     };
     if matches!(t, Tcgen05::Mma(_) | Tcgen05::Commit(_)) {
-        return super::tcgen05_mma::check(f, i, t, out);
+        return crate::tcgen05::validate::mma::check(f, i, t, out);
     }
     let what = crate::front::printer::mnemonic(&i.op);
     let mut c = Checker { f, i, out };
@@ -281,7 +285,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             c.ncols(&i.args[1], &what);
         }
         Tcgen05::Relinquish(_) | Tcgen05::Wait(_) | Tcgen05::Fence(_) => {}
-        Tcgen05::Cp(cp) => super::tcgen05_cp::check(f, i, cp, &what, c.out),
+        Tcgen05::Cp(cp) => crate::tcgen05::validate::cp::check(f, i, cp, &what, c.out),
         Tcgen05::Ld(l) => c.ld(l, &what),
         Tcgen05::St(s) => c.st(s, &what),
         Tcgen05::Mma(_) | Tcgen05::Commit(_) => {}
@@ -311,7 +315,7 @@ fn has_ld_red(t: &Target) -> bool {
 /// Checks a `tcgen05` instruction against the module's `.version` and `.target` (the module
 /// declares both).
 pub fn check_target(m: &Module, i: &Instr, t: &Tcgen05, out: &mut Vec<Diagnostic>) {
-    super::tcgen05_mma::check_target(m, i, t, out);
+    crate::tcgen05::validate::mma::check_target(m, i, t, out);
     let red = matches!(t, Tcgen05::Ld(l) if l.red.is_some());
     let shift = matches!(t, Tcgen05::Shift(_));
     let (what, version, ok, targets) = if shift {

@@ -2,8 +2,8 @@
 //! `.cta_group::1` and `.cta_group::2` ("uses single CTA and CTA pair granularity"; ptxas
 //! 13.5 verdicts). Reported at the first instruction of the group that came second.
 
-use super::Diagnostic;
 use crate::ir::{CtaGroup, Function, Op, Stmt};
+use crate::validate::Diagnostic;
 
 fn name(g: CtaGroup) -> &'static str {
     match g {
@@ -53,7 +53,7 @@ pub fn check_function(f: &Function, out: &mut Vec<Diagnostic>) {
 
 #[cfg(test)]
 mod tests {
-    fn diags(body: &str) -> Vec<super::Diagnostic> {
+    fn diags(body: &str) -> Vec<crate::tcgen05::validate::group::Diagnostic> {
         let src = format!(
             ".version 8.6\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 r<4>;\n.reg .b64 d<4>;\n.reg .pred p;\n{body}\nret;\n}}\n"
         );

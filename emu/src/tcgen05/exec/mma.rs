@@ -24,7 +24,7 @@
 //! ([`crate::mma::exec::multiply`]).
 //!
 //! Deliberate choices and limits:
-//! 1. `.cta_group::2` (a CTA pair, M = 256 and 128, every kind) runs in [`super::tcgen05_pair`].
+//! 1. `.cta_group::2` (a CTA pair, M = 256 and 128, every kind) runs in [`crate::tcgen05::exec::pair`].
 //! 2. `.ws` runs for M = 128, 64 and 32 (layouts D, E and G); A from Tensor Memory with
 //!    `.ws` M = 64 or 32, whose lanes are not documented, is refused by name.
 //!    `zero-column-mask-desc` is refused by name when written (its format is not modelled).
@@ -34,7 +34,7 @@
 //!    bits 5–2 (the placement `tcgen05.cp`'s decompression writes; CUTLASS documents it for
 //!    sm_120); each is converted exactly to e4m3 for the shared multiply. Not compared with
 //!    hardware.
-//! 5. The block-scaled kinds run in [`super::tcgen05_mma_bs`].
+//! 5. The block-scaled kinds run in [`crate::tcgen05::exec::block_scale`].
 //! 6. `scale-input-d` scales a floating-point D by `2^-s` before accumulation; for an s32 D
 //!    (which ptxas accepts) it is refused.
 //! 7. The visibility rule is per reading thread ([`crate::tcgen05::observe`]): it must have
@@ -42,20 +42,20 @@
 //!    thread's earlier MMAs) by its own mbarrier wait, or by a `bar.sync`/mbarrier phase after
 //!    a thread that did. Its `tcgen05.fence::after_thread_sync` after that observation, which
 //!    the ISA's canonical pattern has and Triton 3.9's output omits, is required only with
-//!    `--tmem-check strict` ([`super::tcgen05::TmemOptions::fence`]).
+//!    `--tmem-check strict` ([`crate::tcgen05::exec::TmemOptions::fence`]).
 
-use super::tcgen05_mma_operand::{mma_elem, row_lane};
-use super::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Extra, Flow, Src};
+use crate::exec::step::Ctx;
 use crate::ir::{CtaGroup, Mma, MmaElem, MmaLayout, MmaShape, Tcgen05, Tcgen05Mma};
 use crate::mma::exec::{multiply, Tiles};
 use crate::semantics::tcgen05_dlayout::{d_columns, d_lanes, d_position};
 use crate::semantics::tcgen05_idesc::{decode_idesc, DType, InstrDesc};
+use crate::tcgen05::exec::mma_operands::{mma_elem, row_lane};
 use crate::tcgen05::trace::TmemAction;
 
-pub use super::tcgen05_commit::{check_ld, commit};
-pub(crate) use super::tcgen05_mma_operand::{operand_a, operand_b, smem_elem, tmem_a_elem};
+pub use crate::tcgen05::exec::commit::{check_ld, commit};
+pub(crate) use crate::tcgen05::exec::mma_operands::{operand_a, operand_b, smem_elem, tmem_a_elem};
 
 type R = Result<Flow, LaneFault>;
 
@@ -229,7 +229,7 @@ pub(crate) fn accumulate(
     m: &Tcgen05Mma,
     s: &Issue,
     id: &InstrDesc,
-    (mut t, scaled): (Tiles, Option<super::tcgen05_mma_bs::Operands>),
+    (mut t, scaled): (Tiles, Option<crate::tcgen05::exec::block_scale::Operands>),
 ) -> Result<(), LaneFault> {
     let id = *id;
     let (rows, cols, k) = (id.m, id.n, id.kind.k());
@@ -240,7 +240,7 @@ pub(crate) fn accumulate(
     let base = s.taddr_d >> 16;
     let col0 = s.taddr_d & 0xFFFF;
     let (warp, pc, checked) = (c.ids.warp, c.pc, c.tmem_opts.checked);
-    let tm = super::tcgen05::tmem(c);
+    let tm = crate::tcgen05::exec::tmem(c);
     // D's data path layout (`.ws` with M = 32 or 64 folds column blocks into lanes).
     let ws = m.ws;
     let place = |r: u32, j: u32| {
@@ -288,7 +288,16 @@ pub(crate) fn accumulate(
         Some(sf) => {
             let lane_of = |r| row_lane(&id, base, r);
             let ctx = ((sf), x.sm);
-            super::tcgen05_mma_bs::compute(c, s, &id, m.scale_vec, ctx, &t, &lane_of, scaled)?
+            crate::tcgen05::exec::block_scale::compute(
+                c,
+                s,
+                &id,
+                m.scale_vec,
+                ctx,
+                &t,
+                &lane_of,
+                scaled,
+            )?
         }
         None => {
             let d = multiply(&mma, &t, x.sm);
@@ -297,7 +306,7 @@ pub(crate) fn accumulate(
                 .collect()
         }
     };
-    let tm = super::tcgen05::tmem(c);
+    let tm = crate::tcgen05::exec::tmem(c);
     let mut written = Vec::with_capacity(cells.len());
     for r in 0..rows {
         for j in 0..cols {
@@ -322,7 +331,7 @@ pub(crate) fn accumulate(
         columns: (col0, col0 + d_columns(rows, cols, ws)),
         accumulate: s.enable,
     };
-    super::tcgen05::record(c, Some(s.taddr_d), action, Vec::new());
+    crate::tcgen05::exec::record(c, Some(s.taddr_d), action, Vec::new());
     Ok(())
 }
 
@@ -372,7 +381,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
         };
         if m.group == CtaGroup::Two {
             // hands its reads to the detector CTA by CTA (`tcgen05_pair::reading`)
-            super::tcgen05_pair::issue(c, x, &m, &s)?;
+            crate::tcgen05::exec::pair::issue(c, x, &m, &s)?;
         } else {
             issue(c, x, &m, &s)?;
             if let Some(r) = s.runs {

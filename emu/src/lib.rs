@@ -2,6 +2,7 @@
 //! and clang emit them, and an interpreter that runs kernels over grids of CTAs of warps.
 
 pub mod async_copy;
+pub mod cluster;
 pub mod event;
 pub mod exec;
 pub mod front;

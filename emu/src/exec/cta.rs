@@ -22,7 +22,7 @@ pub(crate) mod peers;
 pub use barrier::BarrierRequest;
 use barrier::{lane_list, BarrierState};
 
-use super::cluster::ClusterPeers;
+use crate::cluster::shape::ClusterPeers;
 
 /// Counters of executed instructions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -147,7 +147,7 @@ impl Cta {
         let mut launch = env.launch_template.clone();
         launch.ctaid = ctaid;
         launch.nwarpid = nwarps;
-        launch.cluster = super::cluster::ClusterIds::of(
+        launch.cluster = crate::cluster::shape::ClusterIds::of(
             ctaid,
             launch.nctaid,
             launch.cluster.dims,

@@ -1,7 +1,7 @@
 //! Running the CTAs of one launch on host threads (PTX ISA §2.2, "Thread hierarchy": the
 //! clusters of a grid execute independently, in no defined order).
 //!
-//! Clusters (of one CTA unless the launch gives a cluster shape; see [`super::cluster`]) are
+//! Clusters (of one CTA unless the launch gives a cluster shape; see [`crate::cluster::shape`]) are
 //! handed out in linear order and run in time slices (a cluster that has used its slice goes
 //! to the back of a queue), so clusters that wait for each other make progress while
 //! independent ones run in parallel; the CTAs of one cluster share its host thread.
@@ -18,10 +18,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::cluster::Cluster;
 use super::cta::{Counts, CtaStatus};
 use super::fault::{Fault, FaultKind, FaultSite};
 use super::{step, Env, LaunchConfig};
+use crate::cluster::shape::Cluster;
 
 /// Warp instructions a CTA runs before it yields its host thread. Small enough that CTAs
 /// spinning on each other (grid sync) hand over quickly, large enough that requeueing costs

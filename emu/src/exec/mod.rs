@@ -16,7 +16,6 @@
 //!    so the text does not depend on the number of host threads.
 
 pub mod builtins;
-pub mod cluster;
 pub mod cta;
 pub mod decode;
 pub mod device;
@@ -203,7 +202,7 @@ pub struct Machine {
     /// CUDA keeps `malloc`ed memory across launches.
     launch_memory: Option<(Heap, u64)>,
     /// Each kernel's cluster directives.
-    cluster_dirs: Vec<(String, cluster::Directives)>,
+    cluster_dirs: Vec<(String, crate::cluster::shape::Directives)>,
 }
 
 /// The default device heap size for `malloc` (CUDA's default limit is 8 MiB).
@@ -254,7 +253,12 @@ impl Machine {
             .functions
             .iter()
             .filter(|f| f.kind == FunctionKind::Entry)
-            .map(|f| (f.name.clone(), cluster::Directives::of(&f.perf)))
+            .map(|f| {
+                (
+                    f.name.clone(),
+                    crate::cluster::shape::Directives::of(&f.perf),
+                )
+            })
             .collect();
         Machine {
             cluster_dirs,
@@ -367,10 +371,10 @@ impl Machine {
                 total_smem: u32::try_from(smem.user_bytes).unwrap_or(u32::MAX),
                 reserved: smem.reserved,
                 nwarpid: 0,
-                cluster: cluster::ClusterIds {
+                cluster: crate::cluster::shape::ClusterIds {
                     dims: shape.cluster_dims,
                     explicit: shape.explicit,
-                    ..cluster::ClusterIds::default()
+                    ..crate::cluster::shape::ClusterIds::default()
                 },
             },
             nc: nc_tracker.as_ref(),
@@ -473,7 +477,7 @@ impl Machine {
             .map(|(_, d)| d.clone())
             .unwrap_or_default();
         let (cluster_dims, explicit) =
-            cluster::launch_shape(&cfg.kernel, cfg.cluster, &dirs, cfg.grid)
+            crate::cluster::shape::launch_shape(&cfg.kernel, cfg.cluster, &dirs, cfg.grid)
                 .map_err(LaunchError::BadShape)?;
         let clusters = (0..3)
             .map(|i| u64::from(cfg.grid[i] / cluster_dims[i]))

@@ -14,7 +14,6 @@
 pub const MAX_NESTING: u32 = 200;
 
 mod body;
-pub mod cluster;
 pub mod constexpr;
 pub mod cursor;
 pub mod error;

@@ -2,7 +2,7 @@
 //! destination writes, global or shared) and the mbarrier it completes on to the detector
 //! (`race::cta::bulk`), and the bulk-group commits and waits.
 
-use crate::exec::cluster::{decode, encode};
+use crate::cluster::shape::{decode, encode};
 use crate::exec::program::DAddr;
 use crate::exec::step::Ctx;
 use crate::race::cta::BulkAccess;
@@ -96,13 +96,13 @@ pub(crate) fn copy(c: &mut Ctx<'_>, lane: usize, accesses: &[BulkAccess], mbar: 
         // group's, in the other CTAs too (u64::MAX: an offset no mbarrier has).
         let m = moff.map(|o| if dest { o } else { u64::MAX });
         if rank != own {
-            crate::exec::step::cluster::swap_race(c, rank);
+            crate::cluster::exec::swap_race(c, rank);
         }
         if let Some(r) = c.race.as_deref_mut() {
             r.bulk_copy(t, pc, &acc, m);
         }
         if rank != own {
-            crate::exec::step::cluster::swap_race(c, rank);
+            crate::cluster::exec::swap_race(c, rank);
         }
     }
 }

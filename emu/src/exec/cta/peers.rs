@@ -3,7 +3,7 @@
 
 use super::{lane_list, Cta, Fault};
 use crate::async_copy::cp_async::AsyncState;
-use crate::exec::cluster::{ClusterBarrier, ClusterIds, ClusterPeers, PeerCta};
+use crate::cluster::shape::{ClusterBarrier, ClusterIds, ClusterPeers, PeerCta};
 use crate::exec::fault::FaultKind;
 use crate::exec::memory::Bytes;
 use crate::exec::Env;

@@ -10,7 +10,6 @@
 //! directly or indirectly is refused at launch with that error ([`DFunc::refused`]). The
 //! other kernels of the module run.
 
-pub mod cluster;
 pub mod context;
 pub mod error;
 pub mod layout;

@@ -193,7 +193,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::CpAsync(c) => return crate::async_copy::lower::lower_cp(fx, ins, c, d),
         Op::Mbarrier(m) => return crate::async_copy::lower::lower_mbarrier(fx, ins, m, d),
         Op::Tma(t) => return crate::tma::lower::lower(fx, ins, t, d),
-        Op::Cluster(c) => super::cluster::lower(fx, ins, c, &mut d)?,
+        Op::Cluster(c) => crate::cluster::lower::lower(fx, ins, c, &mut d)?,
         Op::WarpMatrix(w) => crate::mma::lower::lower(fx, ins, w, &mut d)?,
         Op::Wgmma(w) => crate::wgmma::lower::lower(fx, ins, w, &mut d)?,
     }

@@ -8,7 +8,6 @@
 
 pub mod atom;
 pub mod bits;
-pub mod cluster;
 pub mod control;
 pub mod convert;
 pub mod float;
@@ -64,7 +63,7 @@ pub struct LaunchInfo {
     /// `%nwarpid`
     pub nwarpid: u32,
     /// The CTA's place in its cluster (the launch template holds the cluster shape).
-    pub cluster: crate::exec::cluster::ClusterIds,
+    pub cluster: crate::cluster::shape::ClusterIds,
 }
 
 /// Output produced by a CTA (printf text), kept in order.
@@ -135,7 +134,7 @@ pub struct Ctx<'a> {
     /// The race detector's state of the CTA, with `--race`.
     pub race: Option<&'a mut crate::race::CtaRace>,
     /// The other CTAs of the cluster, and the cluster barrier.
-    pub cluster: &'a mut dyn crate::exec::cluster::ClusterPeers,
+    pub cluster: &'a mut dyn crate::cluster::shape::ClusterPeers,
 }
 
 impl Ctx<'_> {

@@ -46,7 +46,7 @@ pub fn pair(c: &Ctx<'_>, what: &str) -> Result<[u32; 2], LaneFault> {
     let ids = &c.launch.cluster;
     let size = c.cluster.size();
     if !size.is_multiple_of(2) {
-        let shape = crate::exec::cluster::triple(ids.dims);
+        let shape = crate::cluster::shape::triple(ids.dims);
         let given = if ids.explicit {
             ""
         } else {
@@ -82,7 +82,7 @@ pub fn with_cta<T>(
         return f(c);
     }
     swap_tmem(c, rank);
-    let r = crate::exec::step::cluster::at_rank(c, rank, lane, f);
+    let r = crate::cluster::exec::at_rank(c, rank, lane, f);
     swap_tmem(c, rank);
     r
 }

@@ -23,7 +23,7 @@
 //! CTA's pair allocations), nothing can free them and the fault names the CTA(s) and the
 //! allocations. Other deadlocks (the holders wait for the blocked warp) end at `--max-steps`.
 
-use crate::exec::cluster::triple;
+use crate::cluster::shape::triple;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::Flow;
 use crate::exec::step::Ctx;

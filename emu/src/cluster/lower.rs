@@ -1,11 +1,11 @@
 //! Lowering the cluster instructions (`mapa`, `getctarank`, `barrier.cluster`): operands
-//! resolved once; `crate::exec::step::cluster` runs them.
+//! resolved once; `crate::cluster::exec` runs them.
 
-use super::context::FnCtx;
-use super::error::arg;
-use super::error::DecodeError;
+use crate::cluster::exec as step;
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::arg;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Extra};
-use crate::exec::step::cluster as step;
 use crate::ir::{ClusterOp, Instr, Type};
 
 /// Lowers `c` into `d`.

@@ -19,11 +19,11 @@
 //! gives an executing instruction the shared memory, async state and Tensor Memory of any CTA
 //! of its cluster by rank.
 
-use super::cta::{Counts, Cta, CtaStatus};
-use super::fault::{Fault, FaultKind};
-use super::memory::Bytes;
-use super::Env;
 use crate::async_copy::cp_async::AsyncState;
+use crate::exec::cta::{Counts, Cta, CtaStatus};
+use crate::exec::fault::{Fault, FaultKind};
+use crate::exec::memory::Bytes;
+use crate::exec::Env;
 use crate::ir::PerfDirective;
 
 /// Where the `.shared::cluster` addresses of the cluster's CTAs start (an offset in the
@@ -407,7 +407,7 @@ impl Cluster {
                 }
             }
             if self.done.iter().all(|d| *d) {
-                super::cta::pair_check::check_pairs(&self.ctas, env)?;
+                crate::exec::cta::pair_check::check_pairs(&self.ctas, env)?;
                 return Ok(CtaStatus::Done);
             }
             let released = self.check_barrier(env);
@@ -423,7 +423,7 @@ impl Cluster {
     fn run_one(&mut self, env: &Env<'_>, k: usize, quantum: u64) -> Result<CtaStatus, Box<Fault>> {
         let (lo, rest) = self.ctas.split_at_mut(k);
         let (me, hi) = rest.split_first_mut().expect("rank in range");
-        let mut peers = super::cta::peers::CtaPeers::new(k as u32, lo, hi, &mut self.barrier);
+        let mut peers = crate::exec::cta::peers::CtaPeers::new(k as u32, lo, hi, &mut self.barrier);
         me.run(env, quantum, &mut peers)
     }
 

@@ -1,12 +1,12 @@
 //! Executing the cluster instructions (PTX ISA "mapa", "getctarank", "barrier.cluster") and
 //! reaching the shared memory and mbarriers of the other CTAs of a cluster through
-//! `.shared::cluster` addresses (see [`crate::exec::cluster`] for the address layout).
+//! `.shared::cluster` addresses (see [`crate::cluster::shape`] for the address layout).
 
-use super::{Ctx, Request};
-use crate::exec::cluster::{decode, encode, WaitState, CLUSTER_WINDOW};
+use crate::cluster::shape::{decode, encode, WaitState, CLUSTER_WINDOW};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window, SHARED_WINDOW};
 use crate::exec::program::{DInstr, Extra, Flow};
+use crate::exec::step::{Ctx, Request};
 
 type R = Result<Flow, LaneFault>;
 
@@ -54,7 +54,7 @@ pub fn mapa(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let size = c.cluster.size();
     let mut out = [0u64; 32];
     let mut err = None;
-    super::for_lanes(c.mask, |l| {
+    crate::exec::step::for_lanes(c.mask, |l| {
         if err.is_some() {
             return;
         }
@@ -90,7 +90,7 @@ pub fn getctarank(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let size = c.cluster.size();
     let mut out = [0u64; 32];
     let mut err = None;
-    super::for_lanes(c.mask, |l| {
+    crate::exec::step::for_lanes(c.mask, |l| {
         if err.is_some() {
             return;
         }
@@ -127,7 +127,7 @@ pub fn arrive(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let mask = c.mask;
     let barrier = c.cluster.barrier();
     let mut arrived = 0u32;
-    super::for_lanes(mask, |l| {
+    crate::exec::step::for_lanes(mask, |l| {
         if err.is_none() {
             match barrier.arrive(rank, warp * 32 + l as u32) {
                 Ok(()) => arrived |= 1 << l,
@@ -136,7 +136,7 @@ pub fn arrive(c: &mut Ctx<'_>, _i: &DInstr) -> R {
         }
     });
     if let Some(r) = c.race.as_deref_mut() {
-        super::for_lanes(arrived, |l| r.cluster_arrive(warp as usize * 32 + l, c.pc));
+        crate::exec::step::for_lanes(arrived, |l| r.cluster_arrive(warp as usize * 32 + l, c.pc));
     }
     match err {
         Some(mut e) => {
@@ -157,7 +157,7 @@ pub fn wait(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let mut pending = 0u32;
     let mut missing = None;
     let mut complete = 0u32;
-    super::for_lanes(mask, |l| match barrier.wait(rank, warp * 32 + l as u32) {
+    crate::exec::step::for_lanes(mask, |l| match barrier.wait(rank, warp * 32 + l as u32) {
         WaitState::Complete => complete |= 1 << l,
         WaitState::Pending => pending |= 1 << l,
         WaitState::NotArrived => {
@@ -176,7 +176,7 @@ pub fn wait(c: &mut Ctx<'_>, _i: &DInstr) -> R {
         });
     }
     if let Some(r) = c.race.as_deref_mut() {
-        super::for_lanes(complete, |l| r.cluster_waited(warp as usize * 32 + l));
+        crate::exec::step::for_lanes(complete, |l| r.cluster_waited(warp as usize * 32 + l));
     }
     if pending == 0 {
         return Ok(Flow::Next);
@@ -209,7 +209,7 @@ pub fn locate(c: &Ctx<'_>, off: u64, size: u64) -> Option<Result<(u32, u64), Str
         };
         return Some(Err(format!(
             "offset {o} of cluster rank {rank} (CTA {}) is outside its {len} bytes of shared memory",
-            crate::exec::cluster::triple(ctaid)
+            crate::cluster::shape::triple(ctaid)
         )));
     }
     Some(Ok((rank, o)))
@@ -326,9 +326,9 @@ pub fn per_peer(
     body: fn(&mut Ctx<'_>, &DInstr) -> R,
 ) -> Option<R> {
     let own = c.cluster.rank();
-    let mut groups = [0u32; crate::exec::cluster::MAX_CLUSTER_CTAS as usize];
+    let mut groups = [0u32; crate::cluster::shape::MAX_CLUSTER_CTAS as usize];
     let mut any_peer = false;
-    super::for_lanes(c.mask, |l| {
+    crate::exec::step::for_lanes(c.mask, |l| {
         let a = addr_of(c, l);
         let off = match window_of(a) {
             Window::Shared(o) => o,

@@ -1,7 +1,7 @@
 //! Parsing the cluster instructions: `mapa`, `getctarank`, `barrier.cluster.{arrive,wait}`.
 
-use super::error::Error;
-use super::quals::Quals;
+use crate::front::error::Error;
+use crate::front::quals::Quals;
 use crate::ir::{ClusterOp, Op, Type};
 
 /// Parses `mapa`/`getctarank` (`opcode`) or, for `barrier` (its `.cluster` already taken),

@@ -146,7 +146,7 @@ pub(crate) fn shared_offset(
         ));
     };
     // A `.shared::cluster` address of the CTA whose mbarriers the context holds.
-    let off = match crate::cluster::shape::decode(off) {
+    let off = match crate::cluster::dsmem::decode(off) {
         Some((r, o)) if r == c.cluster.view() => o,
         _ => off,
     };

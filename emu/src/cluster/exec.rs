@@ -2,7 +2,8 @@
 //! reaching the shared memory and mbarriers of the other CTAs of a cluster through
 //! `.shared::cluster` addresses (see [`crate::cluster::shape`] for the address layout).
 
-use crate::cluster::shape::{decode, encode, WaitState, CLUSTER_WINDOW};
+use crate::cluster::barrier::WaitState;
+use crate::cluster::dsmem::{decode, encode, CLUSTER_WINDOW};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window, SHARED_WINDOW};
 use crate::exec::program::{DInstr, Extra, Flow};

@@ -22,7 +22,7 @@ pub(crate) mod peers;
 pub use barrier::BarrierRequest;
 use barrier::{lane_list, BarrierState};
 
-use crate::cluster::shape::ClusterPeers;
+use crate::cluster::peers::ClusterPeers;
 
 /// Counters of executed instructions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

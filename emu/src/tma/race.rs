@@ -2,7 +2,7 @@
 //! destination writes, global or shared) and the mbarrier it completes on to the detector
 //! (`race::cta::bulk`), and the bulk-group commits and waits.
 
-use crate::cluster::shape::{decode, encode};
+use crate::cluster::dsmem::{decode, encode};
 use crate::exec::program::DAddr;
 use crate::exec::step::Ctx;
 use crate::race::cta::BulkAccess;

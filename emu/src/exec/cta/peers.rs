@@ -3,7 +3,9 @@
 
 use super::{lane_list, Cta, Fault};
 use crate::async_copy::cp_async::AsyncState;
-use crate::cluster::shape::{ClusterBarrier, ClusterIds, ClusterPeers, PeerCta};
+use crate::cluster::barrier::ClusterBarrier;
+use crate::cluster::peers::{ClusterPeers, PeerCta};
+use crate::cluster::shape::ClusterIds;
 use crate::exec::fault::FaultKind;
 use crate::exec::memory::Bytes;
 use crate::exec::Env;

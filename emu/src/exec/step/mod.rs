@@ -134,7 +134,7 @@ pub struct Ctx<'a> {
     /// The race detector's state of the CTA, with `--race`.
     pub race: Option<&'a mut crate::race::CtaRace>,
     /// The other CTAs of the cluster, and the cluster barrier.
-    pub cluster: &'a mut dyn crate::cluster::shape::ClusterPeers,
+    pub cluster: &'a mut dyn crate::cluster::peers::ClusterPeers,
 }
 
 impl Ctx<'_> {

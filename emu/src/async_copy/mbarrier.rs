@@ -84,7 +84,7 @@ pub mod op {
 pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let a = async_of(i)?.clone();
     let at = |c: &Ctx<'_>, l: usize| crate::exec::step::mem::lane_addr(c, &a.addr, l);
-    if let Some(r) = crate::cluster::exec::per_peer(c, i, at, mbarrier_here) {
+    if let Some(r) = crate::cluster::dsmem::per_peer(c, i, at, mbarrier_here) {
         return r;
     }
     mbarrier_here(c, i)

@@ -286,7 +286,7 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
             match dp {
                 Place::Shared(o) => {
                     let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
-                    let (ranks, o) = crate::cluster::exec::targets(c, mask, o, l)?;
+                    let (ranks, o) = crate::cluster::dsmem::targets(c, mask, o, l)?;
                     acc.extend(race::shared_dst(&ranks, o, n, red));
                 }
                 _ => acc.extend(race::side(dp, n, true, red)),
@@ -296,9 +296,9 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
         match dp {
             Place::Shared(o) => {
                 let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
-                let (ranks, o) = crate::cluster::exec::targets(c, mask, o, l)?;
+                let (ranks, o) = crate::cluster::dsmem::targets(c, mask, o, l)?;
                 for r in ranks {
-                    crate::cluster::exec::at_rank(c, r, l, |c| {
+                    crate::cluster::dsmem::at_rank(c, r, l, |c| {
                         check_shared(c, l, da, o, n)?;
                         c.shared.data[o as usize..(o + n) as usize].copy_from_slice(&out);
                         if let Some(m) = &x.mbar {
@@ -408,7 +408,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
             ));
         };
         let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
-        let (ranks, base) = crate::cluster::exec::targets(c, mask, at, l)?;
+        let (ranks, base) = crate::cluster::dsmem::targets(c, mask, at, l)?;
         if !base.is_multiple_of(128) {
             return Err(LaneFault {
                 kind: FaultKind::Misaligned { align: 128 },
@@ -440,7 +440,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     race::copy(c, l, &acc, x.mbar.as_ref());
                 }
                 for r in ranks {
-                    crate::cluster::exec::at_rank(c, r, l, |c| {
+                    crate::cluster::dsmem::at_rank(c, r, l, |c| {
                         check_shared(c, l, saddr, base, span)?;
                         for &(o, v) in &vals {
                             c.shared.data[o..o + e].copy_from_slice(&v.to_le_bytes()[..e]);

@@ -96,13 +96,13 @@ pub(crate) fn copy(c: &mut Ctx<'_>, lane: usize, accesses: &[BulkAccess], mbar: 
         // group's, in the other CTAs too (u64::MAX: an offset no mbarrier has).
         let m = moff.map(|o| if dest { o } else { u64::MAX });
         if rank != own {
-            crate::cluster::exec::swap_race(c, rank);
+            crate::cluster::dsmem::swap_race(c, rank);
         }
         if let Some(r) = c.race.as_deref_mut() {
             r.bulk_copy(t, pc, &acc, m);
         }
         if rank != own {
-            crate::cluster::exec::swap_race(c, rank);
+            crate::cluster::dsmem::swap_race(c, rank);
         }
     }
 }

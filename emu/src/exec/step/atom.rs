@@ -76,7 +76,7 @@ fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result
         AddrSpace::Shared => {
             if !c.shared.contains(off, u64::from(size)) {
                 if let Some(r) =
-                    crate::cluster::exec::rmw(c, off, size, lane, addr, |old| apply(old, b, cc))
+                    crate::cluster::dsmem::rmw(c, off, size, lane, addr, |old| apply(old, b, cc))
                 {
                     return r;
                 }

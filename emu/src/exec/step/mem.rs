@@ -132,7 +132,7 @@ pub(crate) fn resolve<'g>(
             }
             if c.shared.contains(off, sz) {
                 Ok(Loc::Shared(off))
-            } else if let Some(r) = crate::cluster::exec::locate(c, off, sz) {
+            } else if let Some(r) = crate::cluster::dsmem::locate(c, off, sz) {
                 match r {
                     Ok((rank, o)) if rank == c.cluster.rank() => Ok(Loc::Shared(o)),
                     Ok((rank, o)) => Ok(Loc::Peer(rank, o)),
@@ -225,7 +225,7 @@ pub(crate) fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64
     match *loc {
         Loc::Global(r, a) => r.load(a, size),
         Loc::Shared(o) => c.shared.load(o, size),
-        Loc::Peer(r, o) => crate::cluster::exec::peer_load(c, r, o, size),
+        Loc::Peer(r, o) => crate::cluster::dsmem::peer_load(c, r, o, size),
         Loc::Local(o) => c.local[lane].load(o, size),
         Loc::Param(o) => c.params.load(o, size),
         Loc::Const(o) => c.consts.load(o, size),
@@ -237,7 +237,7 @@ pub(crate) fn store_at(c: &mut Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize, v
     match *loc {
         Loc::Global(r, a) => r.store(a, size, v),
         Loc::Shared(o) => c.shared.store(o, size, v),
-        Loc::Peer(r, o) => crate::cluster::exec::peer_store(c, r, o, size, v),
+        Loc::Peer(r, o) => crate::cluster::dsmem::peer_store(c, r, o, size, v),
         Loc::Local(o) => c.local[lane].store(o, size, v),
         Loc::Param(_) | Loc::Const(_) => {}
     }

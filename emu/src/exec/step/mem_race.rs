@@ -15,7 +15,7 @@ pub(crate) fn race_access(c: &mut Ctx<'_>, loc: &Loc<'_>, lane: usize, size: u32
         Loc::Global(_, g) => (false, g),
         Loc::Shared(o) => (true, o),
         Loc::Peer(rank, o) => {
-            crate::cluster::exec::race_peer(c, rank, o, lane, size, a);
+            crate::cluster::dsmem::race_peer(c, rank, o, lane, size, a);
             return;
         }
         Loc::Local(_) | Loc::Param(_) | Loc::Const(_) => return,

@@ -39,7 +39,7 @@ pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let own = c.cluster.rank();
         let ranks = if m.multicast {
             let off = crate::exec::step::mem::lane_addr(c, &mbar, lane);
-            crate::cluster::exec::targets(c, Some(ctamask), off, lane)?.0
+            crate::cluster::dsmem::targets(c, Some(ctamask), off, lane)?.0
         } else {
             vec![own]
         };

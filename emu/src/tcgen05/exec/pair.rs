@@ -82,7 +82,7 @@ pub fn with_cta<T>(
         return f(c);
     }
     swap_tmem(c, rank);
-    let r = crate::cluster::exec::at_rank(c, rank, lane, f);
+    let r = crate::cluster::dsmem::at_rank(c, rank, lane, f);
     swap_tmem(c, rank);
     r
 }

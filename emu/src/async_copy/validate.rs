@@ -9,7 +9,7 @@ use crate::ir::{
     CpAsync, Function, Imm, Instr, Mbarrier, MbarrierOp, MbarrierSem, Module, Op, Operand, Type,
     Version,
 };
-use crate::validate::Diagnostic;
+use crate::validate::diagnostic::Diagnostic;
 
 /// Operand counts of a `cp.async` instruction.
 pub fn arity(c: &CpAsync) -> (usize, usize) {

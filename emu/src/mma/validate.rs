@@ -13,7 +13,7 @@ use crate::ir::{
     MmaElem, MmaLayout, MmaShape, Module, Op, Operand, StateSpace, Type, VecElem, Version,
     WarpMatrix, WmmaFrag,
 };
-use crate::validate::Diagnostic;
+use crate::validate::diagnostic::Diagnostic;
 
 /// What a valid form needs: the lowest PTX ISA version and SM, and whether only the
 /// architecture- or family-specific targets (`sm_100a`, …) have it.

@@ -16,7 +16,7 @@ use crate::ir::{
     ArchSuffix, Function, Imm, Instr, Module, Op, Operand, Target, Tcgen05, Tcgen05Ld, Tcgen05St,
     TmemShape, Type, VecElem, Version,
 };
-use crate::validate::Diagnostic;
+use crate::validate::diagnostic::Diagnostic;
 
 struct Checker<'a> {
     f: &'a Function,

@@ -8,7 +8,7 @@ use crate::ir::tma::{
     BulkCopy, BulkReduce, BulkSpace, Completion, RedOp, TensorCopy, TensorDir, Tma, TmapField,
 };
 use crate::ir::{ArchSuffix, Function, Imm, Instr, Module, Op, Operand, Type, Version};
-use crate::validate::Diagnostic;
+use crate::validate::diagnostic::Diagnostic;
 
 /// Operand counts of one of these instructions.
 pub fn arity(t: &Tma) -> (usize, usize) {

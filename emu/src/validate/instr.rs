@@ -1,7 +1,7 @@
 //! Operand shapes of each instruction family: how many operands, and which must be
 //! registers, addresses or labels.
 
-use super::Diagnostic;
+use super::diagnostic::Diagnostic;
 use crate::ir::{BarKind, Function, Instr, Module, Op, Operand, Type, VoteMode};
 
 /// The operand counts an instruction accepts (inclusive range).

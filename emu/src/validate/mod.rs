@@ -4,6 +4,7 @@
 //! The interpreter trusts a module that validates; everything it could stumble on is caught
 //! here with the rule's name and the instruction's position.
 
+pub mod diagnostic;
 pub mod init;
 mod instr;
 mod limits;
@@ -14,35 +15,9 @@ pub use target::is_known_arch_name;
 mod types;
 mod warp_level;
 
-use crate::front::error::render_at;
-use crate::ir::{Module, Span, Stmt};
+pub use diagnostic::{Diagnostic, UNSUPPORTED};
 
-/// A broken rule, at a position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// A short name of the rule (`operand-count`, `requires-sm_70`, …).
-    pub rule: &'static str,
-    /// What is wrong.
-    pub message: String,
-    /// Where.
-    pub span: Span,
-}
-
-impl Diagnostic {
-    /// Renders `file:line:col: error[rule]: message` with the source line and a caret.
-    pub fn render(&self, src: &str, file: &str) -> String {
-        render_at(
-            src,
-            file,
-            self.span,
-            &format!("error[{}]: {}", self.rule, self.message),
-        )
-    }
-}
-
-/// The rule of a diagnostic for an instruction ptxemu does not implement. Such an instruction
-/// does not make the module invalid to run: only the kernels that reach it are refused.
-pub const UNSUPPORTED: &str = "unsupported";
+use crate::ir::{Module, Stmt};
 
 /// Checks a module; returns every diagnostic, in source order.
 pub fn validate_module(m: &Module) -> Vec<Diagnostic> {

@@ -1,6 +1,6 @@
 //! PTX ISA version and target requirements of the module header and of instructions.
 
-use super::Diagnostic;
+use super::diagnostic::Diagnostic;
 use crate::ir::{
     ArchSuffix, BarKind, CacheHints, Fence, Instr, Module, Op, SpaceQual, Type, VecWidth, Version,
 };

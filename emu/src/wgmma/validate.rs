@@ -11,7 +11,7 @@ use crate::ir::{
     ArchSuffix, Function, Imm, Instr, MmaElem, Module, Op, Operand, Type, VecElem, Version, Wgmma,
     WgmmaMma,
 };
-use crate::validate::Diagnostic;
+use crate::validate::diagnostic::Diagnostic;
 
 /// Operand counts `(min, max)` of a wgmma instruction (exact counts are checked in [`check`]).
 pub fn operand_count(w: &Wgmma) -> (usize, usize) {

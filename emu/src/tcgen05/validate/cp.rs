@@ -3,7 +3,7 @@
 //! are checked against (tests/tests/ptxas_agreement.rs).
 
 use crate::ir::{AddrBase, CpMulticast, CpShape, Function, Instr, Operand, Tcgen05Cp, Type};
-use crate::validate::Diagnostic;
+use crate::validate::diagnostic::Diagnostic;
 
 fn err(out: &mut Vec<Diagnostic>, i: &Instr, rule: &'static str, message: String) {
     out.push(Diagnostic {

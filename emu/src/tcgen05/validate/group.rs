@@ -3,7 +3,7 @@
 //! 13.5 verdicts). Reported at the first instruction of the group that came second.
 
 use crate::ir::{CtaGroup, Function, Op, Stmt};
-use crate::validate::Diagnostic;
+use crate::validate::diagnostic::Diagnostic;
 
 fn name(g: CtaGroup) -> &'static str {
     match g {

@@ -12,7 +12,7 @@ use crate::ir::{
     AddrBase, CollectorBuffer, CtaGroup, Function, Imm, Instr, Operand, Tcgen05, Tcgen05Commit,
     Tcgen05Mma, Type, VecElem,
 };
-use crate::validate::Diagnostic;
+use crate::validate::diagnostic::Diagnostic;
 
 /// The fewest and most operands of a `tcgen05.mma` or `tcgen05.commit` (`None` for the other
 /// tcgen05 instructions).

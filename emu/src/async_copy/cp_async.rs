@@ -29,10 +29,10 @@
 use std::collections::HashMap;
 
 use crate::async_copy::pending::{PendingCopies, PendingCopy};
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow};
-use crate::exec::step::Ctx;
 
 pub use crate::async_copy::mbarrier::{
     arrive_async, complete_tx, mark_peer_change, mbarrier, op, pending_count, phase_done,
@@ -213,7 +213,7 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let src_size = c.fetch(&i.s[0]);
     let ignore = c.fetch(&i.s[1]);
     let mut err = None;
-    crate::exec::step::for_lanes(c.mask, |l| {
+    crate::exec::ctx::for_lanes(c.mask, |l| {
         if err.is_some() {
             return;
         }
@@ -305,7 +305,7 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// `cp.async.commit_group`: each thread's uncommitted copies become its newest group.
 pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
-    crate::exec::step::for_lanes(c.mask, |l| {
+    crate::exec::ctx::for_lanes(c.mask, |l| {
         let t = thread(c, l);
         c.asyncs.copies.commit(t);
     });
@@ -327,7 +327,7 @@ pub(crate) fn deliver(c: &mut Ctx<'_>, done: Vec<(u64, PendingCopy)>) {
 pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let n = c.fetch(&i.s[0])[0] as usize;
     let mut lanes = Vec::new();
-    crate::exec::step::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
+    crate::exec::ctx::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
     for t in lanes {
         let done = c.asyncs.copies.wait_group(t, n);
         if let Some(r) = c.race.as_deref_mut() {
@@ -341,7 +341,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// `cp.async.wait_all`: deliver every copy of the executing threads.
 pub fn wait_all(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let mut lanes = Vec::new();
-    crate::exec::step::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
+    crate::exec::ctx::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
     for t in lanes {
         let done = c.asyncs.copies.take_all(t);
         if let Some(r) = c.race.as_deref_mut() {

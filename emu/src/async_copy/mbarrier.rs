@@ -4,9 +4,9 @@
 //! The object model and the deliberate deviations are described in `async_copy`.
 
 use crate::async_copy::cp_async::*;
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Flow};
-use crate::exec::step::Ctx;
 use crate::race::cta::MbarEvent;
 
 type R = Result<Flow, LaneFault>;
@@ -113,7 +113,7 @@ pub(crate) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
         ev: Vec::new(),
     };
     let mut lanes = Vec::new();
-    crate::exec::step::for_lanes(c.mask, |l| lanes.push(l));
+    crate::exec::ctx::for_lanes(c.mask, |l| lanes.push(l));
     let mut err = None;
     for l in lanes {
         if let Err(e) = run.lane(c, i, &a.addr, arg[l], l) {

@@ -13,10 +13,10 @@
 //! context ([`per_peer`], [`at_rank`], [`targets`]).
 
 use super::shape::MAX_CLUSTER_CTAS;
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{DInstr, Flow};
-use crate::exec::step::Ctx;
 
 type R = Result<Flow, LaneFault>;
 
@@ -199,7 +199,7 @@ pub fn per_peer(
     let own = c.cluster.rank();
     let mut groups = [0u32; crate::cluster::shape::MAX_CLUSTER_CTAS as usize];
     let mut any_peer = false;
-    crate::exec::step::for_lanes(c.mask, |l| {
+    crate::exec::ctx::for_lanes(c.mask, |l| {
         let a = addr_of(c, l);
         let off = match window_of(a) {
             Window::Shared(o) => o,

@@ -3,10 +3,10 @@
 
 use crate::cluster::barrier::WaitState;
 use crate::cluster::dsmem::{encode, rank_and_offset, undefined};
+use crate::exec::ctx::{Ctx, Request};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window, SHARED_WINDOW};
 use crate::exec::program::{DInstr, Extra, Flow};
-use crate::exec::step::{Ctx, Request};
 
 type R = Result<Flow, LaneFault>;
 
@@ -40,7 +40,7 @@ pub fn mapa(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let size = c.cluster.size();
     let mut out = [0u64; 32];
     let mut err = None;
-    crate::exec::step::for_lanes(c.mask, |l| {
+    crate::exec::ctx::for_lanes(c.mask, |l| {
         if err.is_some() {
             return;
         }
@@ -76,7 +76,7 @@ pub fn getctarank(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let size = c.cluster.size();
     let mut out = [0u64; 32];
     let mut err = None;
-    crate::exec::step::for_lanes(c.mask, |l| {
+    crate::exec::ctx::for_lanes(c.mask, |l| {
         if err.is_some() {
             return;
         }
@@ -113,7 +113,7 @@ pub fn arrive(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let mask = c.mask;
     let barrier = c.cluster.barrier();
     let mut arrived = 0u32;
-    crate::exec::step::for_lanes(mask, |l| {
+    crate::exec::ctx::for_lanes(mask, |l| {
         if err.is_none() {
             match barrier.arrive(rank, warp * 32 + l as u32) {
                 Ok(()) => arrived |= 1 << l,
@@ -122,7 +122,7 @@ pub fn arrive(c: &mut Ctx<'_>, _i: &DInstr) -> R {
         }
     });
     if let Some(r) = c.race.as_deref_mut() {
-        crate::exec::step::for_lanes(arrived, |l| r.cluster_arrive(warp as usize * 32 + l, c.pc));
+        crate::exec::ctx::for_lanes(arrived, |l| r.cluster_arrive(warp as usize * 32 + l, c.pc));
     }
     match err {
         Some(mut e) => {
@@ -143,7 +143,7 @@ pub fn wait(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let mut pending = 0u32;
     let mut missing = None;
     let mut complete = 0u32;
-    crate::exec::step::for_lanes(mask, |l| match barrier.wait(rank, warp * 32 + l as u32) {
+    crate::exec::ctx::for_lanes(mask, |l| match barrier.wait(rank, warp * 32 + l as u32) {
         WaitState::Complete => complete |= 1 << l,
         WaitState::Pending => pending |= 1 << l,
         WaitState::NotArrived => {
@@ -162,7 +162,7 @@ pub fn wait(c: &mut Ctx<'_>, _i: &DInstr) -> R {
         });
     }
     if let Some(r) = c.race.as_deref_mut() {
-        crate::exec::step::for_lanes(complete, |l| r.cluster_waited(warp as usize * 32 + l));
+        crate::exec::ctx::for_lanes(complete, |l| r.cluster_waited(warp as usize * 32 + l));
     }
     if pending == 0 {
         return Ok(Flow::Next);

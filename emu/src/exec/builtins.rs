@@ -13,10 +13,10 @@
 
 use std::sync::Mutex;
 
+use super::ctx::CtaOutput;
 use super::fault::{FaultKind, LaneFault};
 use super::memory::{window_of, GlobalMemory, Window};
 use super::program::Builtin;
-use super::step::CtaOutput;
 use super::warp::Warp;
 use super::Env;
 

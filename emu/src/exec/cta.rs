@@ -7,11 +7,11 @@
 //! expected number of threads has arrived: the count operand if given, else every thread of
 //! the CTA that has not exited (PTX ISA "bar, barrier").
 
+use super::ctx::{CtaOutput, Ctx, LaneIds, LaunchInfo, Request};
 use super::fault::{Fault, FaultKind, FaultSite, LaneFault};
 use super::frames;
 use super::memory::Bytes;
 use super::program::{DInstr, Flow, GUARD_NEG, NO_GUARD};
-use super::step::{CtaOutput, Ctx, LaneIds, LaunchInfo, Request};
 use super::warp::Warp;
 use super::Env;
 

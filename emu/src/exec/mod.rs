@@ -17,6 +17,7 @@
 
 pub mod builtins;
 pub mod cta;
+pub mod ctx;
 pub mod decode;
 pub mod device;
 pub mod fault;
@@ -35,12 +36,12 @@ use std::time::{Duration, Instant};
 
 use builtins::Heap;
 use cta::Counts;
+use ctx::LaunchInfo;
 pub use decode::DecodeError;
 pub use device::DeviceMemory;
 pub use fault::{Fault, FaultKind, FaultSite};
 use memory::{Bytes, GlobalMemory};
 use program::{DFuncKind, Program};
-use step::LaunchInfo;
 
 use crate::ir::{FunctionKind, Module};
 

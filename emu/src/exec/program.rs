@@ -7,8 +7,8 @@
 //! for its opcode and types, so the hot loop dispatches once per warp instruction and the lane
 //! loop inside is specialised.
 
+use super::ctx::Ctx;
 use super::fault::LaneFault;
-use super::step::Ctx;
 use crate::ir::{Span, SpecialReg};
 
 /// What a decoded instruction tells the warp scheduler after it executed.

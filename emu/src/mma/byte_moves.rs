@@ -35,9 +35,9 @@
 //! evaluate the CuTe layouts independently of these closed forms and give the expected outputs
 //! of the fixtures that check them.
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{Flow, MatrixInstr};
-use crate::exec::step::Ctx;
 use crate::ir::{MatrixMove, MatrixShape};
 use crate::mma::exec::{row_addr, space_of};
 use crate::semantics::matrix_unpack::unpack_row;

@@ -16,9 +16,9 @@
 //! 2. `ldmatrix`/`stmatrix` check each row address for 16-byte alignment (the ISA requires
 //!    it) and fault on the lane that supplied it.
 
+use crate::exec::ctx::{Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, MatrixInstr};
-use crate::exec::step::{Ctx, FULL};
 use crate::ir::{MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, WarpMatrix};
 use crate::mma::layout::{
     a_elem_at, b_elem_at, c_elem, quad_pair, quad_pair_a, quad_pair_b, quad_pair_c,

@@ -6,8 +6,8 @@
 //! the results are those of the general path ([`crate::mma::exec::mma`]), which handles every other
 //! form. The layouts are those of [`crate::mma::layout`].
 
+use crate::exec::ctx::Ctx;
 use crate::exec::program::{Flow, MatrixInstr};
-use crate::exec::step::Ctx;
 use crate::ir::{Mma, MmaElem, MmaShape};
 use crate::mma::layout::{a_elem_at, b_elem_at, c_elem};
 use crate::semantics::convert::{narrow_to_f64, Narrow};

@@ -22,9 +22,9 @@
 //! 3. `.satfinite` on a floating-point D turns infinities into the largest finite value of the
 //!    sign; NaN stays NaN.
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Flow, MatrixInstr, Src};
-use crate::exec::step::Ctx;
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, WarpMatrix, WmmaFrag};
 use crate::mma::exec::{decoded, elem_bits, gather, multiply_wmma, put, Tiles};
 use crate::tcgen05::exec::converge;

@@ -34,9 +34,9 @@ pub mod mma_operands;
 pub mod pair;
 pub mod pair_alloc;
 
+use crate::exec::ctx::{Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow, Src, TmemInstr};
-use crate::exec::step::{Ctx, FULL};
 use crate::ir::{CtaGroup, Tcgen05, Tcgen05Fence, Tcgen05Wait};
 use crate::tcgen05::memory::{Access, Allocation, TensorMemory};
 use crate::tcgen05::pair_log::{PairOp, PairOpKind};

@@ -15,11 +15,11 @@
 //! with 8-byte flip and the packed 4/6-bit element types are refused; `.shared::cluster`
 //! addresses are the executing CTA's own (clusters of one CTA); prefetches have no effect.
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow, Src};
 use crate::exec::step::tma_proxy;
-use crate::exec::step::Ctx;
 use crate::ir::tma::{BulkReduce, TensorDir, Tma};
 use crate::ir::Type;
 use crate::semantics::tma::{
@@ -73,7 +73,7 @@ pub(crate) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
 
 pub(crate) fn lanes(c: &Ctx<'_>) -> Vec<usize> {
     let mut v = Vec::new();
-    crate::exec::step::for_lanes(c.mask, |l| v.push(l));
+    crate::exec::ctx::for_lanes(c.mask, |l| v.push(l));
     v
 }
 

@@ -3,8 +3,8 @@
 //! (`race::cta::bulk`), and the bulk-group commits and waits.
 
 use crate::cluster::dsmem::{decode, encode};
+use crate::exec::ctx::Ctx;
 use crate::exec::program::DAddr;
-use crate::exec::step::Ctx;
 use crate::race::cta::BulkAccess;
 use crate::tma::copy::Place;
 

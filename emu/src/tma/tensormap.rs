@@ -1,9 +1,9 @@
 //! Executing `tensormap.replace`, `tensormap.cp_fenceproxy` and the proxy fences
 //! (`fence.proxy.async`, `fence.proxy.tensormap::generic.acquire`) the proxy checker follows.
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow};
-use crate::exec::step::Ctx;
 use crate::ir::tma::{Tma, TmapField};
 use crate::semantics::tma::{TensorMap, TMAP_BYTES};
 use crate::tma::copy::{fault, lanes, place, read_bytes, tma_of, write_global, Place};

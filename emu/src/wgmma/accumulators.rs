@@ -10,9 +10,9 @@
 //! fragments of warp-level matrix instructions and the vector of `tcgen05.st`. Writes are
 //! checked when the product retires ([`crate::wgmma::exec`]).
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrBase, DAddr, DInstr, Extra, Src};
-use crate::exec::step::Ctx;
 use crate::wgmma::exec::line_of;
 
 /// Calls `f` with each register slot `ins` reads, until it returns true.

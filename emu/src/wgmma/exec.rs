@@ -33,9 +33,9 @@
 //! 5. Of the ISA's `wgmma.fence` rules only "before the first `wgmma.mma_async`" is checked;
 //!    a register written between a fence and a later `wgmma.mma_async` is not detected.
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Dst, Extra, Flow, Src};
-use crate::exec::step::Ctx;
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, Wgmma, WgmmaMma};
 use crate::mma::exec::{elem_bits, multiply, put, Tiles};
 use crate::mma::layout::a_elem;

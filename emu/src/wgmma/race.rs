@@ -3,7 +3,7 @@
 //! the detector as reads of the issuing warp's or thread's tensor-core agent, with the group
 //! commits and waits that order them (`race::cta::tensor`, docs/race.md).
 
-use crate::exec::step::Ctx;
+use crate::exec::ctx::Ctx;
 
 /// Adds `bytes` at shared offset `off` to `runs`, merged with the last run when contiguous.
 pub(crate) fn add_run(runs: &mut Vec<(u64, u64)>, off: u64, bytes: u64) {

@@ -5,7 +5,7 @@
 //! atomically too). The value function of each operation and type is chosen at decode time
 //! ([`crate::exec::program::AtomInfo::apply`]).
 
-use super::Ctx;
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrBase, AddrSpace, AtomInfo, DInstr, Extra, Flow};

@@ -2,7 +2,7 @@
 //! `bfe`, `bfi`, `bmsk`, `szext`, `lop3`, `shf`, `prmt`; per-lane meaning in
 //! `crate::semantics::bits`.
 
-use super::{quaternary, ternary, unary, Ctx};
+use crate::exec::ctx::{quaternary, ternary, unary, Ctx};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
@@ -86,14 +86,14 @@ fn shift_mode(q: u64) -> ShiftMode {
 
 fn bmsk(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = shift_mode(p(i));
-    super::binary(c, i, |a, b| u64::from(sb::bmsk(a as u32, b as u32, m)));
+    crate::exec::ctx::binary(c, i, |a, b| u64::from(sb::bmsk(a as u32, b as u32, m)));
     Ok(Flow::Next)
 }
 
 fn szext(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let q = p(i);
     let (m, signed) = (shift_mode(q), q & 2 != 0);
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         u64::from(sb::szext(a as u32, b as u32, m, signed))
     });
     Ok(Flow::Next)

@@ -4,8 +4,8 @@
 //! These instructions only decide; the warp scheduler and the CTA apply the decision
 //! (divergence, frames, barrier arrival) because they own the per-lane state.
 
-use super::{Ctx, Request};
 use crate::exec::cta::BarrierRequest;
+use crate::exec::ctx::{Ctx, Request};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow, Src};
 

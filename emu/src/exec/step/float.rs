@@ -4,7 +4,7 @@
 //! `copysign`) share. The per-lane meaning is in `crate::semantics`; this module picks a
 //! specialised function per instruction (a host fast path for plain `.rn`).
 
-use super::{for_lanes, Ctx};
+use crate::exec::ctx::{for_lanes, Ctx};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
@@ -146,7 +146,7 @@ pub(crate) fn binop(op: u8) -> BinOp {
 
 /// Plain `.rn` f32 binary operation on the host.
 pub(crate) fn f32_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         let (a, b) = (f32of(a), f32of(b));
         canon32(match OP {
             ADD => a + b,
@@ -161,7 +161,7 @@ pub(crate) fn f32_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// f32 binary operation with modifiers.
 pub(crate) fn f32_mode<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mode_of(i);
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         b32(sf::bin32(binop(OP), f32of(a), f32of(b), m))
     });
     Ok(Flow::Next)
@@ -169,7 +169,7 @@ pub(crate) fn f32_mode<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// Plain `.rn` f64 binary operation on the host.
 pub(crate) fn f64_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         let (a, b) = (f64::from_bits(a), f64::from_bits(b));
         let r = match OP {
             ADD => a + b,
@@ -185,14 +185,14 @@ pub(crate) fn f64_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// f64 binary operation with modifiers.
 pub(crate) fn f64_mode<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mode_of(i);
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         sf::bin64(binop(OP), f64::from_bits(a), f64::from_bits(b), m).to_bits()
     });
     Ok(Flow::Next)
 }
 
 pub(crate) fn fma32_rn(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    super::ternary(c, i, |a, b, d| {
+    crate::exec::ctx::ternary(c, i, |a, b, d| {
         canon32(f32of(a).mul_add(f32of(b), f32of(d)))
     });
     Ok(Flow::Next)
@@ -236,7 +236,7 @@ pub(crate) fn fma32_rn_best() -> crate::exec::program::ExecFn {
 
 pub(crate) fn fma32_mode(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mode_of(i);
-    super::ternary(c, i, |a, b, d| {
+    crate::exec::ctx::ternary(c, i, |a, b, d| {
         b32(sf::fma32(f32of(a), f32of(b), f32of(d), m))
     });
     Ok(Flow::Next)
@@ -244,7 +244,7 @@ pub(crate) fn fma32_mode(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 pub(crate) fn fma64_mode(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mode_of(i);
-    super::ternary(c, i, |a, b, d| {
+    crate::exec::ctx::ternary(c, i, |a, b, d| {
         sf::fma64(f64::from_bits(a), f64::from_bits(b), f64::from_bits(d), m).to_bits()
     });
     Ok(Flow::Next)
@@ -278,7 +278,7 @@ pub(crate) fn half(c: &mut Ctx<'_>, i: &DInstr) -> R {
         relu: p & (1 << 14) != 0,
         nan: p & (1 << 15) != 0,
     };
-    super::ternary(c, i, |a, b, d| {
+    crate::exec::ctx::ternary(c, i, |a, b, d| {
         if packed {
             u64::from(op16x2(k, op, a as u32, b as u32, d as u32, m))
         } else {
@@ -377,13 +377,13 @@ pub fn lower_arith(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, kind: Kind, a: Ar
 
 pub(crate) fn div_approx(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let ftz = mode_of(i).ftz;
-    super::binary(c, i, |a, b| b32(approx::div32(f32of(a), f32of(b), ftz)));
+    crate::exec::ctx::binary(c, i, |a, b| b32(approx::div32(f32of(a), f32of(b), ftz)));
     Ok(Flow::Next)
 }
 
 pub(crate) fn div_full(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let ftz = mode_of(i).ftz;
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         b32(approx::div_full32(f32of(a), f32of(b), ftz))
     });
     Ok(Flow::Next)
@@ -426,7 +426,7 @@ pub fn lower_div(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, dv: Div) -> D {
 
 pub(crate) fn neg_abs<const NEG: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let ftz = mode_of(i).ftz;
-    super::unary(c, i, |a| {
+    crate::exec::ctx::unary(c, i, |a| {
         b32(if NEG {
             sf::neg32(f32of(a), ftz)
         } else {
@@ -437,7 +437,7 @@ pub(crate) fn neg_abs<const NEG: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 }
 
 pub(crate) fn neg_abs64<const NEG: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    super::unary(c, i, |a| {
+    crate::exec::ctx::unary(c, i, |a| {
         let x = f64::from_bits(a);
         (if NEG { sf::neg64(x) } else { sf::abs64(x) }).to_bits()
     });

@@ -10,7 +10,7 @@
 //! the hardware computes it (nvcc emits `[%r+68]` with `%r` briefly negative, e.g. in
 //! Rodinia's needleman-wunsch). Generic addresses are 64-bit and do not wrap.
 
-use super::{for_lanes, Ctx, FULL};
+use crate::exec::ctx::{for_lanes, Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::l1::L1Use;
 use crate::exec::memory::{window_of, Region, Window};

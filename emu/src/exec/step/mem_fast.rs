@@ -3,7 +3,7 @@
 //! uniform `.param` loads. Each keeps every check of the general path in `mem`.
 
 use super::mem::*;
-use super::{for_lanes, Ctx};
+use crate::exec::ctx::{for_lanes, Ctx};
 use crate::exec::fault::LaneFault;
 use crate::exec::memory::{GlobalMemory, Region};
 use crate::exec::program::{AddrBase, AddrSpace, DAddr, DInstr, Flow, MemAccess};

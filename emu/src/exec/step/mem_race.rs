@@ -2,7 +2,7 @@
 //! semantics, handed to `crate::race` (and accesses still pending in asynchronous copies).
 
 use super::mem::*;
-use super::Ctx;
+use crate::exec::ctx::Ctx;
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::AddrSpace;
 use crate::race::cta::Access as RaceAccess;

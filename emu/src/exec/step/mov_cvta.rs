@@ -2,7 +2,7 @@
 //! generic addresses, `isspacep`, and the instructions that only hint (`prefetch`,
 //! `applypriority`, `discard`, `createpolicy`, `fence` outside event mode).
 
-use super::{for_lanes, Ctx};
+use crate::exec::ctx::{for_lanes, Ctx};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{
     window_of, Window, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE,

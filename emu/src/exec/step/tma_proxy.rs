@@ -24,7 +24,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::Ctx;
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 
 /// An async-proxy write to shared memory whose completion has not been observed.

@@ -15,8 +15,8 @@
 //!
 //! Not modelled: K = 96 (sm_103's `.block16`/`.block32` variant).
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::step::Ctx;
 use crate::ir::ScaleVec as IrVec;
 use crate::mma::exec::Tiles;
 use crate::semantics::block_scale::{factors, scaled_dot, ScaleVec};

@@ -4,9 +4,9 @@
 //! `tcgen05.mma` reading A or scale factors from Tensor Memory).
 //! See [`crate::tcgen05::exec::mma`] for how MMAs are issued and tracked.
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Flow};
-use crate::exec::step::Ctx;
 use crate::ir::{CtaGroup, Tcgen05};
 use crate::tcgen05::exec::mma::{decoded, line, undefined};
 use crate::tcgen05::observe::Seen;

@@ -28,9 +28,9 @@
 //! 3. A shared-memory descriptor whose fixed fields are wrong, or that uses the absolute-LBO
 //!    mode, is a fault naming the field.
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow, TmemInstr};
-use crate::exec::step::Ctx;
 use crate::ir::{CtaGroup, Tcgen05, Tcgen05Cp};
 use crate::semantics::tcgen05_cp::{decompress, dest_lanes};
 use crate::tcgen05::memory::TensorMemory;

@@ -2,8 +2,8 @@
 //! instruction, the cell, the warp's quarter, the allocations, and for the overtaking and
 //! pending-write checks the instruction whose access is still outstanding.
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::step::Ctx;
 use crate::tcgen05::memory::{Allocation, TmemError};
 
 fn allocation_list(a: &[Allocation]) -> String {

@@ -3,9 +3,9 @@
 //! / `.unpack::16b` two 16-bit cells per register), checked cell by cell, and `.red`
 //! reductions of the loaded values. See [`crate::tcgen05::exec`] for the warp-collective rules.
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Flow};
-use crate::exec::step::Ctx;
 use crate::ir::Tcgen05;
 use crate::tcgen05::exec::{collective, decoded, fault, record, tmem, undefined, uniform};
 use crate::tcgen05::memory::{Access, TensorMemory, TmemError};

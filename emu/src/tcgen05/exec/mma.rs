@@ -44,9 +44,9 @@
 //!    the ISA's canonical pattern has and Triton 3.9's output omits, is required only with
 //!    `--tmem-check strict` ([`crate::tcgen05::exec::TmemOptions::fence`]).
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Extra, Flow, Src};
-use crate::exec::step::Ctx;
 use crate::ir::{CtaGroup, Mma, MmaElem, MmaLayout, MmaShape, Tcgen05, Tcgen05Mma};
 use crate::mma::exec::{multiply, Tiles};
 use crate::semantics::tcgen05_dlayout::{d_columns, d_lanes, d_position};

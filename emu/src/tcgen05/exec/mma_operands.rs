@@ -2,9 +2,9 @@
 //! descriptors, A from Tensor Memory, and the conversion of each element type to the one
 //! `mma.sync`'s numerics multiply (see [`crate::tcgen05::exec::mma`] for the layouts and choices).
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::AddrSpace;
-use crate::exec::step::Ctx;
 use crate::ir::MmaElem;
 use crate::mma::exec::Tiles;
 use crate::semantics::convert::{f64_to_narrow, Narrow};

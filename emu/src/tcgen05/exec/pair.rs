@@ -30,8 +30,8 @@
 //! No GPU has run these layouts; the fixtures' references are the mathematics (numpy), so a
 //! kernel reading a layout differently from ptxemu fails.
 
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::step::Ctx;
 use crate::ir::Tcgen05Mma;
 use crate::mma::exec::Tiles;
 use crate::semantics::tcgen05_idesc::InstrDesc;

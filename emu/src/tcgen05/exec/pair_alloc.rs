@@ -24,9 +24,9 @@
 //! allocations. Other deadlocks (the holders wait for the blocked warp) end at `--max-steps`.
 
 use crate::cluster::shape::triple;
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::Flow;
-use crate::exec::step::Ctx;
 use crate::tcgen05::memory::{Allocation, TmemError};
 use crate::tcgen05::pair_log::{ordinal, PairLog, PairOp, PairOpKind};
 

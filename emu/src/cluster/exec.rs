@@ -3,8 +3,9 @@
 
 use crate::cluster::barrier::WaitState;
 use crate::cluster::dsmem::{encode, rank_and_offset, undefined};
-use crate::exec::ctx::{Ctx, Request};
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::launch::Request;
 use crate::exec::memory::{window_of, Window, SHARED_WINDOW};
 use crate::exec::program::{DInstr, Extra, Flow};
 

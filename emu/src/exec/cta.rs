@@ -7,9 +7,10 @@
 //! expected number of threads has arrived: the count operand if given, else every thread of
 //! the CTA that has not exited (PTX ISA "bar, barrier").
 
-use super::ctx::{CtaOutput, Ctx, LaneIds, LaunchInfo, Request};
+use super::ctx::{Ctx, LaneIds};
 use super::fault::{Fault, FaultKind, FaultSite, LaneFault};
 use super::frames;
+use super::launch::{CtaOutput, LaunchInfo, Request};
 use super::memory::Bytes;
 use super::program::{DInstr, Flow, GUARD_NEG, NO_GUARD};
 use super::warp::Warp;
@@ -19,7 +20,6 @@ mod barrier;
 pub(crate) mod pair_check;
 pub(crate) mod peers;
 
-pub use barrier::BarrierRequest;
 use barrier::{lane_list, BarrierState};
 
 use crate::cluster::peers::ClusterPeers;

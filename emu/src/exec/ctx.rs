@@ -6,8 +6,9 @@
 //! all 32 lanes at once and write results back with the destination register's width rules,
 //! so each instruction family is a small lane loop over pure semantics functions.
 
-use super::builtins::Heap;
 use super::fault::{FaultKind, LaneFault};
+use super::launch::heap::Heap;
+use super::launch::{CtaOutput, LaunchInfo, Request};
 use super::memory::{Bytes, GlobalMemory};
 use super::program::{Dst, Program, Src};
 use crate::ir::{Dim, SpecialReg};
@@ -24,38 +25,6 @@ pub struct LaneIds {
     pub warp: u32,
     /// Each lane's current frame base in its local memory.
     pub frame_base: [u64; 32],
-}
-
-/// Launch-wide values visible to every thread.
-#[derive(Clone, Debug)]
-pub struct LaunchInfo {
-    /// `%ntid`
-    pub ntid: [u32; 3],
-    /// `%nctaid`
-    pub nctaid: [u32; 3],
-    /// `%ctaid` of the CTA being executed.
-    pub ctaid: [u32; 3],
-    /// `%envreg0..31`
-    pub envreg: [u32; 32],
-    /// Bytes of dynamic shared memory.
-    pub dynamic_smem: u32,
-    /// Bytes of shared memory of the CTA: static and dynamic, the reserved region excluded.
-    pub total_smem: u32,
-    /// The CTA's reserved shared-memory region.
-    pub reserved: crate::exec::decode::shared::Reserved,
-    /// `%nwarpid`
-    pub nwarpid: u32,
-    /// The CTA's place in its cluster (the launch template holds the cluster shape).
-    pub cluster: crate::cluster::shape::ClusterIds,
-}
-
-/// Output produced by a CTA (printf text), kept in order.
-#[derive(Clone, Debug, Default)]
-pub struct CtaOutput {
-    /// Text written by `vprintf`.
-    pub stdout: Vec<u8>,
-    /// With `--trace-tmem`: each tcgen05 instruction's moves, in execution order.
-    pub tmem_trace: Vec<crate::tcgen05::trace::TmemEvent>,
 }
 
 /// What an instruction may touch while it executes.
@@ -143,18 +112,6 @@ impl Ctx<'_> {
             address,
         }
     }
-}
-
-/// What a control instruction asks of the CTA beyond its [`Flow`](super::program::Flow).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Request {
-    /// Nothing.
-    None,
-    /// A barrier arrival.
-    Barrier(super::cta::BarrierRequest),
-    /// `barrier.cluster.wait`: these lanes wait for the cluster barrier's phase (the others
-    /// of the instruction's lanes go on).
-    ClusterWait(u32),
 }
 
 impl Ctx<'_> {
@@ -324,7 +281,7 @@ impl Ctx<'_> {
             SpecialReg::DynamicSmemSize => u64::from(l.dynamic_smem),
             SpecialReg::TotalSmemSize => u64::from(l.total_smem),
             SpecialReg::AggrSmemSize => {
-                u64::from(l.total_smem) + crate::exec::decode::shared::RESERVED_BYTES
+                u64::from(l.total_smem) + crate::exec::launch::shared_layout::RESERVED_BYTES
             }
             SpecialReg::Clusterid(d) => u64::from(l.cluster.clusterid[dim(d)]),
             SpecialReg::Nclusterid(d) => u64::from(l.cluster.nclusterid[dim(d)]),

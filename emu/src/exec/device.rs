@@ -3,8 +3,8 @@
 //! [`Machine::load_onto`], and lends it to a module's machine for a launch or a variable
 //! access with [`Machine::swap_memory`].
 
-use super::builtins::Heap;
 use super::decode::{self, DecodeError};
+use super::launch::heap::Heap;
 use super::memory::{GlobalMemory, GLOBAL_BASE};
 use super::program::DFuncKind;
 use super::{frames, LaunchConfig, Machine, HEAP_SIZE};
@@ -123,7 +123,10 @@ impl Machine {
         };
         let at_once = ctas.min(threads as u64).max(1);
         let per_cta: u64 = cfg.block.iter().map(|&x| u64::from(x)).product();
-        let shared = decode::shared::CtaShared::of(&f.shared, u64::from(cfg.dynamic_shared));
+        let shared = crate::exec::launch::shared_layout::CtaShared::of(
+            &f.shared,
+            u64::from(cfg.dynamic_shared),
+        );
         let local = self.prog.module_local_size.div_ceil(16) * 16 + f.frame.size;
         let regs = frames::register_bytes(f.value_slots, f.pred_slots) * per_cta.div_ceil(32);
         let mut parts = vec![

@@ -72,7 +72,7 @@ struct Grid<'e, 'a> {
     /// Warp instructions run since the first fault.
     after_fault: AtomicU64,
     fault: Mutex<Option<(u64, Fault)>>,
-    outputs: Mutex<Vec<(u64, super::ctx::CtaOutput)>>,
+    outputs: Mutex<Vec<(u64, super::launch::CtaOutput)>>,
     totals: Mutex<Counts>,
 }
 
@@ -251,7 +251,7 @@ pub(super) fn run_grid(
     env: &Env<'_>,
     cfg: &LaunchConfig,
     ctas: u64,
-) -> (Counts, Vec<super::ctx::CtaOutput>, Option<Fault>) {
+) -> (Counts, Vec<super::launch::CtaOutput>, Option<Fault>) {
     // The race detector's schedule is one host thread's, so that it can be replayed.
     let workers = if cfg.race.is_some() {
         1

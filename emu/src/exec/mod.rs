@@ -24,6 +24,7 @@ pub mod fault;
 pub mod frames;
 pub mod grid;
 pub mod l1;
+pub mod launch;
 pub mod memory;
 pub mod nc_check;
 pub mod program;
@@ -34,12 +35,12 @@ pub mod warp;
 
 use std::time::{Duration, Instant};
 
-use builtins::Heap;
 use cta::Counts;
-use ctx::LaunchInfo;
 pub use decode::DecodeError;
 pub use device::DeviceMemory;
 pub use fault::{Fault, FaultKind, FaultSite};
+use launch::heap::Heap;
+use launch::LaunchInfo;
 use memory::{Bytes, GlobalMemory};
 use program::{DFuncKind, Program};
 
@@ -503,7 +504,10 @@ impl Machine {
                 frames::LOCAL_LIMIT
             )));
         }
-        let smem = decode::shared::CtaShared::of(&f.shared, u64::from(cfg.dynamic_shared));
+        let smem = crate::exec::launch::shared_layout::CtaShared::of(
+            &f.shared,
+            u64::from(cfg.dynamic_shared),
+        );
         if smem.user_bytes > memory::MAX_SHARED_PER_CTA {
             return Err(LaunchError::BadShape(format!(
                 "a CTA of `{}` would have {} bytes of shared memory ({} static, {} dynamic); the most a CTA can have is {}",
@@ -532,5 +536,5 @@ struct Shape {
     /// The number of clusters in the grid.
     clusters: u64,
     /// Each CTA's shared memory.
-    smem: decode::shared::CtaShared,
+    smem: crate::exec::launch::shared_layout::CtaShared,
 }

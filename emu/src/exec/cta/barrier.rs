@@ -4,6 +4,7 @@
 
 use super::Cta;
 use crate::exec::fault::{Fault, FaultKind, LaneFault};
+use crate::exec::launch::BarrierRequest;
 use crate::exec::program::Dst;
 use crate::exec::{frames, Env};
 use crate::ir::BarRedOp;
@@ -224,25 +225,6 @@ impl Cta {
             site: self.site(env, wi, pc, None),
         })
     }
-}
-
-/// A barrier arrival as decoded by the barrier instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BarrierRequest {
-    /// Barrier number.
-    pub id: u32,
-    /// Expected thread count, if given.
-    pub count: Option<u32>,
-    /// The predicate of `bar.red` per lane.
-    pub pred: u32,
-    /// `bar.arrive`.
-    pub arrive_only: bool,
-    /// `.aligned` (all `bar` forms; `barrier` with `.aligned`).
-    pub aligned: bool,
-    /// The reduction of `bar.red`.
-    pub red: Option<BarRedOp>,
-    /// Where `bar.red` writes its result.
-    pub dst: Option<Dst>,
 }
 
 pub(super) fn lane_list(mask: u32) -> String {

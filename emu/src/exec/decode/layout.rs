@@ -44,7 +44,7 @@ pub struct Layout {
     /// Frame layout of each function, and the frame offset of each function-scope variable.
     pub frames: Vec<(FrameLayout, Vec<Option<u64>>)>,
     /// Each kernel's shared memory, and the shared offsets each function's code uses.
-    pub shared: super::shared::SharedPlan,
+    pub shared: crate::exec::launch::shared_layout::SharedPlan,
 }
 
 fn align_to(x: u64, a: u64) -> u64 {
@@ -59,7 +59,7 @@ fn align_to(x: u64, a: u64) -> u64 {
 pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError> {
     let mut l = Layout {
         globals_base,
-        shared: super::shared::plan(module),
+        shared: crate::exec::launch::shared_layout::plan(module),
         ..Layout::default()
     };
     let mut global_off = 0u64;

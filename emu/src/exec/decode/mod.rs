@@ -2,7 +2,7 @@
 //!
 //! Each function's body is flattened (nested blocks disappear: names were resolved by the
 //! parser), labels become program counters, registers become slots, variables become fixed
-//! addresses or frame offsets ([`layout`], [`shared`]), and each instruction gets the execution
+//! addresses or frame offsets ([`layout`], [`crate::exec::launch::shared_layout`]), and each instruction gets the execution
 //! function for its opcode and types ([`ops`]).
 //!
 //! A construct the interpreter cannot lower refuses only the kernels that reach it: the
@@ -15,7 +15,6 @@ pub mod error;
 pub mod layout;
 pub mod operands;
 pub mod ops;
-pub mod shared;
 
 use crate::exec::program::{
     Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, KernelSharedInfo,

@@ -4,9 +4,10 @@
 //! These instructions only decide; the warp scheduler and the CTA apply the decision
 //! (divergence, frames, barrier arrival) because they own the per-lane state.
 
-use crate::exec::cta::BarrierRequest;
-use crate::exec::ctx::{Ctx, Request};
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::launch::BarrierRequest;
+use crate::exec::launch::Request;
 use crate::exec::program::{DInstr, Extra, Flow, Src};
 
 type R = Result<Flow, LaneFault>;

@@ -36,7 +36,7 @@
 
 use std::collections::HashMap;
 
-use super::error::DecodeError;
+use crate::exec::decode::error::DecodeError;
 use crate::ir::{
     AddrBase, Block, FuncId, FunctionKind, Instr, Module, Op, Operand, Span, StateSpace, Stmt,
     VarRef, Variable,

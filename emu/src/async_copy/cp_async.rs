@@ -26,9 +26,8 @@
 //! 2. The `.sem`/`.scope` qualifiers add no ordering beyond the interpreter's sequentially
 //!    consistent shared memory (the race detector, `--race`, follows them: docs/race.md).
 
-use std::collections::HashMap;
-
-use crate::async_copy::pending::{PendingCopies, PendingCopy};
+use crate::async_copy::decoded::AsyncInstr;
+use crate::async_copy::pending::PendingCopy;
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
@@ -42,64 +41,6 @@ type R = Result<Flow, LaneFault>;
 
 /// CTA warp instructions without any mbarrier change after which a failing wait is a deadlock.
 pub const DEADLOCK_STEPS: u64 = 4_000_000;
-
-/// One mbarrier object.
-#[derive(Clone, Debug)]
-pub(crate) struct MbarrierObj {
-    pub(crate) expected: u32,
-    pub(crate) pending: u32,
-    pub(crate) tx: i64,
-    pub(crate) phase: u32,
-}
-
-/// What the CTA knows about an mbarrier offset.
-#[derive(Clone, Debug)]
-pub(crate) enum Slot {
-    Valid(MbarrierObj),
-    Invalidated,
-}
-
-/// The asynchronous-copy and mbarrier state of one CTA.
-#[derive(Clone, Debug, Default)]
-pub struct AsyncState {
-    pub(crate) copies: PendingCopies,
-    pub(crate) mbarriers: HashMap<u64, Slot>,
-    /// The CTA step of the last mbarrier change or copy delivery.
-    pub(crate) last_change: u64,
-    /// Bulk async-groups and the proxy checker's shadow state.
-    pub tma: crate::exec::step::tma_proxy::ProxyState,
-}
-
-impl AsyncState {
-    /// Whether any copy is still pending (the shared-memory fast paths check this).
-    #[inline]
-    pub fn has_pending(&self) -> bool {
-        !self.copies.is_empty() || self.tma.watch
-    }
-
-    /// Whether a pending copy may write bytes of `[off, off + size)` (a cheap test; `false`
-    /// is certain).
-    #[inline]
-    pub fn may_touch(&self, off: u64, size: u64) -> bool {
-        self.copies.may_touch(off, size)
-    }
-
-    /// The pending copy that overlaps `[off, off + size)`, as (line pc, thread), if any.
-    pub fn overlapping(&self, off: u64, size: u64) -> Option<(u32, u32)> {
-        self.copies.overlapping(off, size)
-    }
-}
-
-/// The extra data of a decoded async instruction.
-#[derive(Clone, Debug)]
-pub struct AsyncInstr {
-    /// The shared-memory address (copy destination, or the mbarrier).
-    pub addr: DAddr,
-    /// The global source of a copy.
-    pub src: Option<DAddr>,
-    /// Operation-specific parameter (copy size, flags).
-    pub param: u64,
-}
 
 pub(crate) fn async_of(i: &DInstr) -> Result<&AsyncInstr, LaneFault> {
     match &i.extra {

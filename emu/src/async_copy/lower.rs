@@ -1,7 +1,9 @@
 //! Lowering `cp.async` (non-bulk) and `mbarrier`: resolving the shared and global addresses
 //! and the count, size and state operands once (`crate::async_copy::cp_async` runs them).
 
-use crate::async_copy::cp_async::{self as step, op, AsyncInstr};
+use crate::async_copy::cp_async::{self as step, op};
+
+use crate::async_copy::decoded::AsyncInstr;
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::error::{arg, invalid};

@@ -4,6 +4,7 @@
 //! The object model and the deliberate deviations are described in `async_copy`.
 
 use crate::async_copy::cp_async::*;
+use crate::async_copy::state::{AsyncState, MbarrierObj, Slot};
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Flow};

@@ -3,8 +3,10 @@
 //! lowering and execution, and the per-CTA state they share (README.md in this folder).
 
 pub mod cp_async;
+pub mod decoded;
 pub mod lower;
 pub mod mbarrier;
 pub mod pending;
+pub mod state;
 pub mod syntax;
 pub mod validate;

@@ -3,7 +3,7 @@
 //! peer), the shared memory, async state and Tensor Memory of any CTA of its cluster by rank.
 
 use super::barrier::ClusterBarrier;
-use crate::async_copy::cp_async::AsyncState;
+use crate::async_copy::state::AsyncState;
 use crate::exec::memory::Bytes;
 
 /// What an executing instruction may reach of the other CTAs of its cluster.

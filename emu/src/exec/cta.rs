@@ -92,9 +92,9 @@ pub struct Cta {
     /// Tensor Memory, made by the CTA's first tcgen05 instruction.
     tmem: Option<Box<crate::tcgen05::memory::TensorMemory>>,
     /// Pending `cp.async` copies and mbarrier objects.
-    asyncs: crate::async_copy::cp_async::AsyncState,
+    asyncs: crate::async_copy::state::AsyncState,
     /// The warps' `wgmma` groups in flight.
-    wgmma: crate::wgmma::exec::WgmmaState,
+    wgmma: crate::wgmma::state::WgmmaState,
 
     /// The race detector's state of this CTA, with `--race`.
     race: Option<Box<crate::race::CtaRace>>,

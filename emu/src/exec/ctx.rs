@@ -77,11 +77,11 @@ pub struct Ctx<'a> {
     /// The CTA's Tensor Memory, made by its first tcgen05 instruction.
     pub tmem: &'a mut Option<Box<crate::tcgen05::memory::TensorMemory>>,
     /// How Tensor Memory is checked and traced.
-    pub tmem_opts: crate::tcgen05::exec::TmemOptions,
+    pub tmem_opts: crate::tcgen05::memory::TmemOptions,
     /// The CTA's pending `cp.async` copies and mbarrier objects.
-    pub asyncs: &'a mut crate::async_copy::cp_async::AsyncState,
+    pub asyncs: &'a mut crate::async_copy::state::AsyncState,
     /// The warps' `wgmma` groups in flight.
-    pub wgmma: &'a mut crate::wgmma::exec::WgmmaState,
+    pub wgmma: &'a mut crate::wgmma::state::WgmmaState,
 
     /// The race detector's state of the CTA, with `--race`.
     pub race: Option<&'a mut crate::race::CtaRace>,

@@ -73,7 +73,7 @@ pub struct Env<'a> {
     /// The L1 caches, with `--cache-model l1`.
     pub l1: Option<&'a l1::L1System>,
     /// How Tensor Memory is checked and traced.
-    pub tmem: crate::tcgen05::exec::TmemOptions,
+    pub tmem: crate::tcgen05::memory::TmemOptions,
     /// (`--proxy-check`, the program has async-proxy instructions).
     pub proxy: (bool, bool),
 
@@ -106,7 +106,7 @@ pub struct LaunchConfig {
     /// Model per-SM non-coherent L1 caches: (SMs, lines per SM); `None` keeps memory coherent.
     pub l1: Option<(u32, usize)>,
     /// Tensor Memory checks (on by default) and `--trace-tmem`.
-    pub tmem: crate::tcgen05::exec::TmemOptions,
+    pub tmem: crate::tcgen05::memory::TmemOptions,
     /// `--proxy-check`: report accesses through different proxies the memory model leaves
     /// unordered (on by default).
     pub proxy_check: bool,
@@ -134,7 +134,7 @@ impl LaunchConfig {
             threads: 0,
             check_nc: false,
             l1: None,
-            tmem: crate::tcgen05::exec::TmemOptions::default(),
+            tmem: crate::tcgen05::memory::TmemOptions::default(),
             proxy_check: true,
 
             race: None,

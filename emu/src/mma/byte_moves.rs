@@ -37,8 +37,9 @@
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::LaneFault;
-use crate::exec::program::{Flow, MatrixInstr};
+use crate::exec::program::Flow;
 use crate::ir::{MatrixMove, MatrixShape};
+use crate::mma::decoded::MatrixInstr;
 use crate::mma::exec::{row_addr, space_of};
 use crate::semantics::matrix_unpack::unpack_row;
 

@@ -18,8 +18,9 @@
 
 use crate::exec::ctx::{Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, MatrixInstr};
+use crate::exec::program::{AddrSpace, DInstr, Extra, Flow};
 use crate::ir::{MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, WarpMatrix};
+use crate::mma::decoded::MatrixInstr;
 use crate::mma::layout::{
     a_elem_at, b_elem_at, c_elem, quad_pair, quad_pair_a, quad_pair_b, quad_pair_c,
 };

@@ -7,8 +7,9 @@
 //! form. The layouts are those of [`crate::mma::layout`].
 
 use crate::exec::ctx::Ctx;
-use crate::exec::program::{Flow, MatrixInstr};
+use crate::exec::program::Flow;
 use crate::ir::{Mma, MmaElem, MmaShape};
+use crate::mma::decoded::MatrixInstr;
 use crate::mma::layout::{a_elem_at, b_elem_at, c_elem};
 use crate::semantics::convert::{narrow_to_f64, Narrow};
 use crate::semantics::mma::{dot_f32, AccModel, MmaInput};

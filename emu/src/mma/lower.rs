@@ -5,8 +5,9 @@
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::error::{arg, invalid};
-use crate::exec::program::{DInstr, Dst, Extra, MatrixInstr, Src};
+use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::ir::{Instr, MmaElem, Operand, Type, VecElem, WarpMatrix};
+use crate::mma::decoded::MatrixInstr;
 use crate::mma::exec as step;
 use crate::mma::wmma;
 

@@ -3,6 +3,7 @@
 //! validation, lowering and execution (README.md in this folder).
 
 pub mod byte_moves;
+pub mod decoded;
 pub mod exec;
 pub mod fast;
 pub mod layout;

@@ -24,8 +24,9 @@
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::program::{AddrSpace, DInstr, Flow, MatrixInstr, Src};
+use crate::exec::program::{AddrSpace, DInstr, Flow, Src};
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, WarpMatrix, WmmaFrag};
+use crate::mma::decoded::MatrixInstr;
 use crate::mma::exec::{decoded, elem_bits, gather, multiply_wmma, put, Tiles};
 use crate::tcgen05::exec::converge;
 

@@ -36,8 +36,9 @@ pub mod pair_alloc;
 
 use crate::exec::ctx::{Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::program::{DInstr, Extra, Flow, Src, TmemInstr};
+use crate::exec::program::{DInstr, Extra, Flow, Src};
 use crate::ir::{CtaGroup, Tcgen05, Tcgen05Fence, Tcgen05Wait};
+use crate::tcgen05::decoded::TmemInstr;
 use crate::tcgen05::memory::{Access, Allocation, TensorMemory};
 use crate::tcgen05::pair_log::{PairOp, PairOpKind};
 use crate::tcgen05::trace::{TmemAction, TmemEvent, TmemMove};
@@ -46,29 +47,6 @@ pub(crate) use crate::tcgen05::exec::fault::fault;
 pub use crate::tcgen05::exec::ldst::{ld, st};
 
 type R = Result<Flow, LaneFault>;
-
-/// How the launch treats Tensor Memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TmemOptions {
-    /// Fault on the undefined accesses of [`crate::tcgen05::memory`] (default on).
-    pub checked: bool,
-    /// Record a [`TmemEvent`] per instruction (`--trace-tmem`).
-    pub trace: bool,
-    /// With `checked`, also require the reading thread's `tcgen05.fence::after_thread_sync`
-    /// between its observation of an MMA's commit and its `tcgen05.ld` (`--tmem-check
-    /// strict`; the PTX ISA's canonical pattern, which Triton 3.9's output omits).
-    pub fence: bool,
-}
-
-impl Default for TmemOptions {
-    fn default() -> TmemOptions {
-        TmemOptions {
-            checked: true,
-            trace: false,
-            fence: false,
-        }
-    }
-}
 
 pub(crate) fn decoded(i: &DInstr) -> Result<&TmemInstr, LaneFault> {
     match &i.extra {

@@ -6,8 +6,9 @@ pub mod mma;
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::error::{arg, invalid};
-use crate::exec::program::{DInstr, Dst, Extra, Src, TmemInstr};
+use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, TmemShape, Type, VecElem};
+use crate::tcgen05::decoded::TmemInstr;
 use crate::tcgen05::exec as step;
 use models::vocab::SharedWindow;
 

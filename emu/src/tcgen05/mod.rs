@@ -11,6 +11,7 @@
 //!   ([`trace`]).
 
 pub mod async_writes;
+pub mod decoded;
 pub mod exec;
 pub mod layout;
 pub mod lower;

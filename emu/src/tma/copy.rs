@@ -25,34 +25,10 @@ use crate::ir::Type;
 use crate::semantics::tma::{
     im2col_elements, red_kind, reduce, swizzle, RedKind, Swizzle, TensorMap, TMAP_BYTES,
 };
+use crate::tma::decoded::TmaInstr;
 use crate::tma::race;
 
 type R = Result<Flow, LaneFault>;
-
-/// A decoded bulk-copy or tensor-map instruction.
-#[derive(Clone, Debug)]
-pub struct TmaInstr {
-    /// The instruction.
-    pub op: Tma,
-    /// Destination address.
-    pub dst: Option<DAddr>,
-    /// Source address.
-    pub src: Option<DAddr>,
-    /// Tensor-map address.
-    pub tmap: Option<DAddr>,
-    /// mbarrier address.
-    pub mbar: Option<DAddr>,
-    /// Tensor coordinates.
-    pub coords: Vec<Src>,
-    /// im2col offsets.
-    pub offsets: Vec<Src>,
-    /// Size, wait count or new field value.
-    pub value: Src,
-    /// `tensormap.replace` ordinal; fence coverage bits for `fence.proxy.async`.
-    pub ordinal: u32,
-    /// The `ctaMask` of a `.multicast::cluster` copy (else `Src::None`).
-    pub mask: Src,
-}
 
 pub(crate) fn tma_of(i: &DInstr) -> Result<&TmaInstr, LaneFault> {
     match &i.extra {

@@ -7,7 +7,8 @@ use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DAddr, DInstr, Extra, Src};
 use crate::ir::tma::{BulkSpace, Completion, TensorDir, Tma};
 use crate::ir::{Fence, Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem};
-use crate::tma::copy::{self as step, TmaInstr};
+use crate::tma::copy as step;
+use crate::tma::decoded::TmaInstr;
 use crate::tma::tensormap;
 
 type D = Result<DInstr, DecodeError>;

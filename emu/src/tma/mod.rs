@@ -5,6 +5,7 @@
 //! arithmetic are pure functions in `crate::semantics::tma`.
 
 pub mod copy;
+pub mod decoded;
 pub mod lower;
 pub mod race;
 pub mod syntax;

@@ -171,8 +171,8 @@ pub fn uses_async_proxy(p: &crate::exec::program::Program) -> bool {
 }
 
 /// The async state of a new CTA: (`--proxy-check`, watch shared accesses).
-pub fn async_state(proxy: (bool, bool)) -> crate::async_copy::cp_async::AsyncState {
-    let mut a = crate::async_copy::cp_async::AsyncState::default();
+pub fn async_state(proxy: (bool, bool)) -> crate::async_copy::state::AsyncState {
+    let mut a = crate::async_copy::state::AsyncState::default();
     a.tma.check = proxy.0;
     a.tma.watch = proxy.1;
     a

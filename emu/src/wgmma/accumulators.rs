@@ -5,7 +5,7 @@
 //! accesses section of `wgmma.mma_async` and `wgmma.wait_group`).
 //!
 //! The interpreter asks [`early_read`] about each instruction while some warp of the CTA has a
-//! product pending ([`crate::wgmma::exec::WgmmaState::busy`]); the registers an instruction reads are
+//! product pending ([`crate::wgmma::state::WgmmaState::busy`]); the registers an instruction reads are
 //! its sources, the values and addresses of loads, stores, atomics and vector moves, the
 //! fragments of warp-level matrix instructions and the vector of `tcgen05.st`. Writes are
 //! checked when the product retires ([`crate::wgmma::exec`]).

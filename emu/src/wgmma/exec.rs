@@ -35,109 +35,16 @@
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::program::{AddrSpace, DInstr, Dst, Extra, Flow, Src};
+use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, Src};
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, Wgmma, WgmmaMma};
 use crate::mma::exec::{elem_bits, multiply, put, Tiles};
 use crate::mma::layout::a_elem;
 use crate::semantics::wgmma_desc::{decode, element_addr, Major, MatrixDesc};
 use crate::tcgen05::exec::{converge, lane_ranges};
-use std::collections::{HashMap, VecDeque};
+use crate::wgmma::decoded::WgmmaInstr;
+use crate::wgmma::state::{Issue, Pending};
 
 type R = Result<Flow, LaneFault>;
-
-/// A decoded wgmma instruction: its operands, resolved.
-#[derive(Clone, Debug)]
-pub struct WgmmaInstr {
-    /// The instruction.
-    pub op: Wgmma,
-    /// D's registers, written on retirement.
-    pub d: Vec<Dst>,
-    /// The same registers as sources (C is D).
-    pub c: Vec<Src>,
-    /// A's registers (A from registers), else empty.
-    pub a: Vec<Src>,
-    /// A's descriptor (A from shared memory), else [`Src::None`].
-    pub a_desc: Src,
-    /// B's descriptor.
-    pub b_desc: Src,
-    /// `scale-d`: a predicate or an immediate.
-    pub scale_d: Src,
-    /// `imm-scale-a` is −1.
-    pub neg_a: bool,
-    /// `imm-scale-b` is −1.
-    pub neg_b: bool,
-    /// `imm-trans-a` is 1 (A is M-major).
-    pub trans_a: bool,
-    /// `imm-trans-b` is 1 (B is N-major).
-    pub trans_b: bool,
-    /// `N` of `wgmma.wait_group`.
-    pub wait: u32,
-    /// The module's target SM (it selects the floating-point accumulation model).
-    pub sm: u32,
-    /// D's register names, in vector order (for fault reports).
-    pub names: Vec<String>,
-}
-
-/// One issued `wgmma.mma_async` whose result is not yet in the registers.
-#[derive(Clone, Debug)]
-struct Pending {
-    pc: u32,
-    /// `(register slot, value to write, value the register held when this was issued)`.
-    regs: Vec<(u32, Dst, [u64; 32], [u64; 32])>,
-}
-
-/// One warp's groups.
-#[derive(Clone, Debug, Default)]
-struct WarpGroups {
-    open: Vec<Pending>,
-    committed: VecDeque<Vec<Pending>>,
-    issued: u64,
-    /// Whether the warp has executed `wgmma.fence`.
-    fenced: bool,
-}
-
-/// One `wgmma.mma_async` of a warpgroup, as the first of its warps issued it.
-#[derive(Clone, Debug)]
-struct Issue {
-    pc: u32,
-    warp: u32,
-    a_desc: Option<u64>,
-    b_desc: u64,
-}
-
-/// The `wgmma` state of a CTA: each warp's pending groups, and each warpgroup's recent issues
-/// (for the check that its four warps issue the same instructions).
-#[derive(Clone, Debug, Default)]
-pub struct WgmmaState {
-    warps: HashMap<u32, WarpGroups>,
-    issues: HashMap<u32, (u64, VecDeque<Issue>)>,
-    /// Whether some warp may hold products not yet retired (the interpreter checks register
-    /// reads against them only then).
-    pub busy: bool,
-}
-
-impl WgmmaState {
-    /// The pc of the oldest pending `wgmma.mma_async` of `warp` that accumulates into register
-    /// `slot`, and the register's index in its D vector.
-    pub fn pending_writer(&self, warp: u32, slot: u32) -> Option<(u32, usize)> {
-        let wg = self.warps.get(&warp)?;
-        wg.committed
-            .iter()
-            .flatten()
-            .chain(wg.open.iter())
-            .find_map(|p| {
-                let k = p.regs.iter().position(|r| r.0 == slot)?;
-                Some((p.pc, k))
-            })
-    }
-
-    fn refresh_busy(&mut self) {
-        self.busy = self
-            .warps
-            .values()
-            .any(|w| !w.open.is_empty() || w.committed.iter().any(|g| !g.is_empty()));
-    }
-}
 
 fn decoded(i: &DInstr) -> Result<&WgmmaInstr, LaneFault> {
     match &i.extra {

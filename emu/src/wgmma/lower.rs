@@ -7,7 +7,8 @@ use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::ir::{Imm, Instr, MmaElem, Operand, Type, VecElem, Wgmma};
-use crate::wgmma::exec::{self as step, WgmmaInstr};
+use crate::wgmma::decoded::WgmmaInstr;
+use crate::wgmma::exec as step;
 
 fn regs(ins: &Instr, o: &Operand) -> Result<Vec<Operand>, DecodeError> {
     match o {

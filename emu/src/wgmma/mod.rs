@@ -4,8 +4,10 @@
 //! folder).
 
 pub mod accumulators;
+pub mod decoded;
 pub mod exec;
 pub mod lower;
 pub mod race;
+pub mod state;
 pub mod syntax;
 pub mod validate;

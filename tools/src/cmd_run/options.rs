@@ -92,7 +92,7 @@ pub(crate) struct Checks {
     threads: usize,
     check_nc: bool,
     l1: Option<(u32, usize)>,
-    tmem: emu::tcgen05::exec::TmemOptions,
+    tmem: emu::tcgen05::memory::TmemOptions,
     /// `--trace-tmem`.
     pub trace_tmem: bool,
     proxy_check: bool,
@@ -137,7 +137,7 @@ impl Checks {
                 ))
             }
         };
-        let tmem = emu::tcgen05::exec::TmemOptions {
+        let tmem = emu::tcgen05::memory::TmemOptions {
             checked,
             trace: a.trace_tmem,
             fence,

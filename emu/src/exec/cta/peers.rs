@@ -2,7 +2,7 @@
 //! ([`CtaPeers`]), and the lanes waiting at the cluster barrier.
 
 use super::{lane_list, Cta, Fault};
-use crate::async_copy::cp_async::AsyncState;
+use crate::async_copy::state::AsyncState;
 use crate::cluster::barrier::ClusterBarrier;
 use crate::cluster::peers::{ClusterPeers, PeerCta};
 use crate::cluster::shape::ClusterIds;

@@ -16,9 +16,9 @@ pub mod layout;
 pub mod operands;
 pub mod ops;
 
+use crate::exec::launch::shared_layout::KernelSharedInfo;
 use crate::exec::program::{
-    Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, KernelSharedInfo,
-    Program, Src, NO_GUARD,
+    Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, Program, Src, NO_GUARD,
 };
 use crate::ir::{Block, Function, Instr, Module, Op, ParamKind, Stmt, Type};
 use smallvec::SmallVec;

@@ -7,7 +7,7 @@
 pub mod heap;
 pub mod shared_layout;
 
-use crate::exec::program::Dst;
+use crate::exec::program::operand::Dst;
 use crate::ir::BarRedOp;
 
 /// Launch-wide values visible to every thread.

@@ -112,7 +112,7 @@ pub struct CtaShared {
 impl CtaShared {
     /// The shared memory of a CTA of a kernel laid out as `k` with `dynamic` bytes of dynamic
     /// shared memory.
-    pub fn of(k: &crate::exec::program::KernelSharedInfo, dynamic: u64) -> CtaShared {
+    pub fn of(k: &KernelSharedInfo, dynamic: u64) -> CtaShared {
         let end = k.dynamic_offset + dynamic;
         let user_bytes = end - k.base;
         if k.base >= RESERVED_BYTES {
@@ -433,4 +433,15 @@ fn key_name(module: &Module, key: SharedKey) -> String {
         SharedKey::Local(f, l) => module.functions[f as usize].locals[l as usize].name.clone(),
         SharedKey::Dynamic => "dynamic shared memory".into(),
     }
+}
+
+/// The shared memory of a kernel's CTA (laid out by [`plan`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelSharedInfo {
+    /// Bytes before the kernel's variables: the reserved region on sm_90 and later.
+    pub base: u64,
+    /// Where its static `.shared` variables end.
+    pub static_end: u64,
+    /// Where its dynamic shared memory starts.
+    pub dynamic_offset: u64,
 }

@@ -30,9 +30,10 @@
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::program::{DInstr, Extra, Flow, TmemInstr};
+use crate::exec::program::{DInstr, Extra, Flow};
 use crate::ir::{CtaGroup, Tcgen05, Tcgen05Cp};
 use crate::semantics::tcgen05_cp::{decompress, dest_lanes};
+use crate::tcgen05::decoded::TmemInstr;
 use crate::tcgen05::memory::TensorMemory;
 use crate::tcgen05::trace::TmemAction;
 

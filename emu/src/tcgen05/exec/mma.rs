@@ -42,15 +42,16 @@
 //!    thread's earlier MMAs) by its own mbarrier wait, or by a `bar.sync`/mbarrier phase after
 //!    a thread that did. Its `tcgen05.fence::after_thread_sync` after that observation, which
 //!    the ISA's canonical pattern has and Triton 3.9's output omits, is required only with
-//!    `--tmem-check strict` ([`crate::tcgen05::exec::TmemOptions::fence`]).
+//!    `--tmem-check strict` ([`crate::tcgen05::memory::TmemOptions::fence`]).
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::program::{DAddr, DInstr, Extra, Flow, Src};
+use crate::exec::program::{DInstr, Extra, Flow};
 use crate::ir::{CtaGroup, Mma, MmaElem, MmaLayout, MmaShape, Tcgen05, Tcgen05Mma};
 use crate::mma::exec::{multiply, Tiles};
 use crate::semantics::tcgen05_dlayout::{d_columns, d_lanes, d_position};
 use crate::semantics::tcgen05_idesc::{decode_idesc, DType, InstrDesc};
+use crate::tcgen05::decoded::{MmaDInstr, TmemRef};
 use crate::tcgen05::exec::mma_operands::{mma_elem, row_lane};
 use crate::tcgen05::trace::TmemAction;
 
@@ -58,50 +59,6 @@ pub use crate::tcgen05::exec::commit::{check_ld, commit};
 pub(crate) use crate::tcgen05::exec::mma_operands::{operand_a, operand_b, smem_elem, tmem_a_elem};
 
 type R = Result<Flow, LaneFault>;
-
-/// A Tensor Memory address operand: its register (or constant) and offset.
-#[derive(Clone, Debug)]
-pub struct TmemRef {
-    /// The register or constant.
-    pub src: Src,
-    /// The constant offset written in brackets.
-    pub offset: i64,
-}
-
-/// A decoded `tcgen05.mma` or `tcgen05.commit`.
-#[derive(Clone, Debug)]
-pub struct MmaDInstr {
-    /// The instruction.
-    pub op: Tcgen05,
-    /// D's Tensor Memory address.
-    pub d: Option<TmemRef>,
-    /// A's Tensor Memory address (A from Tensor Memory).
-    pub a_tmem: Option<TmemRef>,
-    /// A's descriptor (A from shared memory).
-    pub a_desc: Src,
-    /// B's descriptor.
-    pub b_desc: Src,
-    /// The instruction descriptor.
-    pub idesc: Src,
-    /// `disable-output-lane` (empty when not written).
-    pub disable: Vec<Src>,
-    /// `enable-input-d`.
-    pub enable: Src,
-    /// `scale-input-d` (0 when not written).
-    pub scale_input_d: u32,
-    /// `.ws`: a `zero-column-mask-desc` was written.
-    pub zero_mask: bool,
-    /// Scale factors of A (block-scaled kinds).
-    pub sfa: Option<TmemRef>,
-    /// Scale factors of B (block-scaled kinds).
-    pub sfb: Option<TmemRef>,
-    /// The commit's mbarrier.
-    pub mbar: Option<DAddr>,
-    /// The commit's `ctaMask`.
-    pub mask: Src,
-    /// The module's target SM (it selects the accumulation model).
-    pub sm: u32,
-}
 
 pub(crate) fn decoded(i: &DInstr) -> Result<&MmaDInstr, LaneFault> {
     match &i.extra {

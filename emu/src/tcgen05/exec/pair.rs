@@ -35,8 +35,9 @@ use crate::exec::fault::{FaultKind, LaneFault};
 use crate::ir::Tcgen05Mma;
 use crate::mma::exec::Tiles;
 use crate::semantics::tcgen05_idesc::InstrDesc;
+use crate::tcgen05::decoded::MmaDInstr;
 use crate::tcgen05::exec::block_scale::{operand_a_f64, operand_b_f64};
-use crate::tcgen05::exec::mma::{accumulate, operand_a, operand_b, prepare, Issue, MmaDInstr};
+use crate::tcgen05::exec::mma::{accumulate, operand_a, operand_b, prepare, Issue};
 
 /// The ranks of the executing CTA's pair (even first).
 ///

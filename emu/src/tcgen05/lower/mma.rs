@@ -7,7 +7,8 @@ use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Extra, Src};
 use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, Type, VecElem};
-use crate::tcgen05::exec::mma::{self as step, MmaDInstr, TmemRef};
+use crate::tcgen05::decoded::{MmaDInstr, TmemRef};
+use crate::tcgen05::exec::mma as step;
 use crate::tcgen05::lower::tmem_address;
 use models::vocab::SharedWindow;
 

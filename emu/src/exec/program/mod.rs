@@ -7,9 +7,13 @@
 //! for its opcode and types, so the hot loop dispatches once per warp instruction and the lane
 //! loop inside is specialised.
 
+pub mod operand;
+
+pub use operand::{AddrBase, AddrSpace, DAddr, Dst, Src};
+
 use super::ctx::Ctx;
 use super::fault::LaneFault;
-use crate::ir::{Span, SpecialReg};
+use crate::ir::Span;
 
 /// What a decoded instruction tells the warp scheduler after it executed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,87 +37,6 @@ pub enum Flow {
 /// The function that executes one decoded instruction for the lanes in `ctx.mask`.
 pub type ExecFn = fn(&mut Ctx<'_>, &DInstr) -> Result<Flow, LaneFault>;
 
-/// A source operand, resolved.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Src {
-    /// A value slot.
-    Reg(u32),
-    /// A predicate slot, possibly negated (`!%p`).
-    Pred {
-        /// The slot.
-        slot: u32,
-        /// `!`
-        neg: bool,
-    },
-    /// An immediate, already converted to the instruction's type (raw bits).
-    Imm(u64),
-    /// A special register.
-    Special(SpecialReg),
-    /// The local-space address `frame base + offset` of a variable in the lane's current
-    /// activation frame (function-scope `.local`/`.param` variables, `.func` parameters).
-    Frame(u64),
-    /// No operand.
-    None,
-}
-
-/// A destination operand, resolved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dst {
-    /// A value slot, with the width of the register and whether a narrower result is
-    /// sign-extended into it.
-    Reg {
-        /// The slot.
-        slot: u32,
-        /// The register's width in bits (results are masked or extended to it).
-        bits: u8,
-        /// Sign-extend a narrower result (signed instruction types).
-        sext_from: u8,
-    },
-    /// A predicate slot.
-    Pred(u32),
-    /// `_`: discard.
-    Sink,
-}
-
-/// Where a memory instruction's address points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AddrSpace {
-    /// Generic addressing: each lane's address is decoded through the windows.
-    Generic,
-    /// Global memory.
-    Global,
-    /// The CTA's shared memory.
-    Shared,
-    /// The lane's local memory (also `.param` variables of device functions).
-    Local,
-    /// The kernel's parameter buffer.
-    KernelParam,
-    /// The constant banks.
-    Const,
-}
-
-/// The base of a decoded address.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AddrBase {
-    /// A register's value.
-    Reg(u32),
-    /// A fixed address in the instruction's space.
-    Fixed(u64),
-    /// The lane's frame base (a frame variable).
-    Frame(u64),
-}
-
-/// A decoded address: `base + offset` in a space.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DAddr {
-    /// The base.
-    pub base: AddrBase,
-    /// The byte offset.
-    pub offset: i64,
-    /// The space the address is in.
-    pub space: AddrSpace,
-}
-
 /// The operation-specific part of a decoded instruction.
 #[derive(Clone, Debug)]
 pub enum Extra {
@@ -134,63 +57,17 @@ pub enum Extra {
     /// A small immediate parameter (shift mode, prmt mode, lut, …) decoded by the op.
     Param(u64),
     /// A `tcgen05` instruction.
-    Tmem(Box<TmemInstr>),
+    Tmem(Box<crate::tcgen05::decoded::TmemInstr>),
     /// A `cp.async` or `mbarrier` instruction.
-    Async(Box<crate::async_copy::cp_async::AsyncInstr>),
+    Async(Box<crate::async_copy::decoded::AsyncInstr>),
     /// A bulk-copy, tensor-copy or tensor-map instruction, or a proxy fence.
-    Tma(Box<crate::tma::copy::TmaInstr>),
+    Tma(Box<crate::tma::decoded::TmaInstr>),
     /// A warp-level matrix instruction (`mma`, `ldmatrix`, `stmatrix`, `movmatrix`).
-    Matrix(Box<MatrixInstr>),
+    Matrix(Box<crate::mma::decoded::MatrixInstr>),
     /// A warpgroup-level matrix instruction (`wgmma`).
-    Wgmma(Box<crate::wgmma::exec::WgmmaInstr>),
+    Wgmma(Box<crate::wgmma::decoded::WgmmaInstr>),
     /// `tcgen05.mma` or `tcgen05.commit`.
-    Tc5Mma(Box<crate::tcgen05::exec::mma::MmaDInstr>),
-}
-
-/// A decoded warp-level matrix instruction: its fragments' registers, in vector order.
-#[derive(Clone, Debug)]
-pub struct MatrixInstr {
-    /// The instruction.
-    pub op: crate::ir::WarpMatrix,
-    /// The registers written (D of mma, ldmatrix's vector, movmatrix's destination).
-    pub d: Vec<Dst>,
-    /// The registers read: A of mma, stmatrix's vector, movmatrix's source.
-    pub a: Vec<Src>,
-    /// B of mma.
-    pub b: Vec<Src>,
-    /// C of mma.
-    pub c: Vec<Src>,
-    /// The address of ldmatrix/stmatrix/wmma.load/wmma.store.
-    pub addr: Option<DAddr>,
-    /// The stride of wmma.load/wmma.store in elements ([`Src::None`]: the default).
-    pub stride: Src,
-    /// The module's target SM (it selects the floating-point accumulation model).
-    pub sm: u32,
-}
-
-/// A decoded `tcgen05` instruction: its operands, resolved.
-#[derive(Clone, Debug)]
-pub struct TmemInstr {
-    /// The instruction.
-    pub op: crate::ir::Tcgen05,
-    /// `taddr` (ld, st, shift, dealloc).
-    pub taddr: Src,
-    /// The constant added to `taddr` (`[reg+imm]`).
-    pub taddr_offset: i64,
-    /// `immHalfSplitoff` of `.16x32bx2`.
-    pub split: u32,
-    /// `tcgen05.ld`: the registers loaded, in vector order.
-    pub dsts: Vec<Dst>,
-    /// `tcgen05.st`: the registers stored, in vector order.
-    pub srcs: Vec<Src>,
-    /// `tcgen05.ld.red`: `redval`.
-    pub redval: Dst,
-    /// `nCols` (alloc, dealloc).
-    pub ncols: Src,
-    /// `tcgen05.alloc`: where the address goes.
-    pub dst: Option<DAddr>,
-    /// The vector's register names, for `--trace-tmem`.
-    pub names: Vec<String>,
+    Tc5Mma(Box<crate::tcgen05::decoded::MmaDInstr>),
 }
 
 /// A decoded load or store.
@@ -368,21 +245,10 @@ pub struct DFunc {
     /// Value slots of `.reg` return values.
     pub reg_returns: Vec<Option<u32>>,
     /// For a kernel: its CTA's shared memory layout.
-    pub shared: KernelSharedInfo,
+    pub shared: crate::exec::launch::shared_layout::KernelSharedInfo,
     /// Why the function cannot run (a construct in it or in a function it calls that the
     /// interpreter does not implement); a kernel with a reason is refused at launch.
     pub refused: Option<crate::exec::decode::error::DecodeError>,
-}
-
-/// The shared memory of a kernel's CTA (see `decode::shared`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KernelSharedInfo {
-    /// Bytes before the kernel's variables: the reserved region on sm_90 and later.
-    pub base: u64,
-    /// Where its static `.shared` variables end.
-    pub static_end: u64,
-    /// Where its dynamic shared memory starts.
-    pub dynamic_offset: u64,
 }
 
 /// A whole decoded module.

@@ -16,6 +16,7 @@
 //!    so the text does not depend on the number of host threads.
 
 pub mod builtins;
+pub mod converge;
 pub mod cta;
 pub mod ctx;
 pub mod decode;

@@ -22,13 +22,14 @@
 //! 3. `.satfinite` on a floating-point D turns infinities into the largest finite value of the
 //!    sign; NaN stays NaN.
 
+use crate::exec::converge::converge;
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Flow, Src};
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, WarpMatrix, WmmaFrag};
 use crate::mma::decoded::MatrixInstr;
-use crate::mma::exec::{decoded, elem_bits, gather, multiply_wmma, put, Tiles};
-use crate::tcgen05::exec::converge;
+use crate::mma::exec::{decoded, gather};
+use crate::semantics::tile::{elem_bits, multiply_wmma, put, Tiles};
 
 type R = Result<Flow, LaneFault>;
 

@@ -34,7 +34,7 @@ pub mod mma_operands;
 pub mod pair;
 pub mod pair_alloc;
 
-use crate::exec::ctx::{Ctx, FULL};
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow, Src};
 use crate::ir::{CtaGroup, Tcgen05, Tcgen05Fence, Tcgen05Wait};
@@ -42,6 +42,8 @@ use crate::tcgen05::decoded::TmemInstr;
 use crate::tcgen05::memory::{Access, Allocation, TensorMemory};
 use crate::tcgen05::pair_log::{PairOp, PairOpKind};
 use crate::tcgen05::trace::{TmemAction, TmemEvent, TmemMove};
+
+use crate::exec::converge::converge;
 
 pub(crate) use crate::tcgen05::exec::fault::fault;
 pub use crate::tcgen05::exec::ldst::{ld, st};
@@ -57,65 +59,8 @@ pub(crate) fn decoded(i: &DInstr) -> Result<&TmemInstr, LaneFault> {
     }
 }
 
-/// Lane numbers as `0-15, 20`.
-pub fn lane_ranges(mask: u32) -> String {
-    let mut parts = Vec::new();
-    let mut l = 0;
-    while l < 32 {
-        if mask & (1 << l) == 0 {
-            l += 1;
-            continue;
-        }
-        let start = l;
-        while l < 32 && mask & (1 << l) != 0 {
-            l += 1;
-        }
-        parts.push(if l - 1 == start {
-            start.to_string()
-        } else {
-            format!("{start}-{}", l - 1)
-        });
-    }
-    parts.join(", ")
-}
-
 pub(crate) fn undefined(detail: String) -> LaneFault {
     LaneFault::new(FaultKind::Undefined { detail })
-}
-
-/// The precondition of a `.sync.aligned` instruction: every lane of the warp, together.
-/// `Ok(Some(flow))` when the executing lanes must wait for the others.
-pub(crate) fn converge(c: &Ctx<'_>, what: &str) -> Result<Option<Flow>, LaneFault> {
-    let missing = !c.valid;
-    if missing != 0 {
-        return Err(LaneFault::new(FaultKind::DivergentCollective {
-            detail: format!(
-                "{what} is executed by all 32 threads of a warp, but lanes {} of warp {} do not exist (the CTA's thread count is not a multiple of 32)",
-                lane_ranges(missing),
-                c.ids.warp
-            ),
-        }));
-    }
-    let exited = !c.live;
-    if exited != 0 {
-        return Err(LaneFault::new(FaultKind::DivergentCollective {
-            detail: format!(
-                "{what} needs all 32 lanes of the warp, but lanes {} have exited",
-                lane_ranges(exited)
-            ),
-        }));
-    }
-    let guarded_off = c.group_mask & !c.mask;
-    if guarded_off != 0 {
-        return Err(LaneFault::new(FaultKind::DivergentCollective {
-            detail: format!(
-                "the warp diverged at {what}: its guard is false on lanes {} and true on lanes {}",
-                lane_ranges(guarded_off),
-                lane_ranges(c.mask)
-            ),
-        }));
-    }
-    Ok((c.mask != FULL).then_some(Flow::WaitCollective))
 }
 
 /// The start of every `.sync.aligned` instruction: its decoded operands, `.cta_group::2`

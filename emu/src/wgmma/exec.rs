@@ -20,7 +20,7 @@
 //! but a `wgmma.mma_async` chaining into it, is a fault at the read ([`crate::wgmma::accumulators`]);
 //! writing D in that window is a fault when the group retires, naming the wgmma's line.
 //!
-//! Numerics are those of `mma.sync` ([`crate::mma::exec::multiply`], [`crate::semantics::mma`]);
+//! Numerics are those of `mma.sync` ([`crate::semantics::tile::multiply`], [`crate::semantics::mma`]);
 //! shared-memory operands are located by [`crate::semantics::wgmma_desc`].
 //!
 //! Deliberate deviations and choices:
@@ -33,14 +33,14 @@
 //! 5. Of the ISA's `wgmma.fence` rules only "before the first `wgmma.mma_async`" is checked;
 //!    a register written between a fence and a later `wgmma.mma_async` is not detected.
 
+use crate::exec::converge::{converge, lane_ranges};
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, Src};
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, Wgmma, WgmmaMma};
-use crate::mma::exec::{elem_bits, multiply, put, Tiles};
 use crate::mma::layout::a_elem;
+use crate::semantics::tile::{elem_bits, multiply, put, Tiles};
 use crate::semantics::wgmma_desc::{decode, element_addr, Major, MatrixDesc};
-use crate::tcgen05::exec::{converge, lane_ranges};
 use crate::wgmma::decoded::WgmmaInstr;
 use crate::wgmma::state::{Issue, Pending};
 

@@ -18,12 +18,12 @@
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::ir::ScaleVec as IrVec;
-use crate::mma::exec::Tiles;
 use crate::semantics::block_scale::{factors, scaled_dot, ScaleVec};
 use crate::semantics::mma::{AccModel, MmaInput};
 use crate::semantics::narrow_float::{ElemFormat, ScaleFormat};
 use crate::semantics::tcgen05_desc::{decode_smem, Major};
 use crate::semantics::tcgen05_idesc::{ElemType, InstrDesc, ScaleType};
+use crate::semantics::tile::Tiles;
 use crate::tcgen05::exec::mma::{smem_elem, tmem_a_elem, Issue};
 
 fn undefined(lane: usize, detail: String) -> LaneFault {

@@ -21,7 +21,7 @@
 //! Memory uses the same lanes, with its K elements packed from the low bits of consecutive
 //! 32-bit columns. A and B in shared memory are located by
 //! [`crate::semantics::tcgen05_desc::element_addr`]. Numerics are those of `mma.sync`
-//! ([`crate::mma::exec::multiply`]).
+//! ([`crate::semantics::tile::multiply`]).
 //!
 //! Deliberate choices and limits:
 //! 1. `.cta_group::2` (a CTA pair, M = 256 and 128, every kind) runs in [`crate::tcgen05::exec::pair`].
@@ -48,9 +48,9 @@ use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow};
 use crate::ir::{CtaGroup, Mma, MmaElem, MmaLayout, MmaShape, Tcgen05, Tcgen05Mma};
-use crate::mma::exec::{multiply, Tiles};
 use crate::semantics::tcgen05_dlayout::{d_columns, d_lanes, d_position};
 use crate::semantics::tcgen05_idesc::{decode_idesc, DType, InstrDesc};
+use crate::semantics::tile::{multiply, Tiles};
 use crate::tcgen05::decoded::{MmaDInstr, TmemRef};
 use crate::tcgen05::exec::mma_operands::{mma_elem, row_lane};
 use crate::tcgen05::trace::TmemAction;

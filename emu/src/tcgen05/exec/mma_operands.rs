@@ -6,11 +6,11 @@ use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::AddrSpace;
 use crate::ir::MmaElem;
-use crate::mma::exec::Tiles;
 use crate::semantics::convert::{f64_to_narrow, Narrow};
 use crate::semantics::narrow_float::{e2m1_to_f64, e2m3_to_f64, e3m2_to_f64};
 use crate::semantics::tcgen05_desc::{decode_smem, element_addr, Major, SmemDesc};
 use crate::semantics::tcgen05_idesc::{ElemType, InstrDesc};
+use crate::semantics::tile::Tiles;
 use crate::tcgen05::exec::mma::{at_lane, undefined, unsupported, Issue};
 use rustc_apfloat::Round;
 

@@ -33,8 +33,8 @@
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::ir::Tcgen05Mma;
-use crate::mma::exec::Tiles;
 use crate::semantics::tcgen05_idesc::InstrDesc;
+use crate::semantics::tile::Tiles;
 use crate::tcgen05::decoded::MmaDInstr;
 use crate::tcgen05::exec::block_scale::{operand_a_f64, operand_b_f64};
 use crate::tcgen05::exec::mma::{accumulate, operand_a, operand_b, prepare, Issue};

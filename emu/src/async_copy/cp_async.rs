@@ -70,7 +70,7 @@ pub(crate) fn shared_offset(
     lane: usize,
     size: u64,
 ) -> Result<u64, LaneFault> {
-    let addr = crate::exec::step::mem::lane_addr(c, a, lane);
+    let addr = crate::exec::address::lane_addr(c, a, lane);
     let off = match a.space {
         AddrSpace::Shared => Some(addr),
         AddrSpace::Generic => match window_of(addr) {
@@ -160,7 +160,7 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         let r = (|| {
             let dst = shared_offset(c, &a.addr, l, size)?;
-            let s_addr = crate::exec::step::mem::lane_addr(c, &src, l);
+            let s_addr = crate::exec::address::lane_addr(c, &src, l);
             let n = if ignore[l] & 1 != 0 {
                 0
             } else {

@@ -84,7 +84,7 @@ pub mod op {
 /// count / txCount / state / parity operand; `d[0]` the state or wait result.
 pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let a = async_of(i)?.clone();
-    let at = |c: &Ctx<'_>, l: usize| crate::exec::step::mem::lane_addr(c, &a.addr, l);
+    let at = |c: &Ctx<'_>, l: usize| crate::exec::address::lane_addr(c, &a.addr, l);
     if let Some(r) = crate::cluster::dsmem::per_peer(c, i, at, mbarrier_here) {
         return r;
     }
@@ -165,7 +165,7 @@ impl MbarLanes {
         l: usize,
     ) -> Result<(), LaneFault> {
         let t = thread(c, l) as usize;
-        let addr = crate::exec::step::mem::lane_addr(c, at, l);
+        let addr = crate::exec::address::lane_addr(c, at, l);
         let off = shared_offset(c, at, l, 8)?;
         if self.race {
             self.ev
@@ -365,7 +365,7 @@ pub fn complete_tx(
     lane: usize,
     bytes: u64,
 ) -> Result<(u64, u32), LaneFault> {
-    let addr = crate::exec::step::mem::lane_addr(c, a, lane);
+    let addr = crate::exec::address::lane_addr(c, a, lane);
     let off = shared_offset(c, a, lane, 8)?;
     let step = c.clock.wrapping_add(c.cta_step_offset);
     let st = &mut *c.asyncs;
@@ -388,7 +388,7 @@ pub fn complete_tx(
 /// # Errors
 /// A bad mbarrier address, an mbarrier not initialised, or no arrival pending.
 pub fn arrive_async(c: &mut Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, u32), LaneFault> {
-    let addr = crate::exec::step::mem::lane_addr(c, a, lane);
+    let addr = crate::exec::address::lane_addr(c, a, lane);
     let off = shared_offset(c, a, lane, 8)?;
     let step = c.clock.wrapping_add(c.cta_step_offset);
     let st = &mut *c.asyncs;

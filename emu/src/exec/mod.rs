@@ -15,6 +15,7 @@
 //! 2. `printf` output is ordered by CTA (linear index) and, within a CTA, by execution order,
 //!    so the text does not depend on the number of host threads.
 
+pub mod address;
 pub mod builtins;
 pub mod converge;
 pub mod cta;

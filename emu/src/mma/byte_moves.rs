@@ -82,7 +82,7 @@ pub fn ldmatrix_bytes(
         let mut raw = [0u8; 16];
         for half in 0..2 {
             let v =
-                crate::exec::step::mem::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
+                crate::exec::address::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
             raw[8 * half..8 * half + 8].copy_from_slice(&v.to_le_bytes());
         }
         crate::exec::step::mem::race_elem(c, space, addr, 16, lane, false);
@@ -116,7 +116,7 @@ pub fn stmatrix_m16n8(
                 let (s, b) = st_m16n8_target(t as u32, k as u32, m);
                 let (addr, lane) = row_addr(c, x, 0, s)?;
                 let byte = (v >> (8 * m)) & 0xFF;
-                crate::exec::step::mem::store_shared(
+                crate::exec::address::store_shared(
                     c,
                     space,
                     addr + u64::from(b),

@@ -183,7 +183,7 @@ pub(crate) fn row_addr(
             what: "a matrix move without an address".into(),
         })
     })?;
-    let addr = crate::exec::step::mem::lane_addr(c, a, lane);
+    let addr = crate::exec::address::lane_addr(c, a, lane);
     if !addr.is_multiple_of(16) {
         return Err(LaneFault {
             kind: FaultKind::Misaligned { align: 16 },
@@ -256,7 +256,7 @@ fn read_row(
     let (addr, lane) = row_addr(c, x, mat, row)?;
     let mut out = [0u16; 8];
     for half in 0..2 {
-        let v = crate::exec::step::mem::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
+        let v = crate::exec::address::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
         for (j, o) in out[4 * half..4 * half + 4].iter_mut().enumerate() {
             *o = (v >> (16 * j)) as u16;
         }
@@ -289,13 +289,13 @@ pub fn stmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     let (addr, lane) = row_addr(c, x, mat, 2 * (l % 4) + j)?;
                     let h = (v >> (16 * j)) & 0xFFFF;
                     let at = addr + 2 * u64::from(l / 4);
-                    crate::exec::step::mem::store_shared(c, space, at, 2, 2, lane, h)?;
+                    crate::exec::address::store_shared(c, space, at, 2, 2, lane, h)?;
                     crate::exec::step::mem::race_elem(c, space, at, 2, lane, true);
                 }
             } else {
                 let (addr, lane) = row_addr(c, x, mat, l / 4)?;
                 let at = addr + 4 * u64::from(l % 4);
-                crate::exec::step::mem::store_shared(c, space, at, 4, 4, lane, v & 0xFFFF_FFFF)?;
+                crate::exec::address::store_shared(c, space, at, 4, 4, lane, v & 0xFFFF_FFFF)?;
                 crate::exec::step::mem::race_elem(c, space, at, 4, lane, true);
             }
         }

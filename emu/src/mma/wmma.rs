@@ -76,7 +76,7 @@ fn element_addr(
         .addr
         .as_ref()
         .ok_or_else(|| wrong("wmma without an address"))?;
-    let base = crate::exec::step::mem::lane_addr(c, a, lane);
+    let base = crate::exec::address::lane_addr(c, a, lane);
     let stride = match x.stride {
         Src::None => u64::from(if layout == MmaLayout::Row {
             dims.1
@@ -108,7 +108,7 @@ pub fn load(c: &mut Ctx<'_>, i: &DInstr) -> R {
         for e in 0..elems(x.d.len(), l.ty) {
             let pos = position(rows, cols, lane, e);
             let (space, at) = element_addr(c, x, l.layout, (rows, cols), size, lane as usize, pos)?;
-            let v = crate::exec::step::mem::load_elem(c, space, at, size, lane as usize)?;
+            let v = crate::exec::address::load_elem(c, space, at, size, lane as usize)?;
             put(&mut out, l.ty, lane, e, v);
             crate::exec::step::mem::race_elem(c, space, at, size, lane as usize, false);
         }
@@ -137,7 +137,7 @@ pub fn store(c: &mut Ctx<'_>, i: &DInstr) -> R {
             let (space, at) =
                 element_addr(c, x, st.layout, (rows, cols), size, lane as usize, pos)?;
             let v = elem_bits(&regs, st.ty, lane, e);
-            crate::exec::step::mem::store_elem(c, space, at, size, lane as usize, v)?;
+            crate::exec::address::store_elem(c, space, at, size, lane as usize, v)?;
             crate::exec::step::mem::race_elem(c, space, at, size, lane as usize, true);
         }
     }

@@ -144,7 +144,7 @@ pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
         .dst
         .ok_or_else(|| undefined(format!("{what} without a destination")))?;
     let addrs: Vec<u64> = (0..32)
-        .map(|l| crate::exec::step::mem::lane_addr(c, &dst, l))
+        .map(|l| crate::exec::address::lane_addr(c, &dst, l))
         .collect();
     if let Some(l) = (1..32).find(|&l| addrs[l] != addrs[0]) {
         return Err(undefined(format!(
@@ -161,7 +161,7 @@ pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         Err(e) => return Err(fault(c, e, what, None, None)),
     };
-    let at = crate::exec::step::mem::store_shared_u32(c, &dst, 0, column)?;
+    let at = crate::exec::address::store_shared_u32(c, &dst, 0, column)?;
     if pair {
         pair_op(c, PairOpKind::Alloc, ncols, column)?;
     }

@@ -67,10 +67,10 @@ pub(crate) enum Place {
 }
 
 pub(crate) fn place(c: &Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, Place), LaneFault> {
-    let addr = crate::exec::step::mem::lane_addr(c, a, lane);
+    let addr = crate::exec::address::lane_addr(c, a, lane);
     let p = match a.space {
         AddrSpace::Global => Place::Global(addr),
-        AddrSpace::Shared => Place::Shared(crate::exec::step::mem::shared_wrap(addr)),
+        AddrSpace::Shared => Place::Shared(crate::exec::address::shared_wrap(addr)),
         AddrSpace::KernelParam => Place::Param(addr),
         AddrSpace::Const => Place::Const(addr),
         AddrSpace::Generic => match window_of(addr) {

@@ -222,11 +222,11 @@ fn smem_elem(
     if let Some(runs) = runs {
         crate::wgmma::race::add_run(
             runs,
-            crate::exec::step::mem::shared_wrap(addr),
+            crate::exec::address::shared_wrap(addr),
             u64::from(bytes),
         );
     }
-    let v = crate::exec::step::mem::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, 0)?;
+    let v = crate::exec::address::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, 0)?;
     Ok(if bits == 1 { (v >> bit) & 1 } else { v })
 }
 

@@ -68,7 +68,7 @@ fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result
                     address: Some(addr),
                 }),
             },
-            AddrSpace::Shared => (AddrSpace::Shared, super::mem::shared_wrap(addr)),
+            AddrSpace::Shared => (AddrSpace::Shared, crate::exec::address::shared_wrap(addr)),
             s => (s, addr),
         };
     let apply = a.apply;

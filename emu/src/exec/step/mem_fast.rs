@@ -3,6 +3,7 @@
 //! uniform `.param` loads. Each keeps every check of the general path in `mem`.
 
 use super::mem::*;
+use crate::exec::address::*;
 use crate::exec::ctx::{for_lanes, Ctx};
 use crate::exec::fault::LaneFault;
 use crate::exec::memory::{GlobalMemory, Region};

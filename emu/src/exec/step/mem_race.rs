@@ -1,7 +1,7 @@
 //! The race detector's view of `ld`/`st`: each lane's access, with its space, size and
 //! semantics, handed to `crate::race` (and accesses still pending in asynchronous copies).
 
-use super::mem::*;
+use crate::exec::address::*;
 use crate::exec::ctx::Ctx;
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::AddrSpace;

@@ -38,7 +38,7 @@ pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         let own = c.cluster.rank();
         let ranks = if m.multicast {
-            let off = crate::exec::step::mem::lane_addr(c, &mbar, lane);
+            let off = crate::exec::address::lane_addr(c, &mbar, lane);
             crate::cluster::dsmem::targets(c, Some(ctamask), off, lane)?.0
         } else {
             vec![own]

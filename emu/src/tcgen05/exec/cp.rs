@@ -93,7 +93,7 @@ fn read_chunk(
         if let Some(f) = crate::exec::step::tma_proxy::async_read(c, lane, addr, 4, "tcgen05.cp") {
             return Err(f);
         }
-        let v = crate::exec::step::mem::load_shared(
+        let v = crate::exec::address::load_shared(
             c,
             crate::exec::program::AddrSpace::Shared,
             addr,

@@ -78,7 +78,7 @@ pub(crate) fn smem_elem(
     })?;
     let bytes = (bits / 8).max(1);
     if let Some(r) = &s.runs {
-        let off = crate::exec::step::mem::shared_wrap(addr);
+        let off = crate::exec::address::shared_wrap(addr);
         crate::wgmma::race::add_run(&mut r.borrow_mut(), off, u64::from(bytes));
     }
     if let Some(f) = crate::exec::step::tma_proxy::async_read(
@@ -90,7 +90,7 @@ pub(crate) fn smem_elem(
     ) {
         return Err(f);
     }
-    let v = crate::exec::step::mem::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, s.lane).map_err(
+    let v = crate::exec::address::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, s.lane).map_err(
         |_| {
             at_lane(
                 FaultKind::Undefined {

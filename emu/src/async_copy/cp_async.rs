@@ -26,6 +26,7 @@
 //! 2. The `.sem`/`.scope` qualifiers add no ordering beyond the interpreter's sequentially
 //!    consistent shared memory (the race detector, `--race`, follows them: docs/race.md).
 
+pub(crate) use crate::async_copy::access_check::fault;
 use crate::async_copy::decoded::AsyncInstr;
 use crate::async_copy::pending::PendingCopy;
 use crate::exec::ctx::Ctx;
@@ -34,7 +35,7 @@ use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow};
 
 pub use crate::async_copy::mbarrier::{
-    arrive_async, complete_tx, mark_peer_change, mbarrier, op, pending_count, phase_done,
+    arrive_async, complete_tx, mbarrier, op, pending_count, phase_done,
 };
 
 type R = Result<Flow, LaneFault>;
@@ -53,14 +54,6 @@ pub(crate) fn async_of(i: &DInstr) -> Result<&AsyncInstr, LaneFault> {
 
 pub(crate) fn thread(c: &Ctx<'_>, lane: usize) -> u32 {
     c.ids.warp * 32 + lane as u32
-}
-
-pub(crate) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
-    LaneFault {
-        kind: FaultKind::Undefined { detail },
-        lane: Some(lane as u32),
-        address: Some(addr),
-    }
 }
 
 /// The shared-memory offset of `a` for `lane`, checked for `size` bytes and alignment.
@@ -109,38 +102,6 @@ pub(crate) fn shared_offset(
         ));
     }
     Ok(off)
-}
-
-pub(crate) fn line_of(c: &Ctx<'_>, pc: u32) -> u32 {
-    c.prog.info.get(pc as usize).map_or(0, |i| i.span.line)
-}
-
-/// The fault for a shared-memory access of bytes a pending copy writes.
-pub fn pending_fault(
-    c: &Ctx<'_>,
-    lane: usize,
-    addr: u64,
-    off: u64,
-    size: u64,
-    write: bool,
-) -> Option<LaneFault> {
-    if c.asyncs.tma.watch {
-        if let Some(f) =
-            crate::exec::step::tma_proxy::shared_access(c, lane, addr, off, size, write)
-        {
-            return Some(f);
-        }
-    }
-    let (pc, t) = c.asyncs.overlapping(off, size)?;
-    Some(fault(
-        lane,
-        addr,
-        format!(
-            "shared-memory {} of offset {off}, which the cp.async at line {} (thread {t}) still writes: no cp.async.wait_group/wait_all (and barrier) since",
-            if write { "write" } else { "read" },
-            line_of(c, pc)
-        ),
-    ))
 }
 
 /// `cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size | ignore-src}`:

@@ -4,7 +4,7 @@
 //! The object model and the deliberate deviations are described in `async_copy`.
 
 use crate::async_copy::cp_async::*;
-use crate::async_copy::state::{AsyncState, MbarrierObj, Slot};
+use crate::async_copy::state::{AsyncState, MbarrierObj, Slot, PEER_CHANGE};
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DAddr, DInstr, Flow};
@@ -90,15 +90,6 @@ pub fn mbarrier(c: &mut Ctx<'_>, i: &DInstr) -> R {
     }
     mbarrier_here(c, i)
 }
-
-/// Marks `st` as changed by another CTA's instruction, at a time its own CTA's step count
-/// cannot express: its next failing wait restarts the deadlock count.
-pub fn mark_peer_change(st: &mut AsyncState) {
-    st.last_change = PEER_CHANGE;
-}
-
-/// [`AsyncState::last_change`] after a change made by another CTA of the cluster.
-pub(crate) const PEER_CHANGE: u64 = u64::MAX;
 
 /// [`mbarrier`] for lanes whose mbarrier lies in the shared memory the context holds.
 pub(crate) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {

@@ -2,6 +2,7 @@
 //! "cp.async.wait_group", "cp.async.mbarrier.arrive", "mbarrier"): their syntax, validation,
 //! lowering and execution, and the per-CTA state they share (README.md in this folder).
 
+pub mod access_check;
 pub mod cp_async;
 pub mod decoded;
 pub mod lower;

@@ -53,3 +53,12 @@ impl AsyncState {
         self.copies.overlapping(off, size)
     }
 }
+
+/// Marks `st` as changed by another CTA's instruction, at a time its own CTA's step count
+/// cannot express: its next failing wait restarts the deadlock count.
+pub fn mark_peer_change(st: &mut AsyncState) {
+    st.last_change = PEER_CHANGE;
+}
+
+/// [`AsyncState::last_change`] after a change made by another CTA of the cluster.
+pub(crate) const PEER_CHANGE: u64 = u64::MAX;

@@ -243,7 +243,7 @@ pub fn per_peer(
             c.cluster.swap(rank, c.shared, c.asyncs);
             swap_race(c, rank);
             let r = body(c, i);
-            crate::async_copy::cp_async::mark_peer_change(c.asyncs);
+            crate::async_copy::state::mark_peer_change(c.asyncs);
             swap_race(c, rank);
             c.cluster.swap(rank, c.shared, c.asyncs);
             r
@@ -285,7 +285,7 @@ pub fn at_rank<T>(
     c.cluster.swap(rank, c.shared, c.asyncs);
     swap_race(c, rank);
     let r = f(c);
-    crate::async_copy::cp_async::mark_peer_change(c.asyncs);
+    crate::async_copy::state::mark_peer_change(c.asyncs);
     swap_race(c, rank);
     c.cluster.swap(rank, c.shared, c.asyncs);
     r

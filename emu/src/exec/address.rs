@@ -8,7 +8,7 @@
 //! the hardware computes it (nvcc emits `[%r+68]` with `%r` briefly negative, e.g. in
 //! Rodinia's needleman-wunsch). Generic addresses are 64-bit and do not wrap. A shared access
 //! of bytes a pending copy still writes is a fault
-//! ([`crate::async_copy::cp_async::pending_fault`]).
+//! ([`crate::async_copy::access_check::pending_fault`]).
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
@@ -111,7 +111,7 @@ pub(crate) fn resolve<'g>(
         AddrSpace::Shared => {
             if c.asyncs.has_pending() {
                 if let Some(f) =
-                    crate::async_copy::cp_async::pending_fault(c, lane, addr, off, sz, write)
+                    crate::async_copy::access_check::pending_fault(c, lane, addr, off, sz, write)
                 {
                     return Err(f);
                 }

@@ -1,0 +1,48 @@
+//! The shared-memory accesses that asynchronous operations forbid: an access of bytes a
+//! pending `cp.async` still writes (no `cp.async.wait_group`/`wait_all` since), and, with
+//! `--proxy-check`, the generic-proxy accesses the proxy checker reports
+//! ([`crate::exec::step::tma_proxy::shared_access`]). Address resolution asks
+//! [`pending_fault`] about every shared access while the CTA has such operations pending.
+
+use crate::exec::ctx::Ctx;
+use crate::exec::fault::{FaultKind, LaneFault};
+
+pub(crate) fn fault(lane: usize, addr: u64, detail: String) -> LaneFault {
+    LaneFault {
+        kind: FaultKind::Undefined { detail },
+        lane: Some(lane as u32),
+        address: Some(addr),
+    }
+}
+
+pub(crate) fn line_of(c: &Ctx<'_>, pc: u32) -> u32 {
+    c.prog.info.get(pc as usize).map_or(0, |i| i.span.line)
+}
+
+/// The fault for a shared-memory access of bytes a pending copy writes.
+pub fn pending_fault(
+    c: &Ctx<'_>,
+    lane: usize,
+    addr: u64,
+    off: u64,
+    size: u64,
+    write: bool,
+) -> Option<LaneFault> {
+    if c.asyncs.tma.watch {
+        if let Some(f) =
+            crate::exec::step::tma_proxy::shared_access(c, lane, addr, off, size, write)
+        {
+            return Some(f);
+        }
+    }
+    let (pc, t) = c.asyncs.overlapping(off, size)?;
+    Some(fault(
+        lane,
+        addr,
+        format!(
+            "shared-memory {} of offset {off}, which the cp.async at line {} (thread {t}) still writes: no cp.async.wait_group/wait_all (and barrier) since",
+            if write { "write" } else { "read" },
+            line_of(c, pc)
+        ),
+    ))
+}

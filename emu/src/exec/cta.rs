@@ -238,7 +238,7 @@ impl Cta {
             Some(a) if t.checked() => {
                 let wi = (a.warp as usize).min(self.warps.len().saturating_sub(1));
                 Err(Box::new(Fault {
-                    kind: crate::tcgen05::exec::leak(a),
+                    kind: crate::tcgen05::exec::alloc::leak(a),
                     site: self.site(env, wi, a.pc, None),
                 }))
             }

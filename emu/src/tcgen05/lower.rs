@@ -95,19 +95,19 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
             };
             m.dst = Some(fx.addr(arg(ins, 0)?, space, ins.span)?);
             m.ncols = fx.src(arg(ins, 1)?, Type::U32, ins.span)?;
-            step::alloc
+            step::alloc::alloc
         }
         Tcgen05::Dealloc(_) => {
             m.taddr = fx.src(arg(ins, 0)?, Type::U32, ins.span)?;
             m.ncols = fx.src(arg(ins, 1)?, Type::U32, ins.span)?;
-            step::dealloc
+            step::alloc::dealloc
         }
-        Tcgen05::Relinquish(_) => step::relinquish,
-        Tcgen05::Wait(_) => step::wait,
-        Tcgen05::Fence(_) => step::fence,
+        Tcgen05::Relinquish(_) => step::alloc::relinquish,
+        Tcgen05::Wait(_) => step::ordering::wait,
+        Tcgen05::Fence(_) => step::ordering::fence,
         Tcgen05::Shift(_) => {
             (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
-            step::shift
+            step::shift::shift
         }
         Tcgen05::Cp(_) => {
             (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
@@ -133,7 +133,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
             if m.dsts.len() as u32 != l.shape.regs(l.num.count()) {
                 return Err(invalid(ins, "the vector's size does not match the shape"));
             }
-            step::ld
+            step::ldst::ld
         }
         Tcgen05::St(s) => {
             let split = usize::from(s.shape == TmemShape::S16x32bx2);
@@ -150,7 +150,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
             if m.srcs.len() as u32 != s.shape.regs(s.num.count()) {
                 return Err(invalid(ins, "the vector's size does not match the shape"));
             }
-            step::st
+            step::ldst::st
         }
         Tcgen05::Mma(_) | Tcgen05::Commit(_) => {
             return Err(invalid(

@@ -89,7 +89,7 @@ impl Cta {
             r.barrier_arrive(id, wi, mask);
         }
         if let Some(t) = self.tmem.as_mut().filter(|t| t.checked()) {
-            crate::tcgen05::exec::barrier_arrive(t, id as u32, wi as u32, mask);
+            crate::tcgen05::exec::ordering::barrier_arrive(t, id as u32, wi as u32, mask);
         }
         b.arrived += mask.count_ones();
         b.popc += (req.pred & mask).count_ones();
@@ -147,7 +147,7 @@ impl Cta {
             }
             if let Some(t) = self.tmem.as_mut().filter(|t| t.checked()) {
                 let lanes = b.waiters.iter().map(|w| (w.warp as u32, w.lanes));
-                crate::tcgen05::exec::barrier_release(t, id as u32, lanes);
+                crate::tcgen05::exec::ordering::barrier_release(t, id as u32, lanes);
             }
             let result = match b.red {
                 Some(BarRedOp::Popc) => u64::from(b.popc),

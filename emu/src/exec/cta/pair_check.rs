@@ -5,7 +5,7 @@
 use super::Cta;
 use crate::exec::fault::Fault;
 use crate::exec::Env;
-use crate::tcgen05::exec::pair_alloc::{unmatched, unmatched_fault};
+use crate::tcgen05::exec::alloc::{unmatched, unmatched_fault};
 use crate::tcgen05::pair_log::PairLog;
 
 impl Cta {

@@ -288,7 +288,7 @@ pub(crate) fn shift(c: &mut Ctx<'_>, lane: u32, taddr: u32) -> Result<(), LaneFa
     let ranks = pair(c, "tcgen05.shift.cta_group::2").map_err(|f| f.at_lane(lane))?;
     for r in ranks {
         with_cta(c, r, lane as usize, |c| {
-            crate::tcgen05::exec::shift_one(c, lane, taddr)
+            crate::tcgen05::exec::shift::shift_one(c, lane, taddr)
         })?;
     }
     Ok(())

@@ -1,5 +1,8 @@
-//! The allocation rendezvous of a CTA pair (PTX ISA "tcgen05: CTA pair", "Issue granularity",
-//! "Tensor Memory allocation"): with `.cta_group::2`, `tcgen05.alloc`, `tcgen05.dealloc` and
+//! Tensor Memory allocation (PTX ISA "Tensor Memory allocation", "tcgen05.alloc",
+//! "tcgen05.dealloc", "tcgen05.relinquish_alloc_permit"): the instructions, where an
+//! allocation goes and when it blocks, the fault for memory still held at exit ([`leak`]),
+//! and the allocation rendezvous of a CTA pair ("tcgen05: CTA pair", "Issue granularity"):
+//! with `.cta_group::2`, `tcgen05.alloc`, `tcgen05.dealloc` and
 //! `tcgen05.relinquish_alloc_permit` are executed collectively by one warp of each CTA of the
 //! pair, with the same `nCols`; the allocation gives both CTAs the same columns.
 //!
@@ -26,7 +29,13 @@
 use crate::cluster::shape::triple;
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::program::Flow;
+use crate::exec::program::{DInstr, Flow};
+use crate::ir::CtaGroup;
+use crate::tcgen05::exec::fault::fault;
+use crate::tcgen05::exec::{collective, record as trace, tmem, undefined, uniform};
+use crate::tcgen05::trace::TmemAction;
+
+type R = Result<Flow, LaneFault>;
 use crate::tcgen05::memory::{Allocation, TmemError};
 use crate::tcgen05::pair_log::{ordinal, PairLog, PairOp, PairOpKind};
 
@@ -204,6 +213,118 @@ pub fn unmatched_fault(
             op.describe(op_line),
             triple(peer_at),
             rank ^ 1,
+        ),
+    }
+}
+
+/// `tcgen05.alloc.cta_group::N.sync.aligned{.shared::cta}.b32 [dst], nCols`.
+pub fn alloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let what = "tcgen05.alloc";
+    let m = match collective(c, i, what)? {
+        Ok(m) => m,
+        Err(flow) => return Ok(flow),
+    };
+    let ncols = uniform(c, &m.ncols, "nCols", what)?;
+    let dst = m
+        .dst
+        .ok_or_else(|| undefined(format!("{what} without a destination")))?;
+    let addrs: Vec<u64> = (0..32)
+        .map(|l| crate::exec::address::lane_addr(c, &dst, l))
+        .collect();
+    if let Some(l) = (1..32).find(|&l| addrs[l] != addrs[0]) {
+        return Err(undefined(format!(
+            "the destination of {what} is not uniform across the warp: lane 0 has 0x{:x}, lane {l} has 0x{:x}",
+            addrs[0], addrs[l]
+        ))
+        .at_lane(l as u32));
+    }
+    let pair = m.op.group() == Some(CtaGroup::Two);
+    let column = match allocate(c, ncols, pair) {
+        Ok(col) => col,
+        Err(e @ crate::tcgen05::memory::TmemError::NoSpace { .. }) => {
+            return blocked(c, e, pair);
+        }
+        Err(e) => return Err(fault(c, e, what, None, None)),
+    };
+    let at = crate::exec::address::store_shared_u32(c, &dst, 0, column)?;
+    if pair {
+        pair_op(c, PairOpKind::Alloc, ncols, column)?;
+    }
+    trace(
+        c,
+        None,
+        TmemAction::Alloc {
+            ncols,
+            column,
+            dst: at,
+        },
+        Vec::new(),
+    );
+    Ok(Flow::Next)
+}
+
+/// `tcgen05.dealloc.cta_group::N.sync.aligned.b32 taddr, nCols`.
+pub fn dealloc(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let what = "tcgen05.dealloc";
+    let m = match collective(c, i, what)? {
+        Ok(m) => m,
+        Err(flow) => return Ok(flow),
+    };
+    let taddr = uniform(c, &m.taddr, "taddr", what)?;
+    let ncols = uniform(c, &m.ncols, "nCols", what)?;
+    tmem(c)
+        .dealloc(taddr, ncols)
+        .map_err(|e| fault(c, e, what, None, Some(taddr)))?;
+    if m.op.group() == Some(CtaGroup::Two) {
+        pair_op(c, PairOpKind::Dealloc, ncols, taddr & 0xFFFF)?;
+    }
+    trace(
+        c,
+        Some(taddr),
+        TmemAction::Dealloc {
+            ncols,
+            column: taddr & 0xFFFF,
+        },
+        Vec::new(),
+    );
+    Ok(Flow::Next)
+}
+
+/// Records a `.cta_group::2` allocation operation of the executing warp for the pair's
+/// rendezvous (below).
+fn pair_op(c: &mut Ctx<'_>, kind: PairOpKind, ncols: u32, column: u32) -> Result<(), LaneFault> {
+    let (warp, pc) = (c.ids.warp, c.pc);
+    let op = PairOp {
+        kind,
+        ncols,
+        column,
+        warp,
+        pc,
+    };
+    record(c, op)
+}
+
+/// `tcgen05.relinquish_alloc_permit.cta_group::N.sync.aligned`.
+pub fn relinquish(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let what = "tcgen05.relinquish_alloc_permit";
+    let m = match collective(c, i, what)? {
+        Ok(m) => m,
+        Err(flow) => return Ok(flow),
+    };
+    tmem(c).relinquish();
+    if m.op.group() == Some(CtaGroup::Two) {
+        pair_op(c, PairOpKind::Relinquish, 0, 0)?;
+    }
+    trace(c, None, TmemAction::Relinquish, Vec::new());
+    Ok(Flow::Next)
+}
+
+/// The leak check at CTA exit: an allocation still held.
+pub fn leak(a: &Allocation) -> FaultKind {
+    FaultKind::Undefined {
+        detail: format!(
+            "Tensor Memory still allocated when the CTA exits: {} columns from column {}, allocated here by warp {}, were never deallocated",
+            a.ncols, a.column, a.warp
         ),
     }
 }

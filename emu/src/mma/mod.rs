@@ -5,7 +5,6 @@
 pub mod byte_moves;
 pub mod decoded;
 pub mod exec;
-pub mod fast;
 pub mod layout;
 pub mod lower;
 pub mod syntax;

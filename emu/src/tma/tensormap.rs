@@ -131,7 +131,7 @@ pub fn fence_proxy_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if covers_shared {
         c.asyncs.tma.fence_async();
     }
-    crate::exec::step::mem::fence(c, i)
+    crate::exec::step::fence::fence(c, i)
 }
 
 /// `fence.proxy.tensormap::generic.acquire.scope {[addr], size}`.
@@ -148,7 +148,7 @@ pub fn fence_proxy_tensormap(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         None => c.asyncs.tma.tmap_acquired(None),
     }
-    crate::exec::step::mem::fence(c, i)
+    crate::exec::step::fence::fence(c, i)
 }
 
 /// Whether a program has instructions that access memory through the async or tensormap

@@ -90,7 +90,7 @@ fn assign_slots(f: &Function) -> (Vec<SlotInfo>, u32, u32) {
 /// never runs.
 fn placeholder() -> DInstr {
     DInstr {
-        exec: crate::exec::step::mem::nop,
+        exec: crate::exec::step::hints::nop,
         guard: NO_GUARD,
         d: [Dst::Sink; 2],
         s: [Src::None; 4],

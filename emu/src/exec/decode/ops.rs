@@ -11,7 +11,7 @@ use super::context::{FnCtx, SlotInfo};
 use super::error::DecodeError;
 pub(super) use super::error::{arg, invalid, unsupported};
 use crate::exec::program::{DInstr, Dst, ExecFn, Extra, Src, GUARD_NEG, NO_GUARD};
-use crate::exec::step::{bits, control, convert, float, mem, warp_ops};
+use crate::exec::step::{bits, control, convert, fence, float, hints, warp_ops};
 use crate::ir::{Instr, Op, Type};
 
 type D = Result<DInstr, DecodeError>;
@@ -27,7 +27,7 @@ fn base(fx: &FnCtx<'_>, ins: &Instr) -> Result<DInstr, DecodeError> {
         },
     };
     Ok(DInstr {
-        exec: mem::nop,
+        exec: hints::nop,
         guard,
         d: [Dst::Sink; 2],
         s: [Src::None; 4],
@@ -145,16 +145,16 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         | Op::Griddepcontrol(_)
         | Op::Setmaxnreg(_)
         | Op::Pmevent { .. } => {
-            d.exec = mem::nop;
+            d.exec = hints::nop;
         }
         Op::Fence(
             f @ (crate::ir::Fence::ProxyAsync(_)
             | crate::ir::Fence::ProxyTensormap { release: false, .. }),
         ) => return crate::tma::lower::lower_fence(fx, ins, f, d),
-        Op::Membar(_) | Op::Fence(_) => d.exec = mem::fence,
+        Op::Membar(_) | Op::Fence(_) => d.exec = fence::fence,
         Op::CreatePolicy(_) => {
             d.d[0] = fx.dst(arg(ins, 0)?, Type::B64, ins.span)?;
-            d.exec = mem::createpolicy;
+            d.exec = hints::createpolicy;
         }
         Op::Isspacep(space) => return memory::isspacep(fx, ins, d, space),
         Op::Cvta(c) => return memory::cvta(fx, ins, d, c),

@@ -1,6 +1,5 @@
 //! Register moves and address conversions: `mov` (plain, pack, unpack), `cvta` to and from
-//! generic addresses, `isspacep`, and the instructions that only hint (`prefetch`,
-//! `applypriority`, `discard`, `createpolicy`, `fence` outside event mode).
+//! generic addresses, and `isspacep`.
 
 use crate::exec::ctx::{for_lanes, Ctx};
 use crate::exec::fault::{FaultKind, LaneFault};
@@ -144,31 +143,5 @@ pub fn isspacep(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     });
     c.write_mask(&i.d[0], m);
-    Ok(Flow::Next)
-}
-
-/// Instructions with no effect on values (cache hints, prefetches, `nanosleep`, fences in
-/// this sequentially consistent interpreter).
-pub fn nop(_c: &mut Ctx<'_>, _i: &DInstr) -> R {
-    Ok(Flow::Next)
-}
-
-/// `fence`, `membar`: no effect on a coherent memory; with the L1 model they invalidate the
-/// SM's L1 (as the hardware does to make other SMs' writes visible).
-pub fn fence(c: &mut Ctx<'_>, _i: &DInstr) -> R {
-    if let Some(l1) = c.l1 {
-        l1.invalidate(c.cta_linear());
-    }
-    let (mask, warp, pc) = (c.mask, c.ids.warp as usize, c.pc);
-    if let Some(r) = c.race.as_deref_mut() {
-        for_lanes(mask, |l| r.fence(warp * 32 + l, pc));
-    }
-    Ok(Flow::Next)
-}
-
-/// `createpolicy`: an opaque 64-bit policy (a fixed tag that encodes nothing).
-pub fn createpolicy(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let out = [0x0c0f_fee0_0000_0000u64; 32];
-    c.write(&i.d[0], &out);
     Ok(Flow::Next)
 }

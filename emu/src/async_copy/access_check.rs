@@ -1,7 +1,7 @@
 //! The shared-memory accesses that asynchronous operations forbid: an access of bytes a
 //! pending `cp.async` still writes (no `cp.async.wait_group`/`wait_all` since), and, with
 //! `--proxy-check`, the generic-proxy accesses the proxy checker reports
-//! ([`crate::exec::step::tma_proxy::shared_access`]). Address resolution asks
+//! ([`crate::exec::proxy_check::shared_access`]). Address resolution asks
 //! [`pending_fault`] about every shared access while the CTA has such operations pending.
 
 use crate::exec::ctx::Ctx;
@@ -29,9 +29,7 @@ pub fn pending_fault(
     write: bool,
 ) -> Option<LaneFault> {
     if c.asyncs.tma.watch {
-        if let Some(f) =
-            crate::exec::step::tma_proxy::shared_access(c, lane, addr, off, size, write)
-        {
+        if let Some(f) = crate::exec::proxy_check::shared_access(c, lane, addr, off, size, write) {
             return Some(f);
         }
     }

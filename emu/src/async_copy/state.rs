@@ -31,7 +31,7 @@ pub struct AsyncState {
     /// The CTA step of the last mbarrier change or copy delivery.
     pub(crate) last_change: u64,
     /// Bulk async-groups and the proxy checker's shadow state.
-    pub tma: crate::exec::step::tma_proxy::ProxyState,
+    pub tma: crate::exec::proxy_check::ProxyState,
 }
 
 impl AsyncState {

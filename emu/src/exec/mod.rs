@@ -1,13 +1,31 @@
 //! The PTX interpreter: launches a kernel over a 3-D grid of CTAs of warps of 32 lanes.
 //!
 //! A [`Machine`] holds a decoded module and global memory. [`Machine::launch`] runs a kernel:
-//! CTAs are distributed over host threads; each CTA runs in time slices, so CTAs that wait for
-//! each other (grid-wide sync, producer/consumer flags) make progress, while independent CTAs
-//! run in parallel on every core. Execution is sequentially consistent: every load sees the
-//! latest store to its bytes; `membar`/`fence` are no-ops.
+//! clusters of CTAs are distributed over host threads ([`grid`]); each cluster runs its CTAs
+//! in time slices, so CTAs that wait for each other (grid-wide sync, producer/consumer flags,
+//! cluster barriers) make progress, while independent clusters run in parallel on every core.
+//! Values are sequentially consistent: every load sees the latest store to its bytes. Fences
+//! order nothing further for values; with the L1 model (`--cache-model l1`) they invalidate
+//! the SM's L1, and the checkers follow them (`--race`, the proxy checker, Tensor Memory's
+//! checks).
+//!
+//! The layers, from the bottom (docs/architecture.md draws them):
+//! - the decoded program ([`program`]: instructions with their execution function and
+//!   operands; each family's decoded form lives in its own folder) and its lowering from the
+//!   IR ([`decode`]);
+//! - what an instruction sees ([`ctx`]), the launch-wide state below the scheduler
+//!   ([`launch`]), memory ([`memory`]), and the services every family uses: address
+//!   resolution ([`address`]) and warp convergence ([`converge`]);
+//! - the instructions: the small families in [`step`], the larger ones in their folders at the
+//!   crate root (`mma`, `wgmma`, `tcgen05`, `tma`, `async_copy`, `cluster`);
+//! - the scheduler: [`grid`] (clusters over host threads), [`cta`] (warps, barriers), [`warp`]
+//!   (divergence), [`frames`] (calls) and [`builtins`] (`vprintf`, `malloc`, `__assertfail`);
+//! - the checks a launch may turn on: [`nc_check`] (`--check-nc`), [`l1`] (the L1 model),
+//!   [`proxy_check`] (`--proxy-check`), the race detector (`crate::race`) and Tensor Memory's
+//!   checks (`crate::tcgen05::memory`).
 //!
 //! Not modelled here: weak memory behaviours (the axiomatic models in `models` and the litmus
-//! layer cover them), texture/surface memory, tensor cores.
+//! layer cover them), texture/surface memory.
 //!
 //! Deliberate deviations:
 //! 1. `%clock`/`%clock64` count the warp's executed instructions and `%globaltimer` is
@@ -30,6 +48,7 @@ pub mod launch;
 pub mod memory;
 pub mod nc_check;
 pub mod program;
+pub mod proxy_check;
 pub mod shape;
 pub mod step;
 pub mod symbols;

@@ -29,7 +29,7 @@ mod memory_ops;
 pub mod mma;
 mod module;
 mod operand;
-pub mod regalloc;
+pub mod setmaxnreg;
 mod special;
 mod sync;
 pub mod tcgen05;
@@ -62,7 +62,7 @@ pub use mma::{
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
-pub use regalloc::Setmaxnreg;
+pub use setmaxnreg::Setmaxnreg;
 pub use special::{ReservedSmem, SpecialReg};
 pub use tcgen05::{
     CtaGroup, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,

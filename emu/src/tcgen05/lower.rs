@@ -155,7 +155,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
         Tcgen05::Mma(_) | Tcgen05::Commit(_) => {
             return Err(invalid(
                 ins,
-                "tcgen05.mma/commit are lowered by tcgen05_mma",
+                "tcgen05.mma/commit are lowered by tcgen05::lower::mma",
             ))
         }
     };

@@ -249,7 +249,7 @@ pub fn operand_count(t: &Tcgen05) -> usize {
         Tcgen05::Cp(_) => 2,
         Tcgen05::Ld(l) => 2 + usize::from(l.red.is_some()) + split(l.shape),
         Tcgen05::St(s) => 2 + split(s.shape),
-        // Variable: see tcgen05_mma::arity.
+        // Variable: see validate::mma::arity.
         Tcgen05::Mma(_) | Tcgen05::Commit(_) => 0,
     }
 }

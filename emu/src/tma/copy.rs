@@ -5,7 +5,7 @@
 //! A copy performs all its reads and writes when it is issued (a legal completion order)
 //! and then completes its bytes on the mbarrier (`complete_tx`), or joins the thread's bulk
 //! async-group. Missing waits are not hidden by this: the proxy checker
-//! ([`crate::exec::step::tma_proxy`]) reports generic accesses of bytes whose async completion no thread
+//! ([`crate::exec::proxy_check`]) reports generic accesses of bytes whose async completion no thread
 //! has observed, generic writes of a store's source before `wait_group.read`, and async reads
 //! of generic writes with no `fence.proxy.async` between.
 //!
@@ -19,7 +19,7 @@ use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow, Src};
-use crate::exec::step::tma_proxy;
+use crate::exec::proxy_check;
 use crate::ir::tma::{BulkReduce, TensorDir, Tma};
 use crate::ir::Type;
 use crate::semantics::tma::{
@@ -241,7 +241,7 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         if let Place::Shared(o) = sp {
             check_shared(c, l, sa, o, n)?;
-            if let Some(f) = tma_proxy::async_read(c, l, o, n, "this bulk copy") {
+            if let Some(f) = proxy_check::async_read(c, l, o, n, "this bulk copy") {
                 return Err(f);
             }
         }
@@ -317,7 +317,7 @@ fn tensor_map(c: &Ctx<'_>, x: &TmaInstr, lane: usize) -> Result<(u64, TensorMap)
         });
     }
     if let Place::Global(g) = p {
-        if let Some(f) = tma_proxy::tmap_use(c, lane, g) {
+        if let Some(f) = proxy_check::tmap_use(c, lane, g) {
             return Err(f);
         }
     }
@@ -433,7 +433,8 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
             }
             TensorDir::Store | TensorDir::Reduce(_) => {
                 check_shared(c, l, saddr, base, span)?;
-                if let Some(f) = tma_proxy::async_read(c, l, base, box_bytes, "this tensor copy") {
+                if let Some(f) = proxy_check::async_read(c, l, base, box_bytes, "this tensor copy")
+                {
                     return Err(f);
                 }
                 for el in &elems {

@@ -63,7 +63,7 @@ fn collective(c: &Ctx<'_>, what: &str) -> Result<Option<Flow>, LaneFault> {
 /// async proxy, against generic writes not yet fenced with `fence.proxy.async`
 /// (`--proxy-check`).
 fn async_proxy_operand_read(c: &Ctx<'_>, addr: u64, bytes: u64) -> Result<(), LaneFault> {
-    match crate::exec::step::tma_proxy::async_read(c, 0, addr, bytes, "a wgmma.mma_async operand") {
+    match crate::exec::proxy_check::async_read(c, 0, addr, bytes, "a wgmma.mma_async operand") {
         Some(f) => Err(f),
         None => Ok(()),
     }

@@ -2,8 +2,10 @@
 //!
 //! One arm per opcode family of [`Op`], dispatching to the family's lowering function: integer
 //! arithmetic in `arith`, logic and shifts in `logic`, `mov` in `mov`, memory access and atomics
-//! in `memory`, warp-level instructions in `warp`, barriers/branches/calls in `flow`, and the
-//! larger families in the sibling modules of `decode` and in `exec::step`. Within a family the
+//! in `memory`, warp-level instructions in `warp`, barriers/branches/calls in `flow`, the
+//! floating-point, bit and conversion families in their `exec::step` modules, and the larger
+//! families in their own folders (`lower.rs` of `mma`, `wgmma`, `tcgen05`, `tma`,
+//! `async_copy`, `cluster`). Within a family the
 //! types and qualifiers pick a specialised function (integer width as a const generic,
 //! signedness, float flavour).
 

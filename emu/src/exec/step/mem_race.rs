@@ -84,7 +84,8 @@ pub(crate) fn race_pending(
     let write = a == RaceAccess::Write;
     let proxy = || {
         c.asyncs.tma.watch
-            && super::tma_proxy::shared_access(c, lane, addr, off, u64::from(size), write).is_some()
+            && crate::exec::proxy_check::shared_access(c, lane, addr, off, u64::from(size), write)
+                .is_some()
     };
     if c.asyncs.overlapping(off, u64::from(size)).is_some() || proxy() {
         race_access(c, &Loc::Shared(off), lane, size, a);

@@ -19,5 +19,4 @@ pub mod mem;
 mod mem_race;
 pub mod mov;
 pub mod packed;
-pub mod tma_proxy;
 pub mod warp_ops;

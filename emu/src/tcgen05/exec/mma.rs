@@ -337,7 +337,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             runs: c.race.is_some().then(Default::default),
         };
         if m.group == CtaGroup::Two {
-            // hands its reads to the detector CTA by CTA (`tcgen05_pair::reading`)
+            // hands its reads to the detector CTA by CTA (`pair::reading`)
             crate::tcgen05::exec::pair::issue(c, x, &m, &s)?;
         } else {
             issue(c, x, &m, &s)?;

@@ -81,7 +81,7 @@ pub(crate) fn smem_elem(
         let off = crate::exec::address::shared_wrap(addr);
         crate::wgmma::race::add_run(&mut r.borrow_mut(), off, u64::from(bytes));
     }
-    if let Some(f) = crate::exec::step::tma_proxy::async_read(
+    if let Some(f) = crate::exec::proxy_check::async_read(
         c,
         s.lane,
         addr,

@@ -1,7 +1,7 @@
 //! The qualifiers of `tcgen05.mma` (and `.ws`) and `tcgen05.commit` (PTX ISA "tcgen05.mma",
 //! "tcgen05.commit"), after the sub-instruction. Qualifiers may come in any order (ptxas takes
 //! `.ws` and `.sp` before or after `.cta_group`); what goes with what is decided here as far
-//! as it is syntax, and by `validate/tcgen05_mma.rs` otherwise.
+//! as it is syntax, and by `tcgen05/validate/mma.rs` otherwise.
 //!
 //! The sparse `tcgen05.mma.sp` is refused by name.
 

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use models::vocab::Scope;
 
-use super::{join, snapshot, CtaRace, RaceOp};
+use crate::race::cta::{join, snapshot, CtaRace, RaceOp};
 use crate::race::vc::Vc;
 use crate::race::RaceShared;
 

@@ -26,6 +26,7 @@ class Device:
 
     @property
     def id(self):
+        """A number that tells this device from the others of the process."""
         return self._native.id
 
     def __repr__(self):

@@ -97,6 +97,7 @@ class Module:
 
     @property
     def name(self):
+        """The module's name in messages: its path, or the `name` it was given."""
         return self._native.name
 
     def kernels(self):
@@ -162,6 +163,9 @@ class Function:
 
     def __call__(self, grid, block, args=(), shared_mem=0, *, device=None, tmem_check=True,
                  race=False, check_nc=False, max_steps=1_000_000_000, threads=0):
+        """Launches the kernel over `grid` CTAs of `block` threads (ints or tuples of up to 3)
+        with `args`, one per kernel parameter; the class's docstring lists the arguments and
+        keywords. Returns a `LaunchStats`; raises `Fault` when the kernel faults."""
         if len(args) != len(self.params):
             raise LaunchError("arguments", f"kernel `{self.name}` takes {len(self.params)} "
                               f"parameter(s) but {len(args)} argument(s) were given")

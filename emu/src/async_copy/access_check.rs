@@ -19,7 +19,8 @@ pub(crate) fn line_of(c: &Ctx<'_>, pc: u32) -> u32 {
     c.prog.info.get(pc as usize).map_or(0, |i| i.span.line)
 }
 
-/// The fault for a shared-memory access of bytes a pending copy writes.
+/// The fault for a shared-memory access of bytes a pending copy writes (the access hook
+/// asks, [`crate::exec::hooks::access`]).
 pub fn pending_fault(
     c: &Ctx<'_>,
     lane: usize,
@@ -28,11 +29,6 @@ pub fn pending_fault(
     size: u64,
     write: bool,
 ) -> Option<LaneFault> {
-    if c.asyncs.tma.watch {
-        if let Some(f) = crate::exec::proxy_check::shared_access(c, lane, addr, off, size, write) {
-            return Some(f);
-        }
-    }
     let (pc, t) = c.asyncs.overlapping(off, size)?;
     Some(fault(
         lane,

@@ -191,9 +191,7 @@ pub fn copy(c: &mut Ctx<'_>, i: &DInstr) -> R {
         })();
         match r {
             Ok((p, read)) => {
-                if let Some(race) = c.race.as_deref_mut() {
-                    race.cp_async(p.thread as usize, p.pc, read, p.dst, u32::from(p.len));
-                }
+                c.after_copy_issued(p.thread as usize, p.pc, read, p.dst, u32::from(p.len));
                 c.asyncs.copies.push(p)
             }
             Err(e) => err = Some(e),
@@ -232,9 +230,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     crate::exec::ctx::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
     for t in lanes {
         let done = c.asyncs.copies.wait_group(t, n);
-        if let Some(r) = c.race.as_deref_mut() {
-            r.cp_async_waited(t as usize, done.len());
-        }
+        c.after_copies_waited(t as usize, done.len());
         deliver(c, done);
     }
     Ok(Flow::Next)
@@ -246,9 +242,7 @@ pub fn wait_all(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     crate::exec::ctx::for_lanes(c.mask, |l| lanes.push(thread(c, l)));
     for t in lanes {
         let done = c.asyncs.copies.take_all(t);
-        if let Some(r) = c.race.as_deref_mut() {
-            r.cp_async_waited(t as usize, done.len());
-        }
+        c.after_copies_waited(t as usize, done.len());
         deliver(c, done);
     }
     Ok(Flow::Next)

@@ -7,8 +7,9 @@ use crate::async_copy::cp_async::*;
 use crate::async_copy::state::{AsyncState, MbarrierObj, Slot, PEER_CHANGE};
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::hooks::events::MbarrierEvent;
+use crate::exec::hooks::sync;
 use crate::exec::program::{DAddr, DInstr, Flow};
-use crate::race::cta::MbarEvent;
 
 type R = Result<Flow, LaneFault>;
 
@@ -42,11 +43,11 @@ pub(crate) fn settle(o: &mut MbarrierObj) {
 }
 
 /// [`settle`], telling the race detector (when `ev` is given) that the phase completed.
-pub(crate) fn settled(o: &mut MbarrierObj, off: u64, ev: Option<&mut Vec<MbarEvent>>) {
+pub(crate) fn settled(o: &mut MbarrierObj, off: u64, ev: Option<&mut Vec<MbarrierEvent>>) {
     let before = o.phase;
     settle(o);
     if let (Some(ev), true) = (ev, before != o.phase) {
-        ev.push(MbarEvent::PhaseDone(off, before));
+        ev.push(MbarrierEvent::PhaseDone(off, before));
     }
 }
 
@@ -99,7 +100,7 @@ pub(crate) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
         p: a.param,
         kind: a.param & 0xff,
         step: c.clock.wrapping_add(c.cta_step_offset),
-        race: c.race.is_some(),
+        observed: c.observes_mbarriers(),
         out: [0u64; 32],
         pmask: 0,
         ev: Vec::new(),
@@ -113,9 +114,7 @@ pub(crate) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
             break;
         }
     }
-    if let Some(r) = c.race.as_deref_mut() {
-        r.mbarrier_events(c.pc, &run.ev);
-    }
+    c.after_mbarrier(&run.ev);
     if let Some(e) = err {
         return Err(e);
     }
@@ -135,14 +134,14 @@ struct MbarLanes {
     kind: u64,
     /// The CTA's schedule position, for the deadlock count.
     step: u64,
-    /// Whether `--race` is on.
-    race: bool,
+    /// Whether an observer wants the mbarrier events.
+    observed: bool,
     /// What `arrive` writes to each lane's state operand.
     out: [u64; 32],
     /// The lanes whose wait saw the phase complete.
     pmask: u32,
-    /// `--race`: what each lane did to the mbarrier, in order.
-    ev: Vec<MbarEvent>,
+    /// For the observers: what each lane did to the mbarrier, in order.
+    ev: Vec<MbarrierEvent>,
 }
 
 impl MbarLanes {
@@ -158,14 +157,15 @@ impl MbarLanes {
         let t = thread(c, l) as usize;
         let addr = crate::exec::address::lane_addr(c, at, l);
         let off = shared_offset(c, at, l, 8)?;
-        if self.race {
+        if self.observed {
             self.ev
-                .push(MbarEvent::Touch(t, off, self.kind != op::WAIT));
+                .push(MbarrierEvent::Touch(t, off, self.kind != op::WAIT));
         }
         if self.kind == op::CP_ARRIVE {
             let done = c.asyncs.copies.take_all(t as u32);
-            if self.race {
-                self.ev.push(MbarEvent::CopiesArrive(t, off, done.len()));
+            if self.observed {
+                self.ev
+                    .push(MbarrierEvent::CopiesArrive(t, off, done.len()));
             }
             deliver(c, done);
         }
@@ -184,9 +184,7 @@ impl MbarLanes {
         let r = match self.kind {
             op::ARRIVE | op::CP_ARRIVE => {
                 let o = obj(st, off, l, addr)?;
-                if let Some(tm) = c.tmem.as_mut().filter(|t| t.checked()) {
-                    tm.observe.mbarrier_arrive(t as u32, off, o.phase);
-                }
+                sync::mbarrier_arrived(c.tmem, t as u32, off, o.phase);
                 self.arrive(o, i, arg, t, l, off)
             }
             op::EXPECT_TX => {
@@ -196,7 +194,7 @@ impl MbarLanes {
             op::COMPLETE_TX => {
                 let o = obj(st, off, l, addr)?;
                 o.tx -= arg as i64;
-                settled(o, off, self.race.then_some(&mut self.ev));
+                settled(o, off, self.observed.then_some(&mut self.ev));
                 Ok(())
             }
             _ => return self.wait(st, c.tmem, off, arg, t, l, addr),
@@ -217,8 +215,8 @@ impl MbarLanes {
             }),
         );
         st.last_change = self.step;
-        if self.race {
-            self.ev.push(MbarEvent::Reset(off));
+        if self.observed {
+            self.ev.push(MbarrierEvent::Reset(off));
         }
     }
 
@@ -233,8 +231,8 @@ impl MbarLanes {
         obj(st, off, l, addr)?;
         st.mbarriers.insert(off, Slot::Invalidated);
         st.last_change = self.step;
-        if self.race {
-            self.ev.push(MbarEvent::Reset(off));
+        if self.observed {
+            self.ev.push(MbarrierEvent::Reset(off));
         }
         Ok(())
     }
@@ -282,10 +280,10 @@ impl MbarLanes {
                 o.phase
             ));
         }
-        if self.race && self.kind == op::ARRIVE {
-            self.ev.push(MbarEvent::Arrive(t, off));
+        if self.observed && self.kind == op::ARRIVE {
+            self.ev.push(MbarrierEvent::Arrive(t, off));
         }
-        settled(o, off, self.race.then_some(&mut self.ev));
+        settled(o, off, self.observed.then_some(&mut self.ev));
         Ok(())
     }
 
@@ -312,23 +310,17 @@ impl MbarLanes {
         };
         if done {
             self.pmask |= 1 << l;
-            if self.race {
+            if self.observed {
                 // The phase seen complete: the state's, or (parity) the last one.
                 let seen = if p & op::PARITY != 0 {
                     o.phase.wrapping_sub(1)
                 } else {
                     arg as u32
                 };
-                self.ev.push(MbarEvent::Waited(t, off, seen));
+                self.ev.push(MbarrierEvent::Waited(t, off, seen));
             }
             let ph = o.phase;
-            st.tma.observed(off, ph);
-            if let Some(tm) = tmem.as_mut() {
-                tm.async_writes.observed(off, ph);
-                if tm.checked() {
-                    tm.observe.waited(t as u32, off, ph);
-                }
-            }
+            sync::phase_observed(st, tmem, t as u32, off, ph);
         } else if p & op::TRY != 0 && self.step.wrapping_sub(last_change) > DEADLOCK_STEPS {
             return Err(LaneFault {
                 kind: FaultKind::BarrierDeadlock {
@@ -366,8 +358,8 @@ pub fn complete_tx(
     settle(o);
     let completed = phase != o.phase;
     st.last_change = step;
-    if let (Some(r), true) = (c.race.as_deref_mut(), completed) {
-        r.mbarrier_events(c.pc, &[MbarEvent::PhaseDone(off, phase)]);
+    if completed {
+        c.after_phase_done(off, phase);
     }
     Ok((off, phase))
 }
@@ -396,9 +388,9 @@ pub fn arrive_async(c: &mut Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, u32
     settle(o);
     let completed = phase != o.phase;
     st.last_change = step;
-    crate::wgmma::race::tcgen05_committed(c, lane, off);
-    if let (Some(r), true) = (c.race.as_deref_mut(), completed) {
-        r.mbarrier_events(c.pc, &[MbarEvent::PhaseDone(off, phase)]);
+    c.after_tcgen05_commit(lane, off);
+    if completed {
+        c.after_phase_done(off, phase);
     }
     Ok((off, phase))
 }

@@ -35,6 +35,14 @@ pub struct AsyncState {
 }
 
 impl AsyncState {
+    /// The async state of a new CTA: `proxy` is (`--proxy-check`, watch shared accesses).
+    pub fn new(proxy: (bool, bool)) -> AsyncState {
+        let mut a = AsyncState::default();
+        a.tma.check = proxy.0;
+        a.tma.watch = proxy.1;
+        a
+    }
+
     /// Whether any copy is still pending (the shared-memory fast paths check this).
     #[inline]
     pub fn has_pending(&self) -> bool {

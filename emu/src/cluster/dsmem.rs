@@ -15,6 +15,7 @@
 use super::shape::MAX_CLUSTER_CTAS;
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::hooks::events::AccessKind;
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{DInstr, Flow};
 
@@ -138,53 +139,8 @@ pub fn rmw(
         bytes.store(o, size, new);
     }
     let wrote = new.is_some();
-    race_peer(
-        c,
-        rank,
-        o,
-        lane,
-        size,
-        crate::race::cta::Access::Rmw { wrote },
-    );
+    c.peer_access(rank, o, lane, size, AccessKind::Rmw { wrote });
     Some(Ok(old))
-}
-
-/// `--race`: lends CTA `rank`'s shadow of shared memory and mbarrier clocks to the executing
-/// CTA's detector (calling it again gives them back), so that accesses to that CTA's shared
-/// memory are checked against its history (docs/race.md, "Clusters").
-pub(crate) fn swap_race(c: &mut Ctx<'_>, rank: u32) {
-    if let Some(me) = c.race.as_deref_mut() {
-        if let Some(peer) = c.cluster.race(rank) {
-            me.swap_memory(peer);
-        }
-    }
-}
-
-/// `--race`: lane `lane`'s access of `size` bytes at offset `o` of CTA `rank`'s shared memory
-/// (a peer's, through a `.shared::cluster` address), checked against that CTA's shadow.
-#[cold]
-pub(crate) fn race_peer(
-    c: &mut Ctx<'_>,
-    rank: u32,
-    o: u64,
-    lane: usize,
-    size: u32,
-    a: crate::race::cta::Access,
-) {
-    if c.race.is_none() {
-        return;
-    }
-    let own = rank == c.cluster.rank();
-    if !own {
-        swap_race(c, rank);
-    }
-    let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
-    if let Some(r) = c.race.as_deref_mut() {
-        r.access(t, pc, true, o, size, a);
-    }
-    if !own {
-        swap_race(c, rank);
-    }
 }
 
 /// Runs `body` (an mbarrier instruction) once for the lanes whose mbarrier address lies in
@@ -241,10 +197,10 @@ pub fn per_peer(
                 )));
             }
             c.cluster.swap(rank, c.shared, c.asyncs);
-            swap_race(c, rank);
+            c.peer_lent(rank);
             let r = body(c, i);
             crate::async_copy::state::mark_peer_change(c.asyncs);
-            swap_race(c, rank);
+            c.peer_lent(rank);
             c.cluster.swap(rank, c.shared, c.asyncs);
             r
         };
@@ -283,10 +239,10 @@ pub fn at_rank<T>(
         ));
     }
     c.cluster.swap(rank, c.shared, c.asyncs);
-    swap_race(c, rank);
+    c.peer_lent(rank);
     let r = f(c);
     crate::async_copy::state::mark_peer_change(c.asyncs);
-    swap_race(c, rank);
+    c.peer_lent(rank);
     c.cluster.swap(rank, c.shared, c.asyncs);
     r
 }

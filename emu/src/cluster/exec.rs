@@ -122,9 +122,7 @@ pub fn arrive(c: &mut Ctx<'_>, _i: &DInstr) -> R {
             }
         }
     });
-    if let Some(r) = c.race.as_deref_mut() {
-        crate::exec::ctx::for_lanes(arrived, |l| r.cluster_arrive(warp as usize * 32 + l, c.pc));
-    }
+    c.after_cluster_arrive(arrived);
     match err {
         Some(mut e) => {
             e.address = None;
@@ -162,9 +160,7 @@ pub fn wait(c: &mut Ctx<'_>, _i: &DInstr) -> R {
             address: None,
         });
     }
-    if let Some(r) = c.race.as_deref_mut() {
-        crate::exec::ctx::for_lanes(complete, |l| r.cluster_waited(warp as usize * 32 + l));
-    }
+    c.after_cluster_wait(complete);
     if pending == 0 {
         return Ok(Flow::Next);
     }

@@ -7,8 +7,8 @@
 //! A `.shared` state-space address is 32 bits wide: `base + offset` is taken modulo 2³², as
 //! the hardware computes it (nvcc emits `[%r+68]` with `%r` briefly negative, e.g. in
 //! Rodinia's needleman-wunsch). Generic addresses are 64-bit and do not wrap. A shared access
-//! of bytes a pending copy still writes is a fault
-//! ([`crate::async_copy::access_check::pending_fault`]).
+//! while asynchronous operations are pending is checked by the access hook
+//! ([`crate::exec::hooks::access`]).
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
@@ -110,9 +110,7 @@ pub(crate) fn resolve<'g>(
         },
         AddrSpace::Shared => {
             if c.asyncs.has_pending() {
-                if let Some(f) =
-                    crate::async_copy::access_check::pending_fault(c, lane, addr, off, sz, write)
-                {
+                if let Some(f) = c.before_shared_access(lane, addr, off, sz, write) {
                     return Err(f);
                 }
             }

@@ -10,6 +10,7 @@
 use super::ctx::{Ctx, LaneIds};
 use super::fault::{Fault, FaultKind, FaultSite, LaneFault};
 use super::frames;
+use super::hooks::observers::Observers;
 use super::launch::{CtaOutput, LaunchInfo, Request};
 use super::memory::Bytes;
 use super::program::{DInstr, Flow, GUARD_NEG, NO_GUARD};
@@ -164,7 +165,7 @@ impl Cta {
             counts: Counts::default(),
             next_warp: 0,
             tmem: None,
-            asyncs: crate::tma::tensormap::async_state(env.proxy),
+            asyncs: crate::async_copy::state::AsyncState::new(env.proxy),
             wgmma: Default::default(),
             race: env
                 .race
@@ -370,8 +371,6 @@ impl Cta {
             out: &mut self.out,
             heap: env.heap,
             request: Request::None,
-            nc: env.nc,
-            l1: env.l1,
             group_mask: g.mask,
             valid,
             live,
@@ -379,7 +378,7 @@ impl Cta {
             tmem_opts: env.tmem,
             asyncs: &mut self.asyncs,
             wgmma: &mut self.wgmma,
-            race: self.race.as_deref_mut(),
+            obs: Observers::new(self.race.as_deref_mut(), env.nc, env.l1),
             cluster: peers,
         };
         let code: &[DInstr] = &prog.code;
@@ -417,10 +416,8 @@ impl Cta {
             }
             ctx.mask = mask;
             ctx.pc = pc;
-            if ctx.wgmma.busy {
-                if let Some(fault) = crate::wgmma::accumulators::early_read(&ctx, ins) {
-                    break Action::Fault { fault, pc };
-                }
+            if let Some(fault) = ctx.before_instruction(ins) {
+                break Action::Fault { fault, pc };
             }
             match (ins.exec)(&mut ctx, ins) {
                 Ok(Flow::Next) => group.pc += 1,

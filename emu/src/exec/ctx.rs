@@ -7,6 +7,7 @@
 //! so each instruction family is a small lane loop over pure semantics functions.
 
 use super::fault::{FaultKind, LaneFault};
+use super::hooks::observers::Observers;
 use super::launch::heap::Heap;
 use super::launch::{CtaOutput, LaunchInfo, Request};
 use super::memory::{Bytes, GlobalMemory};
@@ -64,10 +65,6 @@ pub struct Ctx<'a> {
     pub heap: &'a Heap,
     /// A request a control instruction makes of the CTA (set by barriers).
     pub request: Request,
-    /// The `--check-nc` record, when the check is on.
-    pub nc: Option<&'a crate::exec::nc_check::NcTracker>,
-    /// The L1 caches, with `--cache-model l1`.
-    pub l1: Option<&'a crate::exec::l1::L1System>,
     /// The lanes of the running group (before the guard).
     pub group_mask: u32,
     /// The warp's lanes that exist (the last warp of a CTA may be partial).
@@ -82,9 +79,8 @@ pub struct Ctx<'a> {
     pub asyncs: &'a mut crate::async_copy::state::AsyncState,
     /// The warps' `wgmma` groups in flight.
     pub wgmma: &'a mut crate::wgmma::state::WgmmaState,
-
-    /// The race detector's state of the CTA, with `--race`.
-    pub race: Option<&'a mut crate::race::CtaRace>,
+    /// The checkers that observe the CTA; only the hooks ([`crate::exec::hooks`]) reach them.
+    pub(crate) obs: Observers<'a>,
     /// The other CTAs of the cluster, and the cluster barrier.
     pub cluster: &'a mut dyn crate::cluster::peers::ClusterPeers,
 }
@@ -94,23 +90,6 @@ impl Ctx<'_> {
     pub fn cta_linear(&self) -> u64 {
         let (c, n) = (self.launch.ctaid, self.launch.nctaid);
         u64::from(c[0]) + u64::from(n[0]) * (u64::from(c[1]) + u64::from(n[1]) * u64::from(c[2]))
-    }
-
-    /// Lane `lane`'s access at `address` for the nc check.
-    pub fn nc_access(&self, lane: usize, address: u64) -> crate::exec::nc_check::NcAccess {
-        crate::exec::nc_check::NcAccess {
-            pc: self.pc,
-            cta: self.launch.ctaid,
-            warp: self.ids.warp,
-            lane: lane as u32,
-            step: self.clock.wrapping_add(self.cta_step_offset),
-            tid: [
-                self.ids.tid[0][lane],
-                self.ids.tid[1][lane],
-                self.ids.tid[2][lane],
-            ],
-            address,
-        }
     }
 }
 

@@ -43,6 +43,7 @@ pub mod device;
 pub mod fault;
 pub mod frames;
 pub mod grid;
+pub mod hooks;
 pub mod l1;
 pub mod launch;
 pub mod memory;
@@ -422,7 +423,14 @@ impl Machine {
             .map(|t| {
                 t.conflicts()
                     .into_iter()
-                    .map(|c| nc_check::NcReport::of(&c, &self.prog, &cfg.kernel))
+                    .map(|c| {
+                        nc_check::NcReport::of(
+                            &c,
+                            &self.prog.info,
+                            &self.prog.file_name,
+                            &cfg.kernel,
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -436,7 +444,7 @@ impl Machine {
             tmem_trace,
             races: race.map(|r| {
                 let mut rep = r.finish();
-                rep.locate(&self.prog);
+                rep.locate(&self.prog.info);
                 rep
             }),
         })

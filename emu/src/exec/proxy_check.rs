@@ -24,8 +24,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::program::info::InstrInfo;
 
 /// An async-proxy write to shared memory whose completion has not been observed.
 #[derive(Clone, Debug)]
@@ -62,8 +62,8 @@ pub struct ProxyState {
     next_group: u64,
 }
 
-fn line(c: &Ctx<'_>, pc: u32) -> u32 {
-    c.prog.info.get(pc as usize).map_or(0, |i| i.span.line)
+fn line(info: &[InstrInfo], pc: u32) -> u32 {
+    info.get(pc as usize).map_or(0, |i| i.span.line)
 }
 
 fn proxy_fault(lane: usize, addr: u64, detail: String) -> LaneFault {
@@ -168,94 +168,105 @@ impl ProxyState {
     }
 }
 
-/// The fault for a generic-proxy access of shared `[off, off + size)` that an async-proxy
-/// operation still owns; records generic writes for later async reads.
-pub fn shared_access(
-    c: &Ctx<'_>,
-    lane: usize,
-    addr: u64,
-    off: u64,
-    size: u64,
-    write: bool,
-) -> Option<LaneFault> {
-    let p = &c.asyncs.tma;
-    if !p.check {
-        return None;
-    }
-    let (lo, hi) = (off, off + size);
-    let what = if write { "write" } else { "read" };
-    if let Some(w) = p.writes.iter().find(|w| lo < w.hi && w.lo < hi) {
-        return Some(proxy_fault(
-            lane,
-            addr,
-            format!(
-                "proxy rule: this generic-proxy {what} of shared offset {off} and the async-proxy write of the bulk copy at line {} are not ordered: no thread has observed the copy's completion (an mbarrier wait that saw phase {} of the mbarrier at shared offset {} complete) since",
-                line(c, w.pc),
-                w.phase,
-                w.mbar
-            ),
-        ));
-    }
-    if write {
-        if let Some(r) = p.reads.iter().find(|r| lo < r.hi && r.lo < hi) {
+impl ProxyState {
+    /// The fault for a generic-proxy access of shared `[off, off + size)` that an async-proxy
+    /// operation still owns; records generic writes for later async reads.
+    pub fn shared_access(
+        &self,
+        info: &[InstrInfo],
+        pc: u32,
+        lane: usize,
+        addr: u64,
+        off: u64,
+        size: u64,
+        write: bool,
+    ) -> Option<LaneFault> {
+        let p = self;
+        if !p.check {
+            return None;
+        }
+        let (lo, hi) = (off, off + size);
+        let what = if write { "write" } else { "read" };
+        if let Some(w) = p.writes.iter().find(|w| lo < w.hi && w.lo < hi) {
             return Some(proxy_fault(
                 lane,
                 addr,
                 format!(
-                    "proxy rule: this generic-proxy write of shared offset {off} races with the async-proxy read of the bulk copy at line {} (thread {}), which may still read it: no cp.async.bulk.wait_group.read covering that copy since",
-                    line(c, r.pc),
-                    r.thread
+                    "proxy rule: this generic-proxy {what} of shared offset {off} and the async-proxy write of the bulk copy at line {} are not ordered: no thread has observed the copy's completion (an mbarrier wait that saw phase {} of the mbarrier at shared offset {} complete) since",
+                    line(info, w.pc),
+                    w.phase,
+                    w.mbar
                 ),
             ));
         }
-        let mut g = p.generic.borrow_mut();
-        for b in lo..hi {
-            g.insert(b, c.pc);
+        if write {
+            if let Some(r) = p.reads.iter().find(|r| lo < r.hi && r.lo < hi) {
+                return Some(proxy_fault(
+                    lane,
+                    addr,
+                    format!(
+                        "proxy rule: this generic-proxy write of shared offset {off} races with the async-proxy read of the bulk copy at line {} (thread {}), which may still read it: no cp.async.bulk.wait_group.read covering that copy since",
+                        line(info, r.pc),
+                        r.thread
+                    ),
+                ));
+            }
+            let mut g = p.generic.borrow_mut();
+            for b in lo..hi {
+                g.insert(b, pc);
+            }
         }
+        None
     }
-    None
-}
 
-/// The fault for an async-proxy read of shared `[off, off + size)` (by `what` at the current
-/// pc) of bytes written through the generic proxy with no `fence.proxy.async` since. The
-/// `wgmma` operand reads call this too.
-pub fn async_read(c: &Ctx<'_>, lane: usize, off: u64, size: u64, what: &str) -> Option<LaneFault> {
-    let p = &c.asyncs.tma;
-    if !p.check {
-        return None;
+    /// The fault for an async-proxy read of shared `[off, off + size)` (by `what` at the current
+    /// pc) of bytes written through the generic proxy with no `fence.proxy.async` since. The
+    /// `wgmma` operand reads call this too.
+    pub fn async_read(
+        &self,
+        info: &[InstrInfo],
+        lane: usize,
+        off: u64,
+        size: u64,
+        what: &str,
+    ) -> Option<LaneFault> {
+        let p = self;
+        if !p.check {
+            return None;
+        }
+        let g = p.generic.borrow();
+        if g.is_empty() {
+            return None;
+        }
+        let (b, pc) = (off..off + size).find_map(|b| g.get(&b).map(|pc| (b, *pc)))?;
+        Some(proxy_fault(
+            lane,
+            b,
+            format!(
+                "proxy rule: the async-proxy read of shared offset {b} by {what} and the generic-proxy write at line {} are not ordered: a proxy fence (fence.proxy.async) must be cause-ordered between a generic write and an async-proxy read of the same location (ptx-v7.5 proxy-preserved causality)",
+                line(info, pc)
+            ),
+        ))
     }
-    let g = p.generic.borrow();
-    if g.is_empty() {
-        return None;
-    }
-    let (b, pc) = (off..off + size).find_map(|b| g.get(&b).map(|pc| (b, *pc)))?;
-    Some(proxy_fault(
-        lane,
-        b,
-        format!(
-            "proxy rule: the async-proxy read of shared offset {b} by {what} and the generic-proxy write at line {} are not ordered: a proxy fence (fence.proxy.async) must be cause-ordered between a generic write and an async-proxy read of the same location (ptx-v7.5 proxy-preserved causality)",
-            line(c, pc)
-        ),
-    ))
-}
 
-/// The fault for a tensor copy using the global tensor map at `addr` that was written
-/// through the generic proxy and not acquired with `fence.proxy.tensormap::generic`.
-pub fn tmap_use(c: &Ctx<'_>, lane: usize, addr: u64) -> Option<LaneFault> {
-    let p = &c.asyncs.tma;
-    if !p.check {
-        return None;
+    /// The fault for a tensor copy using the global tensor map at `addr` that was written
+    /// through the generic proxy and not acquired with `fence.proxy.tensormap::generic`.
+    pub fn tmap_use(&self, info: &[InstrInfo], lane: usize, addr: u64) -> Option<LaneFault> {
+        let p = self;
+        if !p.check {
+            return None;
+        }
+        let (k, pc) = p
+            .tmaps
+            .iter()
+            .find(|(k, _)| **k < addr + 128 && addr < **k + 128)?;
+        Some(proxy_fault(
+            lane,
+            addr,
+            format!(
+                "proxy rule: the tensormap-proxy read of the tensor map at 0x{k:x} by this copy and its generic-proxy write at line {} are not ordered: a fence.proxy.tensormap::generic (release by the writer, acquire before the use) must be cause-ordered between them",
+                line(info, *pc)
+            ),
+        ))
     }
-    let (k, pc) = p
-        .tmaps
-        .iter()
-        .find(|(k, _)| **k < addr + 128 && addr < **k + 128)?;
-    Some(proxy_fault(
-        lane,
-        addr,
-        format!(
-            "proxy rule: the tensormap-proxy read of the tensor map at 0x{k:x} by this copy and its generic-proxy write at line {} are not ordered: a fence.proxy.tensormap::generic (release by the writer, acquire before the use) must be cause-ordered between them",
-            line(c, *pc)
-        ),
-    ))
 }

@@ -85,7 +85,7 @@ pub fn ldmatrix_bytes(
                 crate::exec::address::load_shared(c, space, addr + 8 * half as u64, 8, 8, lane)?;
             raw[8 * half..8 * half + 8].copy_from_slice(&v.to_le_bytes());
         }
-        crate::exec::step::mem::race_elem(c, space, addr, 16, lane, false);
+        c.after_elem_access(space, addr, 16, lane, false);
         *row = unpack_row(mv.format, raw);
     }
     let mut out = vec![[0u64; 32]; x.d.len()];

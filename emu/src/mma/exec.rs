@@ -230,9 +230,9 @@ pub fn ldmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let mut rows = [[0u16; 8]; 8];
         for (r, row) in rows.iter_mut().enumerate() {
             *row = read_row(c, x, space, mat, r as u32)?;
-            if c.race.is_some() {
+            if c.observes_accesses() {
                 let (addr, lane) = row_addr(c, x, mat, r as u32)?;
-                crate::exec::step::mem::race_elem(c, space, addr, 16, lane, false);
+                c.after_elem_access(space, addr, 16, lane, false);
             }
         }
         for (l, o) in out[mat as usize].iter_mut().enumerate() {
@@ -299,13 +299,13 @@ pub fn stmatrix(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     let h = (v >> (16 * j)) & 0xFFFF;
                     let at = addr + 2 * u64::from(l / 4);
                     crate::exec::address::store_shared(c, space, at, 2, 2, lane, h)?;
-                    crate::exec::step::mem::race_elem(c, space, at, 2, lane, true);
+                    c.after_elem_access(space, at, 2, lane, true);
                 }
             } else {
                 let (addr, lane) = row_addr(c, x, mat, l / 4)?;
                 let at = addr + 4 * u64::from(l % 4);
                 crate::exec::address::store_shared(c, space, at, 4, 4, lane, v & 0xFFFF_FFFF)?;
-                crate::exec::step::mem::race_elem(c, space, at, 4, lane, true);
+                c.after_elem_access(space, at, 4, lane, true);
             }
         }
     }

@@ -110,7 +110,7 @@ pub fn load(c: &mut Ctx<'_>, i: &DInstr) -> R {
             let (space, at) = element_addr(c, x, l.layout, (rows, cols), size, lane as usize, pos)?;
             let v = crate::exec::address::load_elem(c, space, at, size, lane as usize)?;
             put(&mut out, l.ty, lane, e, v);
-            crate::exec::step::mem::race_elem(c, space, at, size, lane as usize, false);
+            c.after_elem_access(space, at, size, lane as usize, false);
         }
     }
     for (dst, vals) in x.d.iter().zip(&out) {
@@ -138,7 +138,7 @@ pub fn store(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 element_addr(c, x, st.layout, (rows, cols), size, lane as usize, pos)?;
             let v = elem_bits(&regs, st.ty, lane, e);
             crate::exec::address::store_elem(c, space, at, size, lane as usize, v)?;
-            crate::exec::step::mem::race_elem(c, space, at, size, lane as usize, true);
+            c.after_elem_access(space, at, size, lane as usize, true);
         }
     }
     Ok(Flow::Next)

@@ -8,7 +8,7 @@ use models::vocab::{FenceSem, Scope};
 use super::op::{Kind, RaceOp, Sem};
 use super::shadow::{Acc, Rel};
 use super::RaceShared;
-use crate::exec::program::Program;
+use crate::exec::program::info::InstrInfo;
 
 /// Why an expected synchronisation did not happen, remembered per thread.
 #[derive(Clone, Debug)]
@@ -91,15 +91,15 @@ pub struct RaceReport {
 
 impl RaceReport {
     /// Fills in lines and instruction texts from the program.
-    pub fn locate(&mut self, prog: &Program) {
+    pub fn locate(&mut self, info: &[InstrInfo]) {
         for r in &mut self.races {
             for a in [&mut r.first, &mut r.second] {
-                if let Some(i) = prog.info.get(a.pc as usize) {
+                if let Some(i) = info.get(a.pc as usize) {
                     a.line = i.span.line;
                     a.instruction.clone_from(&i.text);
                 }
             }
-            let lines = |pc: u32| prog.info.get(pc as usize).map_or(0, |i| i.span.line);
+            let lines = |pc: u32| info.get(pc as usize).map_or(0, |i| i.span.line);
             r.reason = fill_lines(&r.reason, lines);
         }
     }

@@ -4,8 +4,8 @@
 //!
 //! A copy performs all its reads and writes when it is issued (a legal completion order)
 //! and then completes its bytes on the mbarrier (`complete_tx`), or joins the thread's bulk
-//! async-group. Missing waits are not hidden by this: the proxy checker
-//! ([`crate::exec::proxy_check`]) reports generic accesses of bytes whose async completion no thread
+//! async-group. Missing waits are not hidden by this: the proxy checker, through the hooks of
+//! asynchronous operations ([`crate::exec::hooks::asyncs`]), reports generic accesses of bytes whose async completion no thread
 //! has observed, generic writes of a store's source before `wait_group.read`, and async reads
 //! of generic writes with no `fence.proxy.async` between.
 //!
@@ -19,14 +19,13 @@ use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow, Src};
-use crate::exec::proxy_check;
 use crate::ir::tma::{BulkReduce, TensorDir, Tma};
 use crate::ir::Type;
 use crate::semantics::tma::{
     im2col_elements, red_kind, reduce, swizzle, RedKind, Swizzle, TensorMap, TMAP_BYTES,
 };
+use crate::tma::accesses;
 use crate::tma::decoded::TmaInstr;
-use crate::tma::race;
 
 type R = Result<Flow, LaneFault>;
 
@@ -241,7 +240,7 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         if let Place::Shared(o) = sp {
             check_shared(c, l, sa, o, n)?;
-            if let Some(f) = proxy_check::async_read(c, l, o, n, "this bulk copy") {
+            if let Some(f) = c.before_async_read(l, o, n, "this bulk copy") {
                 return Err(f);
             }
         }
@@ -256,18 +255,18 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 out[k..k + w].copy_from_slice(&v.to_le_bytes()[..w]);
             }
         }
-        if c.race.is_some() {
+        if c.observes_async() {
             let red = matches!(x.op, Tma::Reduce(_));
-            let mut acc: Vec<_> = race::side(sp, n, false, false).into_iter().collect();
+            let mut acc: Vec<_> = accesses::side(sp, n, false, false).into_iter().collect();
             match dp {
                 Place::Shared(o) => {
                     let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
                     let (ranks, o) = crate::cluster::dsmem::targets(c, mask, o, l)?;
-                    acc.extend(race::shared_dst(&ranks, o, n, red));
+                    acc.extend(accesses::shared_dst(&ranks, o, n, red));
                 }
-                _ => acc.extend(race::side(dp, n, true, red)),
+                _ => acc.extend(accesses::side(dp, n, true, red)),
             }
-            race::copy(c, l, &acc, x.mbar.as_ref().filter(|_| !red));
+            accesses::report(c, l, &acc, x.mbar.as_ref().filter(|_| !red));
         }
         match dp {
             Place::Shared(o) => {
@@ -279,7 +278,7 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
                         c.shared.data[o as usize..(o + n) as usize].copy_from_slice(&out);
                         if let Some(m) = &x.mbar {
                             let (moff, phase) = complete(c, l, m, n)?;
-                            c.asyncs.tma.async_write(o, o + n, c.pc, moff, phase);
+                            c.after_async_write(o, o + n, moff, phase);
                         }
                         Ok(())
                     })?;
@@ -292,7 +291,7 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         if let (None, Place::Shared(o)) = (x.mbar, sp) {
             let t = thread(c, l);
-            c.asyncs.tma.async_read_pending(o, o + n, c.pc, t);
+            c.after_async_read(o, o + n, t);
         }
     }
     Ok(Flow::Next)
@@ -317,7 +316,7 @@ fn tensor_map(c: &Ctx<'_>, x: &TmaInstr, lane: usize) -> Result<(u64, TensorMap)
         });
     }
     if let Place::Global(g) = p {
-        if let Some(f) = proxy_check::tmap_use(c, lane, g) {
+        if let Some(f) = c.before_tensormap_use(lane, g) {
             return Err(f);
         }
     }
@@ -409,11 +408,11 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     };
                     vals.push((swizzle(base + el.smem, sw) as usize, v));
                 }
-                if c.race.is_some() {
+                if c.observes_async() {
                     let g = elems.iter().filter_map(|el| el.global);
-                    let mut acc = race::global_runs(g, e as u64, false, false);
-                    acc.extend(race::shared_dst(&ranks, base, box_bytes, false));
-                    race::copy(c, l, &acc, x.mbar.as_ref());
+                    let mut acc = accesses::global_runs(g, e as u64, false, false);
+                    acc.extend(accesses::shared_dst(&ranks, base, box_bytes, false));
+                    accesses::report(c, l, &acc, x.mbar.as_ref());
                 }
                 for r in ranks {
                     crate::cluster::dsmem::at_rank(c, r, l, |c| {
@@ -423,9 +422,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                         }
                         if let Some(mb) = &x.mbar {
                             let (moff, phase) = complete(c, l, mb, box_bytes)?;
-                            c.asyncs
-                                .tma
-                                .async_write(base, base + box_bytes, c.pc, moff, phase);
+                            c.after_async_write(base, base + box_bytes, moff, phase);
                         }
                         Ok(())
                     })?;
@@ -433,8 +430,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
             }
             TensorDir::Store | TensorDir::Reduce(_) => {
                 check_shared(c, l, saddr, base, span)?;
-                if let Some(f) = proxy_check::async_read(c, l, base, box_bytes, "this tensor copy")
-                {
+                if let Some(f) = c.before_async_read(l, base, box_bytes, "this tensor copy") {
                     return Err(f);
                 }
                 for el in &elems {
@@ -450,17 +446,15 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     };
                     r.store(g, e as u32, nv);
                 }
-                if c.race.is_some() {
+                if c.observes_async() {
                     let red = matches!(tc.dir, TensorDir::Reduce(_));
                     let g = elems.iter().filter_map(|el| el.global);
-                    let mut acc = race::global_runs(g, e as u64, true, red);
-                    acc.extend(race::side(Place::Shared(base), box_bytes, false, false));
-                    race::copy(c, l, &acc, None);
+                    let mut acc = accesses::global_runs(g, e as u64, true, red);
+                    acc.extend(accesses::side(Place::Shared(base), box_bytes, false, false));
+                    accesses::report(c, l, &acc, None);
                 }
                 let t = thread(c, l);
-                c.asyncs
-                    .tma
-                    .async_read_pending(base, base + box_bytes, c.pc, t);
+                c.after_async_read(base, base + box_bytes, t);
             }
         }
     }
@@ -488,9 +482,7 @@ pub fn prefetch(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// `cp.async.bulk.commit_group`.
 pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     for l in lanes(c) {
-        let t = thread(c, l);
-        c.asyncs.tma.commit(t);
-        race::commit(c, l);
+        c.after_bulk_commit(l);
     }
     Ok(Flow::Next)
 }
@@ -500,9 +492,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let x = tma_of(i)?;
     let n = c.fetch(&x.value)[0] as usize;
     for l in lanes(c) {
-        let t = thread(c, l);
-        c.asyncs.tma.wait(t, n);
-        race::waited(c, l, n);
+        c.after_bulk_wait(l, n);
     }
     Ok(Flow::Next)
 }

@@ -4,10 +4,10 @@
 //! execution (README.md in this folder). The tensor-map encoding and the copies' address
 //! arithmetic are pure functions in `crate::semantics::tma`.
 
+pub mod accesses;
 pub mod copy;
 pub mod decoded;
 pub mod lower;
-pub mod race;
 pub mod syntax;
 pub mod tensormap;
 pub mod validate;

@@ -80,7 +80,7 @@ pub fn replace(c: &mut Ctx<'_>, i: &DInstr) -> R {
             }
             Place::Global(g) => {
                 write_global(c, l, g, &out)?;
-                c.asyncs.tma.tmap_written(g, c.pc);
+                c.after_tensormap_write(g);
             }
             Place::Param(_) | Place::Const(_) => {
                 return Err(fault(
@@ -120,7 +120,7 @@ pub fn cp_fenceproxy(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
         let b = read_bytes(c, l, sa, sp, TMAP_BYTES as u64)?;
         write_global(c, l, g, &b)?;
-        c.asyncs.tma.tmap_written(g, c.pc);
+        c.after_tensormap_write(g);
     }
     Ok(Flow::Next)
 }
@@ -129,7 +129,7 @@ pub fn cp_fenceproxy(c: &mut Ctx<'_>, i: &DInstr) -> R {
 pub fn fence_proxy_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let covers_shared = tma_of(i)?.ordinal & 1 != 0;
     if covers_shared {
-        c.asyncs.tma.fence_async();
+        c.after_proxy_fence();
     }
     crate::exec::step::fence::fence(c, i)
 }
@@ -142,11 +142,11 @@ pub fn fence_proxy_tensormap(c: &mut Ctx<'_>, i: &DInstr) -> R {
             for l in lanes(c) {
                 let (_, p) = place(c, &a, l)?;
                 if let Place::Global(g) = p {
-                    c.asyncs.tma.tmap_acquired(Some(g));
+                    c.after_tensormap_acquire(Some(g));
                 }
             }
         }
-        None => c.asyncs.tma.tmap_acquired(None),
+        None => c.after_tensormap_acquire(None),
     }
     crate::exec::step::fence::fence(c, i)
 }
@@ -168,12 +168,4 @@ pub fn uses_async_proxy(p: &crate::exec::program::Program) -> bool {
         Extra::Tmem(m) => matches!(m.op, crate::ir::Tcgen05::Cp(_)),
         _ => false,
     })
-}
-
-/// The async state of a new CTA: (`--proxy-check`, watch shared accesses).
-pub fn async_state(proxy: (bool, bool)) -> crate::async_copy::state::AsyncState {
-    let mut a = crate::async_copy::state::AsyncState::default();
-    a.tma.check = proxy.0;
-    a.tma.watch = proxy.1;
-    a
 }

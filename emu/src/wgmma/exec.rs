@@ -63,7 +63,7 @@ fn collective(c: &Ctx<'_>, what: &str) -> Result<Option<Flow>, LaneFault> {
 /// async proxy, against generic writes not yet fenced with `fence.proxy.async`
 /// (`--proxy-check`).
 fn async_proxy_operand_read(c: &Ctx<'_>, addr: u64, bytes: u64) -> Result<(), LaneFault> {
-    match crate::exec::proxy_check::async_read(c, 0, addr, bytes, "a wgmma.mma_async operand") {
+    match c.before_async_read(0, addr, bytes, "a wgmma.mma_async operand") {
         Some(f) => Err(f),
         None => Ok(()),
     }
@@ -220,7 +220,7 @@ fn smem_elem(
     let bytes = u32::max(bits / 8, 1);
     async_proxy_operand_read(c, addr, u64::from(bytes))?;
     if let Some(runs) = runs {
-        crate::wgmma::race::add_run(
+        crate::exec::hooks::asyncs::add_run(
             runs,
             crate::exec::address::shared_wrap(addr),
             u64::from(bytes),
@@ -286,7 +286,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let (n, k) = (m.n, m.k_of_type());
     let mut t = Tiles::new(16, n, k);
     let mma = as_mma(&m);
-    let mut runs = c.race.is_some().then(Vec::new);
+    let mut runs = c.observes_async().then(Vec::new);
     match a_desc {
         Some(ad) => {
             let d = decode(ad);
@@ -323,7 +323,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     }
     if let Some(runs) = runs {
-        crate::wgmma::race::issued(c, &runs);
+        c.after_wgmma_issued(&runs);
     }
     if x.neg_a {
         t.a.map_in_place(|v| v ^ sign_bit(m.a));
@@ -394,7 +394,7 @@ pub fn commit_group(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     let wg = c.wgmma.warps.entry(c.ids.warp).or_default();
     let open = std::mem::take(&mut wg.open);
     wg.committed.push_back(open);
-    crate::wgmma::race::committed(c);
+    c.after_wgmma_commit();
     Ok(Flow::Next)
 }
 
@@ -422,7 +422,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     }
     c.wgmma.refresh_busy();
-    crate::wgmma::race::waited(c, x.wait as usize);
+    c.after_wgmma_wait(x.wait as usize);
     Ok(Flow::Next)
 }
 

@@ -7,7 +7,6 @@ pub mod accumulators;
 pub mod decoded;
 pub mod exec;
 pub mod lower;
-pub mod race;
 pub mod state;
 pub mod syntax;
 pub mod validate;

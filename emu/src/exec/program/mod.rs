@@ -7,13 +7,14 @@
 //! for its opcode and types, so the hot loop dispatches once per warp instruction and the lane
 //! loop inside is specialised.
 
+pub mod info;
 pub mod operand;
 
+pub use info::InstrInfo;
 pub use operand::{AddrBase, AddrSpace, DAddr, Dst, Src};
 
 use super::ctx::Ctx;
 use super::fault::LaneFault;
-use crate::ir::Span;
 
 /// What a decoded instruction tells the warp scheduler after it executed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +89,7 @@ pub struct MemAccess {
     /// `ld.global.nc`: the read-only path.
     pub nc: bool,
     /// How the access meets the L1 model (`--cache-model l1`).
-    pub l1: crate::exec::l1::L1Use,
+    pub cache: crate::exec::l1::L1Use,
 }
 
 /// A decoded atomic: address, size and the operation's value function.
@@ -177,15 +178,6 @@ pub struct DInstr {
 pub const NO_GUARD: u32 = u32::MAX;
 /// Bit set in `DInstr::guard` for a negated guard.
 pub const GUARD_NEG: u32 = 1 << 31;
-
-/// Cold information about an instruction, for fault reports.
-#[derive(Clone, Debug)]
-pub struct InstrInfo {
-    /// Its span in the source.
-    pub span: Span,
-    /// Its text as printed.
-    pub text: String,
-}
 
 /// How a function's activation frame is laid out in the lane's local memory.
 #[derive(Clone, Debug)]

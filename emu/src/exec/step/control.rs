@@ -159,9 +159,6 @@ pub fn bar_warp_sync(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if members & !c.mask != 0 {
         return Ok(Flow::WaitCollective);
     }
-    let warp = c.ids.warp as usize;
-    if let Some(r) = c.race.as_deref_mut() {
-        r.warp_sync(warp, members & c.mask);
-    }
+    c.after_warp_sync(members & c.mask);
     Ok(Flow::Next)
 }

@@ -1,5 +1,4 @@
-//! Memory instructions: `ld`, `ldu` and `st`, with the race detector's view in `mem_race`
-//! (moves and `cvta` are in `mov`, fences in `fence`, the hints in `hints`).
+//! Memory instructions: `ld`, `ldu` and `st` (moves and `cvta` are in `mov`, fences in `fence`, the hints in `hints`).
 //!
 //! Every access is checked: it must be aligned to its size (the whole vector for `.v2/.v4`),
 //! and lie inside an allocation or window; otherwise the lane faults with the address.
@@ -14,13 +13,9 @@
 use crate::exec::address::*;
 use crate::exec::ctx::{for_lanes, Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::l1::L1Use;
+use crate::exec::hooks::events::AccessKind;
 use crate::exec::memory::{GlobalMemory, Region};
 use crate::exec::program::{AddrBase, AddrSpace, DAddr, DInstr, Dst, Extra, Flow, MemAccess};
-use crate::race::cta::Access as RaceAccess;
-
-pub use super::mem_race::race_elem;
-pub(crate) use super::mem_race::*;
 
 type R = Result<Flow, LaneFault>;
 
@@ -85,24 +80,12 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 false,
             ) {
                 Ok(loc) => {
-                    out[l] = match (c.l1, m.l1, &loc) {
-                        (Some(l1), L1Use::Load(op), Loc::Global(r, ga)) => {
-                            l1.load(c.cta_linear(), r, *ga, m.size, op)
-                        }
-                        _ => load_at(c, &loc, m.size, l),
-                    };
-                    if let (true, Some(t), Loc::Global(_, ga)) = (m.nc, c.nc, &loc) {
-                        t.nc_read(c.nc_access(l, *ga), m.size);
-                    }
-                    if c.race.is_some() {
-                        race_access(c, &loc, l, m.size, RaceAccess::Read);
-                    }
+                    out[l] = c.load_through_caches(&loc, m.size, l, m.cache);
+                    c.after_read(&loc, l, m.size, m.nc);
                 }
                 Err(e) => {
-                    if c.race.is_some() {
-                        let a = a.wrapping_add(u64::from(m.size) * k as u64);
-                        race_pending(c, m.addr.space, a, m.size, l, RaceAccess::Read);
-                    }
+                    let a = a.wrapping_add(u64::from(m.size) * k as u64);
+                    c.refused_access(m.addr.space, a, m.size, l, AccessKind::Read);
                     err = Some(e)
                 }
             }
@@ -113,9 +96,7 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let _ = FULL;
         c.write(d, &out);
     }
-    if let (Some(l1), L1Use::Acquire) = (c.l1, m.l1) {
-        l1.invalidate(c.cta_linear());
-    }
+    c.after_acquire(m.cache);
     Ok(Flow::Next)
 }
 
@@ -132,27 +113,14 @@ pub(crate) fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
             let a = lane_addr(c, &m.addr, l).wrapping_add(16 * k as u64);
             match resolve(c, m.addr.space, a, 16, 16, l, false) {
                 Ok(loc) => {
-                    (lo[l], hi[l]) = match (c.l1, m.l1, &loc) {
-                        (Some(l1), L1Use::Load(op), Loc::Global(r, ga)) => (
-                            l1.load(c.cta_linear(), r, *ga, 8, op),
-                            l1.load(c.cta_linear(), r, *ga + 8, 8, op),
-                        ),
-                        _ => (
-                            load_at(c, &shift(&loc, 0), 8, l),
-                            load_at(c, &shift(&loc, 8), 8, l),
-                        ),
-                    };
-                    if let (true, Some(t), Loc::Global(_, ga)) = (m.nc, c.nc, &loc) {
-                        t.nc_read(c.nc_access(l, *ga), 16);
-                    }
-                    if c.race.is_some() {
-                        race_access(c, &loc, l, 16, RaceAccess::Read);
-                    }
+                    (lo[l], hi[l]) = (
+                        c.load_through_caches(&shift(&loc, 0), 8, l, m.cache),
+                        c.load_through_caches(&shift(&loc, 8), 8, l, m.cache),
+                    );
+                    c.after_read(&loc, l, 16, m.nc);
                 }
                 Err(e) => {
-                    if c.race.is_some() {
-                        race_pending(c, m.addr.space, a, 16, l, RaceAccess::Read);
-                    }
+                    c.refused_access(m.addr.space, a, 16, l, AccessKind::Read);
                     err = Some(e)
                 }
             }
@@ -209,32 +177,19 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
             let a = base.wrapping_add(u64::from(m.size) * k as u64);
             match resolve(c, m.addr.space, a, m.size, m.size, l, true) {
                 Ok(loc) => {
-                    if let (Some(t), Loc::Global(_, ga)) = (c.nc, &loc) {
-                        t.write(c.nc_access(l, *ga), m.size);
-                    }
-                    if c.race.is_some() {
-                        race_access(c, &loc, l, m.size, RaceAccess::Write);
-                    }
+                    c.before_write(&loc, l, m.size);
                     if let Some(hi) = &hi {
                         store_at(c, &loc, 8, l, vals[l]);
                         store_at(c, &shift(&loc, 8), 8, l, hi[l]);
+                        c.after_store(&loc, 8, vals[l], m.cache);
+                        c.after_store(&shift(&loc, 8), 8, hi[l], m.cache);
                     } else {
                         store_at(c, &loc, m.size, l, vals[l]);
-                    }
-                    if let (Some(l1), L1Use::Store(op), Loc::Global(_, ga)) = (c.l1, m.l1, &loc) {
-                        match &hi {
-                            Some(hi) => {
-                                l1.store(c.cta_linear(), *ga, 8, vals[l], op);
-                                l1.store(c.cta_linear(), *ga + 8, 8, hi[l], op);
-                            }
-                            None => l1.store(c.cta_linear(), *ga, m.size, vals[l], op),
-                        }
+                        c.after_store(&loc, m.size, vals[l], m.cache);
                     }
                 }
                 Err(e) => {
-                    if c.race.is_some() {
-                        race_pending(c, m.addr.space, a, m.size, l, RaceAccess::Write);
-                    }
+                    c.refused_access(m.addr.space, a, m.size, l, AccessKind::Write);
                     err = Some(e);
                     break;
                 }
@@ -318,8 +273,8 @@ pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
             }
         };
     });
-    if c.race.is_some() {
-        race_warp(c, true, &addrs, SIZE, RaceAccess::Read);
+    if c.observes_accesses() {
+        c.after_warp_access(true, &addrs, SIZE, AccessKind::Read);
     }
     let d = m.dsts[0];
     c.write(&d, &out);
@@ -334,8 +289,8 @@ pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if !shared_in_bounds::<SIZE>(c.shared.data.len(), mask, &addrs) || c.asyncs.has_pending() {
         return st(c, i);
     }
-    if c.race.is_some() {
-        race_warp(c, true, &addrs, SIZE, RaceAccess::Write);
+    if c.observes_accesses() {
+        c.after_warp_access(true, &addrs, SIZE, AccessKind::Write);
     }
     let vals = c.fetch(&m.srcs[0]);
     let data = &mut c.shared.data;
@@ -350,7 +305,7 @@ pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// A scalar global (or generic-to-global) load of `SIZE` bytes: all lanes must fall in the
 /// allocation the first lane's address lies in; otherwise [`ld`] handles it.
 pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    if c.l1.is_some() {
+    if c.caches_global() {
         return ld(c, i);
     }
     let m = mem_of(i)?;
@@ -361,8 +316,8 @@ pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     };
     let mut out = [0u64; 32];
     for_lanes(mask, |l| out[l] = r.load(addrs[l], SIZE));
-    if c.race.is_some() {
-        race_warp(c, false, &addrs, SIZE, RaceAccess::Read);
+    if c.observes_accesses() {
+        c.after_warp_access(false, &addrs, SIZE, AccessKind::Read);
     }
     let d = m.dsts[0];
     c.write(&d, &out);
@@ -371,7 +326,7 @@ pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// A scalar global (or generic-to-global) store of `SIZE` bytes (fast path of [`st`]).
 pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    if c.l1.is_some() {
+    if c.caches_global() {
         return st(c, i);
     }
     let m = mem_of(i)?;
@@ -381,11 +336,9 @@ pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         return st(c, i);
     };
     let vals = c.fetch(&m.srcs[0]);
-    if let Some(t) = c.nc {
-        for_lanes(mask, |l| t.write(c.nc_access(l, addrs[l]), SIZE));
-    }
-    if c.race.is_some() {
-        race_warp(c, false, &addrs, SIZE, RaceAccess::Write);
+    c.before_warp_global_write(&addrs, SIZE);
+    if c.observes_accesses() {
+        c.after_warp_access(false, &addrs, SIZE, AccessKind::Write);
     }
     for_lanes(mask, |l| r.store(addrs[l], SIZE, vals[l]));
     Ok(Flow::Next)

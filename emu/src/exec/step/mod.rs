@@ -16,7 +16,6 @@ pub mod float_fn;
 pub mod hints;
 pub mod int;
 pub mod mem;
-mod mem_race;
 pub mod mov;
 pub mod packed;
 pub mod warp_ops;

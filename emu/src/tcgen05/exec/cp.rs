@@ -90,7 +90,7 @@ fn read_chunk(
         let addr = word_addr(desc, row, 4 * chunk + j).map_err(|e| {
             undefined(format!("tcgen05.cp: {e} (s-desc 0x{desc:016x})")).at_lane(lane as u32)
         })?;
-        if let Some(f) = crate::exec::proxy_check::async_read(c, lane, addr, 4, "tcgen05.cp") {
+        if let Some(f) = c.before_async_read(lane, addr, 4, "tcgen05.cp") {
             return Err(f);
         }
         let v = crate::exec::address::load_shared(

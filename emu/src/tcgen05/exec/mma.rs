@@ -334,7 +334,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
             disable: std::array::from_fn(|k| disable.get(k).map_or(0, |r| r[lane] as u32)),
             enable: enable[lane] != 0,
             sf: sfa.zip(sfb).map(|(a, b)| (a[lane], b[lane])),
-            runs: c.race.is_some().then(Default::default),
+            runs: c.observes_async().then(Default::default),
         };
         if m.group == CtaGroup::Two {
             // hands its reads to the detector CTA by CTA (`pair::reading`)
@@ -342,7 +342,7 @@ pub fn mma(c: &mut Ctx<'_>, i: &DInstr) -> R {
         } else {
             issue(c, x, &m, &s)?;
             if let Some(r) = s.runs {
-                crate::wgmma::race::tcgen05_issued(c, lane, &r.into_inner());
+                c.after_tcgen05_mma_issued(lane, &r.into_inner());
             }
         }
     }

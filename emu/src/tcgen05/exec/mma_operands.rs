@@ -79,15 +79,9 @@ pub(crate) fn smem_elem(
     let bytes = (bits / 8).max(1);
     if let Some(r) = &s.runs {
         let off = crate::exec::address::shared_wrap(addr);
-        crate::wgmma::race::add_run(&mut r.borrow_mut(), off, u64::from(bytes));
+        crate::exec::hooks::asyncs::add_run(&mut r.borrow_mut(), off, u64::from(bytes));
     }
-    if let Some(f) = crate::exec::proxy_check::async_read(
-        c,
-        s.lane,
-        addr,
-        u64::from(bytes),
-        "a tcgen05.mma operand",
-    ) {
+    if let Some(f) = c.before_async_read(s.lane, addr, u64::from(bytes), "a tcgen05.mma operand") {
         return Err(f);
     }
     let v = crate::exec::address::load_shared(c, AddrSpace::Shared, addr, bytes, bytes, s.lane).map_err(

@@ -1,13 +1,14 @@
-//! `tcgen05.wait::ld/st` and `tcgen05.fence::*` (PTX ISA "tcgen05.wait", "tcgen05.fence"),
-//! and the thread-synchronisation points (a CTA barrier's arrival and release) that the
-//! Tensor Memory checks of [`crate::tcgen05::memory`] follow.
+//! `tcgen05.wait::ld/st` and `tcgen05.fence::*` (PTX ISA "tcgen05.wait", "tcgen05.fence").
+//! The other thread-synchronisation points the Tensor Memory checks of
+//! [`crate::tcgen05::memory`] follow (CTA barriers, mbarrier phases) reach them through the
+//! synchronisation hooks ([`crate::exec::hooks::sync`]).
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Flow};
 use crate::ir::{Tcgen05, Tcgen05Fence, Tcgen05Wait};
 use crate::tcgen05::exec::{collective, decoded, undefined};
-use crate::tcgen05::memory::{Access, TensorMemory};
+use crate::tcgen05::memory::Access;
 
 type R = Result<Flow, LaneFault>;
 
@@ -51,27 +52,4 @@ pub fn fence(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     }
     Ok(Flow::Next)
-}
-
-/// Lanes `mask` of warp `warp` arrive at named barrier `id` (checked mode's observations).
-pub(crate) fn barrier_arrive(t: &mut TensorMemory, id: u32, warp: u32, mut mask: u32) {
-    while mask != 0 {
-        let lane = mask.trailing_zeros();
-        mask &= mask - 1;
-        t.observe.barrier_arrive(id, warp * 32 + lane);
-    }
-}
-
-/// Named barrier `id` releases the waiting `(warp, lanes)` (checked mode's observations).
-pub(crate) fn barrier_release(
-    t: &mut TensorMemory,
-    id: u32,
-    waiters: impl Iterator<Item = (u32, u32)>,
-) {
-    let threads = waiters.flat_map(|(warp, lanes)| {
-        (0..32u32)
-            .filter(move |l| lanes & (1 << l) != 0)
-            .map(move |l| warp * 32 + l)
-    });
-    t.observe.barrier_release(id, threads);
 }

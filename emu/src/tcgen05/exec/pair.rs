@@ -104,7 +104,7 @@ fn reading<T>(
         if let Some(r) = &s.runs {
             let runs = std::mem::take(&mut *r.borrow_mut());
             if !runs.is_empty() {
-                crate::wgmma::race::tcgen05_issued(c, s.lane, &runs);
+                c.after_tcgen05_mma_issued(s.lane, &runs);
             }
         }
         Ok(v)

@@ -26,7 +26,7 @@ pub(super) fn ld(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, l: &Ld) -> D {
     )?;
     let acc = MemAccess {
         nc: l.nc(),
-        l1: load_l1(l),
+        cache: load_l1(l),
         ..acc
     };
     d.exec = mem::fast_path(&acc, true).unwrap_or(mem::ld);
@@ -64,7 +64,7 @@ pub(super) fn st(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, s: &St) -> D {
         false,
     )?;
     let acc = MemAccess {
-        l1: store_l1(s),
+        cache: store_l1(s),
         ..acc
     };
     d.exec = mem::fast_path(&acc, false).unwrap_or(mem::st);
@@ -221,7 +221,7 @@ fn mem_access(
         dsts,
         srcs,
         nc: false,
-        l1: L1Use::Bypass,
+        cache: L1Use::Bypass,
     })
 }
 

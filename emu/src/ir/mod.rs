@@ -28,6 +28,7 @@ mod ids;
 mod memory_ops;
 pub mod mma;
 mod module;
+pub mod opcode;
 mod operand;
 pub mod setmaxnreg;
 mod special;
@@ -62,6 +63,7 @@ pub use mma::{
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
+pub use opcode::{Arity, Family, MemoryClass, Opcode, OpcodeInfo, Requires, OPCODES};
 pub use setmaxnreg::Setmaxnreg;
 pub use special::{ReservedSmem, SpecialReg};
 pub use tcgen05::{

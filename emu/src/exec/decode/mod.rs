@@ -20,7 +20,7 @@ use crate::exec::launch::shared_layout::KernelSharedInfo;
 use crate::exec::program::{
     Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, Program, Src, NO_GUARD,
 };
-use crate::ir::{Block, Function, Instr, Module, Op, ParamKind, Stmt, Type};
+use crate::ir::{Block, Function, Instr, MemoryClass, Module, Op, ParamKind, Stmt, Type};
 use smallvec::SmallVec;
 
 use context::{FnCtx, SlotInfo};
@@ -301,7 +301,7 @@ fn lower_body(
                 .filter(|l| !l.is_empty())
                 .unwrap_or_else(|| operands::describe(fx, ins)),
         };
-        out.push(d, crate::race::describe(&ins.op), info, fx.fid);
+        out.push(d, memory_role(&ins.op), info, fx.fid);
     }
     if let Some(body) = &f.body {
         let implicit = Instr {
@@ -319,5 +319,19 @@ fn lower_body(
             text: format!("ret (implicit, at the closing brace of `{}`)", f.name),
         };
         out.push(d, crate::race::RaceOp::Other, info, fx.fid);
+    }
+}
+
+/// What an instruction is to the race detector: nothing when the opcode table gives its
+/// opcode no memory-model class, else its form's description.
+fn memory_role(op: &Op) -> crate::race::RaceOp {
+    match op.info().memory {
+        MemoryClass::None => crate::race::RaceOp::Other,
+        MemoryClass::Access
+        | MemoryClass::Fence
+        | MemoryClass::Async
+        | MemoryClass::Mbarrier
+        | MemoryClass::ClusterBarrier
+        | MemoryClass::TensorCore => crate::race::describe(op),
     }
 }

@@ -171,6 +171,7 @@ impl ProxyState {
 impl ProxyState {
     /// The fault for a generic-proxy access of shared `[off, off + size)` that an async-proxy
     /// operation still owns; records generic writes for later async reads.
+    #[allow(clippy::too_many_arguments)]
     pub fn shared_access(
         &self,
         info: &[InstrInfo],

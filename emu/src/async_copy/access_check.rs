@@ -1,8 +1,7 @@
-//! The shared-memory accesses that asynchronous operations forbid: an access of bytes a
-//! pending `cp.async` still writes (no `cp.async.wait_group`/`wait_all` since), and, with
-//! `--proxy-check`, the generic-proxy accesses the proxy checker reports
-//! ([`crate::exec::proxy_check::shared_access`]). Address resolution asks
-//! [`pending_fault`] about every shared access while the CTA has such operations pending.
+//! The shared-memory accesses that `cp.async` forbids: an access of bytes a pending copy
+//! still writes (no `cp.async.wait_group`/`wait_all` since). The access hook
+//! ([`crate::exec::hooks::access`]) asks [`pending_fault`] about every shared access while the
+//! CTA has asynchronous operations pending, after the proxy checker.
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};

@@ -2,7 +2,7 @@
 //! "cp.async.mbarrier.arrive") and the per-CTA state it shares with `mbarrier` (executed in
 //! the sibling module `mbarrier`: phases, pending arrivals, transaction counts).
 //!
-//! Each CTA keeps an [`AsyncState`]: the copies its threads issued and not yet delivered, each
+//! Each CTA keeps an [`AsyncState`](crate::async_copy::state::AsyncState): the copies its threads issued and not yet delivered, each
 //! thread's committed groups, and its mbarrier objects (by shared-memory offset).
 //!
 //! Copies complete as late as the ISA allows: a copy reads its source when issued (a legal

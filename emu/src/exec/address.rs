@@ -1,6 +1,6 @@
 //! Address resolution, the memory service every instruction family uses: a lane's address
-//! for a decoded address ([`lane_addr`]), and its resolution in a state space or through the
-//! generic windows ([`resolve`]) to a location in global, shared (the CTA's own or, through
+//! for a decoded address (`lane_addr`), and its resolution in a state space or through the
+//! generic windows (`resolve`) to a location in global, shared (the CTA's own or, through
 //! `.shared::cluster`, a peer's), local, parameter or constant memory, checked for bounds,
 //! alignment and writability; loads and stores at a resolved location.
 //!

@@ -183,9 +183,9 @@ pub struct NcReport {
 }
 
 fn site(a: &NcAccess, info: &[InstrInfo], file: &str, kernel: &str) -> FaultSite {
-    let (line, instr) = info
+    let (line, instr, source) = info
         .get(a.pc as usize)
-        .map(|i| (i.span.line, i.text.clone()))
+        .map(|i| (i.span.line, i.text.clone(), i.source.as_deref().cloned()))
         .unwrap_or_default();
     FaultSite {
         kernel: kernel.to_string(),
@@ -196,6 +196,7 @@ fn site(a: &NcAccess, info: &[InstrInfo], file: &str, kernel: &str) -> FaultSite
         file: file.to_string(),
         line,
         instr,
+        source,
         address: Some(a.address),
     }
 }
@@ -229,7 +230,11 @@ fn describe(f: &mut fmt::Formatter<'_>, what: &str, s: &FaultSite) -> fmt::Resul
         s.line,
         s.instr,
         s.address.unwrap_or(0)
-    )
+    )?;
+    if let Some(src) = &s.source {
+        write!(f, "\n    source {src}")?;
+    }
+    Ok(())
 }
 
 impl fmt::Display for NcReport {

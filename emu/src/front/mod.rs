@@ -16,6 +16,7 @@ pub const MAX_NESTING: u32 = 200;
 mod body;
 pub mod constexpr;
 pub mod cursor;
+mod debug_info;
 pub mod error;
 pub mod lexer;
 pub mod module;

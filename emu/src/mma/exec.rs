@@ -17,7 +17,7 @@
 //!    it) and fault on the lane that supplied it.
 //!
 //! A fast path serves the form Triton's and CUTLASS's matmuls spend their time in
-//! ([`mma_f16_f32`]): `.m16n8k8`/`.m16n8k16` with `.f16` or `.bf16` inputs and `.f32` C and D.
+//! (`mma_f16_f32`): `.m16n8k8`/`.m16n8k16` with `.f16` or `.bf16` inputs and `.f32` C and D.
 //! The fragments are scattered straight from the registers into stack arrays of exactly
 //! widened values (no tiles of raw bits, no heap), multiplied by the same pure function
 //! ([`crate::semantics::mma::dot_f32`]) under the same accumulation model, and D gathered

@@ -1,8 +1,8 @@
 //! The tile multiply shared by the matrix families (`mma.sync`, `wmma`, `wgmma`,
 //! `tcgen05.mma`): `D = A·B + C` on raw element bits, with the accumulation model of the
 //! target ([`crate::semantics::mma::AccModel`]) and the per-instruction variants the compiler
-//! lowers differently ([`multiply_sync`], [`multiply_wmma`]); and the element access of
-//! register fragments ([`elem_bits`], [`put`]).
+//! lowers differently (`multiply_sync`, `multiply_wmma`); and the element access of register
+//! fragments (`elem_bits`, `put`).
 
 use crate::ir::{Mma, MmaBitOp, MmaElem};
 use crate::semantics::convert::{f64_to_narrow, narrow_to_f64, Narrow};

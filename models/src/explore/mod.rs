@@ -1,7 +1,7 @@
 //! Incremental exploration of the executions of a litmus test: each consistent execution is
 //! built once, event by event, and a partial execution is abandoned as soon as it breaks an
 //! axiom that no extension can repair, so the cost follows the executions the model allows
-//! rather than the candidates [`crate::enumerate`] (the reference) judges one by one.
+//! rather than the candidates [`crate::enumerate()`] (the reference) judges one by one.
 //!
 //! Why each pruning is sound is argued in docs/spec/explorer.md (a glossary to GenMC's terms,
 //! one lemma per check, the symmetry theorem); the lemma numbers below are that page's.
@@ -12,15 +12,15 @@
 //! over a [`Universe`] holding every event of every path. Relations that depend only on two
 //! events (moral strength, patterns, proxies, scopes) are computed pair by pair, with the
 //! definitions of [`crate::ptx::Statics::new`], when an event joins the growing execution
-//! ([`pairs`], [`local`]).
+//! (`pairs`, `local`).
 //!
 //! # Steps and checks
 //!
 //! An execution grows in program order per thread. A read takes a present write or *defers*
 //! its source to a write a thread can still add (the first later write of its location and
 //! value it takes becomes its source); a write is oriented in coherence against every present
-//! write it must be ordered with ([`moves`]; placements a read-modify-write rules out are not
-//! built, [`atomic`], Lemma 8). After every step, on the partial execution with the Fence-SC
+//! write it must be ordered with (`moves`; placements a read-modify-write rules out are not
+//! built, `atomic`, Lemma 8). After every step, on the partial execution with the Fence-SC
 //! order and barrier synchronisation left empty:
 //!
 //! 1. every deferred read can still be served by the writes the unfinished threads can make,
@@ -28,12 +28,12 @@
 //! 2. coherence is acyclic (Lemma 2);
 //! 3. every axiom of [`crate::ptx::Statics::check`] holds (Lemma 3);
 //! 4. (PTX models, fast path) no deferred read is *doomed*: base-causally before an event of
-//!    every thread that could serve it ([`doom`], Lemma 4).
+//!    every thread that could serve it (`doom`, Lemma 4).
 //!
 //! Checks 2, 3 and 4 are skipped after a step that adds no edge leaving the new event
 //! (Lemma 5). A complete execution is judged in full as the reference judges it (Lemma 6).
 //! On executions of up to 64 events without proxy or alias fences, checks 2 and 3 run on one
-//! word per row ([`fast`], Lemma 9), otherwise with the relation algebra of [`crate::rel`];
+//! word per row (`fast`, Lemma 9), otherwise with the relation algebra of [`crate::rel`];
 //! debug builds compare the two at every step.
 //!
 //! Which thread moves next does not change the executions built; the search prefers threads
@@ -43,7 +43,7 @@
 //! # Interchangeable threads
 //!
 //! When the caller asks for it ([`Universe::symmetric`]), threads with the same code and
-//! placement that differ only in values each alone writes are interchangeable ([`symmetry`]):
+//! placement that differ only in values each alone writes are interchangeable (`symmetry`):
 //! the search builds one canonical execution per orbit and hands the sink all its images, so
 //! counts, states and verdicts are the full search's; [`Stats::explored`] falls by up to the
 //! number of permutations (the symmetry theorem).
@@ -131,7 +131,7 @@ pub struct Universe {
     /// one virtual address (check 4 of the module docs applies to its reads).
     plain: Vec<bool>,
     /// Whether to build one execution of each orbit of interchangeable threads and hand the
-    /// sink the others as its images ([`symmetry`]); off unless the caller turns it on.
+    /// sink the others as its images (`explore/symmetry/`); off unless the caller turns it on.
     pub symmetric: bool,
 }
 

@@ -1,6 +1,6 @@
 //! Where every variable lives: module globals in one global region, `.const` variables in the
 //! constant bank, `.shared` variables (module and function scope) in each kernel's own shared
-//! memory layout ([`super::shared`]), module `.local` variables at the start of each thread's
+//! memory layout ([`crate::exec::launch::shared_layout`]), module `.local` variables at the start of each thread's
 //! local memory, and each function's parameters and function-scope `.local`/`.param` variables
 //! in its activation frame. Initialisers are written into the images here, with symbol
 //! addresses resolved.
@@ -18,7 +18,8 @@ use crate::ir::{
 pub enum Place {
     /// A global address.
     Global(u64),
-    /// A sized `.shared` variable: its offset depends on the kernel ([`super::shared`]).
+    /// A sized `.shared` variable: its offset depends on the kernel
+    /// ([`crate::exec::launch::shared_layout`]).
     Shared,
     /// An offset in the constant bank.
     Const(u64),

@@ -4,7 +4,7 @@
 //! threads, the *canonical* one (its *key* writes, the first write each thread of a class makes
 //! at one level of its tree, in thread order), and hands the sink its images.
 //!
-//! Swaps are found by matching every thread's tree with its image's ([`matching`]). Why every
+//! Swaps are found by matching every thread's tree with its image's (`matching`). Why every
 //! execution is visited exactly once, and why a kept swap maps executions to executions with
 //! the same verdict, is the symmetry theorem of docs/spec/explorer.md.
 

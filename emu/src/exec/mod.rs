@@ -67,6 +67,7 @@ use memory::{Bytes, GlobalMemory};
 use program::{DFuncKind, Program};
 
 use crate::ir::{FunctionKind, Module};
+use crate::validate::Validated;
 
 /// Everything a CTA needs from its launch (shared, read-only, by every host thread).
 pub struct Env<'a> {
@@ -233,11 +234,12 @@ pub struct Machine {
 pub const HEAP_SIZE: u64 = 8 << 20;
 
 impl Machine {
-    /// Decodes a module and places its global variables in device memory.
+    /// Decodes a module the validator accepted and places its global variables in device
+    /// memory.
     ///
     /// # Errors
     /// A construct the interpreter cannot run.
-    pub fn load(module: &Module, file_name: &str) -> Result<Machine, DecodeError> {
+    pub fn load(module: &Validated, file_name: &str) -> Result<Machine, DecodeError> {
         Machine::load_with_source(module, file_name, "")
     }
 
@@ -247,7 +249,7 @@ impl Machine {
     /// # Errors
     /// A construct the interpreter cannot run.
     pub fn load_with_source(
-        module: &Module,
+        module: &Validated,
         file_name: &str,
         source: &str,
     ) -> Result<Machine, DecodeError> {

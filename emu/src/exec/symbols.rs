@@ -219,7 +219,11 @@ mod tests {
 
     fn machine(src: &str) -> (Machine, Symbols) {
         let m = crate::front::parse_module(src, "t.ptx").expect("parses");
-        let machine = Machine::load(&m, "t.ptx").expect("loads");
+        let machine = Machine::load(
+            &crate::validate::Validated::new(m.clone()).expect("the module validates"),
+            "t.ptx",
+        )
+        .expect("loads");
         let symbols = Symbols::of(&m, &machine).expect("lays out");
         (machine, symbols)
     }

@@ -13,9 +13,11 @@ mod target;
 
 pub use target::is_known_arch_name;
 mod types;
+pub mod validated;
 mod warp_level;
 
 pub use diagnostic::{Diagnostic, UNSUPPORTED};
+pub use validated::Validated;
 
 use crate::ir::{Module, Stmt};
 

@@ -151,6 +151,7 @@ impl Module {
     /// the kernels, or the candidates of an ambiguous name).
     fn resolve_kernel(&self, py: Python<'_>, name: &str) -> PyResult<String> {
         self.module
+            .module()
             .resolve_kernel(name)
             .map(str::to_string)
             .map_err(|e| {
@@ -223,7 +224,8 @@ impl Module {
         let result = self.with_machine(py, device, |m, _| {
             let mut result = m.launch(&cfg, &args);
             if let Ok(rep) = &mut result {
-                if let (Some(races), Some((_, f))) = (&mut rep.races, module.function(&cfg.kernel))
+                if let (Some(races), Some((_, f))) =
+                    (&mut rep.races, module.module().function(&cfg.kernel))
                 {
                     races.name_arguments(m, &f.params, &args);
                 }

@@ -54,11 +54,13 @@ fn mixed(opcode: &str, q: &mut Quals) -> Result<Mixed, Error> {
     let (dst, src) = q.two_types()?;
     let half = match (dst, HalfType::of(src)) {
         (Type::F32, Some(h)) => h,
-        _ => return Err(q.syntax(format!(
+        _ => {
+            return Err(q.syntax(format!(
             "`{opcode}.{}.{}` is not a form of `{opcode}`: the mixed-precision forms are {forms}",
             dst.name(),
             src.name()
-        ))),
+        )))
+        }
     };
     Ok(Mixed { half, rnd, sat })
 }

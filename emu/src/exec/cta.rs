@@ -166,7 +166,7 @@ impl Cta {
             next_warp: 0,
             tmem: None,
             asyncs: crate::async_copy::state::AsyncState::new(env.proxy),
-            wgmma: Default::default(),
+            wgmma: crate::wgmma::state::WgmmaState::new(env.wgmma_strict),
             race: env
                 .race
                 .map(|r| Box::new(crate::race::CtaRace::new(r, linear))),
@@ -417,7 +417,7 @@ impl Cta {
             }
             ctx.mask = mask;
             ctx.pc = pc;
-            if let Some(fault) = ctx.before_instruction(ins) {
+            if let Err(fault) = ctx.before_instruction(ins) {
                 break Action::Fault { fault, pc };
             }
             match (ins.exec)(&mut ctx, ins) {

@@ -405,12 +405,19 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if let Some(flow) = collective(c, "wgmma.wait_group.sync.aligned")? {
         return Ok(flow);
     }
+    retire_all_but(c, x.wait as usize)?;
+    c.after_wgmma_wait(x.wait as usize);
+    Ok(Flow::Next)
+}
+
+/// Retires the executing warp's committed groups but the `keep` most recent.
+pub(crate) fn retire_all_but(c: &mut Ctx<'_>, keep: usize) -> Result<(), LaneFault> {
     loop {
         let group = {
             let Some(wg) = c.wgmma.warps.get_mut(&c.ids.warp) else {
                 break;
             };
-            if wg.committed.len() <= x.wait as usize {
+            if wg.committed.len() <= keep {
                 break;
             }
             wg.committed.pop_front().unwrap_or_default()
@@ -422,8 +429,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     }
     c.wgmma.refresh_busy();
-    c.after_wgmma_wait(x.wait as usize);
-    Ok(Flow::Next)
+    Ok(())
 }
 
 /// Writes one product to its registers, after checking that nothing else wrote them since it

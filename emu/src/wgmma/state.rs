@@ -41,9 +41,24 @@ pub struct WgmmaState {
     /// Whether some warp may hold products not yet retired (the interpreter checks register
     /// reads against them only then).
     pub busy: bool,
+    /// `--wgmma-check strict`: an early accumulator read is a fault, not an implicit wait.
+    pub strict: bool,
 }
 
 impl WgmmaState {
+    /// No wgmma in flight; `strict` as `--wgmma-check strict` says.
+    pub fn new(strict: bool) -> WgmmaState {
+        WgmmaState {
+            strict,
+            ..WgmmaState::default()
+        }
+    }
+
+    /// Whether every pending product of `warp` is in a committed group (none is open).
+    pub fn only_committed(&self, warp: u32) -> bool {
+        self.warps.get(&warp).is_none_or(|wg| wg.open.is_empty())
+    }
+
     /// The pc of the oldest pending `wgmma.mma_async` of `warp` that accumulates into register
     /// `slot`, and the register's index in its D vector.
     pub fn pending_writer(&self, warp: u32, slot: u32) -> Option<(u32, usize)> {

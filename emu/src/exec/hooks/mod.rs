@@ -32,15 +32,18 @@ use crate::exec::fault::LaneFault;
 use crate::exec::program::DInstr;
 
 impl Ctx<'_> {
-    /// Before `ins` executes (the scheduler's hook): a fault when it reads the accumulator
-    /// registers of a `wgmma.mma_async` still in flight
-    /// ([`crate::wgmma::accumulators::early_read`]).
+    /// Before `ins` executes (the scheduler's hook): when it reads the accumulator registers of
+    /// a `wgmma.mma_async` still in flight, the implicit wait or the fault
+    /// ([`crate::wgmma::accumulators::before_read`]).
+    ///
+    /// # Errors
+    /// The early read's fault, or a fault of the products the implicit wait retired.
     #[inline(always)]
-    pub fn before_instruction(&self, ins: &DInstr) -> Option<LaneFault> {
+    pub fn before_instruction(&mut self, ins: &DInstr) -> Result<(), LaneFault> {
         if self.wgmma.busy {
-            crate::wgmma::accumulators::early_read(self, ins)
+            crate::wgmma::accumulators::before_read(self, ins)
         } else {
-            None
+            Ok(())
         }
     }
 }

@@ -9,6 +9,9 @@
 //! An integer operation takes no float literal and an `.f32`/`.f64` one no integer literal.
 //! `!` negates predicates only. Logic operations take bit-size types or `.pred`. A `cvt` from
 //! float to integer, integer to float, or float to a narrower float names its rounding.
+//! The mixed-precision `add`/`sub`/`fma` (`.f32.f16`, `.f32.bf16`) read their narrow operands
+//! from `.b16` registers (or `.f16` ones for `.f16`), never immediates, and `fma` names its
+//! rounding.
 
 use super::diagnostic::Diagnostic;
 use crate::ir::{Cvt, Function, Imm, Instr, MulMode, Op, Operand, Type, TypeClass};

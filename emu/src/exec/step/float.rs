@@ -1,8 +1,9 @@
 //! Floating-point arithmetic in the lane loop: `add`/`sub`/`mul`/`fma`, division, `neg`/`abs`,
 //! the half-precision forms and the mixed-precision `add/sub/fma.f32.{f16,bf16}`, plus the
 //! lowering helpers its siblings `float_cmp` (`setp`, `set`, `slct`) and `float_fn`
-//! (`min`/`max`, special functions, `testp`, `copysign`) share. The per-lane meaning is in `crate::semantics`; this module picks a
-//! specialised function per instruction (a host fast path for plain `.rn`).
+//! (`min`/`max`, special functions, `testp`, `copysign`) share. The per-lane meaning is in
+//! `crate::semantics`; this module picks a specialised function per instruction (a host fast
+//! path for plain `.rn`).
 
 use crate::exec::ctx::{for_lanes, Ctx};
 use crate::exec::decode::context::FnCtx;

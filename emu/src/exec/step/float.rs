@@ -378,7 +378,7 @@ pub fn lower_arith(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, kind: Kind, a: Ar
 }
 
 /// The `Param` bit of a mixed-precision instruction whose narrow operands are `.bf16` (beside
-/// [`encode`]'s rounding and `.sat`).
+/// `encode`'s rounding and `.sat`).
 const MIXED_BF16: u64 = 1 << 5;
 
 fn mixed_kind(p: u64) -> HalfKind {

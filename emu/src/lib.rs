@@ -1,5 +1,6 @@
 //! The PTX ISA for ptxemu: a typed IR, a front end that parses and validates modules as nvcc
 //! and clang emit them, and an interpreter that runs kernels over grids of CTAs of warps.
+#![warn(missing_docs)]
 
 pub mod async_copy;
 pub mod cluster;

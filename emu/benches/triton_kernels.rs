@@ -17,7 +17,9 @@
 //! host thread (CPU time and wall time) and on two (wall time), the ratio of CPU times to the
 //! sm_80 build, the two-thread speed-up, and numpy's float32 matmul of 512³ on one thread
 //! (CPU time) beside the matmul (`PTXEMU_PYTHON` names the Python; OpenBLAS, MKL and OpenMP
-//! limited to one thread). `PTXEMU_BENCH_TABLE_ONLY=1` stops after the table. Criterion's throughput is the kernel's FLOPs (2·M·N·K for the
+//! limited to one thread). `PTXEMU_BENCH_TABLE_ONLY=1` stops after the table;
+//! `PTXEMU_BENCH_TARGET` keeps one target's builds and `PTXEMU_BENCH_SIZE` sets the matmuls'
+//! size (for instruction counts under callgrind). Criterion's throughput is the kernel's FLOPs (2·M·N·K for the
 //! matmuls, 4·L²·D/2 for causal attention's two products), so "elem/s" reads as emulated
 //! FLOP/s.
 
@@ -71,8 +73,25 @@ const WARP_SPECIALIZED: [Build; 3] = [
     build!("sm100a", "tcgen05_kernels/triton/mm_ws.sm100", "mm_ws"),
 ];
 
-/// The matmuls' M = N = K.
-const N: usize = 512;
+/// The matmuls' M = N = K: `PTXEMU_BENCH_SIZE` (a multiple of 128), else 512. A smaller size
+/// keeps a run under `valgrind --tool=callgrind` short (the instruction counts of
+/// docs/performance.md are of 128).
+fn size() -> usize {
+    let n = std::env::var("PTXEMU_BENCH_SIZE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(512);
+    assert!(
+        n >= 128 && n % 128 == 0,
+        "PTXEMU_BENCH_SIZE must be a multiple of 128"
+    );
+    n
+}
+
+/// `PTXEMU_BENCH_TARGET`: only the builds for this target (`sm80`, `sm90a`, `sm100a`).
+fn target_wanted(target: &str) -> bool {
+    std::env::var("PTXEMU_BENCH_TARGET").map_or(true, |t| t == target)
+}
 /// Attention's sequence length and head dimension.
 const L: usize = 512;
 const D: usize = 128;
@@ -191,6 +210,8 @@ impl Launch {
         let mut m = Machine::load(&module, "bench.ptx").expect("PTX decodes");
         let (mut args, grid, out, reference, tolerance) = match kernel {
             Kernel::Matmul | Kernel::Persistent => {
+                #[allow(non_snake_case)]
+                let N = size();
                 let a = eighths(N * N, 1);
                 let b = eighths(N * N, 2);
                 let pa = buffer(&mut m, &halves(&a));
@@ -308,7 +329,7 @@ fn numpy_matmul_seconds() -> Option<f64> {
 
 /// The kernels of the bench: group name, kernel, builds, FLOPs.
 fn kernels() -> [(&'static str, Kernel, &'static [Build; 3], u64); 4] {
-    let mm = 2 * (N as u64).pow(3);
+    let mm = 2 * (size() as u64).pow(3);
     // Causal: half of the L × L scores, two products of 2·D FLOPs each.
     let attn = 2 * 2 * (L as u64) * (L as u64) * (D as u64) / 2;
     [
@@ -338,6 +359,7 @@ fn paired_table(filter: Option<&str>) {
         if filter.is_some_and(|f| !name.contains(f)) {
             continue;
         }
+        let builds: Vec<&Build> = builds.iter().filter(|b| target_wanted(b.target)).collect();
         let mut launches: Vec<Launch> = builds.iter().map(|b| Launch::new(kernel, b)).collect();
         // (one-thread CPU, one-thread wall, two-thread wall)
         let mut best = vec![[f64::INFINITY; 3]; launches.len()];
@@ -362,7 +384,7 @@ fn paired_table(filter: Option<&str>) {
                 b[0] / best[0][0]
             );
         }
-        if kernel == Kernel::Matmul {
+        if kernel == Kernel::Matmul && builds.len() == 3 {
             match numpy {
                 Some(s) => eprintln!(
                     "{name:<18} numpy float32 one thread {:.2} ms CPU: sm80 is {:.0}x, sm90a {:.0}x, sm100a {:.0}x",
@@ -396,6 +418,9 @@ fn bench(c: &mut Criterion) {
         g.sample_size(10);
         g.throughput(Throughput::Elements(flops));
         for build in builds.iter() {
+            if !target_wanted(build.target) {
+                continue;
+            }
             if filter.as_deref().is_some_and(|f| !name.contains(f)) {
                 continue;
             }

@@ -207,7 +207,11 @@ impl Launch {
     fn new(kernel: Kernel, build: &Build) -> Launch {
         let meta = TritonMeta::parse(build.meta, Path::new("bench.json")).expect("metadata");
         let module = emu::front::parse_module(build.ptx, "bench.ptx").expect("PTX parses");
-        let mut m = Machine::load(&module, "bench.ptx").expect("PTX decodes");
+        let mut m = Machine::load(
+            &emu::validate::Validated::new(module).expect("the module validates"),
+            "bench.ptx",
+        )
+        .expect("PTX decodes");
         let (mut args, grid, out, reference, tolerance) = match kernel {
             Kernel::Matmul | Kernel::Persistent => {
                 #[allow(non_snake_case)]

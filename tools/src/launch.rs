@@ -97,10 +97,11 @@ pub(crate) fn load_on(path: &Path, sm: Option<u32>) -> Result<Loaded> {
     let name = path.display().to_string();
     let mut module = emu::host::parse_checked(&src, &name).map_err(|e| shown(e.kind, e.message))?;
     if let Some(sm) = sm {
-        module.target.sm = sm;
+        module.run_as_sm(sm);
     }
     let machine = Machine::load_with_source(&module, &name, &src)
         .map_err(|e| refuse("load", format!("{name}: {e}")))?;
+    let module = module.into_module();
     let symbols =
         Symbols::of(&module, &machine).map_err(|e| refuse("load", format!("{name}: {e}")))?;
     Ok(Loaded {
@@ -290,21 +291,10 @@ fn cache_json(c: &emu::exec::l1::CacheStats) -> Json {
     })
 }
 
-/// A source position in `--json`: file, line and column (null when the `.loc` gave none).
-fn frame_json(f: &emu::exec::fault::SourceFrame) -> Json {
-    json!({
-        "file": &*f.file,
-        "line": f.line,
-        "column": (f.col > 0).then_some(f.col),
-    })
-}
-
 /// An instruction's source line (`.loc`) in `--json`: its position, and the call sites it was
 /// inlined at, innermost first (empty when it was not inlined).
 pub(crate) fn source_json(s: &emu::exec::fault::SourceLine) -> Json {
-    let mut j = frame_json(&s.at);
-    j["inlined_at"] = Json::Array(s.inlined_at.iter().map(frame_json).collect());
-    j
+    s.json()
 }
 
 /// The `--json` object of one launch (the buffers are given by the caller).

@@ -185,7 +185,8 @@ fn paired_table() {
     );
     eprintln!("kernel          native CPU s  1T CPU s  1T/native  1T wall s  2T wall s  speed-up");
     type Native = Box<dyn FnMut()>;
-    let kernels: [(&str, fn(usize) -> Setup, Native); 3] = [
+    type Kernel = (&'static str, fn(usize) -> Setup, Native);
+    let kernels: [Kernel; 3] = [
         ("vector_add_4M", setup_vector_add, {
             let (a, b) = (floats(N_VEC, 1), floats(N_VEC, 2));
             let mut out = vec![0.0; N_VEC];

@@ -77,12 +77,12 @@ const WARP_SPECIALIZED: [Build; 3] = [
 /// keeps a run under `valgrind --tool=callgrind` short (the instruction counts of
 /// docs/performance.md are of 128).
 fn size() -> usize {
-    let n = std::env::var("PTXEMU_BENCH_SIZE")
+    let n: usize = std::env::var("PTXEMU_BENCH_SIZE")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(512);
     assert!(
-        n >= 128 && n % 128 == 0,
+        n >= 128 && n.is_multiple_of(128),
         "PTXEMU_BENCH_SIZE must be a multiple of 128"
     );
     n
@@ -408,8 +408,7 @@ fn bench(c: &mut Criterion) {
     // holds NAME (criterion's filter is the last argument that is not an option).
     let filter = std::env::args()
         .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .last()
+        .rfind(|a| !a.starts_with('-'))
         .and_then(|a| a.split('/').next().map(str::to_string))
         .filter(|a| !a.is_empty());
     paired_table(filter.as_deref());

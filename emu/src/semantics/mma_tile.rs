@@ -261,8 +261,7 @@ fn block_exponent_sum(
             (f - 127).max(-126)
         };
     }
-    for kk in k0..k1 {
-        let e_a = ea[kk];
+    for (kk, &e_a) in ea.iter().enumerate().take(k1).skip(k0) {
         if e_a == NONE {
             continue;
         }

@@ -8,6 +8,7 @@ mod cell;
 pub mod compare;
 mod compare_keys;
 pub mod cond;
+pub mod diy;
 pub mod draw;
 pub mod explain;
 pub mod explore;

@@ -130,12 +130,14 @@ fn options(template: &[WrittenPattern], c: &Choices) -> Result<Options, CycleErr
     for i in 0..n {
         let (p, e) = (&template[prev(i)].edge, &template[i].edge);
         let pat = match (p.tgt, e.src) {
-            (Some(a), Some(b)) if a != b => return Err(CycleError::at(
-                template[i].col,
-                format!(
+            (Some(a), Some(b)) if a != b => {
+                return Err(CycleError::at(
+                    template[i].col,
+                    format!(
                     "`{e}` annotates its source `{b}`, but `{p}` annotated that same access `{a}`"
                 ),
-            )),
+                ))
+            }
             (a, b) => a.or(b),
         };
         let atom = e.kind == EdgeKind::Rmw || p.kind == EdgeKind::Rmw;

@@ -21,6 +21,7 @@ pub mod edge;
 pub mod enumerate;
 pub mod family;
 pub mod name;
+pub mod output;
 pub mod pattern;
 pub mod syntax;
 pub mod verdict;

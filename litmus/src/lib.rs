@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod barrier;
+pub mod campaign;
 mod cell;
 pub mod compare;
 mod compare_keys;

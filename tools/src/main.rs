@@ -11,6 +11,7 @@ mod argfloat16;
 mod argspec;
 mod argtype;
 mod bounded;
+mod cmd_campaign;
 mod cmd_check;
 mod cmd_compare;
 mod cmd_diy;

@@ -29,7 +29,7 @@ use models::vocab::Scope;
 use super::cycle::Cycle;
 use super::edge::{Com, Dir, Edge, EdgeKind};
 use super::pattern::{AnnPattern, EdgePattern, Pick, SemKind};
-use super::syntax::{CycleError, WrittenPattern};
+use super::syntax::{CycleError, Written, WrittenPattern};
 
 /// What the open choices of a template are filled with.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,6 +94,22 @@ pub fn expand(
     choices: &Choices,
     limit: u64,
 ) -> Result<Enumerated, EnumerationError> {
+    // The template's shape, every choice at its default, is checked first, so that an error
+    // of shape (directions, threads, locations) names the column of the edge at fault.
+    let skeleton: Vec<Written> = template
+        .iter()
+        .map(|w| {
+            let mut kind = w.edge.kind;
+            if let EdgeKind::Fence(sem, None, l, a, b) = kind {
+                kind = EdgeKind::Fence(sem, Some(Scope::Gpu), l, a, b);
+            }
+            Written {
+                edge: Edge::plain(kind),
+                col: w.col,
+            }
+        })
+        .collect();
+    Cycle::new(&skeleton)?;
     let mut out = Enumerated::default();
     let mut seen = HashSet::new();
     expand_into(template, choices, limit, &mut out, &mut seen)?;

@@ -452,6 +452,12 @@ fn annotation(s: &str, col: usize) -> Result<AnnPattern, CycleError> {
             ));
         }
         (Pick::One(kind), None) if kind.scoped() => {
+            if let Some(p) = parts.get(1) {
+                return Err(bad(
+                    1,
+                    format!("`{p}` is not a scope: cta, cluster, gpu, sys or *"),
+                ));
+            }
             return Err(bad(
                 0,
                 format!("`{s}`: `{word}` needs a scope: {word}.cta, {word}.cluster, {word}.gpu, {word}.sys or {word}.*"),
@@ -528,6 +534,7 @@ mod tests {
             ("PodWW Rfx PodRR", 7, "expected an edge"),
             ("PodWW Rfe PodQR Fre", 11, "two directions"),
             ("PodWW[rlx] Rfe", 7, "needs a scope"),
+            ("PodWW[rlx.warp] Rfe", 11, "`warp` is not a scope"),
             ("PodWW[rlx.gpu,acq.gpu] Rfe", 6, "cannot be `acq`"),
             ("PodWW[w.gpu] Rfe", 9, "has no scope"),
             ("PodWW Rfe@warp", 10, "placement"),

@@ -4,11 +4,14 @@
 //! The verdict is the model's: the test's condition (the outcome the cycle describes) is
 //! allowed when some execution the model allows produces it. The reason is:
 //! - for a forbidden outcome, the axiom each candidate execution with that outcome breaks and
-//!   the relations of its cycle, as the explainer finds them (`Causality: rf ; cause`);
+//!   the relations of its cycle, as the explainer finds them (`causality: fr ; cause`), then
+//!   the cycle's external edges whose accesses are morally strong;
 //! - for an allowed one, the cycle's external edges whose accesses are not morally strong
-//!   (one of them weak, a scope that does not include the other thread, different proxies),
-//!   read from the cycle itself with the PTX definition; or, when they all are, that only
-//!   the program order is left unordered.
+//!   (one of them weak, a scope that does not include the other thread, different proxies);
+//!   or, when they all are, that only the program order is left unordered.
+//!
+//! Moral strength is read from the cycle with the PTX definition (both strong, each scope
+//! includes the other thread, one proxy); the verdict never depends on it.
 
 use models::event::ThreadPos;
 use models::ptx::Model;
@@ -70,9 +73,14 @@ pub fn verdict(test: &Test, model: Model) -> Verdict {
 /// Judges the test of `cycle` under every model.
 pub fn judge(cycle: &Cycle, test: &Test) -> Judgement {
     let verdicts = MODELS.map(|m| verdict(test, m));
+    let (strong, weak) = external_edges(cycle);
     let why = match &verdicts[0] {
-        Verdict::Allowed => allowed_because(cycle),
-        Verdict::Forbidden => forbidden_because(test),
+        Verdict::Allowed if weak.is_empty() => {
+            "allowed: every external edge is morally strong, but the program-order edges are not all ordered".into()
+        }
+        Verdict::Allowed => format!("allowed: {}", weak.join("; ")),
+        Verdict::Forbidden if strong.is_empty() => forbidden_because(test),
+        Verdict::Forbidden => format!("{}; {}", forbidden_because(test), strong.join("; ")),
         Verdict::Undecided(e) => e.clone(),
     };
     Judgement { verdicts, why }
@@ -106,12 +114,13 @@ fn thread_pos(p: Position) -> ThreadPos {
     }
 }
 
-/// The external edges whose two accesses are not morally strong, and why.
-fn allowed_because(cycle: &Cycle) -> String {
+/// The cycle's external edges, split: those whose two accesses are morally strong (with
+/// their annotations) and those whose accesses are not (with the reason).
+fn external_edges(cycle: &Cycle) -> (Vec<String>, Vec<String>) {
     let events = cycle.events();
     let n = events.len();
     let pos = cycle.positions();
-    let mut weak_links = Vec::new();
+    let (mut strong, mut weak) = (Vec::new(), Vec::new());
     for (i, e) in cycle.edges().iter().enumerate() {
         if !e.kind.is_external() {
             continue;
@@ -153,13 +162,13 @@ fn allowed_because(cycle: &Cycle) -> String {
                 }
             }
         };
-        if let Some(w) = why {
-            weak_links.push(format!("{} not morally strong ({w})", e.kind));
+        match why {
+            Some(w) => weak.push(format!("{} not morally strong ({w})", e.kind)),
+            None => strong.push(format!(
+                "{} morally strong (P{} {} to P{} {})",
+                e.kind, a.thread, a.ann, b.thread, b.ann
+            )),
         }
     }
-    if weak_links.is_empty() {
-        "allowed: every external edge is morally strong, but the program-order edges are not all ordered".into()
-    } else {
-        format!("allowed: {}", weak_links.join("; "))
-    }
+    (strong, weak)
 }

@@ -134,6 +134,14 @@ pub(super) fn initial_state(t: &mut Text<'_>) -> Result<InitialState, RawError> 
             locations.push((lhs.to_string(), LocDecl::Value(v)));
         }
     }
+    // A register holding a location's address declares the location, as in herd (initial
+    // value 0), unless the block declares it.
+    for a in &addresses {
+        if !index.contains_key(&a.loc) {
+            index.insert(a.loc.clone(), locations.len());
+            locations.push((a.loc.clone(), LocDecl::Value(0)));
+        }
+    }
     Ok(InitialState {
         locations,
         reg_init,

@@ -255,8 +255,9 @@ fn generated_diy_tests_compile_with_every_instruction_as_written() {
         placements: vec![Scope::Cta, Scope::Gpu],
     };
     let e = enumerate(&alphabet, 5, 3, &choices, false, true, 1_000_000).unwrap();
-    // About 60 programs, spread over the whole enumeration (each takes nvcc seconds).
-    let step = (e.cycles.len() / 60).max(1);
+    // About 30 programs, spread over the whole enumeration (each takes nvcc seconds; 60 all
+    // passed when this was written).
+    let step = (e.cycles.len() / 30).max(1);
     let mut work = Vec::new();
     for (k, c) in e.cycles.iter().enumerate().step_by(step) {
         let g = litmus::diy::generate(c);
@@ -264,7 +265,7 @@ fn generated_diy_tests_compile_with_every_instruction_as_written() {
             .unwrap_or_else(|e| panic!("{}: {e}", g.name));
         work.push((format!("diy{k}"), h.source));
     }
-    assert!(work.len() >= 40, "{}", work.len());
+    assert!(work.len() >= 25, "{}", work.len());
     check_all(&work, "diy");
 }
 

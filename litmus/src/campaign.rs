@@ -29,8 +29,10 @@ pub const UNKNOWN_DEVICE: &str = "unknown device";
 /// # Errors
 /// Two histograms of one test and device whose states name different terms.
 pub fn merge(logs: Vec<(String, Observed)>) -> Result<Vec<Observed>, String> {
-    let mut groups: BTreeMap<(String, String), (Observed, BTreeMap<State, u64>, String)> =
-        BTreeMap::new();
+    /// A group: the first histogram (name, device, keys), the summed counts, and the log
+    /// it came from.
+    type Group = (Observed, BTreeMap<State, u64>, String);
+    let mut groups: BTreeMap<(String, String), Group> = BTreeMap::new();
     for (origin, obs) in logs {
         let device = obs.device.clone().unwrap_or_else(|| UNKNOWN_DEVICE.into());
         let key = (obs.name.clone(), device.clone());
@@ -514,4 +516,64 @@ pub fn to_text(c: &Campaign) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(pairs: &[(&str, i64)]) -> State {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    fn observed(device: Option<&str>, states: Vec<(State, u64)>) -> Observed {
+        Observed {
+            name: "MP".into(),
+            origins: (0..states.len()).map(|k| format!("line {k}")).collect(),
+            states,
+            device: device.map(str::to_string),
+            abandoned: 1,
+        }
+    }
+
+    #[test]
+    fn histograms_of_one_test_and_device_add_up() {
+        let a = observed(
+            Some("GPU"),
+            vec![(state(&[("P1:r0", 1)]), 5), (state(&[("P1:r0", 0)]), 0)],
+        );
+        let b = observed(Some("GPU"), vec![(state(&[("P1:r0", 1)]), 2)]);
+        let c = observed(None, vec![(state(&[("P1:r0", 0)]), 9)]);
+        let m = merge(vec![("a".into(), a), ("b".into(), b), ("c".into(), c)]).unwrap();
+        assert_eq!(m.len(), 2);
+        let gpu = m
+            .iter()
+            .find(|o| o.device.as_deref() == Some("GPU"))
+            .unwrap();
+        // 5 + 2 of r0=1; the r0=0 state was counted 0 times, so it is no observation.
+        assert_eq!(gpu.states, vec![(state(&[("P1:r0", 1)]), 7)]);
+        assert_eq!(gpu.abandoned, 2);
+        let other = m
+            .iter()
+            .find(|o| o.device.as_deref() == Some(UNKNOWN_DEVICE));
+        assert_eq!(other.unwrap().instances(), 9);
+        let odd = observed(Some("GPU"), vec![(state(&[("P1:r1", 1)]), 2)]);
+        let a = observed(Some("GPU"), vec![(state(&[("P1:r0", 1)]), 5)]);
+        let e = merge(vec![("a.log".into(), a), ("odd.log".into(), odd)]).unwrap_err();
+        assert!(e.contains("odd.log") && e.contains("a.log"), "{e}");
+    }
+
+    #[test]
+    fn a_state_satisfies_a_condition_over_its_terms() {
+        let c = crate::cond::expr("P1:r0 == 1 /\\ (x != 2 \\/ P1:r1 < 0)", 0).unwrap();
+        assert_eq!(
+            satisfies(&c, &state(&[("P1:r0", 1), ("x", 1), ("P1:r1", 5)])),
+            Some(true)
+        );
+        assert_eq!(
+            satisfies(&c, &state(&[("P1:r0", 1), ("x", 2), ("P1:r1", 5)])),
+            Some(false)
+        );
+        assert_eq!(satisfies(&c, &state(&[("P1:r0", 1)])), None);
+    }
 }

@@ -46,10 +46,10 @@ pub struct DiyArgs {
     /// --edges, every external edge is open. Default for templates: cta,gpu.
     #[arg(long, value_name = "P,…")]
     placements: Option<String>,
-    /// The most threads of an enumerated cycle.
+    /// The most threads of an enumerated cycle (at most 8).
     #[arg(long, default_value_t = 4, value_name = "N")]
     max_threads: usize,
-    /// The most edges of an enumerated cycle.
+    /// The most edges of an enumerated cycle (at most 8).
     #[arg(long, default_value_t = 6, value_name = "N")]
     max_edges: usize,
     /// Refuse to make more tests than this.
@@ -153,6 +153,11 @@ pub fn run(a: &DiyArgs) -> Result<ExitCode> {
             .collect();
         if a.max_threads < 2 || a.max_edges < 2 {
             bail!("--max-threads and --max-edges must be at least 2");
+        }
+        // The search grows with the alphabet to the power of the length: diy7's default size
+        // is 6, and 8 is already minutes for a large alphabet.
+        if a.max_edges > 8 || a.max_threads > 8 {
+            bail!("--max-edges and --max-threads are at most 8 (critical cycles of more are rarely wanted, and the search grows exponentially); write longer cycles with --cycle");
         }
         let e = enumerate(
             &alphabet,

@@ -125,7 +125,18 @@ pub fn test_of(cycle: &Cycle, name: &str) -> Test {
                     });
                     value = Val::Reg(tmp);
                 }
-                _ => {}
+                // Program order, communication inside the thread and an atom's halves need no
+                // instruction of their own; a data dependency ends at a write (the syntax
+                // refuses `DpDatadR`), an address dependency and a fence without a scope never
+                // reach a test (`Cycle::new` refuses them).
+                Some(
+                    EdgeKind::Po(..)
+                    | EdgeKind::Com(..)
+                    | EdgeKind::Rmw
+                    | EdgeKind::Dp(Dep::Data | Dep::Addr, ..)
+                    | EdgeKind::Fence(_, None, ..),
+                )
+                | None => {}
             }
             let loc = location_through(e.loc, e.ann.proxy);
             match (e.rmw, e.dir) {

@@ -28,6 +28,12 @@ use super::edge::{cycle_text, Ann, Com, Dep, Dir, Edge, EdgeKind, Loc, Sem};
 use super::pattern::AnnPattern;
 use super::syntax::{fits, parse_edges, CycleError, Written};
 
+/// The most edges a cycle may have (far beyond any critical cycle; it bounds the work).
+pub const MAX_EDGES: usize = 256;
+
+/// The most threads a test may have (the litmus reader's bound).
+pub const MAX_THREADS: usize = 64;
+
 /// Which half of an atom an event is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Half {
@@ -126,6 +132,12 @@ impl Cycle {
     /// scopes, placements that contradict each other, a coherence order that would be cyclic.
     pub fn new(written: &[Written]) -> Result<Cycle, CycleError> {
         let n = written.len();
+        if n > MAX_EDGES {
+            return Err(CycleError::at(
+                written[MAX_EDGES].col,
+                format!("a cycle has at most {MAX_EDGES} edges; this one has {n}"),
+            ));
+        }
         let at = |i: usize| written[i % n].col;
         let tok = |i: usize| written[i % n].edge.to_string();
         let edges: Vec<Edge> = written.iter().map(|w| w.edge).collect();
@@ -179,6 +191,12 @@ impl Cycle {
             }
         }
         let externals = edges.iter().filter(|e| e.kind.is_external()).count();
+        if externals > MAX_THREADS {
+            return Err(CycleError::at(
+                at(0),
+                format!("a test has at most {MAX_THREADS} threads, so a cycle at most {MAX_THREADS} external edges; this one has {externals}"),
+            ));
+        }
         if externals < 2 {
             return Err(CycleError::at(
                 at(0),
@@ -544,17 +562,22 @@ fn assign_values(
                         ask(s, j, &mut before);
                     }
                 }
-                _ => {}
+                // Reads-from fixes a read's value, not an order of writes; program order
+                // between accesses that are not two writes of one location, dependencies and
+                // fences order nothing in coherence by themselves.
+                EdgeKind::Com(Com::Rf, _)
+                | EdgeKind::Po(..)
+                | EdgeKind::Dp(..)
+                | EdgeKind::Fence(..) => {}
             }
         }
         // Transitive closure; a write before itself is a cycle the test cannot show.
         for k in 0..w {
-            for a in 0..w {
-                if before[a][k] {
-                    for b in 0..w {
-                        if before[k][b] {
-                            before[a][b] = true;
-                        }
+            let row_k = before[k].clone();
+            for row in before.iter_mut() {
+                if row[k] {
+                    for (x, &y) in row.iter_mut().zip(&row_k) {
+                        *x |= y;
                     }
                 }
             }
@@ -749,5 +772,12 @@ mod tests {
             assert_eq!(e.col, col, "{text}: {e}");
             assert!(e.message.contains(why), "{text}: {e}");
         }
+        // Bounds: 65 threads (more than a litmus test holds), 300 edges.
+        let e = Cycle::parse(&"PodWR Fre ".repeat(65)).unwrap_err();
+        assert!(e.message.contains("at most 64 threads"), "{e}");
+        let e = Cycle::parse(&"PodWR Fre ".repeat(150)).unwrap_err();
+        assert!(e.message.contains("at most 256 edges"), "{e}");
+        assert_eq!(e.col, 256 / 2 * 10 + 1);
+        assert!(Cycle::parse(&"PodWR Fre ".repeat(64)).is_ok());
     }
 }

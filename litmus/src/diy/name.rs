@@ -26,7 +26,7 @@
 use models::vocab::{FenceSem, Proxy, Scope};
 
 use super::cycle::{Cycle, Event};
-use super::edge::{Com, Dep, Dir, EdgeKind, Loc, Reach, Sem};
+use super::edge::{Com, Dep, EdgeKind, Loc, Reach, Sem};
 
 /// The conventional names of shapes (diy7's catalogue), by key.
 const FAMILIES: [(&str, &str); 30] = [
@@ -235,15 +235,6 @@ pub fn test_name(c: &Cycle) -> String {
         name.push_str(&places.join("."));
     }
     name
-}
-
-/// What the first thread's events are (used by documentation tables): `W` or `R` per event.
-pub fn directions(c: &Cycle, thread: usize) -> String {
-    c.thread_events()[thread]
-        .iter()
-        .map(|&i| c.events()[i].dir)
-        .map(Dir::letter)
-        .collect()
 }
 
 #[cfg(test)]

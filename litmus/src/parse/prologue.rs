@@ -50,7 +50,8 @@ pub(super) fn initial_state(t: &mut Text<'_>) -> Result<InitialState, RawError> 
     // Where each location is in `locations`, so a reference to one is found in constant time.
     let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for entry in init.split(';') {
-        let line = next;
+        // Errors point at the entry itself, past the whitespace (and lines) before it.
+        let line = next + (entry.len() - entry.trim_start().len());
         next += entry.len() + 1;
         let e = entry.trim();
         if e.is_empty() {

@@ -8,6 +8,7 @@ pub mod ast;
 pub mod barrier;
 pub mod campaign;
 mod cell;
+mod clock;
 pub mod compare;
 mod compare_keys;
 pub mod cond;
@@ -26,6 +27,7 @@ pub mod print;
 pub mod report;
 pub mod run;
 mod scope_tree;
+pub mod tutorial;
 pub mod unwritten;
 
 pub use parse::{parse, ParseError};

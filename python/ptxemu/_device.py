@@ -1,5 +1,7 @@
 """Devices and device arrays."""
 
+import math
+
 import numpy as np
 
 from . import _native
@@ -36,7 +38,7 @@ class Device:
         """A device array of `shape` and `dtype` (zero-filled, as all device memory starts)."""
         dtype = np.dtype(dtype)
         shape = (shape,) if np.isscalar(shape) else tuple(shape)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = math.prod(int(d) for d in shape) * dtype.itemsize
         addr = self._native.alloc(nbytes, f"array {shape} {dtype}")
         return DeviceArray(self, addr, shape, dtype)
 
@@ -62,7 +64,7 @@ class DeviceArray:
         self.ptr = ptr
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
-        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.size = math.prod(int(d) for d in self.shape)
         self.nbytes = self.size * self.dtype.itemsize
         self._freed = False
 

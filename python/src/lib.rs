@@ -35,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<module::Module>()?;
     m.add_function(wrap_pyfunction!(litmus_api::litmus_json, m)?)?;
     m.add_function(wrap_pyfunction!(litmus_api::explain, m)?)?;
+    m.add_function(wrap_pyfunction!(litmus_api::explain_race_report, m)?)?;
     m.add_function(wrap_pyfunction!(triton_api::triton_launch_meta, m)?)?;
     m.add_function(wrap_pyfunction!(triton_api::triton_scratch, m)?)?;
     Ok(())

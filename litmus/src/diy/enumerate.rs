@@ -510,6 +510,67 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// The cycles of `critical_cycles` over `alphabet`, read as concrete cycles.
+    fn concrete_cycles(alphabet_text: &str, max_edges: usize, max_threads: usize) -> Vec<Cycle> {
+        critical_cycles(
+            &alphabet(alphabet_text),
+            max_edges,
+            max_threads,
+            false,
+            false,
+        )
+        .iter()
+        .map(|c| {
+            Cycle::from_edges(&c.iter().map(|e| e.concrete().unwrap()).collect::<Vec<_>>()).unwrap()
+        })
+        .collect()
+    }
+
+    #[test]
+    fn the_three_thread_critical_cycles_over_po_and_com_are_diy7s_seventeen_families() {
+        // Worked out by hand. Over `Pod**` and `Rfe Fre Coe` a thread is one write (its
+        // incoming edge `Coe` or `Fre`, its outgoing `Rfe`: `Co;Co`, `Fr;Co` and `Rf;Fr` do
+        // not follow each other, and a lone read would need `Rf;Fr`) or two accesses joined
+        // by `Pod`. A thread ending with a read cannot pass to one starting with a read (no
+        // R-to-R communication edge), and the location must change twice, so at most one
+        // thread is a lone write. Three two-access threads up to rotation: WW+WW+WW,
+        // WR+WR+WR, RW+RW+RW, WW+WW+WR, WW+WW+RW, WW+WW+RR, WW+WR+WR, WW+RW+RW, WW+RW+WR,
+        // WW+RR+WR, WW+RW+RR (11); a lone write then RW or RR, then any allowed thread:
+        // W+RW+WW, W+RW+WR, W+RW+RW, W+RW+RR, W+RR+WW, W+RR+WR (6). Their names are those of
+        // diy7's catalogue (herdtools7's namer, `pp_key`), each shape once.
+        let three: Vec<String> = concrete_cycles("Rfe Fre Coe PodWW PodWR PodRW PodRR", 6, 3)
+            .iter()
+            .filter(|c| c.thread_events().len() == 3)
+            .map(crate::diy::name::family)
+            .collect();
+        let mut got = three.clone();
+        got.sort();
+        let mut want = vec![
+            "3.2W", "3.SB", "3.LB", "Z6.5", "Z6.1", "Z6.3", "Z6.4", "Z6.2", "Z6.0", "W+RWC",
+            "ISA2", "WRW+2W", "WRW+WR", "WWC", "WRC", "WRR+2W", "RWC",
+        ];
+        want.sort_unstable();
+        assert_eq!(got, want);
+        // With the six two-thread classics, nothing else.
+        assert_eq!(
+            concrete_cycles("Rfe Fre Coe PodWW PodWR PodRW PodRR", 6, 3).len(),
+            6 + 17
+        );
+    }
+
+    #[test]
+    fn over_rfe_fre_and_podrr_the_only_critical_cycle_is_iriw() {
+        // Lone writes and RR threads alternate (a write reaches a read by Rfe, a read a
+        // write by Fre; RR cannot follow RR), and one RR thread changes location only once:
+        // two writes and two readers, IRIW, is the only cycle up to four threads.
+        let got: Vec<String> = concrete_cycles("Rfe Fre PodRR", 8, 4)
+            .iter()
+            .map(|c| format!("{} {c}", crate::diy::name::family(c)))
+            .collect();
+        let iriw = Cycle::parse("Rfe PodRR Fre Rfe PodRR Fre").unwrap();
+        assert_eq!(got, vec![format!("IRIW {iriw}")]);
+    }
+
     #[test]
     fn a_template_is_filled_with_each_choice_once() {
         let t = parse_patterns("PodWW[w,rel.*] Rfe@* PodRR[acq.*,w] Fre@*").unwrap();

@@ -32,7 +32,7 @@
 //!   that orders `a` before `b` in every such execution: the pair is not reported.
 //! - With narrower fences (`.cta`, `.cluster`) Fence-SC order relates only morally strong
 //!   pairs, and a chain through G need not be one. The detector then searches an order
-//!   itself over the fences of the run ([`search`]): it schedules the fences in an order that
+//!   itself over the fences of the run (`search`): it schedules the fences in an order that
 //!   extends G, taking a fence that `a` does not reach whenever one is ready, and follows what
 //!   `a` reaches (its fences of A, then every fence a reached fence precedes and is morally
 //!   strong with, or reaches without Fence-SC order). If no fence of B is reached, the order

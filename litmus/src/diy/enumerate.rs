@@ -538,12 +538,11 @@ mod tests {
         // WW+RR+WR, WW+RW+RR (11); a lone write then RW or RR, then any allowed thread:
         // W+RW+WW, W+RW+WR, W+RW+RW, W+RW+RR, W+RR+WW, W+RR+WR (6). Their names are those of
         // diy7's catalogue (herdtools7's namer, `pp_key`), each shape once.
-        let three: Vec<String> = concrete_cycles("Rfe Fre Coe PodWW PodWR PodRW PodRR", 6, 3)
+        let mut got: Vec<String> = concrete_cycles("Rfe Fre Coe PodWW PodWR PodRW PodRR", 6, 3)
             .iter()
             .filter(|c| c.thread_events().len() == 3)
             .map(crate::diy::name::family)
             .collect();
-        let mut got = three.clone();
         got.sort();
         let mut want = vec![
             "3.2W", "3.SB", "3.LB", "Z6.5", "Z6.1", "Z6.3", "Z6.4", "Z6.2", "Z6.0", "W+RWC",

@@ -97,10 +97,11 @@ pub(crate) fn load_on(path: &Path, sm: Option<u32>) -> Result<Loaded> {
     let name = path.display().to_string();
     let mut module = emu::host::parse_checked(&src, &name).map_err(|e| shown(e.kind, e.message))?;
     if let Some(sm) = sm {
-        module.target.sm = sm;
+        module.run_as_sm(sm);
     }
     let machine = Machine::load_with_source(&module, &name, &src)
         .map_err(|e| refuse("load", format!("{name}: {e}")))?;
+    let module = module.into_module();
     let symbols =
         Symbols::of(&module, &machine).map_err(|e| refuse("load", format!("{name}: {e}")))?;
     Ok(Loaded {

@@ -134,6 +134,7 @@ fn walk(n: &Node, ctx: Ctx, c: &mut Counters, warps: &mut u32, at: usize) -> Res
                 cta,
                 gpu: ctx.gpu.unwrap_or(0),
                 warp: ctx.warp,
+                cluster: None,
             });
         }
         Node::Group(level, children) => {

@@ -13,8 +13,10 @@ mod argfloat16;
 mod argspec;
 mod argtype;
 mod bounded;
+mod cmd_campaign;
 mod cmd_check;
 mod cmd_compare;
+mod cmd_diy;
 mod cmd_examples;
 mod cmd_explain;
 mod cmd_harness;
@@ -63,6 +65,8 @@ enum Command {
     Harness(cmd_harness::HarnessArgs),
     /// Compare hardware histograms (litmus7 logs, harness JSON) with the model's allowed outcomes.
     Compare(cmd_compare::CompareArgs),
+    /// Generate PTX litmus tests from cycles of relations (diy7's), judged under every model.
+    Diy(cmd_diy::DiyArgs),
     /// Run random PTX kernels on a GPU and on ptxemu and compare the results bit for bit.
     Difftest(difftest::DifftestArgs),
     /// The emulator-backed stand-in for difftest's GPU host program (no GPU needed).
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Command::Explain(a) => cmd_explain::run(a),
         Command::Harness(a) => cmd_harness::run(a),
         Command::Compare(a) => cmd_compare::run(a),
+        Command::Diy(a) => cmd_diy::run(a),
         Command::Difftest(a) => difftest::run(a),
         Command::DifftestHost(a) => difftest::run_host(a),
     };

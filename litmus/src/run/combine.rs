@@ -9,7 +9,7 @@ pub(crate) fn to_event(p: &Prepared, t: usize, e: &TraceEvent) -> Event {
     ev.thread = Some(t as u32);
     ev.pos = ThreadPos {
         gpu,
-        cluster: cta,
+        cluster: p.clusters[t],
         cta,
     };
     ev.strong = e.strong;

@@ -200,7 +200,6 @@ fn data(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
         | Op::Discard
         | Op::Nanosleep
         | Op::Griddepcontrol(_)
-        | Op::Setmaxnreg(_)
         | Op::Pmevent { .. } => {
             d.exec = hints::nop;
         }
@@ -252,6 +251,9 @@ fn sync(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
             | crate::ir::Fence::ProxyTensormap { release: false, .. }),
         ) => return crate::tma::lower::lower_fence(fx, ins, f, d),
         Op::Membar(_) | Op::Fence(_) => d.exec = fence::fence,
+        // The opcode table files `setmaxnreg` under synchronisation (its printer's family);
+        // it changes no state ptxemu models.
+        Op::Setmaxnreg(_) => d.exec = hints::nop,
         Op::Bar(b) => return flow::bar(fx, ins, d, b),
         Op::BarWarpSync => {
             d.s[0] = fx.src(arg(ins, 0)?, Type::B32, ins.span)?;

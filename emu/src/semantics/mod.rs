@@ -14,6 +14,7 @@
 //! | [`compare`] | float `setp/set` comparisons, `min/max`, `testp`, `copysign` |
 //! | [`convert`] | `cvt` between every integer and float type; `.f16/.bf16/.tf32/.e4m3/.e5m2` |
 //! | [`half`] | `.f16/.bf16` and packed `x2` arithmetic |
+//! | [`mixed`] | the sm_100 mixed-precision `add/sub/fma.f32.{f16,bf16}` |
 //! | [`matrix_unpack`] | the packed 6-/4-bit source rows of `ldmatrix .b8x16` widened to bytes |
 //! | [`mma`] | the dot products of `mma`: integer, single-bit, binary64, and the tensor-core accumulation model |
 //! | [`narrow_float`] | the sm_100 narrow element formats e2m1, e2m3, e3m2 (and e4m3, e5m2) and the scale formats ue8m0, ue4m3, decoded exactly |
@@ -35,6 +36,7 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod matrix_unpack;
+pub mod mixed;
 pub mod mma;
 pub mod mma_sync;
 pub mod narrow_float;

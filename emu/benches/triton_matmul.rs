@@ -42,7 +42,7 @@ fn halves(n: usize, seed: u32) -> Vec<u8> {
 }
 
 fn buffer(m: &mut Machine, bytes: &[u8]) -> Vec<u8> {
-    let a = m.alloc(bytes.len() as u64, "bench buffer");
+    let a = m.alloc(bytes.len() as u64, "bench buffer").unwrap();
     m.write(a, bytes);
     a.to_le_bytes().to_vec()
 }

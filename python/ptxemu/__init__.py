@@ -11,7 +11,8 @@ with `litmus` and are explained with `explain`. Triton kernels launch with
 `ptxemu.triton.launch`.
 """
 
-from ._errors import Error, Fault, LaunchError, LitmusError, PtxError, VariableError
+from ._errors import (DeviceMemoryError, Error, Fault, LaunchError, LitmusError, PtxError,
+                      VariableError)
 from ._device import Device, DeviceArray, default_device
 from ._module import Function, LaunchStats, Module
 from ._litmus import explain, litmus
@@ -19,5 +20,6 @@ from ._litmus import explain, litmus
 __all__ = [
     "Device", "DeviceArray", "default_device", "Module", "Function", "LaunchStats",
     "Error", "Fault", "LaunchError", "LitmusError", "PtxError", "VariableError",
+    "DeviceMemoryError",
     "litmus", "explain",
 ]

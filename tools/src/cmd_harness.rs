@@ -124,7 +124,7 @@ pub fn run(a: &HarnessArgs) -> Result<ExitCode> {
         let src = crate::bounded::read_text(f).with_context(|| format!("{}", f.display()))?;
         let test = litmus::parse(&src).map_err(|e| anyhow::anyhow!("{}:{e}", f.display()))?;
         let Some(name) = unique_name(&test.name, f, &written) else {
-            eprintln!(
+            errln!(
                 "ptxemu harness: refused {}: test name `{}` is not usable as a file name",
                 f.display(),
                 test.name
@@ -145,7 +145,7 @@ pub fn run(a: &HarnessArgs) -> Result<ExitCode> {
             }
             Err(e @ HarnessError::Options(_)) => bail!("{e}"),
             Err(e) => {
-                eprintln!("ptxemu harness: refused {}: {e}", f.display());
+                errln!("ptxemu harness: refused {}: {e}", f.display());
                 refused += 1;
             }
         }

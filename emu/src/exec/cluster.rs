@@ -22,6 +22,7 @@
 use super::cta::{Counts, Cta, CtaStatus};
 use super::fault::{Fault, FaultKind};
 use super::memory::Bytes;
+use super::reserve::ReserveError;
 use super::step::async_copy::AsyncState;
 use super::Env;
 use crate::ir::PerfDirective;
@@ -333,7 +334,10 @@ pub struct Cluster {
 
 impl Cluster {
     /// Creates cluster `index` of the launch: its CTAs at the kernel's entry.
-    pub fn new(env: &Env<'_>, index: u64) -> Cluster {
+    ///
+    /// # Errors
+    /// A CTA's memory is past the run's limit or refused by the host.
+    pub fn new(env: &Env<'_>, index: u64) -> Result<Cluster, ReserveError> {
         let grid = env.launch_template.nctaid;
         let dims = env.launch_template.cluster.dims.map(|d| d.max(1));
         let nc: [u64; 3] = std::array::from_fn(|i| u64::from(grid[i] / dims[i]).max(1));
@@ -354,15 +358,15 @@ impl Cluster {
             let linear = u64::from(ctaid[0])
                 + u64::from(ctaid[1]) * u64::from(grid[0])
                 + u64::from(ctaid[2]) * u64::from(grid[0]) * u64::from(grid[1]);
-            ctas.push(Cta::new(env, ctaid, linear));
+            ctas.push(Cta::new(env, ctaid, linear)?);
         }
         let per_cta = env.block[0] * env.block[1] * env.block[2];
-        Cluster {
+        Ok(Cluster {
             index,
             done: vec![false; ctas.len()],
             barrier: ClusterBarrier::new(size, per_cta),
             ctas,
-        }
+        })
     }
 
     /// Instructions executed by its CTAs.

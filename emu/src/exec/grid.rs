@@ -141,11 +141,20 @@ impl Grid<'_, '_> {
         local.warp_instructions += used;
         local.thread_instructions += after.thread_instructions - before.thread_instructions;
         let (first, index) = (cluster.ctas[0].ctaid, cluster.index);
+        if let Some(e) = self.env.race.and_then(|r| r.memory_refused()) {
+            self.refused_memory(index, e);
+            return None;
+        }
         match result {
             Err((_, f)) => {
-                self.finished();
-                self.keep_output(&mut cluster);
-                self.record_fault(index, *f);
+                match f.kind {
+                    FaultKind::HostMemory(e) => self.refused_memory(index, e),
+                    kind => {
+                        self.finished();
+                        self.keep_output(&mut cluster);
+                        self.record_fault(index, Fault { kind, site: f.site });
+                    }
+                }
                 None
             }
             // The budget bounds the launch's total: a CTA that finishes past it (the last of
@@ -170,7 +179,14 @@ impl Grid<'_, '_> {
                 self.stop.store(true, Ordering::Relaxed);
                 None
             }
-            Ok(status) if self.deadline.is_some_and(|d| Instant::now() >= d) => {
+            Ok(status)
+                if self.deadline.is_some_and(|d| Instant::now() >= d)
+                    || self
+                        .cfg
+                        .cancel
+                        .as_ref()
+                        .is_some_and(|c| c.load(Ordering::Relaxed)) =>
+            {
                 if status == CtaStatus::Done {
                     self.finished();
                 }
@@ -213,6 +229,34 @@ impl Grid<'_, '_> {
         self.stop.store(true, Ordering::Relaxed);
     }
 
+    /// Stops the launch because memory it needs was refused (noticed by cluster `index`):
+    /// recorded as a [`FaultKind::HostMemory`] fault, which wins over program faults, since
+    /// the launch cannot go on.
+    fn refused_memory(&self, index: u64, e: crate::exec::reserve::ReserveError) {
+        let f = Fault {
+            kind: FaultKind::HostMemory(e),
+            site: FaultSite {
+                kernel: self.cfg.kernel.clone(),
+                ..FaultSite::default()
+            },
+        };
+        if let Ok(mut slot) = self.fault.lock() {
+            if !matches!(
+                slot.as_ref(),
+                Some((
+                    _,
+                    Fault {
+                        kind: FaultKind::HostMemory(_),
+                        ..
+                    }
+                ))
+            ) {
+                *slot = Some((index, f));
+            }
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
     /// One host thread: takes CTAs until none is left.
     fn work(&self) {
         let mut local = Counts::default();
@@ -223,7 +267,16 @@ impl Grid<'_, '_> {
                     std::thread::yield_now();
                     continue;
                 }
-                Next::Start(index) => Cluster::new(self.env, index),
+                Next::Start(index) => match Cluster::new(self.env, index) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        self.refused_memory(index, e);
+                        if let Ok(mut q) = self.queue.lock() {
+                            q.in_flight -= 1;
+                        }
+                        continue;
+                    }
+                },
                 Next::Resume(c) => *c,
             };
             let again = self.slice(cta, &mut local);

@@ -127,7 +127,7 @@ impl CtaRace {
                 .lock()
                 .ok()
                 .and_then(|mut p| p.pop())
-                .unwrap_or_else(Shadow::flat),
+                .unwrap_or_else(|| Shadow::flat().counted(sh.budget.as_ref())),
             bars: vec![None; 16],
             bar_done: vec![None; 16],
             sc_cta: empty,
@@ -263,7 +263,10 @@ impl CtaRace {
                 cell.reads.clear();
                 cell.payload.clone_from(&payload);
             } else {
+                let room = cell.reads.capacity();
                 add_read(sh, gen, th, &acc, sem, cell);
+                let grew = cell.reads.capacity().saturating_sub(room);
+                shadow.reads_grew(grew);
             }
         }
         drop(guard);

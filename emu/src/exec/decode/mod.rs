@@ -50,6 +50,9 @@ pub enum DecodeError {
         /// Where.
         span: Span,
     },
+    /// The module's variables do not fit the run's memory budget, or the host refused them.
+    #[error("{0}")]
+    Memory(crate::exec::reserve::ReserveError),
 }
 
 /// Where a register lives.
@@ -199,6 +202,7 @@ fn refuse_callers(funcs: &mut [DFunc], callees: &[Vec<u32>]) {
                         what: format!("{what} (in `{via}`, which it calls)"),
                         span,
                     },
+                    DecodeError::Memory(m) => DecodeError::Memory(m),
                 });
                 changed = true;
             }

@@ -84,7 +84,10 @@ impl CtaRace {
                     cell.reads.clear();
                     cell.payload = None;
                 } else {
+                    let room = cell.reads.capacity();
                     add_read(sh, gen, th, &acc, sem, cell);
+                    let grew = cell.reads.capacity().saturating_sub(room);
+                    shadow.reads_grew(grew);
                 }
             }
             if !lane_found.is_empty() {

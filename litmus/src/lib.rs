@@ -2,9 +2,12 @@
 //! the orchestration that runs each thread through the `emu` interpreter in event mode and
 //! hands the events to `models`.
 
+#![warn(missing_docs)]
+
 pub mod ast;
 pub mod barrier;
 mod cell;
+mod clock;
 pub mod compare;
 mod compare_keys;
 pub mod cond;
@@ -22,6 +25,8 @@ pub mod print;
 pub mod report;
 pub mod run;
 mod scope_tree;
+pub mod tutorial;
+pub mod unwritten;
 
 pub use parse::{parse, ParseError};
 

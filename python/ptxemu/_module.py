@@ -9,6 +9,7 @@ import numpy as np
 from . import _native
 from ._device import DeviceArray, _bytes_view, _native_order, default_device
 from ._errors import Fault, LaunchError
+from ._host_arrays import HostCopies
 
 _INT_RANGE = {
     "s": lambda bits: (-(1 << (bits - 1)), (1 << (bits - 1)) - 1),
@@ -82,21 +83,33 @@ def _scalar_bytes(i, value, ptype, size):
                       f"a .{ptype} parameter of {size} byte(s)")
 
 
+#: The GPUs whose numerics ptxemu emulates, and the SM each runs a module as (`run --gpu`).
+_GPU_SM = {"a100": 80, "h100": 90, "b200": 100}
+
+
 class Module:
     """A PTX module (text, or a path to a file), parsed and validated.
+
+    gpu: ``"a100"``, ``"h100"`` or ``"b200"``: the GPU whose numerics (tensor-core results,
+    sm-dependent behaviour) to emulate, as ``ptxemu run --gpu`` does; default: the one the
+    module's ``.target`` names.
 
     Its kernels run on any `Device`: the module is loaded onto a device the first time a launch
     or a variable access uses it, and its variables live there, as with a CUDA context.
     """
 
-    def __init__(self, ptx, name=None):
+    def __init__(self, ptx, name=None, gpu=None):
         text, shown = _read_source(ptx)
-        self._native = _native.Module(text, name or shown)
+        if gpu is not None and gpu not in _GPU_SM:
+            raise ValueError(f"gpu `{gpu}`: expected one of {', '.join(_GPU_SM)}")
+        self._native = _native.Module(text, name or shown, _GPU_SM.get(gpu))
+        self.gpu = gpu
         self._last_device = None
         self._functions = {}
 
     @property
     def name(self):
+        """The module's name in messages: its path, or the `name` it was given."""
         return self._native.name
 
     def kernels(self):
@@ -145,17 +158,28 @@ class Module:
         return out
 
 
+def _wgmma_strict(check):
+    if check not in ("on", "strict"):
+        raise ValueError(f"wgmma_check `{check}`: expected on or strict")
+    return check == "strict"
+
+
 class Function:
     """A kernel of a module. Call it as ``f(grid, block, args, shared_mem=0, ...)``.
 
     args: one per kernel parameter, in order: a `DeviceArray` (its address), a numpy array
-    (copied to the device before the launch and back after it), a numpy scalar (its bytes; the
+    (copied to the device before the launch and back after it; arrays that share memory share
+    one device copy, so the same array passed twice is one buffer; a read-only array that the
+    kernel writes raises `LaunchError` rather than losing the result), a numpy scalar (its bytes; the
     size must match), or a Python int or float (converted to the parameter's PTX type).
     Keywords: shared_mem (bytes of dynamic shared memory), device (default: the device of the
     device arrays passed, else the module's last device), tmem_check (True/"on";
     "strict": also a tcgen05.ld of MMA results with no tcgen05.fence::after_thread_sync after
     the wait; False/"off"), race (the data-race detector), check_nc, max_steps, threads (host
-    threads, 0: all cores).
+    threads, 0: all cores), cluster (the cluster shape in CTAs, as ``--cluster``; default: the
+    kernel's ``.reqnctapercluster``, else one CTA), wgmma_check (``"on"``: a read of a wgmma
+    accumulator before its ``wgmma.wait_group`` waits, as ptxas makes the GPU do;
+    ``"strict"``: it raises `Fault`, kind ``undefined``).
     Returns a `LaunchStats`; raises `Fault` when the kernel faults.
     """
 
@@ -168,7 +192,11 @@ class Function:
         return f"<ptxemu.Function {self.name}>"
 
     def __call__(self, grid, block, args=(), shared_mem=0, *, device=None, tmem_check=True,
-                 race=False, check_nc=False, max_steps=1_000_000_000, threads=0):
+                 race=False, check_nc=False, max_steps=1_000_000_000, threads=0, cluster=None,
+                 wgmma_check="on"):
+        """Launches the kernel over `grid` CTAs of `block` threads (ints or tuples of up to 3)
+        with `args`, one per kernel parameter; the class's docstring lists the arguments and
+        keywords. Returns a `LaunchStats`; raises `Fault` when the kernel faults."""
         if len(args) != len(self.params):
             raise LaunchError("arguments", f"kernel `{self.name}` takes {len(self.params)} "
                               f"parameter(s) but {len(args)} argument(s) were given")
@@ -185,31 +213,38 @@ class Function:
                 raise ValueError(f"tmem_check `{tmem_check}`: expected on, strict or off")
             tmem_fence = tmem_check == "strict"
             tmem_check = tmem_check != "off"
-        values, copies = [], []
-        for i, (a, (pname, ptype, size, _aggregate)) in enumerate(zip(args, self.params)):
-            if isinstance(a, np.ndarray):
-                d = device.to_device(a)
-                copies.append((a, d))
-                a = d
-            if isinstance(a, DeviceArray):
-                if size != 8:
-                    raise LaunchError("arguments", f"argument {i}: a device array passes a 64-bit "
-                                      f"address but parameter {i} ({pname}) takes {size} byte(s)")
-                values.append(a.ptr.to_bytes(8, "little"))
-            else:
-                values.append(_scalar_bytes(i, a, ptype, size))
-        options = {"shared_mem": int(shared_mem), "max_steps": int(max_steps),
-                   "threads": int(threads), "tmem_check": bool(tmem_check), "tmem_fence": tmem_fence,
-                   "check_nc": bool(check_nc), "race": bool(race)}
-        r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
-                                       _shape(block, "block"), values, options)
-        for host, dev in copies:
-            if host.flags.writeable:
-                if host.flags.c_contiguous and host.dtype.isnative:
-                    dev.copy_to_host(out=host)
+        values = []
+        copies = HostCopies(device)
+        try:
+            for i, (a, (pname, ptype, size, _aggregate)) in enumerate(zip(args, self.params)):
+                if isinstance(a, np.ndarray):
+                    if size != 8:
+                        raise LaunchError("arguments", f"argument {i}: an array passes a 64-bit "
+                                          f"address but parameter {i} ({pname}) takes {size} byte(s)")
+                    values.append(copies.pointer(i, a).to_bytes(8, "little"))
+                elif isinstance(a, DeviceArray):
+                    if size != 8:
+                        raise LaunchError("arguments", f"argument {i}: a device array passes a 64-bit "
+                                          f"address but parameter {i} ({pname}) takes {size} byte(s)")
+                    values.append(a.ptr.to_bytes(8, "little"))
                 else:
-                    host[...] = dev.copy_to_host()
-            dev.free()
+                    values.append(_scalar_bytes(i, a, ptype, size))
+            options = {"shared_mem": int(shared_mem), "max_steps": int(max_steps),
+                       "threads": int(threads), "tmem_check": bool(tmem_check),
+                       "tmem_fence": tmem_fence, "check_nc": bool(check_nc), "race": bool(race),
+                       "cluster": None if cluster is None else _shape(cluster, "cluster"),
+                       "wgmma_strict": _wgmma_strict(wgmma_check)}
+            r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
+                                           _shape(block, "block"), values, options)
+        except BaseException:
+            copies.discard()
+            raise
+        fault = r.get("fault")
+        try:
+            copies.copy_back()
+        except LaunchError:
+            if fault is None:
+                raise
         fault = r.pop("fault", None)
         r["grid"], r["block"] = tuple(r["grid"]), tuple(r["block"])
         stats = LaunchStats(**r)

@@ -3,6 +3,7 @@
 import json
 import pathlib
 import subprocess
+import warnings
 
 import pytest
 
@@ -54,3 +55,30 @@ def test_explain():
         ptxemu.explain(path, outcome="P1:r9=1")
     with pytest.raises(ptxemu.LitmusError, match="unknown model"):
         ptxemu.litmus(path, model="tso")
+
+
+def test_notebook_pictures():
+    # Jupyter calls _repr_svg_ / _repr_html_: the execution's picture, the page, the table.
+    path = LIB / "MP+rel+acq-gpu.litmus"
+    x = ptxemu.explain(path)
+    assert isinstance(x, str) and "FORBIDDEN" in x
+    svg = x._repr_svg_()
+    assert svg.startswith("<svg") and 'class="edge cause cycle"' in svg
+    page = x._repr_html_()
+    assert "<svg" in page and "<table" in page
+    assert ptxemu.explain(path, format="svg")._repr_svg_() == ptxemu.explain(path, format="svg")
+    r = ptxemu.litmus(path)
+    assert r["holds"] is False and isinstance(r, dict)
+    h = r._repr_html_()
+    assert "<svg" in h and "<table>" in h and "does not hold" in h
+
+
+def test_a_condition_on_a_register_nothing_writes_warns():
+    # MP+rlx's condition with r2 where it means r1: r2 is never written, so always 0.
+    src = (LIB / "MP+rlx.litmus").read_text().replace("P1:r1 == 0", "P1:r2 == 0")
+    with pytest.warns(UserWarning, match="no instruction of P1 writes r2"):
+        r = ptxemu.litmus(src)
+    assert len(r["warnings"]) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert "warnings" not in ptxemu.litmus(LIB / "MP+rlx.litmus")

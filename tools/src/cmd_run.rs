@@ -51,13 +51,13 @@ pub struct RunArgs {
     /// The instruction set of FILE: ptx (default) or sass (SPA 5.0).
     #[arg(long, default_value = "ptx")]
     pub isa: String,
-    /// Grid shape in CTAs: X[,Y[,Z]] (default 1).
+    /// Grid shape in CTAs: X, X,Y or X,Y,Z (default 1).
     #[arg(long)]
     pub grid: Option<String>,
-    /// CTA shape in threads: X[,Y[,Z]] (default 1).
+    /// CTA shape in threads: X, X,Y or X,Y,Z (default 1).
     #[arg(long)]
     pub block: Option<String>,
-    /// Thread-block cluster shape in CTAs: X[,Y[,Z]] (default: the kernel's
+    /// Thread-block cluster shape in CTAs: X, X,Y or X,Y,Z (default: the kernel's
     /// `.reqnctapercluster`, else 1). PTX only.
     #[arg(long)]
     pub cluster: Option<String>,
@@ -138,6 +138,11 @@ pub struct RunArgs {
     /// tensor map written generically and used without fence.proxy.tensormap::generic); off.
     #[arg(long, value_name = "on|off")]
     pub proxy_check: Option<String>,
+    /// on (default): a read of a `wgmma.mma_async` accumulator before the `wgmma.wait_group`
+    /// that retires it waits for the warp's committed groups, as the code ptxas makes does
+    /// (ptxas injects the wait); strict: report it as undefined behaviour (PTX ISA rule).
+    #[arg(long, value_name = "on|strict")]
+    pub wgmma_check: Option<String>,
     /// Do not run: write the launch to DIR (`launch.txt`, `module.ptx`, `argN.bin`) for
     /// `tools/gpu/launch_host.cu` to replay on a GPU (see `cmd_run/emit_launch.rs`).
     #[arg(long, value_name = "DIR")]
@@ -225,7 +230,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
 /// kernel, block, dynamic shared memory) given the flags.
 fn triton(a: &RunArgs) -> Result<(Option<TritonMeta>, Option<Applied>)> {
     let meta = match a.file.as_deref() {
-        Some(f) => crate::triton_meta::beside(f)
+        Some(f) => crate::triton_meta::beside(f, a.kernel.is_some() && a.block.is_some())
             .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?,
         None => None,
     };
@@ -280,6 +285,13 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     )?;
     let grid = shape(a.grid.as_deref().unwrap_or("1"), "grid")
         .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    // Triton's clusters: `--grid` is the grid kernel[grid] was given.
+    let (grid, meta_cluster) = match &meta {
+        Some(m) => m
+            .cta_grid(grid)
+            .map_err(|e| launch::refuse("arguments", e))?,
+        None => (grid, None),
+    };
     let block =
         shape(block_text, "block").map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     let mut specs = specs_of(&a.args).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
@@ -345,6 +357,19 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         .map(|c| shape(c, "cluster"))
         .transpose()
         .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    match (cfg.cluster, meta_cluster) {
+        (Some(given), Some(m)) if given != m => {
+            return Err(launch::refuse(
+                "arguments",
+                format!(
+                    "--cluster {},{},{}, but the Triton metadata says num_ctas = {} (clusters of {},1,1)",
+                    given[0], given[1], given[2], m[0], m[0]
+                ),
+            ))
+        }
+        (None, Some(m)) => cfg.cluster = Some(m),
+        _ => {}
+    }
     cfg.race = race_plan.as_ref().map(|p| p.opts);
     let deadline = cfg
         .timeout

@@ -203,7 +203,7 @@ impl Cta {
             next_warp: 0,
             tmem: None,
             asyncs: super::step::tma_map::async_state(env.proxy),
-            wgmma: Default::default(),
+            wgmma: super::step::wgmma::WgmmaState::new(env.wgmma_strict),
             race: env
                 .race
                 .map(|r| Box::new(crate::race::CtaRace::new(r, linear))),
@@ -286,10 +286,10 @@ impl Cta {
 
     fn site(&self, env: &Env<'_>, wi: usize, pc: u32, lane: Option<u32>) -> FaultSite {
         let prog = env.prog;
-        let (line, instr) = prog
+        let (line, instr, source) = prog
             .info
             .get(pc as usize)
-            .map(|i| (i.span.line, i.text.clone()))
+            .map(|i| (i.span.line, i.text.clone(), i.source.as_deref().cloned()))
             .unwrap_or_default();
         let w = &self.warps[wi];
         FaultSite {
@@ -304,6 +304,7 @@ impl Cta {
             file: prog.file_name.clone(),
             line,
             instr,
+            source,
             address: None,
         }
     }
@@ -456,7 +457,7 @@ impl Cta {
             ctx.mask = mask;
             ctx.pc = pc;
             if ctx.wgmma.busy {
-                if let Some(fault) = super::step::wgmma_access::early_read(&ctx, ins) {
+                if let Err(fault) = super::step::wgmma_access::before_read(&mut ctx, ins) {
                     break Action::Fault { fault, pc };
                 }
             }

@@ -18,6 +18,7 @@ mod body;
 pub mod cluster;
 pub mod constexpr;
 pub mod cursor;
+mod debug_info;
 pub mod error;
 pub mod lexer;
 pub mod mma;

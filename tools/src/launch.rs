@@ -238,16 +238,28 @@ pub(crate) fn launch(
     cfg: &LaunchConfig,
     values: &[Vec<u8>],
 ) -> Result<LaunchReport> {
-    machine.launch(cfg, values).map_err(|e| {
-        let kind = match &e {
-            LaunchError::NoSuchKernel { .. } => "no_kernel",
-            LaunchError::BadArguments(_) => "arguments",
-            LaunchError::BadShape(_) => "launch_limits",
-            LaunchError::Refused { .. } => "unsupported",
-            LaunchError::Memory(_) => "memory",
-        };
-        refuse(kind, e.to_string())
-    })
+    machine.launch(cfg, values).map_err(refused_launch)
+}
+
+/// Checks a launch's whole shape (grid, block, cluster, the kernel's directives) against the
+/// loaded kernel without running it, refused as [`launch`] would refuse it.
+///
+/// # Errors
+/// The first shape rule `cfg` breaks, named.
+pub(crate) fn check_launch_shape(machine: &Machine, cfg: &LaunchConfig) -> Result<()> {
+    machine.check_launch_shape(cfg).map_err(refused_launch)
+}
+
+/// A launch the machine refused, as a [`Refusal`] of the matching kind.
+fn refused_launch(e: LaunchError) -> anyhow::Error {
+    let kind = match &e {
+        LaunchError::NoSuchKernel { .. } => "no_kernel",
+        LaunchError::BadArguments(_) => "arguments",
+        LaunchError::BadShape(_) => "launch_limits",
+        LaunchError::Refused { .. } => "unsupported",
+        LaunchError::Memory(_) => "memory",
+    };
+    refuse(kind, e.to_string())
 }
 
 fn json_value(v: Value) -> Json {

@@ -123,6 +123,53 @@ fn a_plan_with_a_key_given_twice_is_refused() {
     assert!(r.out.contains("at line 3 column"), "{}", r.all());
 }
 
+/// The cluster fixture (`tests/fixtures/cluster`): its kernel `cluster_ids` writes each
+/// thread's cluster special registers, and `ids_2x2/out.bin` is what an H100 wrote for a
+/// 4x2x1 grid of 32-thread CTAs in clusters of 2x2x1.
+fn cluster_fixture() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/cluster")
+}
+
+#[test]
+fn a_plan_launchs_cluster_is_used_and_checked_before_anything_runs() {
+    let d = scratch(SUITE, "plan-cluster");
+    let ptx = std::fs::read_to_string(cluster_fixture().join("cluster.sm90a.ptx")).unwrap();
+    write(&d, "k.ptx", &ptx);
+    let launch = |cluster: &str| {
+        format!(
+            r#"{{"version": 1, "module": "k.ptx", "buffers": {{"o": "u32[128]:zero"}},
+                "steps": [{{"dump": "o=early.bin"}},
+                          {{"launch": {{"kernel": "cluster_ids", "grid": "4,2,1", "block": 32,
+                                        "cluster": "{cluster}", "args": ["@o"]}}}},
+                          {{"dump": "o=out.bin"}}]}}"#
+        )
+    };
+    // The key was dropped, so the kernel ran in clusters of one CTA.
+    write(&d, "p.json", &launch("2,2,1"));
+    let r = run_in(&d, &["run", "--plan", "p.json"], None, 60);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let gpu = std::fs::read(cluster_fixture().join("ids_2x2/out.bin")).unwrap();
+    assert!(
+        std::fs::read(d.join("out.bin")).unwrap() == gpu,
+        "not the GPU's cluster ids"
+    );
+    // A shape the launch cannot have is refused before the first step runs.
+    for (cluster, why) in [
+        ("3,1,1", "not a whole number of clusters"),
+        ("0,1,1", "dimensions must be at least 1"),
+    ] {
+        std::fs::remove_file(d.join("early.bin")).ok();
+        write(&d, "p.json", &launch(cluster));
+        let r = run_in(&d, &["run", "--plan", "p.json"], None, 60);
+        refused(&r, why);
+        assert!(r.out.contains("step 1 (launch)"), "{}", r.all());
+        assert!(
+            !d.join("early.bin").exists(),
+            "a step ran before the refusal"
+        );
+    }
+}
+
 /// The JSON histogram of 2+2W+fence.sc (its forbidden outcome x=1, y=1 among them) as
 /// `states` and an extra top-level text.
 fn histogram(states: &str, extra: &str) -> String {

@@ -353,6 +353,29 @@ impl Machine {
         }
     }
 
+    /// Checks `cfg`'s shape against its kernel without running or allocating anything: the
+    /// grid and block limits, `.reqntid`/`.maxntid`, the cluster shape against the grid and the
+    /// kernel's cluster directives, local and shared memory per CTA. A launch makes the same
+    /// checks; this lets a caller refuse a whole plan before its first step runs.
+    ///
+    /// # Errors
+    /// An unknown kernel or the first shape rule `cfg` breaks.
+    pub fn check_launch_shape(&self, cfg: &LaunchConfig) -> Result<(), LaunchError> {
+        let Some((_, kernel, _)) = self.entry_kinds.iter().find(|(n, _, _)| *n == cfg.kernel)
+        else {
+            return Err(LaunchError::NoSuchKernel {
+                name: cfg.kernel.clone(),
+                available: self
+                    .entry_kinds
+                    .iter()
+                    .map(|(n, _, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        self.launch_shape(cfg, *kernel).map(|_| ())
+    }
+
     /// Launches a kernel with its parameter values (raw little-endian bytes, one entry per
     /// parameter in order) and runs it to completion.
     ///

@@ -114,8 +114,7 @@ impl Program {
         let total = |p: &[(String, u64)]| p.iter().fold(0u64, |t, (_, b)| t.saturating_add(*b));
         let mut worst: Vec<(String, u64)> = Vec::new();
         walk(&self.steps, &mut |base| {
-            let cfg = checks.config(&base.kernel, base.grid, base.block, base.dynamic_shared);
-            if let Some(p) = machine.footprint(&cfg) {
+            if let Some(p) = machine.footprint(&checks.apply(base.clone())) {
                 if total(&p) > total(&worst) {
                     worst = p;
                 }
@@ -315,15 +314,13 @@ fn check_launch(
     }
     launch::check_args(loaded, &l.kernel, &shapes).map_err(fail)?;
     launch::check_shape(l.grid, l.block).map_err(fail)?;
-    let cfg = LaunchConfig::new(&l.kernel, l.grid, l.block);
-    Ok(Action::Launch {
-        cfg: LaunchConfig {
-            dynamic_shared: l.shared_bytes,
-            cluster: l.cluster,
-            ..cfg
-        },
-        args,
-    })
+    let cfg = LaunchConfig {
+        dynamic_shared: l.shared_bytes,
+        cluster: l.cluster,
+        ..LaunchConfig::new(&l.kernel, l.grid, l.block)
+    };
+    launch::check_launch_shape(&loaded.machine, &cfg).map_err(fail)?;
+    Ok(Action::Launch { cfg, args })
 }
 
 /// Why a plan stopped early.
@@ -550,9 +547,8 @@ impl Runner<'_> {
         round: Option<u64>,
     ) -> Result<(), Stop> {
         let index = self.launches;
-        let mut cfg = self
-            .checks
-            .config(&base.kernel, base.grid, base.block, base.dynamic_shared);
+        // The step's own configuration (its cluster, shared bytes) with the run's checks.
+        let mut cfg = self.checks.apply(base.clone());
         cfg.race = self.race.map(|p| p.opts);
         // The plan's time left, not the whole --timeout, bounds each launch.
         cfg.timeout = self

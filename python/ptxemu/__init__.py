@@ -13,14 +13,14 @@ with `litmus` and are explained with `explain`. Triton kernels launch with
 """
 
 from ._errors import (DeviceMemoryError, Error, Fault, LaunchError, LitmusError, PtxError,
-                      VariableError)
+                      RaceError, RaceReportError, RaceWarning, VariableError)
 from ._device import Device, DeviceArray, default_device
 from ._module import Function, LaunchStats, Module
-from ._litmus import explain, litmus
+from ._litmus import explain, explain_races, litmus
 
 __all__ = [
     "Device", "DeviceArray", "default_device", "Module", "Function", "LaunchStats",
     "Error", "Fault", "LaunchError", "LitmusError", "PtxError", "VariableError",
-    "DeviceMemoryError",
-    "litmus", "explain",
+    "DeviceMemoryError", "RaceError", "RaceWarning", "RaceReportError",
+    "litmus", "explain", "explain_races",
 ]

@@ -86,3 +86,15 @@ def explain(test, model="ptx-v7.5", outcome=None, format="text"):
     src, name = _source(test)
     return Explanation(_native.explain(src, name, model, outcome, format), src, name, model, outcome,
                        format)
+
+
+def explain_races(report, format="text"):
+    """Why each race of a race report is one, as ``ptxemu explain --race-report`` gives it
+    (format ``text``, ``svg``, ``dot`` or ``html``). `report`: the races (``stats.races`` or
+    ``RaceError.races``), a dict with ``races`` (a ``ptxemu run --race --json`` object), or
+    that JSON as text. Raises RaceReportError when it is not a race report."""
+    if not isinstance(report, str):
+        if isinstance(report, (list, tuple)):
+            report = {"races": list(report)}
+        report = json.dumps(report)
+    return _native.explain_race_report(report, format)

@@ -2,13 +2,14 @@
 
 import os
 import struct
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import _native
 from ._device import DeviceArray, _bytes_view, _native_order, default_device
-from ._errors import Fault, LaunchError
+from ._errors import Fault, LaunchError, RaceError, RaceWarning
 from ._host_arrays import HostCopies
 
 _INT_RANGE = {
@@ -32,10 +33,24 @@ class LaunchStats:
     wall_s: float
     stdout: str = ""
     nc_conflicts: list = field(default_factory=list)
-    #: With ``race=True``: the data races found, each a dict with ``first`` and ``second``
-    #: (line, instruction, kind, sem, scope, space, cta, thread, warp, lane, address, bytes),
-    #: ``reason`` and ``count``, as ``ptxemu run --race --json`` reports them; else None.
+    #: With ``race`` on: the data races found, each a dict with ``first`` and ``second``
+    #: (line, instruction, source, kind, sem, scope (None for a weak access), space, cta,
+    #: thread, warp, lane, address (``0x…`` text), bytes), ``reason``, ``count`` (racing
+    #: access pairs of the two instructions) and ``fence_sc_dependent``, exactly as
+    #: ``ptxemu run --race --json`` reports them; else None. (``race=True`` raises RaceError
+    #: when there is any, so a returned list is empty unless ``race="warn"``.)
     races: list = None
+
+
+def _race_mode(race):
+    """off, raise or warn, from the `race` keyword."""
+    if race is None or race is False or race == "off":
+        return "off"
+    if race is True or race == "raise" or race == "on":
+        return "raise"
+    if race == "warn":
+        return "warn"
+    raise ValueError(f"race `{race}`: expected True (raise RaceError), \"warn\" or False")
 
 
 def _shape(v, what):
@@ -175,7 +190,9 @@ class Function:
     Keywords: shared_mem (bytes of dynamic shared memory), device (default: the device of the
     device arrays passed, else the module's last device), tmem_check (True/"on";
     "strict": also a tcgen05.ld of MMA results with no tcgen05.fence::after_thread_sync after
-    the wait; False/"off"), race (the data-race detector), check_nc, max_steps, threads (host
+    the wait; False/"off"), race (the data-race detector: True raises `RaceError` when the
+    launch races, after copying the arrays back; "warn" issues a `RaceWarning` instead and
+    returns; the races are in the stats either way), check_nc, max_steps, threads (host
     threads, 0: all cores), cluster (the cluster shape in CTAs, as ``--cluster``; default: the
     kernel's ``.reqnctapercluster``, else one CTA), wgmma_check (``"on"``: a read of a wgmma
     accumulator before its ``wgmma.wait_group`` waits, as ptxas makes the GPU do;
@@ -207,6 +224,7 @@ class Function:
         if any(d != device.id for d in devices):
             raise LaunchError("arguments", "the device arrays passed live on another device "
                               "than the launch's")
+        race_mode = _race_mode(race)
         tmem_fence = False
         if isinstance(tmem_check, str):
             if tmem_check not in ("on", "strict", "off"):
@@ -231,7 +249,8 @@ class Function:
                     values.append(_scalar_bytes(i, a, ptype, size))
             options = {"shared_mem": int(shared_mem), "max_steps": int(max_steps),
                        "threads": int(threads), "tmem_check": bool(tmem_check),
-                       "tmem_fence": tmem_fence, "check_nc": bool(check_nc), "race": bool(race),
+                       "tmem_fence": tmem_fence, "check_nc": bool(check_nc),
+                       "race": race_mode != "off",
                        "cluster": None if cluster is None else _shape(cluster, "cluster"),
                        "wgmma_strict": _wgmma_strict(wgmma_check)}
             r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
@@ -250,4 +269,8 @@ class Function:
         stats = LaunchStats(**r)
         if fault is not None:
             raise Fault(fault, stats)
+        if stats.races:
+            if race_mode == "raise":
+                raise RaceError(self.name, stats.races, stats)
+            warnings.warn(RaceWarning(self.name, stats.races), stacklevel=2)
         return stats

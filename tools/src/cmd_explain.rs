@@ -143,10 +143,7 @@ fn race_report(from: &str, a: &ExplainArgs) -> Result<ExitCode> {
     let text =
         crate::bounded::read_text(std::path::Path::new(path)).with_context(|| name.to_string())?;
     let report = parse_report(&text).map_err(|e| anyhow!("{name}: {e}"))?;
-    let title = match &report.kernel {
-        Some(k) => format!("Data races in {k}"),
-        None => format!("Data races of {name}"),
-    };
+    let title = report.title(name);
     let none = || anyhow!("{name}: the report has no race: nothing to draw");
     match a.format {
         Format::Text => emit(&a.output, &report.text())?,

@@ -413,9 +413,10 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
             out.insert("sets".into(), Json::Array(set_json));
         }
         if let Some(m) = &races {
-            let (r, s) = m.json();
+            let (r, s, sum) = m.json();
             out.insert("races".into(), r);
             out.insert("race_schedules".into(), s);
+            out.insert("race_summary".into(), sum);
         }
         if runs_stopped.is_some() {
             out.insert("stopped_by_timeout".into(), Json::Bool(true));

@@ -3,6 +3,7 @@
 import numpy as np
 
 from . import _native
+from ._errors import DeviceMemoryError
 
 
 def _native_order(a):
@@ -24,7 +25,8 @@ _MAX_BYTES = 1 << 34
 
 def _checked_shape(shape, dtype):
     """(shape as a tuple of ints, elements, bytes), refusing negative or non-integer
-    dimensions and sizes past one allocation (computed exactly, so that no product wraps)."""
+    dimensions and byte sizes past 64 bits (ValueError), and sizes past one allocation
+    (DeviceMemoryError), computed exactly so that no product wraps."""
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
     dims = []
     for d in shape:
@@ -37,9 +39,11 @@ def _checked_shape(shape, dtype):
     for d in dims:
         size *= d
     nbytes = size * dtype.itemsize
+    if nbytes >= 1 << 64:
+        raise ValueError(f"shape {tuple(dims)} of {dtype} is {nbytes} bytes, past 64 bits")
     if nbytes > _MAX_BYTES:
-        raise ValueError(f"shape {tuple(dims)} of {dtype} is {nbytes} bytes; one device array "
-                         f"holds at most {_MAX_BYTES}")
+        raise DeviceMemoryError(f"shape {tuple(dims)} of {dtype} is {nbytes} bytes; one device "
+                                f"array holds at most {_MAX_BYTES}")
     return tuple(dims), size, nbytes
 
 
@@ -60,6 +64,7 @@ class Device:
 
     @property
     def memory_limit(self):
+        """The most bytes of device memory this device's arrays and launches may hold."""
         return self._native.memory_limit
 
     def __repr__(self):

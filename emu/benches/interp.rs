@@ -19,7 +19,11 @@ struct Setup {
 
 fn machine() -> Machine {
     let module = emu::front::parse_module(PTX, "bench_kernels.ptx").expect("bench PTX parses");
-    Machine::load(&module, "bench_kernels.ptx").expect("bench PTX decodes")
+    Machine::load(
+        &emu::validate::Validated::new(module.clone()).expect("the module validates"),
+        "bench_kernels.ptx",
+    )
+    .expect("bench PTX decodes")
 }
 
 fn buffer(m: &mut Machine, bytes: &[u8]) -> Vec<u8> {

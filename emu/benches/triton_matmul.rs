@@ -53,7 +53,11 @@ fn setup() -> (Machine, LaunchConfig, Vec<Vec<u8>>) {
         "matmul.json no longer says num_warps 4 and shared 16384"
     );
     let module = emu::front::parse_module(PTX, "matmul.ptx").expect("matmul PTX parses");
-    let mut m = Machine::load(&module, "matmul.ptx").expect("matmul PTX decodes");
+    let mut m = Machine::load(
+        &emu::validate::Validated::new(module.clone()).expect("the module validates"),
+        "matmul.ptx",
+    )
+    .expect("matmul PTX decodes");
     let mut args = vec![
         buffer(&mut m, &halves(N * N, 1)),
         buffer(&mut m, &halves(N * N, 2)),

@@ -255,7 +255,10 @@ fn generated_programs_never_panic_the_interpreter() {
         if !emu::validate::validate_module(&m).is_empty() {
             return false;
         }
-        let Ok(mut mach) = emu::exec::Machine::load(&m, "generated.ptx") else {
+        let Ok(mut mach) = emu::exec::Machine::load(
+            &emu::validate::Validated::new(m.clone()).expect("the module validates"),
+            "generated.ptx",
+        ) else {
             return false;
         };
         let buf = mach.alloc(1024, "buf").unwrap();

@@ -30,9 +30,13 @@ pub fn run(data: &[u8]) {
     if !emu::validate::validate_module(&m).is_empty() {
         return;
     }
-    let Ok(mut mach) = emu::exec::Machine::load(&m, "fuzz.ptx") else {
+    let Ok(valid) = emu::validate::Validated::new(m) else {
         return;
     };
+    let Ok(mut mach) = emu::exec::Machine::load(&valid, "fuzz.ptx") else {
+        return;
+    };
+    let m = valid.module();
     let kernels: Vec<(String, Vec<u64>)> = m
         .kernels()
         .map(|(_, f)| {

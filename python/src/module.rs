@@ -25,7 +25,7 @@ struct OnDevice {
 pub struct Module {
     name: String,
     source: String,
-    module: emu::ir::Module,
+    module: emu::validate::Validated,
     loaded: Mutex<Vec<OnDevice>>,
 }
 
@@ -88,7 +88,7 @@ impl Module {
                     let mut machine =
                         Machine::load_onto(&mut memory, &self.module, &self.name, &self.source)
                             .map_err(|e| format!("{}: {e}", self.name))?;
-                    let symbols = Symbols::of(&self.module, &machine);
+                    let symbols = Symbols::of(self.module.module(), &machine);
                     machine.swap_memory(&mut memory);
                     let symbols = symbols.map_err(|e| format!("{}: {e}", self.name))?;
                     loaded.push(OnDevice {
@@ -120,7 +120,7 @@ impl Module {
         let mut module = emu::host::parse_checked(&source, &name)
             .map_err(|e| raise(py, "PtxError", (e.kind, e.message)))?;
         if let Some(sm) = sm {
-            module.target.sm = sm;
+            module.run_as_sm(sm);
         }
         Ok(Module {
             name,
@@ -139,6 +139,7 @@ impl Module {
     /// The kernels (`.entry` functions with a body), in order.
     fn kernels(&self) -> Vec<String> {
         self.module
+            .module()
             .functions
             .iter()
             .filter(|f| f.kind == FunctionKind::Entry && f.body.is_some())
@@ -151,6 +152,7 @@ impl Module {
     fn params(&self, kernel: &str) -> Option<Vec<(String, String, u64, bool)>> {
         let f = self
             .module
+            .module()
             .functions
             .iter()
             .find(|f| f.kind == FunctionKind::Entry && f.body.is_some() && f.name == kernel)?;

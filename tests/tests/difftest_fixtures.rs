@@ -12,7 +12,12 @@ const THREADS: usize = 32;
 fn run(ptx: &str, input: &[u8]) -> Vec<u8> {
     let module = emu::front::parse_module(ptx, "fixture.ptx").expect("fixture parses");
     assert!(emu::validate::validate_module(&module).is_empty());
-    let mut m = Machine::load_with_source(&module, "fixture.ptx", ptx).expect("loads");
+    let mut m = Machine::load_with_source(
+        &emu::validate::Validated::new(module.clone()).expect("the module validates"),
+        "fixture.ptx",
+        ptx,
+    )
+    .expect("loads");
     let size = (FRAME * THREADS) as u64;
     let din = m.alloc(size, "in").unwrap();
     let dout = m.alloc(size, "out").unwrap();

@@ -114,13 +114,14 @@ pub(crate) fn load_on(path: &Path, sm: Option<u32>, limit: Option<u64>) -> Resul
     let name = path.display().to_string();
     let mut module = emu::host::parse_checked(&src, &name).map_err(|e| shown(e.kind, e.message))?;
     if let Some(sm) = sm {
-        module.target.sm = sm;
+        module.run_as_sm(sm);
     }
     let mut memory = emu::exec::DeviceMemory::with_limit(limit);
     let machine = Machine::load_onto(&mut memory, &module, &name, &src).map_err(|e| match e {
         emu::exec::DecodeError::Memory(m) => refuse("memory", format!("{name}: {m}")),
         e => refuse("load", format!("{name}: {e}")),
     })?;
+    let module = module.into_module();
     let symbols =
         Symbols::of(&module, &machine).map_err(|e| refuse("load", format!("{name}: {e}")))?;
     Ok(Loaded {

@@ -7,12 +7,14 @@
 //! expected number of threads has arrived: the count operand if given, else every thread of
 //! the CTA that has not exited (PTX ISA "bar, barrier").
 
+use super::ctx::{Ctx, LaneIds};
 use super::fault::{Fault, FaultKind, FaultSite, LaneFault};
 use super::frames;
+use super::hooks::observers::Observers;
+use super::launch::{CtaOutput, LaunchInfo, Request};
 use super::memory::Bytes;
 use super::program::{DInstr, Flow, GUARD_NEG, NO_GUARD};
 use super::reserve::{Budget, ReserveError};
-use super::step::{CtaOutput, Ctx, LaneIds, LaunchInfo, Request};
 use super::warp::Warp;
 use super::Env;
 
@@ -20,10 +22,9 @@ mod barrier;
 pub(crate) mod pair_check;
 pub(crate) mod peers;
 
-pub use barrier::BarrierRequest;
 use barrier::{lane_list, BarrierState};
 
-use super::cluster::ClusterPeers;
+use crate::cluster::peers::ClusterPeers;
 
 /// Counters of executed instructions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -93,9 +94,9 @@ pub struct Cta {
     /// Tensor Memory, made by the CTA's first tcgen05 instruction.
     tmem: Option<Box<crate::tcgen05::memory::TensorMemory>>,
     /// Pending `cp.async` copies and mbarrier objects.
-    asyncs: super::step::async_copy::AsyncState,
+    asyncs: crate::async_copy::state::AsyncState,
     /// The warps' `wgmma` groups in flight.
-    wgmma: super::step::wgmma::WgmmaState,
+    wgmma: crate::wgmma::state::WgmmaState,
 
     /// The race detector's state of this CTA, with `--race`.
     race: Option<Box<crate::race::CtaRace>>,
@@ -184,7 +185,7 @@ impl Cta {
         let mut launch = env.launch_template.clone();
         launch.ctaid = ctaid;
         launch.nwarpid = nwarps;
-        launch.cluster = super::cluster::ClusterIds::of(
+        launch.cluster = crate::cluster::shape::ClusterIds::of(
             ctaid,
             launch.nctaid,
             launch.cluster.dims,
@@ -202,8 +203,8 @@ impl Cta {
             counts: Counts::default(),
             next_warp: 0,
             tmem: None,
-            asyncs: super::step::tma_map::async_state(env.proxy),
-            wgmma: super::step::wgmma::WgmmaState::new(env.wgmma_strict),
+            asyncs: crate::async_copy::state::AsyncState::new(env.proxy),
+            wgmma: crate::wgmma::state::WgmmaState::new(env.wgmma_strict),
             race: env
                 .race
                 .map(|r| Box::new(crate::race::CtaRace::new(r, linear))),
@@ -276,7 +277,7 @@ impl Cta {
             Some(a) if t.checked() => {
                 let wi = (a.warp as usize).min(self.warps.len().saturating_sub(1));
                 Err(Box::new(Fault {
-                    kind: super::step::tcgen05::leak(a),
+                    kind: crate::tcgen05::exec::alloc::leak(a),
                     site: self.site(env, wi, a.pc, None),
                 }))
             }
@@ -409,8 +410,6 @@ impl Cta {
             out: &mut self.out,
             heap: env.heap,
             request: Request::None,
-            nc: env.nc,
-            l1: env.l1,
             group_mask: g.mask,
             valid,
             live,
@@ -418,7 +417,7 @@ impl Cta {
             tmem_opts: env.tmem,
             asyncs: &mut self.asyncs,
             wgmma: &mut self.wgmma,
-            race: self.race.as_deref_mut(),
+            obs: Observers::new(self.race.as_deref_mut(), env.nc, env.l1),
             cluster: peers,
         };
         let code: &[DInstr] = &prog.code;
@@ -456,10 +455,8 @@ impl Cta {
             }
             ctx.mask = mask;
             ctx.pc = pc;
-            if ctx.wgmma.busy {
-                if let Err(fault) = super::step::wgmma_access::before_read(&mut ctx, ins) {
-                    break Action::Fault { fault, pc };
-                }
+            if let Err(fault) = ctx.before_instruction(ins) {
+                break Action::Fault { fault, pc };
             }
             match (ins.exec)(&mut ctx, ins) {
                 Ok(Flow::Next) => group.pc += 1,

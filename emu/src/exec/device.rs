@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use super::builtins::Heap;
 use super::decode::{self, DecodeError};
+use super::launch::heap::Heap;
 use super::memory::{GlobalMemory, GLOBAL_BASE};
 use super::program::DFuncKind;
 use super::reserve::{Budget, ReserveError};
 use super::{frames, LaunchConfig, Machine, HEAP_SIZE};
-use crate::ir::Module;
+use crate::validate::Validated;
 
 /// Global memory, the device heap and the grid-sync workspace of one device.
 #[derive(Debug)]
@@ -85,7 +85,8 @@ impl DeviceMemory {
 }
 
 impl Machine {
-    /// Decodes a module whose global variables are placed in `memory`, after what is already
+    /// Decodes a module the validator accepted, whose global variables are placed in `memory`,
+    /// after what is already
     /// allocated there. The machine takes the memory (leaving empty memory in its place) until
     /// [`Machine::swap_memory`] lends it back; on an error `memory` is left as it was.
     ///
@@ -93,10 +94,11 @@ impl Machine {
     /// A construct the interpreter cannot run.
     pub fn load_onto(
         memory: &mut DeviceMemory,
-        module: &Module,
+        module: &Validated,
         file_name: &str,
         source: &str,
     ) -> Result<Machine, DecodeError> {
+        let module = module.module();
         let base = memory.global.next_base(256);
         let prog = decode::decode(module, file_name, source, base)?;
         if !prog.globals_image.is_empty() {
@@ -142,7 +144,10 @@ impl Machine {
         };
         let at_once = ctas.min(threads as u64).max(1);
         let per_cta: u64 = cfg.block.iter().map(|&x| u64::from(x)).product();
-        let shared = decode::shared::CtaShared::of(&f.shared, u64::from(cfg.dynamic_shared));
+        let shared = crate::exec::launch::shared_layout::CtaShared::of(
+            &f.shared,
+            u64::from(cfg.dynamic_shared),
+        );
         let local = self.prog.module_local_size.div_ceil(16) * 16 + f.frame.size;
         let regs = frames::register_bytes(f.value_slots, f.pred_slots) * per_cta.div_ceil(32);
         let mut parts = vec![

@@ -9,12 +9,13 @@
 //! (`vprintf`, `malloc`, `free`, `__assertfail`) run at once without a frame.
 
 use super::builtins;
+use super::ctx::fit;
 use super::fault::{FaultKind, LaneFault};
+use super::launch::CtaOutput;
 use super::memory::FUNCTION_BASE;
 use super::program::{
     ArgSource, Builtin, CallSite, DFunc, DFuncKind, Dst, Extra, Program, RetDest, Src,
 };
-use super::step::{fit, CtaOutput};
 use super::warp::{Frame, RegBlock, Warp};
 use super::Env;
 

@@ -1,13 +1,31 @@
 //! The PTX interpreter: launches a kernel over a 3-D grid of CTAs of warps of 32 lanes.
 //!
 //! A [`Machine`] holds a decoded module and global memory. [`Machine::launch`] runs a kernel:
-//! CTAs are distributed over host threads; each CTA runs in time slices, so CTAs that wait for
-//! each other (grid-wide sync, producer/consumer flags) make progress, while independent CTAs
-//! run in parallel on every core. Execution is sequentially consistent: every load sees the
-//! latest store to its bytes; `membar`/`fence` are no-ops.
+//! clusters of CTAs are distributed over host threads ([`grid`]); each cluster runs its CTAs
+//! in time slices, so CTAs that wait for each other (grid-wide sync, producer/consumer flags,
+//! cluster barriers) make progress, while independent clusters run in parallel on every core.
+//! Values are sequentially consistent: every load sees the latest store to its bytes. Fences
+//! order nothing further for values; with the L1 model (`--cache-model l1`) they invalidate
+//! the SM's L1, and the checkers follow them (`--race`, the proxy checker, Tensor Memory's
+//! checks).
+//!
+//! The layers, from the bottom (docs/architecture.md draws them):
+//! - the decoded program ([`program`]: instructions with their execution function and
+//!   operands; each family's decoded form lives in its own folder) and its lowering from the
+//!   IR ([`decode`]);
+//! - what an instruction sees ([`ctx`]), the launch-wide state below the scheduler
+//!   ([`launch`]), memory ([`memory`]), and the services every family uses: address
+//!   resolution ([`address`]) and warp convergence ([`converge`]);
+//! - the instructions: the small families in [`step`], the larger ones in their folders at the
+//!   crate root (`mma`, `wgmma`, `tcgen05`, `tma`, `async_copy`, `cluster`);
+//! - the scheduler: [`grid`] (clusters over host threads), [`cta`] (warps, barriers), [`warp`]
+//!   (divergence), [`frames`] (calls) and [`builtins`] (`vprintf`, `malloc`, `__assertfail`);
+//! - the checks a launch may turn on: [`nc_check`] (`--check-nc`), [`l1`] (the L1 model),
+//!   [`proxy_check`] (`--proxy-check`), the race detector (`crate::race`) and Tensor Memory's
+//!   checks (`crate::tcgen05::memory`).
 //!
 //! Not modelled here: weak memory behaviours (the axiomatic models in `models` and the litmus
-//! layer cover them), texture/surface memory, tensor cores.
+//! layer cover them), texture/surface memory.
 //!
 //! Deliberate deviations:
 //! 1. `%clock`/`%clock64` count the warp's executed instructions and `%globaltimer` is
@@ -15,18 +33,23 @@
 //! 2. `printf` output is ordered by CTA (linear index) and, within a CTA, by execution order,
 //!    so the text does not depend on the number of host threads.
 
+pub mod address;
 pub mod builtins;
-pub mod cluster;
+pub mod converge;
 pub mod cta;
+pub mod ctx;
 pub mod decode;
 pub mod device;
 pub mod fault;
 pub mod frames;
 pub mod grid;
+pub mod hooks;
 pub mod l1;
+pub mod launch;
 pub mod memory;
 pub mod nc_check;
 pub mod program;
+pub mod proxy_check;
 pub mod reserve;
 pub mod shape;
 pub mod step;
@@ -35,16 +58,17 @@ pub mod warp;
 
 use std::time::{Duration, Instant};
 
-use builtins::Heap;
 use cta::Counts;
 pub use decode::DecodeError;
 pub use device::DeviceMemory;
 pub use fault::{Fault, FaultKind, FaultSite};
+use launch::heap::Heap;
+use launch::LaunchInfo;
 use memory::{Bytes, GlobalMemory};
 use program::{DFuncKind, Program};
-use step::LaunchInfo;
 
 use crate::ir::{FunctionKind, Module};
+use crate::validate::Validated;
 
 /// Everything a CTA needs from its launch (shared, read-only, by every host thread).
 pub struct Env<'a> {
@@ -73,7 +97,7 @@ pub struct Env<'a> {
     /// The L1 caches, with `--cache-model l1`.
     pub l1: Option<&'a l1::L1System>,
     /// How Tensor Memory is checked and traced.
-    pub tmem: step::tcgen05::TmemOptions,
+    pub tmem: crate::tcgen05::memory::TmemOptions,
     /// (`--proxy-check`, the program has async-proxy instructions).
     pub proxy: (bool, bool),
     /// `--wgmma-check strict`: an early read of a wgmma accumulator is a fault.
@@ -108,7 +132,7 @@ pub struct LaunchConfig {
     /// Model per-SM non-coherent L1 caches: (SMs, lines per SM); `None` keeps memory coherent.
     pub l1: Option<(u32, usize)>,
     /// Tensor Memory checks (on by default) and `--trace-tmem`.
-    pub tmem: step::tcgen05::TmemOptions,
+    pub tmem: crate::tcgen05::memory::TmemOptions,
     /// `--proxy-check`: report accesses through different proxies the memory model leaves
     /// unordered (on by default).
     pub proxy_check: bool,
@@ -144,7 +168,7 @@ impl LaunchConfig {
             threads: 0,
             check_nc: false,
             l1: None,
-            tmem: step::tcgen05::TmemOptions::default(),
+            tmem: crate::tcgen05::memory::TmemOptions::default(),
             proxy_check: true,
             wgmma_strict: false,
 
@@ -221,7 +245,7 @@ pub struct Machine {
     /// CUDA keeps `malloc`ed memory across launches.
     launch_memory: Option<(Heap, u64)>,
     /// Each kernel's cluster directives.
-    cluster_dirs: Vec<(String, cluster::Directives)>,
+    cluster_dirs: Vec<(String, crate::cluster::shape::Directives)>,
     /// Each kernel's performance-tuning directives (`.reqntid`, `.maxntid` are checked at
     /// launch).
     perf_dirs: Vec<(String, Vec<crate::ir::PerfDirective>)>,
@@ -231,11 +255,12 @@ pub struct Machine {
 pub const HEAP_SIZE: u64 = 8 << 20;
 
 impl Machine {
-    /// Decodes a module and places its global variables in device memory.
+    /// Decodes a module the validator accepted and places its global variables in device
+    /// memory.
     ///
     /// # Errors
     /// A construct the interpreter cannot run.
-    pub fn load(module: &Module, file_name: &str) -> Result<Machine, DecodeError> {
+    pub fn load(module: &Validated, file_name: &str) -> Result<Machine, DecodeError> {
         Machine::load_with_source(module, file_name, "")
     }
 
@@ -245,7 +270,7 @@ impl Machine {
     /// # Errors
     /// A construct the interpreter cannot run.
     pub fn load_with_source(
-        module: &Module,
+        module: &Validated,
         file_name: &str,
         source: &str,
     ) -> Result<Machine, DecodeError> {
@@ -275,7 +300,12 @@ impl Machine {
             .functions
             .iter()
             .filter(|f| f.kind == FunctionKind::Entry)
-            .map(|f| (f.name.clone(), cluster::Directives::of(&f.perf)))
+            .map(|f| {
+                (
+                    f.name.clone(),
+                    crate::cluster::shape::Directives::of(&f.perf),
+                )
+            })
             .collect();
         let perf_dirs = module
             .functions
@@ -449,10 +479,10 @@ impl Machine {
                 total_smem: u32::try_from(smem.user_bytes).unwrap_or(u32::MAX),
                 reserved: smem.reserved,
                 nwarpid: 0,
-                cluster: cluster::ClusterIds {
+                cluster: crate::cluster::shape::ClusterIds {
                     dims: shape.cluster_dims,
                     explicit: shape.explicit,
-                    ..cluster::ClusterIds::default()
+                    ..crate::cluster::shape::ClusterIds::default()
                 },
             },
             nc: nc_tracker.as_ref(),
@@ -460,7 +490,7 @@ impl Machine {
             tmem: cfg.tmem,
             proxy: (
                 cfg.proxy_check,
-                cfg.proxy_check && step::tma_map::uses_async_proxy(&self.prog),
+                cfg.proxy_check && crate::tma::tensormap::uses_async_proxy(&self.prog),
             ),
             wgmma_strict: cfg.wgmma_strict,
 
@@ -485,7 +515,14 @@ impl Machine {
             .map(|t| {
                 t.conflicts()
                     .into_iter()
-                    .map(|c| nc_check::NcReport::of(&c, &self.prog, &cfg.kernel))
+                    .map(|c| {
+                        nc_check::NcReport::of(
+                            &c,
+                            &self.prog.info,
+                            &self.prog.file_name,
+                            &cfg.kernel,
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -499,7 +536,7 @@ impl Machine {
             tmem_trace,
             races: race.map(|r| {
                 let mut rep = r.finish();
-                rep.locate(&self.prog);
+                rep.locate(&self.prog.info);
                 rep
             }),
         })
@@ -567,7 +604,7 @@ impl Machine {
             .map(|(_, d)| d.clone())
             .unwrap_or_default();
         let (cluster_dims, explicit) =
-            cluster::launch_shape(&cfg.kernel, cfg.cluster, &dirs, cfg.grid)
+            crate::cluster::shape::launch_shape(&cfg.kernel, cfg.cluster, &dirs, cfg.grid)
                 .map_err(LaunchError::BadShape)?;
         let clusters = (0..3)
             .map(|i| u64::from(cfg.grid[i] / cluster_dims[i]))
@@ -592,7 +629,10 @@ impl Machine {
                 frames::LOCAL_LIMIT
             )));
         }
-        let smem = decode::shared::CtaShared::of(&f.shared, u64::from(cfg.dynamic_shared));
+        let smem = crate::exec::launch::shared_layout::CtaShared::of(
+            &f.shared,
+            u64::from(cfg.dynamic_shared),
+        );
         if smem.user_bytes > memory::MAX_SHARED_PER_CTA {
             return Err(LaunchError::BadShape(format!(
                 "a CTA of `{}` would have {} bytes of shared memory ({} static, {} dynamic); the most a CTA can have is {}",
@@ -621,5 +661,5 @@ struct Shape {
     /// The number of clusters in the grid.
     clusters: u64,
     /// Each CTA's shared memory.
-    smem: decode::shared::CtaShared,
+    smem: crate::exec::launch::shared_layout::CtaShared,
 }

@@ -18,10 +18,10 @@
 //! 1. Lanes spinning on a lock held by another lane of the same warp can starve it (as on
 //!    pre-Volta hardware); independent thread scheduling is not modelled.
 
+use super::ctx::{LaneIds, FULL};
 use super::memory::Bytes;
 use super::program::Program;
 use super::reserve::{Budget, ReserveError};
-use super::step::{LaneIds, FULL};
 
 /// One call frame of a lane.
 #[derive(Clone, Copy, Debug)]

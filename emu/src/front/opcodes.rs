@@ -152,7 +152,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "redux" => sync::redux(q)?,
         "activemask" => sync::activemask(q)?,
         "elect" => sync::elect(q)?,
-        "barrier" if q.take("cluster") => super::cluster::parse(opcode, q)?,
+        "barrier" if q.take("cluster") => crate::cluster::syntax::parse(opcode, q)?,
         "bar" | "barrier" => sync::bar(opcode, q)?,
         "membar" => sync::membar(q)?,
         "fence" => sync::fence(q)?,
@@ -170,13 +170,15 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "exit" => Op::Exit,
         "trap" => Op::Trap,
         "brkpt" => Op::Brkpt,
-        "tcgen05" => super::tcgen05::parse(q)?,
-        "cp" => super::async_copy::parse_cp(q)?,
-        "tensormap" => super::tma::parse_tensormap(q)?,
-        "mapa" | "getctarank" => super::cluster::parse(opcode, q)?,
-        "mbarrier" => super::async_copy::parse_mbarrier(q)?,
-        "wgmma" => super::wgmma::parse(q)?,
-        "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => super::mma::parse(opcode, q)?,
+        "tcgen05" => crate::tcgen05::syntax::parse(q)?,
+        "cp" => crate::async_copy::syntax::parse_cp(q)?,
+        "tensormap" => crate::tma::syntax::parse_tensormap(q)?,
+        "mapa" | "getctarank" => crate::cluster::syntax::parse(opcode, q)?,
+        "mbarrier" => crate::async_copy::syntax::parse_mbarrier(q)?,
+        "wgmma" => crate::wgmma::syntax::parse(q)?,
+        "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => {
+            crate::mma::syntax::parse(opcode, q)?
+        }
         _ => {
             return Err(Error::new(
                 ErrorKind::UnknownInstruction(opcode.to_string()),

@@ -7,7 +7,7 @@ pub mod json;
 pub mod read;
 pub mod triton;
 
-use crate::ir::Module;
+use crate::validate::Validated;
 
 /// Why a module was refused before it could be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,21 +31,17 @@ impl std::error::Error for LoadError {}
 ///
 /// # Errors
 /// Parse errors, or validation diagnostics (all of them, rendered).
-pub fn parse_checked(src: &str, name: &str) -> Result<Module, LoadError> {
+pub fn parse_checked(src: &str, name: &str) -> Result<Validated, LoadError> {
     let module = crate::front::parse_module(src, name).map_err(|e| LoadError {
         kind: "parse",
         message: e.render(src),
     })?;
-    let diags: Vec<String> = crate::validate::validate_module(&module)
-        .into_iter()
-        .filter(|d| d.rule != crate::validate::UNSUPPORTED)
-        .map(|d| d.render(src, name))
-        .collect();
-    if !diags.is_empty() {
-        return Err(LoadError {
-            kind: "validation",
-            message: diags.join("\n"),
-        });
-    }
-    Ok(module)
+    Validated::new(module).map_err(|diags| LoadError {
+        kind: "validation",
+        message: diags
+            .iter()
+            .map(|d| d.render(src, name))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    })
 }

@@ -29,8 +29,9 @@ mod ids;
 mod memory_ops;
 pub mod mma;
 mod module;
+pub mod opcode;
 mod operand;
-pub mod regalloc;
+pub mod setmaxnreg;
 mod special;
 mod sync;
 pub mod tcgen05;
@@ -64,7 +65,8 @@ pub use mma::{
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
-pub use regalloc::Setmaxnreg;
+pub use opcode::{Arity, Family, MemoryClass, Opcode, OpcodeInfo, Requires, OPCODES};
+pub use setmaxnreg::Setmaxnreg;
 pub use special::{ReservedSmem, SpecialReg};
 pub use tcgen05::{
     CtaGroup, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,

@@ -17,7 +17,7 @@ use super::{RaceShared, Rng};
 mod asyncs;
 mod bulk;
 mod cells;
-pub mod cluster;
+pub mod cluster_sync;
 mod tensor;
 mod warp;
 

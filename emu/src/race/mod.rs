@@ -113,7 +113,7 @@ pub struct RaceShared {
     /// The cluster shape in CTAs (1×1×1 without clusters).
     pub cluster: [u32; 3],
     /// Per cluster: the cluster barrier's clocks and its Fence-SC clock (`cta::cluster`).
-    pub(crate) clusters: Mutex<HashMap<u32, cta::cluster::ClusterClock>>,
+    pub(crate) clusters: Mutex<HashMap<u32, cta::cluster_sync::ClusterClock>>,
     pub(crate) global: Mutex<Shadow>,
     /// The clock of gpu/sys-scope `fence.sc` (Fence-SC order, taken as execution order).
     pub(crate) sc_gpu: Mutex<Arc<Vc>>,

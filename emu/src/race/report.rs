@@ -10,7 +10,7 @@ use super::sc_order::NamedFence;
 use super::shadow::{Acc, Rel};
 use super::RaceShared;
 use crate::exec::fault::SourceLine;
-use crate::exec::program::Program;
+use crate::exec::program::info::InstrInfo;
 
 /// Why an expected synchronisation did not happen, remembered per thread.
 #[derive(Clone, Debug)]
@@ -105,16 +105,16 @@ pub struct RaceReport {
 
 impl RaceReport {
     /// Fills in lines and instruction texts from the program.
-    pub fn locate(&mut self, prog: &Program) {
+    pub fn locate(&mut self, info: &[InstrInfo]) {
         for r in &mut self.races {
             for a in [&mut r.first, &mut r.second] {
-                if let Some(i) = prog.info.get(a.pc as usize) {
+                if let Some(i) = info.get(a.pc as usize) {
                     a.line = i.span.line;
                     a.instruction.clone_from(&i.text);
                     a.source = i.source.as_deref().cloned();
                 }
             }
-            let lines = |pc: u32| match prog.info.get(pc as usize) {
+            let lines = |pc: u32| match info.get(pc as usize) {
                 Some(i) => match &i.source {
                     Some(s) => format!("line {} ({})", i.span.line, s.at),
                     None => format!("line {}", i.span.line),

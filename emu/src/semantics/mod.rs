@@ -44,6 +44,7 @@ pub mod tcgen05_cp;
 pub mod tcgen05_desc;
 pub mod tcgen05_dlayout;
 pub mod tcgen05_idesc;
+pub mod tile;
 pub mod tma;
 pub mod tma_rules;
 pub mod wgmma_desc;

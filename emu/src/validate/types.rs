@@ -10,7 +10,7 @@
 //! `!` negates predicates only. Logic operations take bit-size types or `.pred`. A `cvt` from
 //! float to integer, integer to float, or float to a narrower float names its rounding.
 
-use super::Diagnostic;
+use super::diagnostic::Diagnostic;
 use crate::ir::{Cvt, Function, Imm, Instr, MulMode, Op, Operand, Type, TypeClass};
 
 /// The operation type of `mov` and the arithmetic family, and whether it is a `.wide` form.

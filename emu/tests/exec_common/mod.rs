@@ -90,7 +90,12 @@ pub fn launch_with(
             .collect::<Vec<_>>()
             .join("\n")
     );
-    let mut m = Machine::load_with_source(&module, "test.ptx", src).expect("decode");
+    let mut m = Machine::load_with_source(
+        &emu::validate::Validated::new(module.clone()).expect("the module validates"),
+        "test.ptx",
+        src,
+    )
+    .expect("decode");
     let mut values = Vec::new();
     let mut addrs = Vec::new();
     for (i, a) in args.iter().enumerate() {

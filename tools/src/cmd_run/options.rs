@@ -93,7 +93,7 @@ pub(crate) struct Checks {
     threads: usize,
     check_nc: bool,
     l1: Option<(u32, usize)>,
-    tmem: emu::exec::step::tcgen05::TmemOptions,
+    tmem: emu::tcgen05::memory::TmemOptions,
     /// `--trace-tmem`.
     pub trace_tmem: bool,
     proxy_check: bool,
@@ -149,7 +149,7 @@ impl Checks {
                 ))
             }
         };
-        let tmem = emu::exec::step::tcgen05::TmemOptions {
+        let tmem = emu::tcgen05::memory::TmemOptions {
             checked,
             trace: a.trace_tmem,
             fence,

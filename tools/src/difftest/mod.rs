@@ -145,6 +145,10 @@ pub fn run_emu_on(
     if let Some(sm) = sm {
         module.target.sm = sm;
     }
+    let module = match emu::validate::Validated::new(module) {
+        Ok(v) => v,
+        Err(d) => return vec![Err(d[0].render(ptx, "difftest.ptx")); n],
+    };
     let mut machine = match Machine::load_with_source(&module, "difftest.ptx", ptx) {
         Ok(m) => m,
         Err(e) => return vec![Err(e.to_string()); n],

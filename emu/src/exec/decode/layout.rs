@@ -1,11 +1,11 @@
 //! Where every variable lives: module globals in one global region, `.const` variables in the
 //! constant bank, `.shared` variables (module and function scope) in each kernel's own shared
-//! memory layout ([`super::shared`]), module `.local` variables at the start of each thread's
+//! memory layout ([`crate::exec::launch::shared_layout`]), module `.local` variables at the start of each thread's
 //! local memory, and each function's parameters and function-scope `.local`/`.param` variables
 //! in its activation frame. Initialisers are written into the images here, with symbol
 //! addresses resolved.
 
-use super::DecodeError;
+use super::error::DecodeError;
 use crate::exec::memory::FUNCTION_BASE;
 use crate::exec::program::{FrameLayout, GlobalsImage};
 use crate::ir::{
@@ -18,7 +18,8 @@ use crate::ir::{
 pub enum Place {
     /// A global address.
     Global(u64),
-    /// A sized `.shared` variable: its offset depends on the kernel ([`super::shared`]).
+    /// A sized `.shared` variable: its offset depends on the kernel
+    /// ([`crate::exec::launch::shared_layout`]).
     Shared,
     /// An offset in the constant bank.
     Const(u64),
@@ -44,7 +45,7 @@ pub struct Layout {
     /// Frame layout of each function, and the frame offset of each function-scope variable.
     pub frames: Vec<(FrameLayout, Vec<Option<u64>>)>,
     /// Each kernel's shared memory, and the shared offsets each function's code uses.
-    pub shared: super::shared::SharedPlan,
+    pub shared: crate::exec::launch::shared_layout::SharedPlan,
 }
 
 fn align_to(x: u64, a: u64) -> u64 {
@@ -59,7 +60,7 @@ fn align_to(x: u64, a: u64) -> u64 {
 pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError> {
     let mut l = Layout {
         globals_base,
-        shared: super::shared::plan(module),
+        shared: crate::exec::launch::shared_layout::plan(module),
         ..Layout::default()
     };
     let mut global_off = 0u64;

@@ -5,7 +5,7 @@
 //! atomically too). The value function of each operation and type is chosen at decode time
 //! ([`crate::exec::program::AtomInfo::apply`]).
 
-use super::Ctx;
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrBase, AddrSpace, AtomInfo, DInstr, Extra, Flow};
@@ -23,22 +23,6 @@ fn info(i: &DInstr) -> Result<&AtomInfo, LaneFault> {
 }
 
 /// Performs one lane's atomic update; returns the old value.
-/// `--race`: hands an atomic's access to the race detector.
-#[inline]
-fn race_rmw(c: &mut Ctx<'_>, lane: usize, shared: bool, addr: u64, size: u32, wrote: bool) {
-    let (t, pc) = (c.ids.warp as usize * 32 + lane, c.pc);
-    if let Some(r) = c.race.as_deref_mut() {
-        r.access(
-            t,
-            pc,
-            shared,
-            addr,
-            size,
-            crate::race::cta::Access::Rmw { wrote },
-        );
-    }
-}
-
 fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result<u64, LaneFault> {
     let base = match a.addr.base {
         AddrBase::Reg(slot) => c.vals[slot as usize * 32 + lane],
@@ -69,7 +53,7 @@ fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result
                     address: Some(addr),
                 }),
             },
-            AddrSpace::Shared => (AddrSpace::Shared, super::mem::shared_wrap(addr)),
+            AddrSpace::Shared => (AddrSpace::Shared, crate::exec::address::shared_wrap(addr)),
             s => (s, addr),
         };
     let apply = a.apply;
@@ -77,7 +61,7 @@ fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result
         AddrSpace::Shared => {
             if !c.shared.contains(off, u64::from(size)) {
                 if let Some(r) =
-                    super::cluster::rmw(c, off, size, lane, addr, |old| apply(old, b, cc))
+                    crate::cluster::dsmem::rmw(c, off, size, lane, addr, |old| apply(old, b, cc))
                 {
                     return r;
                 }
@@ -99,25 +83,20 @@ fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result
             if let Some(new) = new {
                 c.shared.store(off, size, new);
             }
-            race_rmw(c, lane, true, off, size, new.is_some());
+            c.after_rmw(lane, true, off, size, new.is_some());
             Ok(old)
         }
         AddrSpace::Global => match c.global.find(off, u64::from(size)) {
             Some(r) => {
-                if let Some(t) = c.nc {
-                    t.write(c.nc_access(lane, off), size);
-                }
+                c.before_global_rmw(lane, off, size);
                 let mut wrote = false;
                 let old = r.rmw(off, size, |old| {
                     let new = apply(old, b, cc);
                     wrote = new.is_some();
                     new
                 });
-                race_rmw(c, lane, false, off, size, wrote);
-                if let Some(l1) = c.l1 {
-                    // Atomics act at L2; the SM's lines may now be stale for this thread.
-                    l1.invalidate(c.cta_linear());
-                }
+                c.after_rmw(lane, false, off, size, wrote);
+                c.after_global_rmw();
                 Ok(old)
             }
             None => Err(LaneFault {

@@ -3,8 +3,9 @@
 //! `crate::semantics::compare`.
 
 use super::float::{arg, encode, f32of, mode_of, unsupported};
-use super::{for_lanes, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::ctx::{for_lanes, Ctx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Dst, Extra, Flow, Src};
 use crate::ir::{BoolOp, CmpOp, FloatRounding, Instr, Operand, Set, Setp, Slct, Type};
@@ -222,7 +223,7 @@ pub fn lower_set(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, s: Set) -> D {
 
 fn slct_exec<const F: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let ftz = mode_of(i).ftz;
-    super::ternary(c, i, |a, b, s| {
+    crate::exec::ctx::ternary(c, i, |a, b, s| {
         let take_a = if F {
             let x = f32of(s);
             let x = if ftz { sf::ftz32(x) } else { x };

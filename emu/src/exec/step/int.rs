@@ -6,7 +6,7 @@
 //! any sign extension). Operations whose exact meaning needs care (division by zero, bit
 //! fields, saturation, carries) delegate to `crate::semantics`.
 
-use super::{binary, for_lanes, ternary, unary, Ctx};
+use crate::exec::ctx::{binary, for_lanes, ternary, unary, Ctx};
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Flow};
 use crate::semantics::int as si;

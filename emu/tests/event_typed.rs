@@ -124,6 +124,7 @@ fn interpreter(body: &str, words: [u64; 3]) -> [u64; 3] {
          ld.param.u64 %rd1, [p];\n{body}\nret;\n}}\n"
     );
     let m = emu::front::parse_module(&src, "k.ptx").unwrap_or_else(|e| panic!("{body}: {e:?}"));
+    let m = emu::validate::Validated::new(m).unwrap_or_else(|e| panic!("{body}: {e:?}"));
     let mut mach = Machine::load(&m, "k.ptx").unwrap();
     let buf = mach.alloc(24, "buf").unwrap();
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -1,8 +1,10 @@
 //! The one path policy for files that input names: a launch plan's `module`, its `file=`
 //! inputs, and its `dump` and `dump_var` outputs (docs/threat-model.md). The person typing the
-//! command line is trusted; a plan is not. So every path a plan names is taken relative to
+//! command line is trusted; a plan is not. So every input a plan names is taken relative to
 //! the plan's folder and must stay inside a *root*: the plan's folder, unless `--plan-root
 //! DIR` names another (a folder above it, for plans that share inputs with their neighbours).
+//! Every output is taken relative to the current folder, where the person ran the command
+//! (as docs/plan-format.md has always said), and must stay inside it.
 //!
 //! A path leaves the root when, once `.` and `..` are resolved and symbolic links followed,
 //! it is not below the root: `../x`, `/etc/passwd`, `out/../../x`, or a link inside the folder
@@ -28,6 +30,8 @@ pub(crate) struct Confined {
     root: PathBuf,
     /// How messages name the root.
     shown: String,
+    /// Every output must resolve below this: the current folder (canonical).
+    out_root: PathBuf,
 }
 
 /// Whether the refused path is read or written (for the message).
@@ -62,10 +66,14 @@ impl Confined {
             Some(_) => format!("the --plan-root folder {}", canonical.display()),
             None => format!("the plan's folder {}", canonical.display()),
         };
+        let out_root = Path::new(".")
+            .canonicalize()
+            .map_err(|e| refuse("io", format!("cannot resolve the current folder: {e}")))?;
         let c = Confined {
             base: base_dir.to_path_buf(),
             root: canonical,
             shown,
+            out_root,
         };
         if root.is_some() && !c.inside(&c.base) {
             return Err(refuse(
@@ -85,12 +93,16 @@ impl Confined {
         &self.base
     }
 
-    /// `path` (relative to the plan's folder, or absolute) checked against the root.
+    /// `path` checked against the policy: an input relative to the plan's folder (or absolute)
+    /// inside the root, an output relative to the current folder inside it.
     ///
     /// # Errors
-    /// The path leaves the root, or (for an output) is a symbolic link or has no folder
-    /// (kind `plan`, naming the path as written and the root).
+    /// The path leaves its root, or (for an output) is a symbolic link (kind `plan`, naming
+    /// the path as written and the root).
     pub fn resolve(&self, path: &Path, usage: Use) -> Result<PathBuf> {
+        if usage == Use::Write {
+            return self.output(path);
+        }
         let joined = self.base.join(path);
         let outside = || {
             refuse(
@@ -109,18 +121,31 @@ impl Confined {
         if !self.inside(&joined) {
             return Err(outside());
         }
-        if usage == Use::Write {
-            if std::fs::symlink_metadata(&joined).is_ok_and(|m| m.file_type().is_symlink()) {
-                return Err(refuse(
-                    "plan",
-                    format!(
-                        "`{}` is a symbolic link; a plan's output is written only to a plain file",
-                        path.display()
-                    ),
-                ));
-            }
-        }
         Ok(joined)
+    }
+
+    /// An output `path`, relative to the current folder, checked to stay inside it.
+    fn output(&self, path: &Path) -> Result<PathBuf> {
+        if !resolved(path).is_ok_and(|r| r.starts_with(&self.out_root)) {
+            return Err(refuse(
+                "plan",
+                format!(
+                    "`{}` would be written outside the current folder {} (a plan writes only below the folder ptxemu runs in)",
+                    path.display(),
+                    self.out_root.display()
+                ),
+            ));
+        }
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(refuse(
+                "plan",
+                format!(
+                    "`{}` is a symbolic link; a plan's output is written only to a plain file",
+                    path.display()
+                ),
+            ));
+        }
+        Ok(path.to_path_buf())
     }
 
     /// Whether `p` resolves below the root (see [`resolved`]).
@@ -183,7 +208,7 @@ mod tests {
             "./in/new.bin",
             "in/new/../a.bin",
         ] {
-            assert!(c.resolve(Path::new(ok), Use::Write).is_ok(), "{ok}");
+            assert!(c.resolve(Path::new(ok), Use::Read).is_ok(), "{ok}");
         }
         let abs_inside = d.join("plan/in/x.bin");
         assert!(c.resolve(&abs_inside, Use::Read).is_ok());
@@ -195,7 +220,7 @@ mod tests {
             "nowhere/../../x",
             "..",
         ] {
-            let e = c.resolve(Path::new(bad), Use::Write).unwrap_err();
+            let e = c.resolve(Path::new(bad), Use::Read).unwrap_err();
             assert!(
                 format!("{e:#}").contains("outside the plan's folder"),
                 "{bad}: {e:#}"
@@ -212,11 +237,18 @@ mod tests {
         let c = Confined::new(&d.join("plan"), None).unwrap();
         assert!(c.resolve(Path::new("link"), Use::Read).is_err());
         assert!(c.resolve(Path::new("up/secret"), Use::Read).is_err());
-        assert!(c.resolve(Path::new("up/new.bin"), Use::Write).is_err());
+        assert!(c.resolve(Path::new("up/new.bin"), Use::Read).is_err());
         std::os::unix::fs::symlink(d.join("plan/in/x.bin"), d.join("plan/inner")).unwrap();
         assert!(c.resolve(Path::new("inner"), Use::Read).is_ok());
-        let e = c.resolve(Path::new("inner"), Use::Write).unwrap_err();
-        assert!(format!("{e:#}").contains("symbolic link"), "{e:#}");
+        // Outputs are relative to the current folder and stay below it.
+        for bad in ["../x.bin", "/etc/x.bin"] {
+            let e = c.resolve(Path::new(bad), Use::Write).unwrap_err();
+            assert!(
+                format!("{e:#}").contains("outside the current folder"),
+                "{e:#}"
+            );
+        }
+        assert!(c.resolve(Path::new("x.bin"), Use::Write).is_ok());
         let _ = std::fs::remove_dir_all(&d);
     }
 
@@ -225,7 +257,7 @@ mod tests {
         let d = folder("root");
         let c = Confined::new(&d.join("plan"), Some(&d)).unwrap();
         assert!(c.resolve(Path::new("../secret"), Use::Read).is_ok());
-        assert!(c.resolve(Path::new("../../x"), Use::Write).is_err());
+        assert!(c.resolve(Path::new("../../x"), Use::Read).is_err());
         assert!(Confined::new(&d, Some(&d.join("plan"))).is_err());
         let _ = std::fs::remove_dir_all(&d);
     }

@@ -41,7 +41,7 @@ fn a_plan_writes_and_reads_only_inside_its_folder() {
     ] {
         write(&d, "p.json", &plan(&step));
         let r = run_in(&d, &["run", "--plan", "p.json"], None, 60);
-        refused(&r, "outside the plan's folder");
+        refused(&r, "would be written outside the current folder");
         assert!(r.out.contains(shown), "{}", r.all());
     }
     let v = r#"{"version": 1, "module": "v.ptx", "steps": [{"dump_var": "g=../escaped.bin"}]}"#;
@@ -53,7 +53,7 @@ fn a_plan_writes_and_reads_only_inside_its_folder() {
     write(&d, "v.json", v);
     refused(
         &run_in(&d, &["run", "--plan", "v.json"], None, 60),
-        "outside the plan's folder",
+        "would be written outside the current folder",
     );
     assert!(!top.join("escaped.bin").exists() && !outside.exists());
     // Reads too: the module and `file=` inputs.
@@ -101,9 +101,13 @@ fn a_plan_writes_and_reads_only_inside_its_folder() {
     );
     assert_eq!(r.code, Some(0), "{}", r.all());
     write(&d, "ok.json", &plan(r#"{"dump": "b=out.bin"}"#));
+    // Outputs are relative to the folder ptxemu runs in (docs/plan-format.md).
     let r = run_in(&top, &["run", "--plan", "plan/ok.json"], None, 60);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    assert_eq!(std::fs::read(d.join("out.bin")).unwrap()[..4], [7, 0, 0, 0]);
+    assert_eq!(
+        std::fs::read(top.join("out.bin")).unwrap()[..4],
+        [7, 0, 0, 0]
+    );
 }
 
 #[test]

@@ -483,8 +483,14 @@ impl Runner<'_> {
                 Ok(())
             }
             Action::Write { buffer, contents } => {
-                let (machine, addr) = (&mut self.loaded.machine, buffers[*buffer].addr);
-                contents.write_with(|off, bytes| machine.write(addr + off, bytes));
+                let (machine, b) = (&mut self.loaded.machine, &buffers[*buffer]);
+                // `write_with` leaves zero contents unwritten (fresh memory is zero); an
+                // overwrite must clear what the buffer holds.
+                if matches!(contents, Contents::Zero(_)) {
+                    zero(machine, b);
+                } else {
+                    contents.write_with(|off, bytes| machine.write(b.addr + off, bytes));
+                }
                 Ok(())
             }
             Action::Dump { buffer, path } => {

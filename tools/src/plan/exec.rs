@@ -586,13 +586,14 @@ impl Runner<'_> {
             let err = json!({"kind": kind, "step": at, "round": round, "launch": index, "message": format!("{e:#}")});
             Stop::Refused(refuse(kind, format!("{context}{e:#}")), err)
         })?;
-        self.launches += 1;
         if crate::timeout::stopped(&report) {
             if !self.json {
                 crate::out::write_program_output(&report.stdout);
             }
+            // A launch the timeout stopped is not counted as done.
             return Err(self.timed_out(at, round, Some(index)));
         }
+        self.launches += 1;
         let machine = &self.loaded.machine;
         let races = self
             .race

@@ -35,7 +35,7 @@ fn machine() -> Machine {
 }
 
 fn buffer(m: &mut Machine, bytes: &[u8]) -> Vec<u8> {
-    let a = m.alloc(bytes.len() as u64, "bench buffer");
+    let a = m.alloc(bytes.len() as u64, "bench buffer").unwrap();
     m.write(a, bytes);
     a.to_le_bytes().to_vec()
 }

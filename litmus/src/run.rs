@@ -60,6 +60,40 @@ pub enum Engine {
     Enumerate,
 }
 
+impl RunOptions {
+    /// The per-thread limits of a run that started at `start`: `limits`, with `--timeout`
+    /// also bounding the building of each thread's paths.
+    pub(crate) fn path_limits(&self, start: &crate::clock::Started) -> Limits {
+        Limits {
+            deadline: start.deadline(self.timeout),
+            ..self.limits
+        }
+    }
+
+    /// `e`, with a `--timeout` met while paths were built named as the command line names it.
+    pub(crate) fn halted(&self, e: RunError, start: &crate::clock::Started) -> RunError {
+        match e {
+            RunError::Halted {
+                brake,
+                explored,
+                executions,
+                allowed,
+                ..
+            } if brake == "--timeout" => RunError::Halted {
+                brake: format!(
+                    "--timeout {} (while the paths of a thread were built)",
+                    self.timeout.unwrap_or_default().as_secs_f64()
+                ),
+                explored,
+                executions,
+                allowed,
+                millis: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+            },
+            e => e,
+        }
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> RunOptions {
         RunOptions {

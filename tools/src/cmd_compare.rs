@@ -131,7 +131,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
         let observed = match read_log(log) {
             Ok(o) => o,
             Err(e) => {
-                eprintln!("ptxemu compare: {e}");
+                errln!("ptxemu compare: {e}");
                 errors += 1;
                 continue;
             }
@@ -143,7 +143,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
                 } else {
                     ""
                 };
-                eprintln!(
+                errln!(
                     "ptxemu compare: {}: test `{}` not found beside the log or under --tests{hint}",
                     log.display(),
                     obs.name
@@ -157,7 +157,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
             let test = match parsed {
                 Ok(t) => t,
                 Err(e) => {
-                    eprintln!("ptxemu compare: {}:{e}", file.display());
+                    errln!("ptxemu compare: {}:{e}", file.display());
                     errors += 1;
                     continue;
                 }
@@ -165,7 +165,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
             let c = match compare(&test, &obs, &ro) {
                 Ok(c) => c,
                 Err(e) => {
-                    eprintln!("ptxemu compare: {} ({}): {e}", obs.name, log.display());
+                    errln!("ptxemu compare: {} ({}): {e}", obs.name, log.display());
                     errors += 1;
                     continue;
                 }

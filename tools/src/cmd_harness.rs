@@ -173,7 +173,7 @@ pub fn run(a: &HarnessArgs) -> Result<ExitCode> {
         in_shard += usize::from(mine);
         let Some(name) = name else {
             if mine {
-                eprintln!(
+                errln!(
                     "ptxemu harness: refused {}: test name `{}` is not usable as a file name",
                     f.display(),
                     test.name
@@ -200,7 +200,7 @@ pub fn run(a: &HarnessArgs) -> Result<ExitCode> {
                 written.insert(name);
             }
             Err(e) => {
-                eprintln!("ptxemu harness: refused {}: {e}", f.display());
+                errln!("ptxemu harness: refused {}: {e}", f.display());
                 refused += 1;
             }
         }

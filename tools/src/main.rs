@@ -23,6 +23,7 @@ mod cmd_harness;
 mod cmd_litmus;
 mod cmd_run;
 mod cmd_run_sass;
+mod confine;
 mod difftest;
 mod launch;
 mod memlimit;
@@ -91,7 +92,7 @@ fn main() -> ExitCode {
     let code = match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("ptxemu: {e:#}");
+            errln!("ptxemu: {e:#}");
             ExitCode::from(2)
         }
     };

@@ -6,7 +6,8 @@
 //!
 //! | module | instructions |
 //! |---|---|
-//! | [`int`] | `add.sat`, `mad.hi.sat`, `mul24`/`mad24`, `div`/`rem` (by zero), carries, `dp4a`/`dp2a` |
+//! | [`int`] | plain `w`-bit `add sub mul.lo div and or xor` and integer comparisons; `add.sat`, `mad.hi.sat`, `mul24`/`mad24`, `div`/`rem` (by zero), carries, `dp4a`/`dp2a` |
+//! | [`atomic`] | the value functions of `atom`/`red` for each operation and type |
 //! | [`block_scale`] | `tcgen05.mma` block scaling: where the scale factors sit in Tensor Memory, the scaled dot product |
 //! | [`bits`] | `popc clz brev bfind fns bfe bfi bmsk szext prmt lop3 shf` |
 //! | [`float`] | `add sub mul div fma sqrt rcp neg abs` on `.f32/.f64` with `.rnd .ftz .sat` |
@@ -27,6 +28,7 @@
 //! | [`wgmma_desc`] | the shared-memory matrix descriptor of `wgmma.mma_async`: fields, canonical layouts, swizzle |
 
 pub mod approx;
+pub mod atomic;
 pub mod bits;
 pub mod block_scale;
 pub mod bulk_reduce;

@@ -189,7 +189,7 @@ fn a_kernel_the_interpreter_cannot_run_refuses_only_itself() {
         &src,
     )
     .expect("the module loads");
-    let out = m.alloc(4, "out");
+    let out = m.alloc(4, "out").unwrap();
     let arg = vec![out.to_le_bytes().to_vec()];
     let r = m
         .launch(&LaunchConfig::new("good", [1, 1, 1], [1, 1, 1]), &arg)
@@ -235,7 +235,7 @@ fn an_unimplemented_instruction_refuses_only_the_kernels_that_reach_it() {
         &src,
     )
     .expect("the module loads");
-    let out = m.alloc(4, "out");
+    let out = m.alloc(4, "out").unwrap();
     let arg = vec![out.to_le_bytes().to_vec()];
     let cfg = |k: &str| LaunchConfig::new(k, [1, 1, 1], [1, 1, 1]);
     assert!(m

@@ -12,8 +12,8 @@ with `litmus` and are explained with `explain`. Triton kernels launch with
 `ptxemu.triton.launch`.
 """
 
-from ._errors import (Error, Fault, LaunchError, LitmusError, PtxError, RaceError,
-                      RaceReportError, RaceWarning, VariableError)
+from ._errors import (DeviceMemoryError, Error, Fault, LaunchError, LitmusError, PtxError,
+                      RaceError, RaceReportError, RaceWarning, VariableError)
 from ._device import Device, DeviceArray, default_device
 from ._module import Function, LaunchStats, Module
 from ._litmus import explain, explain_races, litmus
@@ -21,6 +21,6 @@ from ._litmus import explain, explain_races, litmus
 __all__ = [
     "Device", "DeviceArray", "default_device", "Module", "Function", "LaunchStats",
     "Error", "Fault", "LaunchError", "LitmusError", "PtxError", "VariableError",
-    "RaceError", "RaceWarning", "RaceReportError",
+    "DeviceMemoryError", "RaceError", "RaceWarning", "RaceReportError",
     "litmus", "explain", "explain_races",
 ]

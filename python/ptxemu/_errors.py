@@ -1,8 +1,25 @@
 """The exceptions ptxemu raises (the Rust bindings raise them by name)."""
 
 
+def _printable(text):
+    """`text` with control characters but newline and tab escaped (as ``\\x1b``), so that a
+    message echoing input cannot drive the terminal it is printed on."""
+    if not any(c < " " and c not in "\n\t" or c == "\x7f" for c in text):
+        return text
+    return "".join(c if (c >= " " and c != "\x7f") or c in "\n\t" else repr(c)[1:-1]
+                   for c in text)
+
+
 class Error(Exception):
-    """Base class of ptxemu's errors."""
+    """Base class of ptxemu's errors. Their messages show control characters escaped."""
+
+    def __str__(self):
+        return _printable(super().__str__())
+
+
+class DeviceMemoryError(Error, MemoryError):
+    """Device memory past the device's `memory_limit`, or that the host refused (an
+    address-space cap, the machine's memory): the message names the size and the limit."""
 
 
 class PtxError(Error):

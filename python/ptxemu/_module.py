@@ -68,8 +68,8 @@ def _read_source(ptx):
     """(text, name) of PTX text or of a path to a PTX file."""
     if isinstance(ptx, os.PathLike) or (isinstance(ptx, str) and "\n" not in ptx
                                         and not ptx.lstrip().startswith(".")):
-        with open(ptx, encoding="utf-8") as f:
-            return f.read(), os.fspath(ptx)
+        # Size checked before reading (128 MiB, as the command line): /dev/zero is refused.
+        return _native.read_text(os.fspath(ptx)), os.fspath(ptx)
     if isinstance(ptx, bytes):
         ptx = ptx.decode("utf-8")
     return ptx, "<string>"
@@ -170,9 +170,16 @@ class Module:
         gives fewer elements), as cudaMemcpyFromSymbol does."""
         dev = self._device(device)._native
         dtype = np.dtype(dtype)
+        size = self._native.global_size(dev, name)
         if shape is None:
-            shape = (self._native.global_size(dev, name) // dtype.itemsize,)
+            if size % dtype.itemsize:
+                raise ValueError(f"`{name}` is {size} bytes, not a whole number of {dtype} "
+                                 f"elements ({dtype.itemsize} bytes each); give a shape")
+            shape = (size // dtype.itemsize,)
         out = np.empty(shape, dtype)
+        if out.nbytes > size:
+            raise ValueError(f"shape {tuple(out.shape)} of {dtype} is {out.nbytes} bytes, more "
+                             f"than `{name}`'s {size}")
         self._native.get_global(dev, name, _bytes_view(out))
         return out
 

@@ -62,6 +62,7 @@ fn kind_name(k: &FaultKind) -> &'static str {
         FaultKind::AssertFailed { .. } => "assert_failed",
         FaultKind::Undefined { .. } => "undefined",
         FaultKind::Unsupported { .. } => "unsupported",
+        FaultKind::HostMemory(_) => "memory",
     }
 }
 
@@ -220,17 +221,42 @@ impl Module {
         if options.race {
             cfg.race = Some(emu::race::RaceOptions::default());
         }
+        // Ctrl-C: the launch runs on a second host thread while this one looks at Python's
+        // signals every 50 ms; a KeyboardInterrupt asks the launch to stop, waits for it
+        // (within a slice of the interpreter) and is raised.
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        cfg.cancel = Some(cancel.clone());
+        let mut interrupted: Option<PyErr> = None;
         let module = &self.module;
         let result = self.with_machine(py, device, |m, _| {
-            let mut result = m.launch(&cfg, &args);
-            if let Ok(rep) = &mut result {
+            let mut joined = std::thread::scope(|s| {
+                let job = s.spawn(|| m.launch(&cfg, &args));
+                while !job.is_finished() {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    if interrupted.is_none() {
+                        if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+                            interrupted = Some(e);
+                        }
+                    }
+                }
+                job.join()
+            });
+            // A race's global accesses name the argument whose buffer holds them.
+            if let Ok(Ok(rep)) = &mut joined {
                 if let (Some(races), Some((_, f))) =
                     (&mut rep.races, module.module().function(&cfg.kernel))
                 {
                     races.name_arguments(m, &f.params, &args);
                 }
             }
-            result
+            joined
+        })?;
+        if let Some(e) = interrupted {
+            return Err(e);
+        }
+        let result = result.map_err(|_| {
+            pyo3::exceptions::PyRuntimeError::new_err("the launch's host thread panicked")
         })?;
         let report = result.map_err(|e| {
             let kind = match &e {
@@ -238,6 +264,7 @@ impl Module {
                 LaunchError::BadArguments(_) => "arguments",
                 LaunchError::BadShape(_) => "launch_limits",
                 LaunchError::Refused { .. } => "unsupported",
+                LaunchError::Memory(_) => "memory",
             };
             raise(py, "LaunchError", (kind, e.to_string()))
         })?;

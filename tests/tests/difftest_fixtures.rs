@@ -19,8 +19,8 @@ fn run(ptx: &str, input: &[u8]) -> Vec<u8> {
     )
     .expect("loads");
     let size = (FRAME * THREADS) as u64;
-    let din = m.alloc(size, "in");
-    let dout = m.alloc(size, "out");
+    let din = m.alloc(size, "in").unwrap();
+    let dout = m.alloc(size, "out").unwrap();
     m.write(din, input);
     m.write(dout, &[0xA5; FRAME * THREADS]);
     let cfg = LaunchConfig::new("k0", [1, 1, 1], [THREADS as u32, 1, 1]);

@@ -131,7 +131,9 @@ fn run_one(dir: &Path, variant: &str, m: &Value) -> Result<(String, bool)> {
             }
             b @ ArgSpec::Buffer { .. } => {
                 let bytes = b.buffer_bytes().map_err(|e| anyhow!(e))?;
-                let addr = mach.alloc(bytes.len() as u64, &format!("argument {i}"));
+                let addr = mach
+                    .alloc(bytes.len() as u64, &format!("argument {i}"))
+                    .map_err(|e| anyhow!(e))?;
                 mach.write(addr, &bytes);
                 values.push(addr.to_le_bytes().to_vec());
                 bufs.push(Some((addr, bytes.len() as u64)));

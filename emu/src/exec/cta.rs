@@ -14,6 +14,7 @@ use super::hooks::observers::Observers;
 use super::launch::{CtaOutput, LaunchInfo, Request};
 use super::memory::Bytes;
 use super::program::{DInstr, Flow, GUARD_NEG, NO_GUARD};
+use super::reserve::{Budget, ReserveError};
 use super::warp::Warp;
 use super::Env;
 
@@ -101,12 +102,26 @@ pub struct Cta {
     race: Option<Box<crate::race::CtaRace>>,
     /// Lanes waiting at `barrier.cluster.wait`: (warp, lanes).
     cluster_waiters: Vec<(usize, u32)>,
+    /// The run's budget, which holds this CTA's shared and local memory until it is dropped.
+    budget: std::sync::Arc<Budget>,
+}
+
+impl Drop for Cta {
+    fn drop(&mut self) {
+        let local: u64 = self.warps.iter().map(Warp::local_bytes).sum();
+        self.budget.give_back(local + self.shared.data.len() as u64);
+    }
 }
 
 impl Cta {
     /// Creates the CTA `ctaid` of a launch: its warps at the kernel's entry and zeroed shared
-    /// memory (static plus dynamic).
-    pub fn new(env: &Env<'_>, ctaid: [u32; 3], linear: u64) -> Cta {
+    /// memory (static plus dynamic), their memory taken from the run's budget (and given back
+    /// when the CTA is dropped).
+    ///
+    /// # Errors
+    /// The CTA's shared or local memory is past the run's limit or refused by the host.
+    pub fn new(env: &Env<'_>, ctaid: [u32; 3], linear: u64) -> Result<Cta, ReserveError> {
+        let budget = env.global.budget();
         let prog = env.prog;
         let block = env.block;
         let nthreads = block[0] * block[1] * block[2];
@@ -135,7 +150,7 @@ impl Cta {
                 warp: w,
                 frame_base: [frame_base; 32],
             };
-            warps.push(Warp::new(
+            let warp = Warp::new(
                 prog,
                 valid,
                 ids,
@@ -143,8 +158,30 @@ impl Cta {
                 entry,
                 frame_base,
                 f.frame.size,
-            ));
+                budget,
+            );
+            match warp {
+                Ok(w) => warps.push(w),
+                Err(mut e) => {
+                    budget.give_back(warps.iter().map(Warp::local_bytes).sum());
+                    e.what = format!("{} of CTA ({},{},{})", e.what, ctaid[0], ctaid[1], ctaid[2]);
+                    return Err(e);
+                }
+            }
         }
+        let shared = Bytes::reserved(budget, env.shared_bytes, || {
+            format!(
+                "the shared memory of CTA ({},{},{})",
+                ctaid[0], ctaid[1], ctaid[2]
+            )
+        });
+        let shared = match shared {
+            Ok(s) => s,
+            Err(e) => {
+                budget.give_back(warps.iter().map(Warp::local_bytes).sum());
+                return Err(e);
+            }
+        };
         let mut launch = env.launch_template.clone();
         launch.ctaid = ctaid;
         launch.nwarpid = nwarps;
@@ -154,11 +191,12 @@ impl Cta {
             launch.cluster.dims,
             launch.cluster.explicit,
         );
-        Cta {
+        Ok(Cta {
+            budget: budget.clone(),
             ctaid,
             linear,
             warps,
-            shared: Bytes::zeroed(env.shared_bytes as usize),
+            shared,
             barriers: vec![BarrierState::default(); 16],
             launch,
             out: CtaOutput::default(),
@@ -171,7 +209,7 @@ impl Cta {
                 .race
                 .map(|r| Box::new(crate::race::CtaRace::new(r, linear))),
             cluster_waiters: Vec::new(),
-        }
+        })
     }
 
     /// Runs the CTA until it finishes or has executed about `quantum` warp instructions.

@@ -3,10 +3,13 @@
 //! [`Machine::load_onto`], and lends it to a module's machine for a launch or a variable
 //! access with [`Machine::swap_memory`].
 
+use std::sync::Arc;
+
 use super::decode::{self, DecodeError};
 use super::launch::heap::Heap;
 use super::memory::{GlobalMemory, GLOBAL_BASE};
 use super::program::DFuncKind;
+use super::reserve::{Budget, ReserveError};
 use super::{frames, LaunchConfig, Machine, HEAP_SIZE};
 use crate::validate::Validated;
 
@@ -24,16 +27,31 @@ impl Default for DeviceMemory {
 }
 
 impl DeviceMemory {
-    /// Empty device memory.
+    /// Empty device memory with no limit of its own (the host's limits still apply).
     pub fn new() -> DeviceMemory {
+        DeviceMemory::with_limit(None)
+    }
+
+    /// Empty device memory whose run may hold at most `limit` bytes (`--memory-limit`):
+    /// buffers, module variables, the heap, the running CTAs' shared and local memory and
+    /// the race detector's shadow memory (see [`super::reserve`]).
+    pub fn with_limit(limit: Option<u64>) -> DeviceMemory {
         DeviceMemory {
-            global: GlobalMemory::new(GLOBAL_BASE),
+            global: GlobalMemory::with_budget(GLOBAL_BASE, Arc::new(Budget::new(limit))),
             launch_memory: None,
         }
     }
 
+    /// The budget the device's allocations draw from.
+    pub fn budget(&self) -> &Arc<Budget> {
+        self.global.budget()
+    }
+
     /// Allocates a zero-filled buffer of `len` bytes (aligned to 256); returns its address.
-    pub fn alloc(&mut self, len: u64, label: &str) -> u64 {
+    ///
+    /// # Errors
+    /// The bytes are past the limit, or the host refuses them.
+    pub fn alloc(&mut self, len: u64, label: &str) -> Result<u64, ReserveError> {
         self.global.allocate(len, 256, label)
     }
 
@@ -83,18 +101,19 @@ impl Machine {
         let module = module.module();
         let base = memory.global.next_base(256);
         let prog = decode::decode(module, file_name, source, base)?;
-        let mut memory = std::mem::take(memory);
         if !prog.globals_image.is_empty() {
-            let at = memory.alloc(prog.globals_image.len() as u64, "module globals");
+            // Placed through the run's budget before anything else of the run is allocated:
+            // fresh device memory is zero, so only the initialisers are written, and an
+            // untouched page of a large `.global` array costs no host memory.
+            let at = memory
+                .alloc(prog.globals_image.len, "the module's .global variables")
+                .map_err(DecodeError::Memory)?;
             debug_assert_eq!(at, prog.globals_base);
-            // Only the pages with initialisers are written: fresh device memory is zero, and
-            // an untouched page of a large `.global` array then costs no host memory.
-            for (k, page) in prog.globals_image.chunks(4096).enumerate() {
-                if page.iter().any(|&b| b != 0) {
-                    memory.write(at + k as u64 * 4096, page);
-                }
+            for (off, bytes) in &prog.globals_image.inits {
+                memory.write(at + off, bytes);
             }
         }
+        let memory = std::mem::take(memory);
         Ok(Machine::assemble(prog, module, memory))
     }
 
@@ -134,7 +153,7 @@ impl Machine {
         let mut parts = vec![
             (
                 "the module's global variables".to_string(),
-                self.prog.globals_image.len() as u64,
+                self.prog.globals_image.len,
             ),
             (
                 format!("shared memory of {at_once} CTA(s) running at once"),

@@ -70,6 +70,11 @@ pub enum FaultKind {
         /// What is missing.
         what: String,
     },
+    /// Memory the launch needs (a CTA's shared or local memory, a deeper call's frame, the
+    /// race detector's shadow memory) is past the run's limit or refused by the host: a limit
+    /// of the run, which [`super::Machine::launch`] reports as
+    /// [`super::LaunchError::Memory`], not as a fault of the program.
+    HostMemory(super::reserve::ReserveError),
 }
 
 impl fmt::Display for FaultKind {
@@ -106,6 +111,7 @@ impl fmt::Display for FaultKind {
             FaultKind::AssertFailed { message } => write!(f, "assertion failed: {message}"),
             FaultKind::Undefined { detail } => write!(f, "undefined behaviour: {detail}"),
             FaultKind::Unsupported { what } => write!(f, "unsupported by ptxemu: {what}"),
+            FaultKind::HostMemory(e) => write!(f, "{e}"),
         }
     }
 }

@@ -300,7 +300,12 @@ fn enter(
         lane: Some(l as u32),
         address: None,
     })?;
-    warp.ensure_local(l, new_sp);
+    warp.ensure_local(l, new_sp, env.global.budget())
+        .map_err(|e| LaneFault {
+            kind: FaultKind::HostMemory(e),
+            lane: Some(l as u32),
+            address: None,
+        })?;
     warp.local[l].data[fb as usize..new_sp as usize].fill(0);
     pass_args(warp, from, f, callee_block, l, caller_fb, fb);
     warp.stack[l].push(Frame {

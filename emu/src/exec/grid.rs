@@ -23,6 +23,7 @@ use std::time::Instant;
 use super::cta::Cta;
 use super::cta::{Counts, CtaStatus};
 use super::fault::{Fault, FaultKind, FaultSite};
+use super::reserve::ReserveError;
 use super::{Env, LaunchConfig};
 use crate::cluster::barrier::ClusterBarrier;
 use crate::cluster::shape::triple;
@@ -145,11 +146,20 @@ impl Grid<'_, '_> {
         local.warp_instructions += used;
         local.thread_instructions += after.thread_instructions - before.thread_instructions;
         let (first, index) = (cluster.ctas[0].ctaid, cluster.index);
+        if let Some(e) = self.env.race.and_then(|r| r.memory_refused()) {
+            self.refused_memory(index, e);
+            return None;
+        }
         match result {
             Err((_, f)) => {
-                self.finished();
-                self.keep_output(&mut cluster);
-                self.record_fault(index, *f);
+                match f.kind {
+                    FaultKind::HostMemory(e) => self.refused_memory(index, e),
+                    kind => {
+                        self.finished();
+                        self.keep_output(&mut cluster);
+                        self.record_fault(index, Fault { kind, site: f.site });
+                    }
+                }
                 None
             }
             // The budget bounds the launch's total: a CTA that finishes past it (the last of
@@ -174,7 +184,14 @@ impl Grid<'_, '_> {
                 self.stop.store(true, Ordering::Relaxed);
                 None
             }
-            Ok(status) if self.deadline.is_some_and(|d| Instant::now() >= d) => {
+            Ok(status)
+                if self.deadline.is_some_and(|d| Instant::now() >= d)
+                    || self
+                        .cfg
+                        .cancel
+                        .as_ref()
+                        .is_some_and(|c| c.load(Ordering::Relaxed)) =>
+            {
                 if status == CtaStatus::Done {
                     self.finished();
                 }
@@ -217,6 +234,34 @@ impl Grid<'_, '_> {
         self.stop.store(true, Ordering::Relaxed);
     }
 
+    /// Stops the launch because memory it needs was refused (noticed by cluster `index`):
+    /// recorded as a [`FaultKind::HostMemory`] fault, which wins over program faults, since
+    /// the launch cannot go on.
+    fn refused_memory(&self, index: u64, e: crate::exec::reserve::ReserveError) {
+        let f = Fault {
+            kind: FaultKind::HostMemory(e),
+            site: FaultSite {
+                kernel: self.cfg.kernel.clone(),
+                ..FaultSite::default()
+            },
+        };
+        if let Ok(mut slot) = self.fault.lock() {
+            if !matches!(
+                slot.as_ref(),
+                Some((
+                    _,
+                    Fault {
+                        kind: FaultKind::HostMemory(_),
+                        ..
+                    }
+                ))
+            ) {
+                *slot = Some((index, f));
+            }
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
     /// One host thread: takes CTAs until none is left.
     fn work(&self) {
         let mut local = Counts::default();
@@ -227,7 +272,16 @@ impl Grid<'_, '_> {
                     std::thread::yield_now();
                     continue;
                 }
-                Next::Start(index) => Cluster::new(self.env, index),
+                Next::Start(index) => match Cluster::new(self.env, index) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        self.refused_memory(index, e);
+                        if let Ok(mut q) = self.queue.lock() {
+                            q.in_flight -= 1;
+                        }
+                        continue;
+                    }
+                },
                 Next::Resume(c) => *c,
             };
             let again = self.slice(cta, &mut local);
@@ -319,7 +373,10 @@ pub struct Cluster {
 
 impl Cluster {
     /// Creates cluster `index` of the launch: its CTAs at the kernel's entry.
-    pub fn new(env: &Env<'_>, index: u64) -> Cluster {
+    ///
+    /// # Errors
+    /// A CTA's memory is past the run's limit or refused by the host.
+    pub fn new(env: &Env<'_>, index: u64) -> Result<Cluster, ReserveError> {
         let grid = env.launch_template.nctaid;
         let dims = env.launch_template.cluster.dims.map(|d| d.max(1));
         let nc: [u64; 3] = std::array::from_fn(|i| u64::from(grid[i] / dims[i]).max(1));
@@ -340,15 +397,15 @@ impl Cluster {
             let linear = u64::from(ctaid[0])
                 + u64::from(ctaid[1]) * u64::from(grid[0])
                 + u64::from(ctaid[2]) * u64::from(grid[0]) * u64::from(grid[1]);
-            ctas.push(Cta::new(env, ctaid, linear));
+            ctas.push(Cta::new(env, ctaid, linear)?);
         }
         let per_cta = env.block[0] * env.block[1] * env.block[2];
-        Cluster {
+        Ok(Cluster {
             index,
             done: vec![false; ctas.len()],
             barrier: ClusterBarrier::new(size, per_cta),
             ctas,
-        }
+        })
     }
 
     /// Instructions executed by its CTAs.

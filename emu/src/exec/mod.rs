@@ -50,6 +50,7 @@ pub mod memory;
 pub mod nc_check;
 pub mod program;
 pub mod proxy_check;
+pub mod reserve;
 pub mod shape;
 pub mod step;
 pub mod symbols;
@@ -149,6 +150,9 @@ pub struct LaunchConfig {
     pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     /// `--max-call-depth`: the most nested calls a thread may make (a deeper call faults).
     pub max_call_depth: u32,
+    /// A host's request to stop (the Python package's Ctrl-C): once set, the launch stops
+    /// between slices as `--timeout` stops it (a [`FaultKind::TimedOut`] fault, no result).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl LaunchConfig {
@@ -172,6 +176,7 @@ impl LaunchConfig {
             timeout: None,
             progress: None,
             max_call_depth: frames::DEFAULT_MAX_CALL_DEPTH,
+            cancel: None,
         }
     }
 }
@@ -223,6 +228,11 @@ pub enum LaunchError {
         /// The construct, with its line.
         error: DecodeError,
     },
+    /// Memory the launch needs (the heap, a CTA's shared or local memory, the race
+    /// detector's shadow memory) is past the run's limit or refused by the host; the launch
+    /// stopped there, without a result.
+    #[error("{0}")]
+    Memory(reserve::ReserveError),
 }
 
 /// A loaded module and its device memory.
@@ -236,6 +246,9 @@ pub struct Machine {
     launch_memory: Option<(Heap, u64)>,
     /// Each kernel's cluster directives.
     cluster_dirs: Vec<(String, crate::cluster::shape::Directives)>,
+    /// Each kernel's performance-tuning directives (`.reqntid`, `.maxntid` are checked at
+    /// launch).
+    perf_dirs: Vec<(String, Vec<crate::ir::PerfDirective>)>,
 }
 
 /// The default device heap size for `malloc` (CUDA's default limit is 8 MiB).
@@ -294,8 +307,15 @@ impl Machine {
                 )
             })
             .collect();
+        let perf_dirs = module
+            .functions
+            .iter()
+            .filter(|f| f.kind == FunctionKind::Entry)
+            .map(|f| (f.name.clone(), f.perf.clone()))
+            .collect();
         Machine {
             cluster_dirs,
+            perf_dirs,
             prog,
             global: memory.global,
             consts,
@@ -319,8 +339,16 @@ impl Machine {
 
     /// Allocates a zero-filled global buffer of `len` bytes (aligned to 256); returns its
     /// address.
-    pub fn alloc(&mut self, len: u64, label: &str) -> u64 {
+    ///
+    /// # Errors
+    /// The bytes are past the run's memory limit, or the host refuses them.
+    pub fn alloc(&mut self, len: u64, label: &str) -> Result<u64, reserve::ReserveError> {
         self.global.allocate(len, 256, label)
+    }
+
+    /// The budget every allocation of this machine's runs draws from.
+    pub fn budget(&self) -> &std::sync::Arc<reserve::Budget> {
+        self.global.budget()
     }
 
     /// Writes bytes into global memory at `addr` (which must lie in one allocation).
@@ -336,10 +364,46 @@ impl Machine {
 
     /// Reads `len` bytes of global memory at `addr`, if they lie in one allocation.
     pub fn read(&self, addr: u64, len: u64) -> Option<Vec<u8>> {
-        let r = self.global.find(addr, len.max(1))?;
-        let bytes = r.read_bytes();
-        let off = (addr - r.base) as usize;
-        Some(bytes[off..off + len as usize].to_vec())
+        let n = usize::try_from(len).ok()?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(n).ok()?;
+        out.resize(n, 0);
+        self.read_into(addr, &mut out).then_some(out)
+    }
+
+    /// Fills `out` with the bytes of global memory at `addr`; false when they do not lie in
+    /// one allocation (a host program reads a large buffer piece by piece this way).
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> bool {
+        match self.global.find(addr, out.len().max(1) as u64) {
+            Some(r) => {
+                r.read_bytes_into(addr - r.base, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Checks `cfg`'s shape against its kernel without running or allocating anything: the
+    /// grid and block limits, `.reqntid`/`.maxntid`, the cluster shape against the grid and the
+    /// kernel's cluster directives, local and shared memory per CTA. A launch makes the same
+    /// checks; this lets a caller refuse a whole plan before its first step runs.
+    ///
+    /// # Errors
+    /// An unknown kernel or the first shape rule `cfg` breaks.
+    pub fn check_launch_shape(&self, cfg: &LaunchConfig) -> Result<(), LaunchError> {
+        let Some((_, kernel, _)) = self.entry_kinds.iter().find(|(n, _, _)| *n == cfg.kernel)
+        else {
+            return Err(LaunchError::NoSuchKernel {
+                name: cfg.kernel.clone(),
+                available: self
+                    .entry_kinds
+                    .iter()
+                    .map(|(n, _, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        self.launch_shape(cfg, *kernel).map(|_| ())
     }
 
     /// The global allocation holding `addr`: its base address and length in bytes.
@@ -363,14 +427,23 @@ impl Machine {
         let shape = self.launch_shape(cfg, kernel)?;
         let smem = &shape.smem;
         let shared_bytes = smem.bytes;
-        let global = &mut self.global;
-        let (heap, workspace) = &*self.launch_memory.get_or_insert_with(|| {
-            let heap_base = global.allocate(HEAP_SIZE, 256, "device heap");
-            // Cooperative launches read a workspace pointer as (%envreg1 << 32) | %envreg2
-            // (as nvcc's grid.sync() assembles it with bfi.b64).
-            let workspace = global.allocate(4096, 256, "grid-sync workspace");
-            (Heap::new(heap_base, HEAP_SIZE), workspace)
-        });
+        let made = match self.launch_memory.take() {
+            Some(m) => m,
+            None => {
+                let heap_base = self
+                    .global
+                    .allocate(HEAP_SIZE, 256, "device heap")
+                    .map_err(LaunchError::Memory)?;
+                // Cooperative launches read a workspace pointer as (%envreg1 << 32) |
+                // %envreg2 (as nvcc's grid.sync() assembles it with bfi.b64).
+                let workspace = self
+                    .global
+                    .allocate(4096, 256, "grid-sync workspace")
+                    .map_err(LaunchError::Memory)?;
+                (Heap::new(heap_base, HEAP_SIZE), workspace)
+            }
+        };
+        let (heap, workspace) = &*self.launch_memory.insert(made);
         let workspace = *workspace;
         if let Some(r) = self.global.find(workspace, 4096) {
             r.write_bytes(0, &[0u8; 4096]);
@@ -388,7 +461,8 @@ impl Machine {
                     cfg.grid,
                     cfg.block,
                 )
-                .with_cluster(shape.cluster_dims),
+                .with_cluster(shape.cluster_dims)
+                .with_budget(self.global.budget().clone()),
             )
         });
         let env = Env {
@@ -429,6 +503,13 @@ impl Machine {
             max_call_depth: cfg.max_call_depth,
         };
         let (counts, outputs, fault) = grid::run_grid(&env, cfg, shape.clusters);
+        if let Some(Fault {
+            kind: FaultKind::HostMemory(e),
+            ..
+        }) = fault
+        {
+            return Err(LaunchError::Memory(e));
+        }
         let mut stdout = Vec::new();
         let mut tmem_trace = Vec::new();
         for o in outputs {
@@ -515,6 +596,10 @@ impl Machine {
     fn launch_shape(&self, cfg: &LaunchConfig, kernel: u32) -> Result<Shape, LaunchError> {
         let f = &self.prog.funcs[kernel as usize];
         if let Some(why) = shape::launch_shape_error(cfg.grid, cfg.block) {
+            return Err(LaunchError::BadShape(why));
+        }
+        let perf = self.perf_dirs.iter().find(|(n, _)| *n == cfg.kernel);
+        if let Some(why) = perf.and_then(|(n, p)| shape::ntid_error(n, p, cfg.block)) {
             return Err(LaunchError::BadShape(why));
         }
         let dirs = self

@@ -14,7 +14,6 @@ mod float;
 mod memory;
 mod sync;
 
-use arith::arith;
 use float::float_fn;
 
 /// Opcodes of instruction families ptxemu recognises but does not implement.
@@ -82,10 +81,8 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         ));
     }
     let op = match opcode {
-        "add" => Op::Add(arith(q)?),
-        "sub" => Op::Sub(arith(q)?),
+        "add" | "sub" | "fma" => arith::add_sub_fma(opcode, q)?,
         "mul" | "mad" => arith::mul_mad(opcode, q)?,
-        "fma" => Op::Fma(arith(q)?),
         "mul24" | "mad24" => arith::mul24(opcode, q)?,
         "sad" => Op::Sad(q.ty()?),
         "div" => arith::div(q)?,

@@ -1,7 +1,10 @@
 //! What a host program does around launches, shared by the `ptxemu` command line and the
 //! Python bindings: reading a module as `ptxemu run` does ([`parse_checked`]) and Triton's
-//! launch metadata ([`triton`]).
+//! launch metadata ([`triton`]), the JSON reader every input file goes through ([`json`]), and
+//! the size-checked file reader ([`read`]).
 
+pub mod json;
+pub mod read;
 pub mod triton;
 
 use crate::validate::Validated;

@@ -101,6 +101,13 @@ pub enum Op {
     Mad(Mul),
     /// `fma` — `d, a, b, c` (floats only; a rounding is required).
     Fma(Arith),
+    /// Mixed-precision `add.f32.{f16,bf16}` — `d, a, c`: `d = f32(a) + c` (sm_100).
+    AddMixed(Mixed),
+    /// Mixed-precision `sub.f32.{f16,bf16}` — `d, a, c`: `d = f32(a) - c` (sm_100).
+    SubMixed(Mixed),
+    /// Mixed-precision `fma.rnd.f32.{f16,bf16}` — `d, a, b, c`: `d = f32(a) * f32(b) + c`,
+    /// rounded once (sm_100).
+    FmaMixed(Mixed),
     /// `mul24` — `d, a, b`.
     Mul24(Mul24),
     /// `mad24` — `d, a, b, c`.

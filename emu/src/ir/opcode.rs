@@ -115,6 +115,11 @@ const fn since(what: &'static str, ptx: (u32, u32), sm: u32) -> Option<Requires>
 
 const ANY: Option<Requires> = None;
 
+// The mixed-precision forms, named as ptxas names them ("Feature 'add.f32.f16' requires ...").
+const MIXED_ADD: &str = "add.f32.f16/add.f32.bf16";
+const MIXED_SUB: &str = "sub.f32.f16/sub.f32.bf16";
+const MIXED_FMA: &str = "fma.f32.f16/fma.f32.bf16";
+
 macro_rules! opcodes {
     ($( $code:ident = $pat:pat => $name:literal, $family:ident, $arity:expr, $req:expr, $mem:ident; )*) => {
         /// Every opcode of [`Op`], without its payload (in the table's order).
@@ -170,6 +175,9 @@ opcodes! {
     Mul = Op::Mul(_) => "mul", Int, fixed(3, 3), ANY, None;
     Mad = Op::Mad(_) => "mad", Int, fixed(4, 4), ANY, None;
     Fma = Op::Fma(_) => "fma", Int, fixed(4, 4), ANY, None;
+    AddMixed = Op::AddMixed(_) => "add", Int, fixed(3, 3), since(MIXED_ADD, (8, 6), 100), None;
+    SubMixed = Op::SubMixed(_) => "sub", Int, fixed(3, 3), since(MIXED_SUB, (8, 6), 100), None;
+    FmaMixed = Op::FmaMixed(_) => "fma", Int, fixed(4, 4), since(MIXED_FMA, (8, 6), 100), None;
     Mul24 = Op::Mul24(_) => "mul24", Int, fixed(3, 3), ANY, None;
     Mad24 = Op::Mad24(_) => "mad24", Int, fixed(4, 4), ANY, None;
     Sad = Op::Sad(_) => "sad", Int, fixed(4, 4), ANY, None;

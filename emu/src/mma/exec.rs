@@ -19,9 +19,12 @@
 //! A fast path serves the form Triton's and CUTLASS's matmuls spend their time in
 //! (`mma_f16_f32`): `.m16n8k8`/`.m16n8k16` with `.f16` or `.bf16` inputs and `.f32` C and D.
 //! The fragments are scattered straight from the registers into stack arrays of exactly
-//! widened values (no tiles of raw bits, no heap), multiplied by the same pure function
-//! ([`crate::semantics::mma::dot_f32`]) under the same accumulation model, and D gathered
-//! back; the results are those of the general path ([`mma`]), which handles every other form.
+//! widened values (no tiles of raw bits, no heap), multiplied by the same pure functions
+//! ([`crate::semantics::mma::dot_f32`] element by element, or
+//! [`crate::semantics::mma::tile::dot_tile_f32`] for the whole tile where
+//! [`crate::semantics::mma::tile::tile_pays`]) under the same accumulation model, and D
+//! gathered back; the results are those of the general path ([`mma`]), which handles every
+//! other form.
 
 use crate::exec::converge::converge;
 use crate::exec::ctx::{Ctx, FULL};
@@ -33,6 +36,7 @@ use crate::mma::layout::{
     a_elem_at, b_elem_at, c_elem, quad_pair, quad_pair_a, quad_pair_b, quad_pair_c,
 };
 use crate::semantics::convert::{narrow_to_f64, Narrow};
+use crate::semantics::mma::tile::{dot_tile_f32, tile_pays, TileOperands};
 use crate::semantics::mma::{dot_f32, AccModel, MmaInput};
 use crate::semantics::tile::{elem_bits, multiply_sync, put, Tile, Tiles};
 
@@ -396,10 +400,28 @@ fn mma_f16_f32(c: &mut Ctx<'_>, x: &MatrixInstr, m: &Mma) -> Flow {
     }
     let model = AccModel::for_target(x.sm, input);
     let mut d = [0f32; M * N];
-    for row in 0..M {
+    if tile_pays(&model) {
+        // The whole tile at once (the same bits: semantics::mma::tile), B row-major.
+        let mut b_rows = [0f64; KMAX * N];
         for col in 0..N {
-            let (ar, bc) = (&a[row * k..(row + 1) * k], &b[col * k..(col + 1) * k]);
-            d[row * N + col] = dot_f32(&model, ar, bc, cm[row * N + col]);
+            for kk in 0..k {
+                b_rows[kk * N + col] = b[col * k + kk];
+            }
+        }
+        let ops = TileOperands {
+            m: M,
+            n: N,
+            k,
+            a: &a[..M * k],
+            b: &b_rows[..k * N],
+        };
+        dot_tile_f32(&model, &ops, &cm, &mut d, None);
+    } else {
+        for row in 0..M {
+            for col in 0..N {
+                let (ar, bc) = (&a[row * k..(row + 1) * k], &b[col * k..(col + 1) * k]);
+                d[row * N + col] = dot_f32(&model, ar, bc, cm[row * N + col]);
+            }
         }
     }
     for (r, dst) in x.d.iter().enumerate() {

@@ -3,9 +3,15 @@
 //! target ([`crate::semantics::mma::AccModel`]) and the per-instruction variants the compiler
 //! lowers differently (`multiply_sync`, `multiply_wmma`); and the element access of register
 //! fragments (`elem_bits`, `put`).
+//!
+//! Floating-point tiles under the exponent-sum model (sm_90 and later) are multiplied whole
+//! ([`crate::semantics::mma::tile::dot_tile_f32`]: every dot product of a row of D advanced
+//! together, bit for bit the per-element model's); other models, integer and `.f64` tiles
+//! one element at a time ([`crate::semantics::mma::tile::tile_pays`] says why).
 
 use crate::ir::{Mma, MmaBitOp, MmaElem};
 use crate::semantics::convert::{f64_to_narrow, narrow_to_f64, Narrow};
+use crate::semantics::mma::tile::{dot_tile_f32, tile_pays, TileOperands};
 use crate::semantics::mma::{dot_f32, dot_f32_wide, dot_f64, dot_int, AccModel, MmaInput};
 use crate::semantics::mma_sync::{dot_fp8_as_f16, dot_m8n8k4_f16, dot_m8n8k4_f32};
 use rustc_apfloat::Round;
@@ -170,6 +176,30 @@ pub(crate) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
                 let c = int_of(MmaElem::S32, cbits) as i32;
                 u64::from(dot_int(a, b, c, m.satfinite) as u32)
             });
+        }
+        _ if m.d != MmaElem::F64 && tile_pays(&model) => {
+            // The whole tile at once (the same bits: semantics::mma::tile).
+            let conv = |tile: &Tile, e: MmaElem| -> Vec<f64> {
+                tile.data.iter().map(|v| float_of(e, *v)).collect()
+            };
+            let (a, b) = (conv(&t.a, m.a), conv(&t.b, m.b));
+            let c: Vec<f32> = t.c.data.iter().map(|v| float_of(m.c, *v) as f32).collect();
+            let mut out = vec![0f32; rows * cols];
+            let mut wide = (m.d == MmaElem::F16).then(|| vec![0f64; rows * cols]);
+            let ops = TileOperands {
+                m: rows,
+                n: cols,
+                k,
+                a: &a,
+                b: &b,
+            };
+            dot_tile_f32(&model, &ops, &c, &mut out, wide.as_deref_mut());
+            for (i, v) in d.data.iter_mut().enumerate() {
+                *v = match &wide {
+                    Some(w) => f64_to_narrow(w[i], Narrow::F16, Round::NearestTiesToEven, false),
+                    None => u64::from(out[i].to_bits()),
+                };
+            }
         }
         _ => {
             let (a, b) = operands(t, |v| float_of(m.a, v), |v| float_of(m.b, v));

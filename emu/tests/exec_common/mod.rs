@@ -101,7 +101,7 @@ pub fn launch_with(
     for (i, a) in args.iter().enumerate() {
         match a {
             Arg::Buf(b) => {
-                let addr = m.alloc(b.len() as u64, &format!("argument {i}"));
+                let addr = m.alloc(b.len() as u64, &format!("argument {i}")).unwrap();
                 m.write(addr, b);
                 values.push(addr.to_le_bytes().to_vec());
                 addrs.push(Some((addr, b.len())));

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use serde_json::Value as Json;
 
 use crate::argspec::{self, ArgSpec};
@@ -44,11 +44,31 @@ pub(crate) fn specs_of(args: &[String]) -> Result<Vec<ArgSpec>> {
         .collect()
 }
 
+/// Places argument `i`'s buffer in `machine`'s global memory, through the run's memory
+/// budget, and writes its initial contents.
+///
+/// # Errors
+/// The buffer is past the run's memory limit or refused by the host (kind `memory`).
+pub(crate) fn place_on(
+    machine: &mut emu::exec::Machine,
+    contents: &argspec::Contents,
+    i: usize,
+) -> Result<u64> {
+    let addr = machine
+        .alloc(contents.len() as u64, &format!("argument {i}"))
+        .map_err(launch::memory)?;
+    contents.write_with(|off, b| machine.write(addr + off, b));
+    Ok(addr)
+}
+
 /// Places every buffer argument in device memory with `place` (given the initial contents and
 /// the argument's index, it allocates, fills and returns the address); scalars pass as bytes.
+///
+/// # Errors
+/// A spec's contents cannot be read, or `place` refuses.
 pub(crate) fn lay_out(
     specs: &[ArgSpec],
-    mut place: impl FnMut(&argspec::Contents, usize) -> u64,
+    mut place: impl FnMut(&argspec::Contents, usize) -> Result<u64>,
 ) -> Result<LaidOut> {
     let mut out = LaidOut {
         values: Vec::new(),
@@ -64,7 +84,7 @@ pub(crate) fn lay_out(
                 let bytes = spec
                     .buffer_contents()
                     .map_err(|e| anyhow!("--arg {i}: {e}"))?;
-                let addr = place(&bytes, i);
+                let addr = place(&bytes, i)?;
                 out.values.push(addr.to_le_bytes().to_vec());
                 out.buffers.push(Some((addr, bytes.len())));
             }
@@ -73,7 +93,7 @@ pub(crate) fn lay_out(
                 match &t.data {
                     Some(d) => {
                         let bytes = d.buffer_contents().map_err(|e| anyhow!("--arg {i}: {e}"))?;
-                        let addr = place(&bytes, i);
+                        let addr = place(&bytes, i)?;
                         out.buffers.push(Some((addr, bytes.len())));
                     }
                     None => out.buffers.push(None),
@@ -120,20 +140,48 @@ pub(crate) fn dumps_of(
     Ok(out)
 }
 
-/// Writes the dumps, reading final bytes with `read`.
+/// Writes the dumps, reading final bytes with `read` (into a buffer, at an address).
 pub(crate) fn write_dumps(
     dumps: &[(usize, PathBuf)],
     buffers: &[Option<(u64, usize)>],
-    read: impl Fn(u64, u64) -> Option<Vec<u8>>,
+    read: impl Fn(u64, &mut [u8]) -> bool,
 ) -> Result<()> {
     for (n, path) in dumps {
         if let Some((addr, len)) = buffers[*n] {
-            let bytes = read(addr, len as u64).unwrap_or_default();
-            std::fs::write(path, bytes)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            dump_to(path, addr, len as u64, &read)?;
         }
     }
     Ok(())
+}
+
+/// Writes the `len` bytes at device address `addr` to `path`, a piece of at most 1 MiB at a
+/// time (a 16 GiB buffer needs no 16 GiB of host memory to be dumped).
+///
+/// # Errors
+/// The file cannot be written, or the bytes cannot be read (kind `io`).
+pub(crate) fn dump_to(
+    path: &std::path::Path,
+    addr: u64,
+    len: u64,
+    read: &impl Fn(u64, &mut [u8]) -> bool,
+) -> Result<()> {
+    use std::io::Write;
+    let cannot = |e: &dyn std::fmt::Display| {
+        launch::refuse("io", format!("cannot write {}: {e}", path.display()))
+    };
+    let f = std::fs::File::create(path).map_err(|e| cannot(&e))?;
+    let mut w = std::io::BufWriter::new(f);
+    let mut chunk = vec![0u8; len.min(1 << 20) as usize];
+    let mut at = 0u64;
+    while at < len {
+        let n = (len - at).min(chunk.len() as u64) as usize;
+        if !read(addr + at, &mut chunk[..n]) {
+            return Err(cannot(&format!("0x{:x} is not device memory", addr + at)));
+        }
+        w.write_all(&chunk[..n]).map_err(|e| cannot(&e))?;
+        at += n as u64;
+    }
+    w.flush().map_err(|e| cannot(&e))
 }
 
 /// The `buffers` array of `--json` (values for buffers of at most 4096 elements).
@@ -161,7 +209,7 @@ pub(crate) fn after_dumps(status: u8, dumped: Result<()>) -> u8 {
     match dumped {
         Ok(()) => status,
         Err(e) => {
-            eprintln!("ptxemu: {e:#}");
+            errln!("ptxemu: {e:#}");
             if status == 0 {
                 2
             } else {

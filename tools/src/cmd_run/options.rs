@@ -183,6 +183,12 @@ impl Checks {
     ) -> LaunchConfig {
         let mut cfg = LaunchConfig::new(kernel, grid, block);
         cfg.dynamic_shared = shared;
+        self.apply(cfg)
+    }
+
+    /// `cfg` (a launch's own kernel, shapes, cluster and shared bytes) with these checks and
+    /// budgets set on it; nothing the launch itself names is replaced.
+    pub fn apply(&self, mut cfg: LaunchConfig) -> LaunchConfig {
         cfg.max_steps = self.max_steps;
         cfg.threads = self.threads;
         cfg.check_nc = self.check_nc;

@@ -154,8 +154,10 @@ pub fn run_emu_on(
         Err(e) => return vec![Err(e.to_string()); n],
     };
     let size = (FRAME * THREADS) as u64;
-    let din = machine.alloc(size, "in");
-    let dout = machine.alloc(size, "out");
+    let (din, dout) = match (machine.alloc(size, "in"), machine.alloc(size, "out")) {
+        (Ok(i), Ok(o)) => (i, o),
+        (Err(e), _) | (_, Err(e)) => return vec![Err(e.to_string()); n],
+    };
     machine.write(din, input);
     (0..n)
         .map(|k| {
@@ -327,7 +329,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     let mut found = tally.mismatches.into_inner().expect("lock");
     if timed_out.load(Ordering::Relaxed) && (compared as u64) < a.count {
         let _ = std::fs::remove_dir_all(&work);
-        eprintln!(
+        errln!(
             "ptxemu difftest: stopped by --timeout {} after {} of {} kernel(s) compared ({} mismatch(es), {} error(s) so far) in {elapsed:.1} s; no verdict",
             a.timeout.unwrap_or_default(),
             compared,

@@ -22,6 +22,9 @@ pub enum DecodeError {
         /// Where.
         span: Span,
     },
+    /// The module's variables do not fit the run's memory budget, or the host refused them.
+    #[error("{0}")]
+    Memory(crate::exec::reserve::ReserveError),
 }
 
 /// Operand `k` of the instruction, or an error naming the missing operand.

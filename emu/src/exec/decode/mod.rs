@@ -137,6 +137,7 @@ fn refuse_callers(funcs: &mut [DFunc], callees: &[Vec<u32>]) {
                         what: format!("{what} (in `{via}`, which it calls)"),
                         span,
                     },
+                    DecodeError::Memory(m) => DecodeError::Memory(m),
                 });
                 changed = true;
             }

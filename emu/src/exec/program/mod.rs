@@ -256,8 +256,8 @@ pub struct Program {
     pub func_of_pc: Vec<u32>,
     /// Initial contents of the constant bank.
     pub const_bank: Vec<u8>,
-    /// Module-scope `.global` variables: bytes of the globals region and its base address.
-    pub globals_image: Vec<u8>,
+    /// Module-scope `.global` variables: the globals region's size and initialisers.
+    pub globals_image: GlobalsImage,
     /// Where the globals region is placed.
     pub globals_base: u64,
     /// Bytes of module-scope `.local` variables at the start of each lane's local memory.
@@ -266,4 +266,23 @@ pub struct Program {
     pub file_name: String,
     /// Per instruction: what it is to the race detector (`--race`).
     pub race_ops: Vec<crate::race::RaceOp>,
+}
+
+/// The initial contents of the module's `.global` variables: the region's size, and each
+/// initialiser's bytes at its offset (every other byte is zero). Kept sparse so that a large
+/// uninitialised array costs nothing until it is placed in device memory, where the run's
+/// memory budget counts it.
+#[derive(Clone, Debug, Default)]
+pub struct GlobalsImage {
+    /// Bytes of the region.
+    pub len: u64,
+    /// (offset, bytes) of each initialised variable, in declaration order.
+    pub inits: Vec<(u64, Vec<u8>)>,
+}
+
+impl GlobalsImage {
+    /// Whether the region is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }

@@ -1,18 +1,20 @@
-//! Floating-point arithmetic in the lane loop: `add`/`sub`/`mul`/`fma`, division, `neg`/`abs`
-//! and the half-precision forms, plus the lowering helpers its siblings `float_cmp`
-//! (`setp`, `set`, `slct`) and `float_fn` (`min`/`max`, special functions, `testp`,
-//! `copysign`) share. The per-lane meaning is in `crate::semantics`; this module picks a
-//! specialised function per instruction (a host fast path for plain `.rn`).
+//! Floating-point arithmetic in the lane loop: `add`/`sub`/`mul`/`fma`, division, `neg`/`abs`,
+//! the half-precision forms and the mixed-precision `add/sub/fma.f32.{f16,bf16}`, plus the
+//! lowering helpers its siblings `float_cmp` (`setp`, `set`, `slct`) and `float_fn`
+//! (`min`/`max`, special functions, `testp`, `copysign`) share. The per-lane meaning is in
+//! `crate::semantics`; this module picks a specialised function per instruction (a host fast
+//! path for plain `.rn`).
 
 use crate::exec::ctx::{for_lanes, Ctx};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
-use crate::ir::{Arith, Div, DivKind, FloatRounding, Instr, Operand, Type};
+use crate::ir::{Arith, Div, DivKind, FloatRounding, HalfType, Instr, Mixed, Operand, Type};
 use crate::semantics::approx;
 use crate::semantics::float::{self as sf, BinOp, Mode};
 use crate::semantics::half::{op16, op16x2, HalfKind, HalfMode, HalfOp};
+use crate::semantics::mixed;
 
 pub use super::float_cmp::{lower_set, lower_setp, lower_slct};
 pub use super::float_fn::{lower_copysign, lower_fn, lower_minmax, lower_testp};
@@ -371,6 +373,75 @@ pub fn lower_arith(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, kind: Kind, a: Ar
         (Type::F64, Kind::Mul, false) => f64_mode::<MUL>,
         (Type::F64, Kind::Fma, _) => fma64_mode,
         _ => return Err(unsupported(ins, format!("{kind:?} on .{ty}"))),
+    };
+    Ok(d)
+}
+
+/// The `Param` bit of a mixed-precision instruction whose narrow operands are `.bf16` (beside
+/// `encode`'s rounding and `.sat`).
+const MIXED_BF16: u64 = 1 << 5;
+
+fn mixed_kind(p: u64) -> HalfKind {
+    if p & MIXED_BF16 != 0 {
+        HalfKind::BF16
+    } else {
+        HalfKind::F16
+    }
+}
+
+fn param(i: &DInstr) -> u64 {
+    match i.extra {
+        Extra::Param(p) => p,
+        _ => 0,
+    }
+}
+
+/// Mixed-precision `add`/`sub.f32.{f16,bf16} d, a, c`.
+pub(crate) fn mixed_add_sub<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let (m, k) = (mode_of(i), mixed_kind(param(i)));
+    crate::exec::ctx::binary(c, i, |a, x| {
+        b32(mixed::add_sub(
+            binop(OP),
+            a as u16,
+            f32of(x),
+            k,
+            m.rnd,
+            m.sat,
+        ))
+    });
+    Ok(Flow::Next)
+}
+
+/// Mixed-precision `fma.rnd.f32.{f16,bf16} d, a, b, c`.
+pub(crate) fn mixed_fma(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let (m, k) = (mode_of(i), mixed_kind(param(i)));
+    crate::exec::ctx::ternary(c, i, |a, b, x| {
+        b32(mixed::fma(a as u16, b as u16, f32of(x), k, m.rnd, m.sat))
+    });
+    Ok(Flow::Next)
+}
+
+/// Lowers the mixed-precision `add`/`sub`/`fma` (`kind`): the narrow operands are read as
+/// their 16-bit type, `c` and `d` as `.f32`.
+pub fn lower_mixed(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, kind: Kind, m: Mixed) -> D {
+    let narrow = if kind == Kind::Fma { 2 } else { 1 };
+    d.d[0] = fx.dst(arg(ins, 0)?, Type::F32, ins.span)?;
+    for k in 0..=narrow {
+        let ty = if k < narrow { m.half.ty() } else { Type::F32 };
+        d.s[k] = fx.src(arg(ins, k + 1)?, ty, ins.span)?;
+    }
+    let bf16 = match m.half {
+        HalfType::F16 => 0,
+        HalfType::BF16 => MIXED_BF16,
+    };
+    d.extra = Extra::Param(encode(mixed::mode(m.rnd.unwrap_or(FloatRounding::Rn), m.sat)) | bf16);
+    d.exec = match kind {
+        Kind::Add => mixed_add_sub::<ADD>,
+        Kind::Sub => mixed_add_sub::<SUB>,
+        Kind::Fma => mixed_fma,
+        Kind::Mul | Kind::Neg | Kind::Abs => {
+            return Err(unsupported(ins, format!("mixed-precision {kind:?}")))
+        }
     };
     Ok(d)
 }

@@ -70,47 +70,7 @@ enum Cls {
 #[inline(always)]
 fn compare_lanes(cls: Cls, cmp: CmpOp, ftz: bool, a: u64, b: u64) -> bool {
     match cls {
-        Cls::Int { bits, signed } => {
-            let ext = |v: u64| -> i128 {
-                if signed {
-                    let sh = 64 - bits;
-                    i128::from(((v << sh) as i64) >> sh)
-                } else if bits >= 64 {
-                    i128::from(v)
-                } else {
-                    i128::from(v & ((1u64 << bits) - 1))
-                }
-            };
-            let uns = |v: u64| -> u128 {
-                if bits >= 64 {
-                    u128::from(v)
-                } else {
-                    u128::from(v & ((1u64 << bits) - 1))
-                }
-            };
-            let (x, y) = (ext(a), ext(b));
-            let (ux, uy) = (uns(a), uns(b));
-            match cmp {
-                CmpOp::Eq => ux == uy,
-                CmpOp::Ne => ux != uy,
-                CmpOp::Lt => x < y,
-                CmpOp::Le => x <= y,
-                CmpOp::Gt => x > y,
-                CmpOp::Ge => x >= y,
-                CmpOp::Lo => ux < uy,
-                CmpOp::Ls => ux <= uy,
-                CmpOp::Hi => ux > uy,
-                CmpOp::Hs => ux >= uy,
-                CmpOp::Equ
-                | CmpOp::Neu
-                | CmpOp::Ltu
-                | CmpOp::Leu
-                | CmpOp::Gtu
-                | CmpOp::Geu
-                | CmpOp::Num
-                | CmpOp::Nan => false,
-            }
-        }
+        Cls::Int { bits, signed } => crate::semantics::int::compare(cmp, a, b, bits, signed),
         Cls::Float(Type::F32) => compare::fcmp32(cmp, f32of(a), f32of(b), ftz),
         Cls::Float(ty) => compare::fcmp(
             cmp,

@@ -231,7 +231,7 @@ fn race(v: &Value, path: &str) -> Result<Race, ReportError> {
 /// A syntax error with its line and column, or the path of the first value that does not
 /// fit the report's shape.
 pub fn parse_report(text: &str) -> Result<RaceReport, ReportError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| {
+    let v: Value = emu::host::json::parse(text).map_err(|e| {
         let full = e.to_string();
         // serde_json appends " at line L column C", which the error carries separately.
         let message = full

@@ -40,6 +40,8 @@ class LaunchStats:
     #: ``ptxemu run --race --json`` reports them; else None. (``race=True`` raises RaceError
     #: when there is any, so a returned list is empty unless ``race="warn"``.)
     races: list = None
+    #: The kernel's demangled C++ name (``kernel`` itself when it is not mangled).
+    kernel_demangled: str = ""
 
 
 def _race_mode(race):
@@ -132,14 +134,23 @@ class Module:
         return self._native.kernels()
 
     def get_function(self, name):
-        """The kernel `name`, to call as ``f(grid, block, args, shared_mem=0)``."""
+        """The kernel `name`, to call as ``f(grid, block, args, shared_mem=0)``.
+
+        `name` is the kernel's mangled name as the PTX declares it
+        (``_Z19reduce_missing_syncPKfPf``), its demangled C++ signature
+        (``reduce_missing_sync(const float*, float*)``; spacing and ``const`` placement do not
+        matter) or its base name (``reduce_missing_sync``) when exactly one kernel has it.
+        Raises `LaunchError` (kind ``no_kernel``) listing the kernels for an unknown name, and
+        the candidates for an ambiguous one (overloads, template instances).
+        """
         f = self._functions.get(name)
         if f is None:
-            params = self._native.params(name)
-            if params is None:
-                raise LaunchError("no_kernel", f"no kernel named `{name}` in {self.name} "
-                                  f"(kernels: {', '.join(self.kernels())})")
-            f = self._functions[name] = Function(self, name, params)
+            mangled = self._native.resolve_kernel(name)
+            f = self._functions.get(mangled)
+            if f is None:
+                f = Function(self, mangled, self._native.params(mangled))
+                self._functions[mangled] = f
+            self._functions[name] = f
         return f
 
     def _device(self, device):
@@ -202,7 +213,10 @@ class Function:
 
     def __init__(self, module, name, params):
         self.module = module
+        #: The kernel's name as the PTX declares it (mangled for C++ kernels).
         self.name = name
+        #: Its demangled C++ name (`name` itself when it is not mangled).
+        self.demangled = _native.Module.demangle(name)
         self.params = params
 
     def __repr__(self):
@@ -271,6 +285,6 @@ class Function:
             raise Fault(fault, stats)
         if stats.races:
             if race_mode == "raise":
-                raise RaceError(self.name, stats.races, stats)
-            warnings.warn(RaceWarning(self.name, stats.races), stacklevel=2)
+                raise RaceError(self.name, stats.races, stats, self.demangled)
+            warnings.warn(RaceWarning(self.name, stats.races, self.demangled), stacklevel=2)
         return stats

@@ -147,6 +147,29 @@ impl Module {
             .collect()
     }
 
+    /// The mangled name of the kernel that `name` names: its mangled name, its demangled C++
+    /// signature or its unique base name (raises `LaunchError` of kind `no_kernel` listing
+    /// the kernels, or the candidates of an ambiguous name).
+    fn resolve_kernel(&self, py: Python<'_>, name: &str) -> PyResult<String> {
+        self.module
+            .module()
+            .resolve_kernel(name)
+            .map(str::to_string)
+            .map_err(|e| {
+                raise(
+                    py,
+                    "LaunchError",
+                    ("no_kernel", format!("{}: {e}", self.name)),
+                )
+            })
+    }
+
+    /// The demangled C++ name of `name` (the name itself when it is not mangled).
+    #[staticmethod]
+    fn demangle(name: &str) -> String {
+        emu::ir::kernel_name::display(name).into_owned()
+    }
+
     /// A kernel's parameters: (name, PTX type, size in bytes, is an array), or `None` when
     /// there is no such kernel.
     fn params(&self, kernel: &str) -> Option<Vec<(String, String, u64, bool)>> {
@@ -204,8 +227,9 @@ impl Module {
         let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         cfg.cancel = Some(cancel.clone());
         let mut interrupted: Option<PyErr> = None;
+        let module = &self.module;
         let result = self.with_machine(py, device, |m, _| {
-            std::thread::scope(|s| {
+            let mut joined = std::thread::scope(|s| {
                 let job = s.spawn(|| m.launch(&cfg, &args));
                 while !job.is_finished() {
                     std::thread::sleep(std::time::Duration::from_millis(50));
@@ -217,7 +241,16 @@ impl Module {
                     }
                 }
                 job.join()
-            })
+            });
+            // A race's global accesses name the argument whose buffer holds them.
+            if let Ok(Ok(rep)) = &mut joined {
+                if let (Some(races), Some((_, f))) =
+                    (&mut rep.races, module.module().function(&cfg.kernel))
+                {
+                    races.name_arguments(m, &f.params, &args);
+                }
+            }
+            joined
         })?;
         if let Some(e) = interrupted {
             return Err(e);
@@ -237,6 +270,10 @@ impl Module {
         })?;
         let d = PyDict::new(py);
         d.set_item("kernel", &kernel)?;
+        d.set_item(
+            "kernel_demangled",
+            emu::ir::kernel_name::display(&kernel).as_ref(),
+        )?;
         d.set_item("grid", grid)?;
         d.set_item("block", block)?;
         d.set_item("shared_bytes", options.shared_mem)?;
@@ -259,6 +296,10 @@ impl Module {
             fd.set_item("kind", kind_name(&f.kind))?;
             fd.set_item("detail", f.kind.to_string())?;
             fd.set_item("kernel", &s.kernel)?;
+            fd.set_item(
+                "kernel_demangled",
+                emu::ir::kernel_name::display(&s.kernel).as_ref(),
+            )?;
             fd.set_item("cta", s.cta)?;
             fd.set_item("warp", s.warp)?;
             fd.set_item("lane", s.lane)?;

@@ -283,6 +283,8 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         a.gpu.map(crate::difftest::record::Gpu::sm),
         crate::memlimit::limit(a.memory_limit),
     )?;
+    let kernel = launch::resolve_kernel(&loaded, kernel)?;
+    let kernel = kernel.as_str();
     let grid = shape(a.grid.as_deref().unwrap_or("1"), "grid")
         .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     // Triton's clusters: `--grid` is the grid kernel[grid] was given.
@@ -375,7 +377,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         .timeout
         .and_then(|t| std::time::Instant::now().checked_add(t));
     let report = crate::progress::with_ctas(a.json, &mut cfg, |cfg| {
-        launch::launch(machine, cfg, &values)
+        launch::launch(machine, &loaded.module, cfg, &values)
     })?;
     if crate::timeout::stopped(&report) {
         return Ok(crate::timeout::report_stop(&cfg, &report, machine, a.json));
@@ -389,7 +391,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     let mut runs_stopped = None;
     let races = match &race_plan {
         Some(p) => {
-            let mut m = crate::race_run::Merged::new(p, report.races.as_ref());
+            let mut m = crate::race_run::Merged::new(p, &cfg.kernel, report.races.as_ref());
             runs_stopped = m.explore(
                 p,
                 file,

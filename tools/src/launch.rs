@@ -154,24 +154,31 @@ impl ArgShape {
     }
 }
 
-/// Checks that `kernel` exists and that the arguments match its parameters.
+/// The mangled name of the kernel that `name` names in the loaded module: its mangled name,
+/// its demangled C++ signature or its unique base name (`emu::ir::kernel_name`).
+///
+/// # Errors
+/// No kernel has the name (the error lists the kernels), or several do (it lists them).
+pub(crate) fn resolve_kernel(loaded: &Loaded, name: &str) -> Result<String> {
+    loaded
+        .module
+        .resolve_kernel(name)
+        .map(str::to_string)
+        .map_err(|e| refuse("no_kernel", format!("{}: {e}", loaded.name)))
+}
+
+/// Checks that `kernel` names a kernel ([`resolve_kernel`]) and that the arguments match its
+/// parameters; returns the kernel's mangled name.
 ///
 /// # Errors
 /// No such kernel, a wrong number of arguments, or an argument of the wrong size.
-pub(crate) fn check_args(loaded: &Loaded, kernel: &str, args: &[ArgShape]) -> Result<()> {
+pub(crate) fn check_args(loaded: &Loaded, kernel: &str, args: &[ArgShape]) -> Result<String> {
+    let kernel = resolve_kernel(loaded, kernel)?;
+    let kernel = kernel.as_str();
     let Some(sizes) = loaded.machine.kernel_params(kernel) else {
-        let kernels: Vec<String> = loaded
-            .module
-            .kernels()
-            .map(|(_, f)| f.name.clone())
-            .collect();
         return Err(refuse(
             "no_kernel",
-            format!(
-                "no kernel named `{kernel}` in {} (kernels: {})",
-                loaded.name,
-                kernels.join(", ")
-            ),
+            format!("no kernel named `{kernel}` in {}", loaded.name),
         ));
     };
     if sizes.len() != args.len() {
@@ -216,7 +223,7 @@ pub(crate) fn check_args(loaded: &Loaded, kernel: &str, args: &[ArgShape]) -> Re
             ArgShape::Buffer => {}
         }
     }
-    Ok(())
+    Ok(kernel.to_string())
 }
 
 /// Refuses a launch shape CUDA would refuse.
@@ -230,16 +237,22 @@ pub(crate) fn check_shape(grid: [u32; 3], block: [u32; 3]) -> Result<()> {
     }
 }
 
-/// Launches, mapping a refused launch to a [`Refusal`].
+/// Launches, mapping a refused launch to a [`Refusal`]; the races name the arguments whose
+/// buffers they touch (`module` declares the kernel's parameters).
 ///
 /// # Errors
 /// The launch could not start (unknown kernel, arguments, launch limits).
 pub(crate) fn launch(
     machine: &mut Machine,
+    module: &emu::ir::Module,
     cfg: &LaunchConfig,
     values: &[Vec<u8>],
 ) -> Result<LaunchReport> {
-    machine.launch(cfg, values).map_err(refused_launch)
+    let mut report = machine.launch(cfg, values).map_err(refused_launch)?;
+    if let (Some(races), Some((_, f))) = (&mut report.races, module.function(&cfg.kernel)) {
+        races.name_arguments(machine, &f.params, values);
+    }
+    Ok(report)
 }
 
 /// Checks a launch's whole shape (grid, block, cluster, the kernel's directives) against the
@@ -345,6 +358,7 @@ pub(crate) fn launch_json(
             json!({
                 "kind": f.kind.to_string(),
                 "kernel": f.site.kernel,
+                "kernel_demangled": emu::ir::kernel_name::display(&f.site.kernel),
                 "cta": f.site.cta,
                 "warp": f.site.warp,
                 "lane": f.site.lane,
@@ -360,6 +374,10 @@ pub(crate) fn launch_json(
         .collect();
     let mut o = Map::new();
     o.insert("kernel".into(), json!(cfg.kernel));
+    o.insert(
+        "kernel_demangled".into(),
+        json!(emu::ir::kernel_name::display(&cfg.kernel)),
+    );
     o.insert("grid".into(), json!(cfg.grid));
     if let Some(c) = cfg.cluster {
         o.insert("cluster".into(), json!(c));

@@ -148,6 +148,8 @@ pub(crate) struct Seen {
 
 /// The races of every run, merged by pair of instructions.
 pub(crate) struct Merged {
+    /// The kernel, as the PTX declares it (mangled for C++ kernels).
+    kernel: String,
     races: Vec<Seen>,
     runs: u32,
     plan_random: bool,
@@ -165,9 +167,10 @@ pub(crate) struct Merged {
 pub(crate) struct RunsStopped;
 
 impl Merged {
-    /// Starts from the first run's report.
-    pub(crate) fn new(plan: &RacePlan, first: Option<&RaceReport>) -> Merged {
+    /// Starts from the first run's report of `kernel`.
+    pub(crate) fn new(plan: &RacePlan, kernel: &str, first: Option<&RaceReport>) -> Merged {
         let mut m = Merged {
+            kernel: kernel.to_string(),
             races: Vec::new(),
             runs: 0,
             plan_random: plan.random,
@@ -240,7 +243,7 @@ impl Merged {
                 .iter()
                 .map(|s| launch::var_write(&loaded, s, None))
                 .collect::<Result<Vec<_>>>()?;
-            let machine = &mut loaded.machine;
+            let (machine, module) = (&mut loaded.machine, &loaded.module);
             let laid = crate::cmd_run::lay_out(specs, |contents, i| {
                 crate::cmd_run::place_on(machine, contents, i)
             })?;
@@ -254,7 +257,7 @@ impl Merged {
                     o.schedule = Schedule::Random(seed);
                 }
             }
-            let report = launch::launch(machine, &c, &laid.values)?;
+            let report = launch::launch(machine, module, &c, &laid.values)?;
             if crate::timeout::stopped(&report) {
                 return Ok(Some(self.stopped()));
             }
@@ -286,10 +289,22 @@ impl Merged {
     }
 
     /// The report on standard error; `context` (empty for a single launch) names a plan's
-    /// step and launch: each race (at most the limit), then the summary line.
+    /// step and launch: the kernel (demangled) when there are races, each race (at most the
+    /// limit), then the summary line.
     pub(crate) fn print(&self, context: &str) {
         let shown = self.limit.unwrap_or(usize::MAX).min(self.races.len());
         let n = self.races.len();
+        if n > 0 {
+            let shown_name = emu::ir::kernel_name::display(&self.kernel);
+            if shown_name == self.kernel {
+                eprintln!("ptxemu: {context}--race: kernel {shown_name}");
+            } else {
+                eprintln!(
+                    "ptxemu: {context}--race: kernel {shown_name} ({})",
+                    self.kernel
+                );
+            }
+        }
         for (i, s) in self.races.iter().take(shown).enumerate() {
             let under = if s.race.fence_sc_dependent {
                 " (under another Fence-SC order)"

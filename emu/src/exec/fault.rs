@@ -181,7 +181,7 @@ impl fmt::Display for SourceLine {
 /// Where a fault happened.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FaultSite {
-    /// The kernel's name.
+    /// The kernel's name as the PTX declares it (mangled); the message shows it demangled.
     pub kernel: String,
     /// The CTA's index in the grid.
     pub cta: [u32; 3],
@@ -219,7 +219,11 @@ impl fmt::Display for Fault {
         write!(
             f,
             "\n  in kernel `{}`, CTA ({},{},{}), warp {}",
-            s.kernel, s.cta[0], s.cta[1], s.cta[2], s.warp
+            crate::ir::kernel_name::display(&s.kernel),
+            s.cta[0],
+            s.cta[1],
+            s.cta[2],
+            s.warp
         )?;
         if let Some(lane) = s.lane {
             write!(f, ", lane {lane}")?;

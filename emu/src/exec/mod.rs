@@ -406,6 +406,11 @@ impl Machine {
         self.launch_shape(cfg, *kernel).map(|_| ())
     }
 
+    /// The global allocation holding `addr`: its base address and length in bytes.
+    pub fn allocation_of(&self, addr: u64) -> Option<(u64, u64)> {
+        self.global.find(addr, 1).map(|r| (r.base, r.len))
+    }
+
     /// Launches a kernel with its parameter values (raw little-endian bytes, one entry per
     /// parameter in order) and runs it to completion.
     ///

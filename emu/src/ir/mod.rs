@@ -26,6 +26,7 @@ mod convert;
 pub mod debug_info;
 mod function;
 mod ids;
+pub mod kernel_name;
 mod memory_ops;
 pub mod mma;
 mod module;

@@ -15,6 +15,7 @@
 //!
 //! The detector costs nothing when off: the interpreter's hooks test one `Option`.
 
+pub mod buffers;
 pub mod cta;
 pub mod json;
 pub mod op;
@@ -29,6 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use models::vocab::FenceSem;
 
+pub use buffers::BufferArg;
 pub use cta::CtaRace;
 pub use op::{describe, Kind, RaceOp, Sem};
 pub use report::{AccessReport, Race, RaceReport};

@@ -70,6 +70,9 @@ pub struct AccessReport {
     /// rank of the CTA that owns the bytes (the accessing CTA's, or a peer's reached through a
     /// `.shared::cluster` address).
     pub owner: Option<([u32; 3], u32)>,
+    /// For a global access: the launch argument whose buffer holds the address (filled by
+    /// [`RaceReport::name_arguments`]).
+    pub argument: Option<super::BufferArg>,
 }
 
 /// A data race between two instructions (reported once per pair).
@@ -186,6 +189,7 @@ fn describe(sh: &RaceShared, a: &Acc) -> AccessReport {
         address: a.addr,
         bytes: u32::from(a.size),
         owner: None,
+        argument: None,
     }
 }
 
@@ -468,13 +472,17 @@ impl fmt::Display for AccessReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} {}{} of {} bytes at {} 0x{:x}{} by {} (warp {}, lane {}), line {}{}: {}",
+            "{} {}{} of {} bytes at {} 0x{:x}{}{} by {} (warp {}, lane {}), line {}{}: {}",
             self.kind,
             self.sem,
             self.scope.map(|s| format!(".{s}")).unwrap_or_default(),
             self.bytes,
             self.space,
             self.address,
+            match &self.argument {
+                Some(a) => format!(" ({a})"),
+                None => String::new(),
+            },
             match self.owner {
                 Some((c, r)) => format!(" of CTA ({},{},{}) (cluster rank {r})", c[0], c[1], c[2]),
                 None => String::new(),

@@ -312,12 +312,12 @@ fn check_launch(
             }
         }
     }
-    launch::check_args(loaded, &l.kernel, &shapes).map_err(fail)?;
+    let kernel = launch::check_args(loaded, &l.kernel, &shapes).map_err(fail)?;
     launch::check_shape(l.grid, l.block).map_err(fail)?;
     let cfg = LaunchConfig {
         dynamic_shared: l.shared_bytes,
         cluster: l.cluster,
-        ..LaunchConfig::new(&l.kernel, l.grid, l.block)
+        ..LaunchConfig::new(&kernel, l.grid, l.block)
     };
     launch::check_launch_shape(&loaded.machine, &cfg).map_err(fail)?;
     Ok(Action::Launch { cfg, args })
@@ -581,7 +581,7 @@ impl Runner<'_> {
         }
         let round_text = round.map_or(String::new(), |r| format!(", round {r}"));
         let context = format!("plan step {at}{round_text}, launch {index}: ");
-        let report = launch::launch(&mut self.loaded.machine, &cfg, &values).map_err(|e| {
+        let report = launch::launch(&mut self.loaded.machine, &self.loaded.module, &cfg, &values).map_err(|e| {
             let kind = launch::kind_of(&e);
             let err = json!({"kind": kind, "step": at, "round": round, "launch": index, "message": format!("{e:#}")});
             Stop::Refused(refuse(kind, format!("{context}{e:#}")), err)
@@ -597,7 +597,7 @@ impl Runner<'_> {
         let machine = &self.loaded.machine;
         let races = self
             .race
-            .map(|p| crate::race_run::Merged::new(p, report.races.as_ref()));
+            .map(|p| crate::race_run::Merged::new(p, &cfg.kernel, report.races.as_ref()));
         self.races_found |= races.as_ref().is_some_and(|m| m.any());
         if self.json {
             let bufs = args

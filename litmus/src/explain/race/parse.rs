@@ -168,6 +168,24 @@ fn access(v: &Value, path: &str) -> Result<Access, ReportError> {
         proxy: optional(o, "proxy", path, string)?,
         cluster: optional(o, "cluster", path, triple)?,
         source: optional(o, "source", path, source)?,
+        argument: optional(o, "argument", path, argument)?,
+    })
+}
+
+/// An `argument` object (`index`, optional `name` and `offset`) as `arg 1, byte 16` (with
+/// the parameter's name when it is not the compiler's `KERNEL_param_N`).
+fn argument(v: &Value, path: &str) -> Result<String, ReportError> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| shape(path, format!("expected an object, found {}", kind_of(v))))?;
+    let index = uint(required(o, "index", path)?, &format!("{path}.index"))?;
+    let name = optional(o, "name", path, string)?.unwrap_or_default();
+    let offset = optional(o, "offset", path, uint)?.unwrap_or(0);
+    let own = !name.is_empty() && !name.ends_with(&format!("_param_{index}"));
+    Ok(if own {
+        format!("arg {index} `{name}`, byte {offset}")
+    } else {
+        format!("arg {index}, byte {offset}")
     })
 }
 

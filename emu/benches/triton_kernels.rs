@@ -147,7 +147,9 @@ fn halves(v: &[f32]) -> Vec<u8> {
 }
 
 fn buffer(m: &mut Machine, bytes: &[u8]) -> u64 {
-    let a = m.alloc(bytes.len() as u64, "bench buffer");
+    let a = m
+        .alloc(bytes.len() as u64, "bench buffer")
+        .expect("the bench buffer fits the device");
     assert!(m.write(a, bytes));
     a
 }
@@ -267,6 +269,7 @@ impl Launch {
                 0
             } else {
                 m.alloc(bytes, "Triton scratch")
+                    .expect("the scratch fits the device")
             };
             args.push(p.to_le_bytes().to_vec());
         }

@@ -398,8 +398,10 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
                 &specs,
                 &a.sets,
                 &cfg,
-                crate::memlimit::limit(a.memory_limit),
-                deadline,
+                crate::race_run::RunBounds {
+                    limit: crate::memlimit::limit(a.memory_limit),
+                    deadline,
+                },
             )?;
             Some(m)
         }

@@ -315,21 +315,24 @@ fn a_plan_step_names_its_kernel_by_signature() {
     let dir = std::env::temp_dir().join(format!("ptxemu-kernel-names-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let plan = dir.join("plan.json");
-    // A dump's path is relative to the current folder: an absolute one in the test's folder.
+    // A dump's path is relative to the folder ptxemu runs in, and a plan writes only below
+    // it: the run happens in the test's folder.
     let out_bin = dir.join("out.bin");
     let text = r#"{"version": 1,
             "buffers": {"x": "f32[256]:fill=1", "out": "f32[2]:zero"},
             "steps": [
               {"launch": {"kernel": "reduce_ok(const float *, float *)", "grid": "2",
                           "block": "128", "args": ["@x", "@out"]}},
-              {"dump": "out=OUT"}]}"#;
-    let out_json = serde_json::to_string(out_bin.to_str().unwrap()).unwrap();
-    std::fs::write(
-        &plan,
-        text.replace("\"out=OUT\"", &format!("\"out={}", &out_json[1..])),
-    )
-    .unwrap();
-    let o = ptxemu(&["run", REDUCTIONS, "--plan", plan.to_str().unwrap()]);
+              {"dump": "out=out.bin"}]}"#;
+    std::fs::write(&plan, text).unwrap();
+    let reductions = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(REDUCTIONS);
+    let o = Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+        .current_dir(&dir)
+        .args(["run", reductions.to_str().unwrap(), "--plan", "plan.json"])
+        .output()
+        .unwrap();
     assert_eq!(
         o.status.code(),
         Some(0),

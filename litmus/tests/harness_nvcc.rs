@@ -135,8 +135,6 @@ fn check_one(nvcc: &Path, cuobjdump: &Path, dir: &Path, stem: &str, cu: &str) ->
 #[test]
 #[ignore = "needs nvcc and cuobjdump (NVCC, CUOBJDUMP); CI runs it with --include-ignored"]
 fn compiled_harnesses_keep_every_test_instruction_as_written() {
-    let nvcc = cuda_tool("NVCC", "nvcc");
-    let cuobjdump = cuda_tool("CUOBJDUMP", "cuobjdump");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = litmus::litmus_files(&root.join("tests/library")).unwrap();
     // The PTX manual's tests and the GPU_PTX tests (their spellings reach the harness too).
@@ -165,32 +163,7 @@ fn compiled_harnesses_keep_every_test_instruction_as_written() {
         }
     }
     assert!(work.len() >= 50, "only {} harnesses generated", work.len());
-    let dir = std::env::temp_dir().join(format!("ptxemu-harness-nvcc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let queue = Mutex::new(work.iter());
-    let problems = Mutex::new(Vec::new());
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let Some((stem, cu)) = queue.lock().unwrap().next() else {
-                    break;
-                };
-                if let Some(p) = check_one(&nvcc, &cuobjdump, &dir, stem, cu) {
-                    problems.lock().unwrap().push(p);
-                }
-            });
-        }
-    });
-    let _ = std::fs::remove_dir_all(&dir);
-    let problems = problems.into_inner().unwrap();
-    assert!(
-        problems.is_empty(),
-        "{} of {} harnesses:\n{}",
-        problems.len(),
-        work.len(),
-        problems.join("\n")
-    );
+    check_all(&work, "nvcc");
 }
 
 /// Compiles `work` (stem, source) with nvcc in parallel and checks each with [`check_one`].

@@ -89,6 +89,24 @@ fn every_racing_pair_of_instructions_is_reported_once_with_its_count() {
     }
 }
 
+/// A thread spinning on a word with a strong load: its reads are checked again once another
+/// thread writes the word (the detector skips re-checking a thread's clean read only while no
+/// write came).
+#[test]
+fn a_spinning_read_is_checked_again_after_a_write() {
+    // pairs.ptx's header: the store (line 100) races with the last read of 0 and with the
+    // read of 1 (line 94), 2 access pairs of one instruction pair.
+    let (code, j) = race_json("pairs.ptx", "spin_then_store", PAIRS_LAUNCH, &[]);
+    assert_eq!(code, Some(1), "{j}");
+    let p = pairs(&j);
+    assert!(
+        p.iter()
+            .all(|x| [x.0, x.1] == [94, 100] || [x.0, x.1] == [100, 94]),
+        "{p:?}"
+    );
+    assert_eq!(j["race_summary"]["access_pairs"], 2, "{j}");
+}
+
 #[test]
 fn the_count_is_the_number_of_racing_access_pairs() {
     // reduce_missing_sync, 2 CTAs of 128 threads: the first step reads sdata[tid + 32] for

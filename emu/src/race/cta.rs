@@ -33,8 +33,9 @@ pub const AGENTS: u32 = AGENT | BULK | TC;
 /// Pending observed payloads a thread keeps for later acquire fences.
 const MAX_PENDING: usize = 64;
 
-/// Reads of one word past which (at each doubling) those ordered before a new read are
-/// looked up in its clock and dropped.
+/// Reads of one word past which, each time as many reads again have been added, those that
+/// later reads stand for are dropped (ordered before a new read by its clock, or read again
+/// later by the same thread).
 const PRUNE_AT: usize = 32;
 
 /// One thread's clock: `base` joined with `own` for the thread itself.
@@ -53,6 +54,23 @@ struct Thread {
     copies: VecDeque<asyncs::Copy>,
     /// Its bulk agent and bulk groups.
     bulk: bulk::BulkGroups,
+    /// The payload and scope of its last acquire that joined every release: acquiring them
+    /// again adds nothing while `base` only grows (a spin loop's reads of a flag).
+    acquired: Option<(Payload, Scope)>,
+    /// Its last read of one word that raced with none of the word's writes, and how many
+    /// writes the word had seen then: while none comes, the same read again (a spin loop)
+    /// finds no race either, since its clock only grows, and need not be checked.
+    clean_read: Option<CleanRead>,
+}
+
+/// A read that [`Thread::clean_read`] remembers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct CleanRead {
+    pc: u32,
+    addr: u64,
+    size: u8,
+    shared: bool,
+    writes_seen: u64,
 }
 
 fn scope_index(s: Scope) -> usize {
@@ -117,6 +135,8 @@ impl CtaRace {
                 agent_clk: 0,
                 copies: VecDeque::new(),
                 bulk: Default::default(),
+                acquired: None,
+                clean_read: None,
             })
             .collect();
         CtaRace {
@@ -227,7 +247,19 @@ impl CtaRace {
             let cell = shadow.cell(first_word);
             if let Some(w) = cell.write {
                 if w.gtid == me || ms(sh, &w, &acc, (sem, scope)) {
-                    observed = cell.payload.clone();
+                    // A read that observes what the thread already keeps and has acquired
+                    // (a spin loop) changes nothing: skip cloning the payload.
+                    let th = &threads[t];
+                    let acquired = |p: &Payload| {
+                        !sem.acquires()
+                            || th.acquired.as_ref().is_some_and(|(q, s)| {
+                                Arc::ptr_eq(q, p) && *s == scope.unwrap_or(Scope::Sys)
+                            })
+                    };
+                    let known = |p: &Payload| {
+                        !writes && th.pending.iter().any(|q| Arc::ptr_eq(q, p)) && acquired(p)
+                    };
+                    observed = cell.payload.as_ref().filter(|p| !known(p)).cloned();
                 } else if cell.payload.is_some() {
                     threads[t].miss = Some(Miss::NotObserved {
                         write: w,
@@ -256,9 +288,24 @@ impl CtaRace {
             None
         };
         let mut found: SmallVec<[Found; 2]> = SmallVec::new();
+        // A read of one word by the thread itself (not an agent) that it made before, with no
+        // write to the word since, is already known to race with nothing.
+        let cacheable = reads && !writes && actor.is_none() && first_word == last_word;
         for w in first_word..=last_word {
             let cell = shadow.cell(w);
-            check(sh, gen, (th, me), &acc, (sem, scope), cell, &mut found);
+            let this_read = CleanRead {
+                pc,
+                addr,
+                size: acc.size,
+                shared: in_shared,
+                writes_seen: cell.writes_seen,
+            };
+            if !(cacheable && th.clean_read == Some(this_read)) {
+                check(sh, gen, (th, me), &acc, (sem, scope), cell, &mut found);
+                if cacheable {
+                    th.clean_read = found.is_empty().then_some(this_read);
+                }
+            }
             let room = cell.earlier.capacity();
             if writes {
                 add_write(sh, gen, th, &acc, cell, payload.clone());
@@ -296,6 +343,13 @@ impl CtaRace {
     fn acquire(&mut self, t: usize, p: &Payload, scope: Scope, pc: u32) -> bool {
         let cta = self.linear;
         let th = &mut self.threads[t];
+        if th
+            .acquired
+            .as_ref()
+            .is_some_and(|(q, s)| Arc::ptr_eq(q, p) && *s == scope)
+        {
+            return true;
+        }
         let mut all = true;
         for e in p.iter() {
             if self.sh.includes(e.scope, e.cta, cta) && self.sh.includes(scope, cta, e.cta) {
@@ -309,6 +363,7 @@ impl CtaRace {
                 });
             }
         }
+        th.acquired = all.then(|| (p.clone(), scope));
         all
     }
 
@@ -427,6 +482,7 @@ impl CtaRace {
                 let th = &mut self.threads[t];
                 if j.len() >= th.base.len() {
                     th.base = j.clone();
+                    th.acquired = None;
                 } else {
                     join(th, &j);
                 }

@@ -132,6 +132,18 @@ pub struct Cell {
     /// when the newest precedes a full barrier of that CTA, so do all: a write there need not
     /// look at the list).
     pub one_cta: bool,
+    /// Reads added since the list was last pruned of the reads that later reads stand for
+    /// (pruning when they reach the list's length costs O(1) per read, amortised, even with
+    /// the list at [`MAX_EARLIER`]).
+    pub reads_since_prune: u16,
+    /// Writes added to the cell so far (never lowered while the cell lives): a thread whose
+    /// read found no race against the cell's writes knows, from an unchanged count, that a
+    /// later read of its own of the same instruction and bytes finds none either.
+    pub writes_seen: u64,
+    /// The last pruning of reads before a full barrier: (instruction, barrier generation,
+    /// first thread of the CTA). Until a read of another instruction, generation or CTA comes,
+    /// that pruning would find nothing new to drop, so it is not run again.
+    pub barrier_pruned: (u32, u32, u32),
 }
 
 /// A multiplicative hasher for word indices (std's SipHash costs more than the lookup).
@@ -334,6 +346,8 @@ impl Shadow {
                 c.newest_thread = 0;
                 c.oldest_gen = 0;
                 c.one_cta = false;
+                c.reads_since_prune = 0;
+                c.barrier_pruned = (0, 0, 0);
             }
         }
         let pages = (self.pages.len() as u64) * PAGE_WORDS * CELL_BYTES as u64;

@@ -2,11 +2,14 @@
 //! accesses it keeps, and how an access is kept (dropping the earlier accesses of the same
 //! instruction it stands for, joining a warp group of the same read).
 
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
 use models::vocab::Scope;
 use smallvec::SmallVec;
 
 use super::super::op::Sem;
-use super::super::shadow::{Acc, Cell, Payload, MAX_EARLIER};
+use super::super::shadow::{Acc, Cell, Payload, WordHasher, MAX_EARLIER};
 use super::super::vc::VIA_SC;
 use super::super::RaceShared;
 use super::{ms, Thread, AGENTS, PRUNE_AT};
@@ -142,6 +145,7 @@ pub(super) fn add_write(
     }
     cell.write = Some(*acc);
     cell.payload = payload;
+    cell.writes_seen = cell.writes_seen.wrapping_add(1);
 }
 
 /// Thread `me`'s read `acc` joins the history: earlier reads of the same instruction and
@@ -149,19 +153,27 @@ pub(super) fn add_write(
 /// the warp at the same clock joins its entry.
 pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut Cell) {
     let me = acc.gtid;
-    let n = cell.earlier.len();
     let same = |r: &Acc| !r.write && r.pc == acc.pc && r.addr == acc.addr && r.size == acc.size;
+    drop_own_recent_read(&mut cell.earlier, acc);
+    let n = cell.earlier.len();
     let in_cta = |r: &Acc| r.gtid.wrapping_sub(gen.1) < gen.2;
     // Reads of the same thread, or before a full-CTA barrier since, leave at once (cheap: no
-    // clock lookup); the others when the list has doubled, so that a read costs O(1)
-    // amortised.
+    // clock lookup); the others once as many reads as the list holds have been added since the
+    // last such pruning, so that a read costs O(1) amortised.
     let cheap = |r: &Acc| same(r) && (r.is(me) || (r.gen < gen.0 && in_cta(r)));
-    let pruned = if n >= PRUNE_AT && n.is_power_of_two() {
+    cell.reads_since_prune = cell.reads_since_prune.saturating_add(1);
+    let pruned = if n >= PRUNE_AT && usize::from(cell.reads_since_prune) >= n {
         cell.earlier
             .retain(|r| !(same(r) && (r.is(me) || hb(th, me, r, gen))));
+        drop_reads_read_again(&mut cell.earlier);
+        cell.reads_since_prune = 0;
         true
-    } else if n > 0 && (cell.newest_thread == me || cell.oldest_gen < gen.0) {
+    } else if n > 0
+        && (cell.newest_thread == me
+            || cell.oldest_gen < gen.0 && cell.barrier_pruned != (acc.pc, gen.0, gen.1))
+    {
         cell.earlier.retain(|r| !cheap(r));
+        cell.barrier_pruned = (acc.pc, gen.0, gen.1);
         true
     } else {
         false
@@ -198,6 +210,77 @@ pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut 
         cell.earlier.push(*acc);
         cell.one_cta = one_cta;
     }
+}
+
+/// Entries from the newest back that [`drop_own_recent_read`] looks through.
+const RECENT: usize = 8;
+
+/// Takes thread `acc.gtid`'s previous read of the same instruction and bytes out of the newest
+/// [`RECENT`] entries (out of its warp group, or the entry itself): `acc`, later in program
+/// order, stands for it. A warp spinning on a flag then keeps one entry per warp, not one
+/// per round.
+fn drop_own_recent_read(earlier: &mut SmallVec<[Acc; 1]>, acc: &Acc) {
+    let me = acc.gtid;
+    let stop = earlier.len().saturating_sub(RECENT);
+    for i in (stop..earlier.len()).rev() {
+        let r = &mut earlier[i];
+        if r.write || r.pc != acc.pc || r.addr != acc.addr || r.size != acc.size {
+            continue;
+        }
+        if r.is(me) {
+            earlier.remove(i);
+            return;
+        }
+        let bit = me.wrapping_sub(r.gtid);
+        if r.lanes != 0 && bit < 32 && r.lanes & 1 << bit != 0 {
+            r.lanes &= !(1 << bit);
+            if r.lanes.is_power_of_two() {
+                r.gtid += r.lanes.trailing_zeros();
+                r.lanes = 0;
+            }
+            return;
+        }
+    }
+}
+
+/// Drops from the history each thread's read that the same thread read again later (the same
+/// instruction and bytes): program order puts the old read before the new one, which stands
+/// for it. A warp group loses those members (a spinning warp's reads of a flag would
+/// otherwise pile up one group per round, since lanes of a warp are not ordered with each
+/// other); a group left with one member becomes that thread's access.
+fn drop_reads_read_again(earlier: &mut SmallVec<[Acc; 1]>) {
+    // (instruction, address, size, 32-thread window) -> threads with a newer read.
+    let mut seen: HashMap<(u32, u64, u8, u32), u32, BuildHasherDefault<WordHasher>> =
+        HashMap::default();
+    let mut keep = vec![true; earlier.len()];
+    for (i, r) in earlier.iter_mut().enumerate().rev() {
+        if r.write {
+            continue;
+        }
+        let mut left = 0u32;
+        for m in r.members() {
+            let bits = seen.entry((r.pc, r.addr, r.size, m / 32)).or_insert(0);
+            if *bits & 1 << (m % 32) == 0 {
+                *bits |= 1 << (m % 32);
+                left |= 1 << (m - r.gtid);
+            }
+        }
+        if left == 0 {
+            keep[i] = false;
+        } else if r.lanes != 0 && left != r.lanes {
+            if left.is_power_of_two() {
+                r.gtid += left.trailing_zeros();
+                r.lanes = 0;
+            } else {
+                r.lanes = left;
+            }
+        }
+    }
+    let mut i = 0;
+    earlier.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
 }
 
 /// Whether read `acc` (a single thread's, in the current CTA) can join the entry `last`: the

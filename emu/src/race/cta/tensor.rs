@@ -88,6 +88,8 @@ impl CtaRace {
         let event = self.tc_event(t0);
         self.tc_reads(t0, pc, runs, event);
         self.threads[t0].base = saved;
+        self.threads[t0].acquired = None;
+        self.threads[t0].clean_read = None;
         self.tc.groups.entry(warp).or_default().0 = event;
     }
 

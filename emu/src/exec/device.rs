@@ -104,6 +104,24 @@ impl Machine {
 }
 
 impl Machine {
+    /// Checks a launch's cluster shape (`None`: the kernel's `.reqnctapercluster`, else one
+    /// CTA) against the kernel's cluster directives and the grid, as a launch checks it.
+    ///
+    /// # Errors
+    /// No such kernel, or why the launch would be refused (a directive it contradicts, a
+    /// cluster over the size limit, a grid the cluster does not divide).
+    pub fn check_cluster(
+        &self,
+        kernel: &str,
+        cluster: Option<[u32; 3]>,
+        grid: [u32; 3],
+    ) -> Result<(), String> {
+        let Some((_, dirs)) = self.cluster_dirs.iter().find(|(n, _)| n == kernel) else {
+            return Err(format!("no kernel named `{kernel}`"));
+        };
+        super::cluster::launch_shape(kernel, cluster, dirs, grid).map(|_| ())
+    }
+
     /// What a launch of `cfg` would hold in host memory besides its buffer arguments, largest
     /// first: the module's global variables, the device heap (made by the first launch), and
     /// for the CTAs that run at once (one per host thread) their shared memory and their

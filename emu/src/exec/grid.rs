@@ -32,10 +32,10 @@ const QUANTUM: u64 = 1 << 16;
 /// their own.
 pub const AFTER_FAULT_BUDGET: u64 = 64 * QUANTUM;
 
-/// CTAs not yet started and CTAs waiting for another slice.
+/// CTAs waiting for another slice (the clusters not yet started are counted by the launch's
+/// [`super::cluster_launch::LaunchControl`], which `clusterlaunchcontrol.try_cancel` shares).
 struct Queue {
     paused: VecDeque<Cluster>,
-    next: u64,
     in_flight: usize,
 }
 
@@ -84,11 +84,11 @@ impl Grid<'_, '_> {
             let n = q.paused.len();
             q.paused.rotate_left((pick - 1) % n);
         }
-        if q.next < self.ctas && q.next < limit && pick == 0 {
-            let linear = q.next;
-            q.next += 1;
-            q.in_flight += 1;
-            return Next::Start(linear);
+        if pick == 0 {
+            if let Some(linear) = self.env.launch_template.launch_control.start_next(limit) {
+                q.in_flight += 1;
+                return Next::Start(linear);
+            }
         }
         while let Some(c) = q.paused.pop_front() {
             // A CTA after the lowest fault is left unfinished.
@@ -273,7 +273,6 @@ pub(super) fn run_grid(
         ),
         queue: Mutex::new(Queue {
             paused: VecDeque::new(),
-            next: 0,
             in_flight: 0,
         }),
         steps: AtomicU64::new(0),

@@ -17,6 +17,7 @@
 
 pub mod builtins;
 pub mod cluster;
+pub mod cluster_launch;
 pub mod cta;
 pub mod decode;
 pub mod device;
@@ -118,6 +119,34 @@ pub struct LaunchConfig {
     pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     /// `--max-call-depth`: the most nested calls a thread may make (a deeper call faults).
     pub max_call_depth: u32,
+    /// Whether `clusterlaunchcontrol.try_cancel` succeeds while clusters remain unstarted.
+    pub cancel: cluster_launch::CancelPolicy,
+    /// The GPU the launch runs on, as far as the program can see it: `%nsmid` and the most
+    /// shared memory a CTA may have.
+    pub device: DeviceLimits,
+}
+
+/// What a GPU reports to a kernel (and limits), as far as ptxemu models it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// `%nsmid`: the number of SMs (CTA k runs on SM k % `sms`, its `%smid`).
+    pub sms: u32,
+    /// The most shared memory one CTA may have, static and dynamic (bytes).
+    pub max_shared_per_cta: u64,
+}
+
+impl DeviceLimits {
+    /// No particular GPU: one SM (`%nsmid` = 1, `%smid` = 0) and sm_90's 227 KiB per CTA.
+    pub const GENERIC: DeviceLimits = DeviceLimits {
+        sms: 1,
+        max_shared_per_cta: memory::MAX_SHARED_PER_CTA,
+    };
+}
+
+impl Default for DeviceLimits {
+    fn default() -> DeviceLimits {
+        DeviceLimits::GENERIC
+    }
 }
 
 impl LaunchConfig {
@@ -140,6 +169,8 @@ impl LaunchConfig {
             timeout: None,
             progress: None,
             max_call_depth: frames::DEFAULT_MAX_CALL_DEPTH,
+            cancel: cluster_launch::CancelPolicy::default(),
+            device: DeviceLimits::GENERIC,
         }
     }
 }
@@ -163,6 +194,9 @@ pub struct LaunchReport {
     pub tmem_trace: Vec<crate::tcgen05::trace::TmemEvent>,
     /// With `race`: the data races found.
     pub races: Option<crate::race::RaceReport>,
+    /// Clusters whose launch a `clusterlaunchcontrol.try_cancel` canceled (their CTAs never
+    /// ran; the requesting CTAs took their work).
+    pub clusters_canceled: u64,
 }
 
 /// A launch that could not start: a problem with the request, not with the program.
@@ -348,6 +382,10 @@ impl Machine {
                 .with_cluster(shape.cluster_dims),
             )
         });
+        let launch_control = std::sync::Arc::new(cluster_launch::LaunchControl::new(
+            shape.clusters,
+            cfg.cancel,
+        ));
         let env = Env {
             prog: &self.prog,
             global: &self.global,
@@ -372,6 +410,8 @@ impl Machine {
                     explicit: shape.explicit,
                     ..cluster::ClusterIds::default()
                 },
+                nsmid: cfg.device.sms,
+                launch_control: std::sync::Arc::clone(&launch_control),
             },
             nc: nc_tracker.as_ref(),
             l1: l1s.as_ref(),
@@ -412,6 +452,7 @@ impl Machine {
                 rep.locate(&self.prog);
                 rep
             }),
+            clusters_canceled: launch_control.canceled(),
         })
     }
 
@@ -499,14 +540,14 @@ impl Machine {
             )));
         }
         let smem = decode::shared::CtaShared::of(&f.shared, u64::from(cfg.dynamic_shared));
-        if smem.user_bytes > memory::MAX_SHARED_PER_CTA {
+        if smem.user_bytes > cfg.device.max_shared_per_cta {
             return Err(LaunchError::BadShape(format!(
                 "a CTA of `{}` would have {} bytes of shared memory ({} static, {} dynamic); the most a CTA can have is {}",
                 cfg.kernel,
                 smem.user_bytes,
                 f.shared.dynamic_offset - f.shared.base,
                 cfg.dynamic_shared,
-                memory::MAX_SHARED_PER_CTA
+                cfg.device.max_shared_per_cta
             )));
         }
         Ok(Shape {

@@ -145,6 +145,8 @@ pub enum Extra {
     Wgmma(Box<super::step::wgmma::WgmmaInstr>),
     /// `tcgen05.mma` or `tcgen05.commit`.
     Tc5Mma(Box<super::step::tcgen05_mma::MmaDInstr>),
+    /// `clusterlaunchcontrol.try_cancel`.
+    ClusterLaunch(Box<super::step::cluster_launch::CancelInstr>),
 }
 
 /// A decoded warp-level matrix instruction: its fragments' registers, in vector order.

@@ -16,6 +16,7 @@ pub const MAX_NESTING: u32 = 200;
 pub mod async_copy;
 mod body;
 pub mod cluster;
+pub mod cluster_launch;
 pub mod constexpr;
 pub mod cursor;
 pub mod error;

@@ -1,7 +1,9 @@
 //! What a host program does around launches, shared by the `ptxemu` command line and the
-//! Python bindings: reading a module as `ptxemu run` does ([`parse_checked`]) and Triton's
-//! launch metadata ([`triton`]).
+//! Python bindings: reading a module as `ptxemu run` does ([`parse_checked`]), Triton's
+//! launch metadata ([`triton`]), and tensor maps made from the driver's parameters
+//! ([`tensor_map`]).
 
+pub mod tensor_map;
 pub mod triton;
 
 use crate::ir::Module;

@@ -78,6 +78,10 @@ pub struct Race {
     pub reason: String,
     /// How many times the pair raced (per word and thread pair).
     pub count: u64,
+    /// Both accesses wrote identical bytes, made by lanes of one warp executing one
+    /// instruction (the race is real under the PTX memory model; reports classify it apart,
+    /// and `ptxemu run --race-allow-identical` accepts it).
+    pub identical_lanes: bool,
 }
 
 /// The races of one launch.
@@ -395,6 +399,7 @@ pub(crate) fn race(
         second: rb,
         reason,
         count: 1,
+        identical_lanes: false,
     }
 }
 
@@ -428,6 +433,13 @@ impl fmt::Display for Race {
         writeln!(f, "data race between")?;
         writeln!(f, "  first:  {}", self.first)?;
         writeln!(f, "  second: {}", self.second)?;
-        write!(f, "  why:    {}", self.reason)
+        write!(f, "  why:    {}", self.reason)?;
+        if self.identical_lanes {
+            write!(
+                f,
+                "\n  class:  identical bytes written by lanes of one instruction (a race under the PTX memory model all the same)"
+            )?;
+        }
+        Ok(())
     }
 }

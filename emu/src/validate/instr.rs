@@ -113,6 +113,7 @@ fn arity(op: &Op) -> (usize, usize) {
             crate::ir::ClusterOp::Getctarank { .. } => (2, 2),
             crate::ir::ClusterOp::Arrive { .. } | crate::ir::ClusterOp::Wait { .. } => (0, 0),
         },
+        Op::ClusterLaunch(c) => super::cluster_launch::arity(c),
         Op::Elect | Op::BrxIdx { .. } | Op::ApplyPriority | Op::Discard => (2, 2),
         Op::CreatePolicy(_) => (2, 4),
         Op::Bar(b) => match b.kind {
@@ -229,6 +230,7 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         | Op::Mbarrier(_)
         | Op::Tma(_)
         | Op::Cluster(_)
+        | Op::ClusterLaunch(_)
         | Op::Call(_)
         | Op::BarWarpSync
         | Op::Nanosleep

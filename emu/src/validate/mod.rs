@@ -5,11 +5,13 @@
 //! here with the rule's name and the instruction's position.
 
 mod async_copy;
+mod cluster_launch;
 pub mod init;
 mod instr;
 mod limits;
 mod memory;
 pub mod mma;
+mod prefetch;
 mod target;
 
 pub use target::is_known_arch_name;
@@ -78,11 +80,13 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                         instr::check(m, f, i, &mut out);
                         if out.len() == before {
                             memory::check(f, i, &mut out);
+                            prefetch::check(m, f, i, &mut out);
                             types::check(f, i, &mut out);
                             tcgen05::check(f, i, &mut out);
                             warp_level::check(m, f, i, &mut out);
                             async_copy::check(m, f, i, &mut out);
                             tma::check(m, f, i, &mut out);
+                            cluster_launch::check(m, f, i, &mut out);
                             mma::check(f, i, &mut out);
                             wgmma::check(f, i, &mut out);
                         }

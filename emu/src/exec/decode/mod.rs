@@ -12,6 +12,7 @@
 
 pub mod async_copy;
 pub mod cluster;
+pub mod cluster_launch;
 pub mod layout;
 pub mod mma;
 pub mod operands;

@@ -212,6 +212,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::Mbarrier(m) => return super::async_copy::lower_mbarrier(fx, ins, m, d),
         Op::Tma(t) => return super::tma::lower(fx, ins, t, d),
         Op::Cluster(c) => super::cluster::lower(fx, ins, c, &mut d)?,
+        Op::ClusterLaunch(c) => super::cluster_launch::lower(fx, ins, c, &mut d)?,
         Op::WarpMatrix(w) => super::mma::lower(fx, ins, w, &mut d)?,
         Op::Wgmma(w) => super::wgmma::lower(fx, ins, w, &mut d)?,
     }

@@ -68,6 +68,8 @@ pub struct AsyncState {
     pub(super) last_change: u64,
     /// Bulk async-groups and the proxy checker's shadow state.
     pub tma: super::tma_proxy::ProxyState,
+    /// The CTA's cluster launch control requests.
+    pub cluster_launch: super::cluster_launch::CtaCancelState,
 }
 
 impl AsyncState {

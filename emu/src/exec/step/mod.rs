@@ -11,6 +11,7 @@ mod async_pending;
 pub mod atom;
 pub mod bits;
 pub mod cluster;
+pub mod cluster_launch;
 pub mod control;
 pub mod convert;
 pub mod float;
@@ -39,6 +40,7 @@ pub mod tcgen05_pair;
 pub mod tcgen05_pair_alloc;
 pub mod tma;
 pub mod tma_map;
+pub mod tma_pair;
 pub mod tma_proxy;
 pub mod tma_race;
 pub mod wgmma;
@@ -89,6 +91,10 @@ pub struct LaunchInfo {
     pub nwarpid: u32,
     /// The CTA's place in its cluster (the launch template holds the cluster shape).
     pub cluster: crate::exec::cluster::ClusterIds,
+    /// `%nsmid`: the SMs of the GPU the launch runs on (CTA k runs on SM k % `nsmid`).
+    pub nsmid: u32,
+    /// The launch's clusters not yet started, shared with `clusterlaunchcontrol.try_cancel`.
+    pub launch_control: std::sync::Arc<crate::exec::cluster_launch::LaunchControl>,
 }
 
 /// Output produced by a CTA (printf text), kept in order.
@@ -348,8 +354,8 @@ impl Ctx<'_> {
             SpecialReg::Laneid => u64::from(lane32),
             SpecialReg::Warpid => u64::from(self.ids.warp),
             SpecialReg::Nwarpid => u64::from(l.nwarpid),
-            SpecialReg::Smid => 0,
-            SpecialReg::Nsmid => 1,
+            SpecialReg::Smid => self.cta_linear() % u64::from(l.nsmid.max(1)),
+            SpecialReg::Nsmid => u64::from(l.nsmid.max(1)),
             SpecialReg::Gridid => 1,
             SpecialReg::LanemaskEq => 1u64 << lane,
             SpecialReg::LanemaskLe => (2u64 << lane) - 1,

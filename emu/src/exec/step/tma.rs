@@ -12,8 +12,9 @@
 //! Tensor maps are read from global, parameter or constant memory in ptxemu's encoding
 //! (`crate::semantics::tma`, docs/tensor-map.md); interleaved maps place each box row in one
 //! 16/32-byte slice (`crate::semantics::tma_rules`). Deliberate deviations: the 128B swizzle
-//! with 8-byte flip and the packed 4/6-bit element types are refused; `.shared::cluster`
-//! addresses are the executing CTA's own (clusters of one CTA); prefetches have no effect.
+//! with 8-byte flip and the packed 4/6-bit element types are refused; prefetches have no
+//! effect. `.cta_group::2` loads complete on the mbarrier of the destination CTA's pair that
+//! the mbarrier address names ([`super::tma_pair`]).
 
 use super::tma_proxy;
 use super::tma_race;
@@ -22,6 +23,7 @@ use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow, Src};
 use crate::ir::tma::{BulkReduce, TensorDir, Tma};
+use crate::ir::CtaGroup;
 use crate::ir::Type;
 use crate::semantics::tma::{
     im2col_elements, red_kind, reduce, swizzle, RedKind, Swizzle, TensorMap, TMAP_BYTES,
@@ -433,26 +435,50 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     };
                     vals.push((swizzle(base + el.smem, sw) as usize, v));
                 }
+                // `.cta_group::2`: each destination's mbarrier is in its CTA pair, chosen by
+                // the mbarrier address (tma_pair).
+                let pair = match (tc.cta_group, &x.mbar) {
+                    (Some(CtaGroup::Two), Some(mb)) => Some(super::tma_pair::mbarrier(c, mb, l)?),
+                    _ => None,
+                };
                 if c.race.is_some() {
                     let g = elems.iter().filter_map(|el| el.global);
                     let mut acc = tma_race::global_runs(g, e as u64, false, false);
                     acc.extend(tma_race::shared_dst(&ranks, base, box_bytes, false));
-                    tma_race::copy(c, l, &acc, x.mbar.as_ref());
+                    let same_cta = pair.is_none_or(|p| ranks.iter().all(|&r| p.rank_for(r) == r));
+                    tma_race::copy(c, l, &acc, x.mbar.as_ref().filter(|_| same_cta));
                 }
                 for r in ranks {
+                    if let Some(p) = pair {
+                        p.check(c, r, l)?;
+                    }
                     super::cluster::at_rank(c, r, l, |c| {
                         check_shared(c, l, saddr, base, span)?;
                         for &(o, v) in &vals {
                             c.shared.data[o..o + e].copy_from_slice(&v.to_le_bytes()[..e]);
                         }
-                        if let Some(mb) = &x.mbar {
-                            let (moff, phase) = complete(c, l, mb, box_bytes)?;
-                            c.asyncs
-                                .tma
-                                .async_write(base, base + box_bytes, c.pc, moff, phase);
+                        match (&x.mbar, pair) {
+                            (Some(mb), None) => {
+                                let (moff, phase) = complete(c, l, mb, box_bytes)?;
+                                c.asyncs
+                                    .tma
+                                    .async_write(base, base + box_bytes, c.pc, moff, phase);
+                            }
+                            (Some(_), Some(p)) if p.rank_for(r) == r => {
+                                let (moff, phase) = complete(c, l, &p.addr(), box_bytes)?;
+                                c.asyncs
+                                    .tma
+                                    .async_write(base, base + box_bytes, c.pc, moff, phase);
+                            }
+                            _ => {}
                         }
                         Ok(())
                     })?;
+                    if let Some(p) = pair.filter(|p| p.rank_for(r) != r) {
+                        super::cluster::at_rank(c, p.rank_for(r), l, |c| {
+                            complete(c, l, &p.addr(), box_bytes).map(|_| ())
+                        })?;
+                    }
                 }
             }
             TensorDir::Store | TensorDir::Reduce(_) => {
@@ -478,6 +504,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     let g = elems.iter().filter_map(|el| el.global);
                     let mut acc = tma_race::global_runs(g, e as u64, true, red);
                     acc.extend(tma_race::side(Place::Shared(base), box_bytes, false, false));
+                    tma_race::fingerprint_writes(c, &mut acc);
                     tma_race::copy(c, l, &acc, None);
                 }
                 let t = thread(c, l);

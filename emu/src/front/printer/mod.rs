@@ -515,6 +515,7 @@ pub fn mnemonic(op: &Op) -> String {
         Op::CpAsync(c) => super::async_copy::cp_mnemonic(o, c),
         Op::Tma(t) => super::tma::mnemonic(o, t),
         Op::Cluster(c) => o.push_str(&c.mnemonic()),
+        Op::ClusterLaunch(c) => o.push_str(&c.mnemonic()),
         Op::Mbarrier(m) => super::async_copy::mbarrier_mnemonic(o, m),
         Op::Wgmma(w) => super::wgmma::mnemonic(o, w),
         Op::WarpMatrix(w) => {

@@ -1,8 +1,17 @@
 """Devices and device arrays."""
 
+import weakref
+
 import numpy as np
 
 from . import _native
+
+_DEVICES = weakref.WeakSet()
+
+
+def _live_devices():
+    """The devices that exist now."""
+    return list(_DEVICES)
 
 
 def _native_order(a):
@@ -23,6 +32,7 @@ class Device:
 
     def __init__(self):
         self._native = _native.Device()
+        _DEVICES.add(self)
 
     @property
     def id(self):

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _native
-from ._device import DeviceArray, _bytes_view, _native_order, default_device
+from ._device import DeviceArray, _bytes_view, _live_devices, _native_order, default_device
 from ._errors import Fault, LaunchError
+from ._tensor_map import Struct, TensorMap
 
 _INT_RANGE = {
     "s": lambda bits: (-(1 << (bits - 1)), (1 << (bits - 1)) - 1),
@@ -35,6 +36,8 @@ class LaunchStats:
     #: (line, instruction, kind, sem, scope, space, cta, thread, warp, lane, address, bytes),
     #: ``reason`` and ``count``, as ``ptxemu run --race --json`` reports them; else None.
     races: list = None
+    #: Clusters whose launch a ``clusterlaunchcontrol.try_cancel`` canceled.
+    clusters_canceled: int = 0
 
 
 def _shape(v, what):
@@ -65,11 +68,12 @@ def _scalar_bytes(i, value, ptype, size):
             raise LaunchError("arguments", f"argument {i}: a {value.dtype} is {len(b)} byte(s) "
                               f"but the parameter (.{ptype}) takes {size}")
         return b
-    if isinstance(value, (bytes, bytearray)):
+    if isinstance(value, (bytes, bytearray, Struct, TensorMap)):
+        value = bytes(value)
         if len(value) != size:
             raise LaunchError("arguments", f"argument {i}: {len(value)} byte(s) given for a "
                               f"{size}-byte parameter")
-        return bytes(value)
+        return value
     if ptype in _FLOAT_FORMAT and isinstance(value, (int, float)) and not isinstance(value, bool):
         return struct.pack(_FLOAT_FORMAT[ptype], value)
     if isinstance(value, (int, bool)) and ptype[0] in _INT_RANGE and ptype[1:].isdigit():
@@ -160,18 +164,43 @@ class Function:
     def __repr__(self):
         return f"<ptxemu.Function {self.name}>"
 
+    def _device_of(self, args, device):
+        """The device a launch runs on: the one every DeviceArray, TensorMap and Struct among
+        the arguments names (refused when they name several, or another than `device`), else
+        `device`, else the module's last device; when nothing names one, raw bytes could hold
+        any device's addresses, so with several devices alive `device=` is required."""
+        named = {}
+        for a in args:
+            if isinstance(a, DeviceArray):
+                named[a.device.id] = a.device
+            elif isinstance(a, TensorMap):
+                named[a.device.id] = a.device
+            elif isinstance(a, Struct):
+                named.update(a.devices)
+        if len(named) > 1:
+            raise LaunchError("arguments", "the arguments name arrays of several devices "
+                              f"({', '.join(str(d) for d in sorted(named))}); a launch runs on one")
+        if named:
+            found = next(iter(named.values()))
+            if device is not None and device.id != found.id:
+                raise LaunchError("arguments", "the device arrays passed live on another device "
+                                  "than the launch's")
+            return self.module._device(found)
+        opaque = any(isinstance(a, (bytes, bytearray)) and len(a) >= 8 for a in args)
+        if device is None and opaque and len(_live_devices()) > 1:
+            raise LaunchError("arguments", "no argument names a device (raw bytes may hold any "
+                              "device's addresses) and several devices exist: pass device=, or "
+                              "build the struct with ptxemu.Struct from DeviceArrays and "
+                              "TensorMaps")
+        return self.module._device(device)
+
     def __call__(self, grid, block, args=(), shared_mem=0, *, device=None, tmem_check=True,
-                 race=False, check_nc=False, max_steps=1_000_000_000, threads=0):
+                 race=False, check_nc=False, max_steps=1_000_000_000, threads=0, cluster=None,
+                 try_cancel="succeed", sms=None):
         if len(args) != len(self.params):
             raise LaunchError("arguments", f"kernel `{self.name}` takes {len(self.params)} "
                               f"parameter(s) but {len(args)} argument(s) were given")
-        devices = {a.device.id: a.device for a in args if isinstance(a, DeviceArray)}
-        if device is None and len(devices) == 1:
-            device = next(iter(devices.values()))
-        device = self.module._device(device)
-        if any(d != device.id for d in devices):
-            raise LaunchError("arguments", "the device arrays passed live on another device "
-                              "than the launch's")
+        device = self._device_of(args, device)
         tmem_fence = False
         if isinstance(tmem_check, str):
             if tmem_check not in ("on", "strict", "off"):
@@ -193,7 +222,9 @@ class Function:
                 values.append(_scalar_bytes(i, a, ptype, size))
         options = {"shared_mem": int(shared_mem), "max_steps": int(max_steps),
                    "threads": int(threads), "tmem_check": bool(tmem_check), "tmem_fence": tmem_fence,
-                   "check_nc": bool(check_nc), "race": bool(race)}
+                   "check_nc": bool(check_nc), "race": bool(race),
+                   "cluster": None if cluster is None else _shape(cluster, "cluster"),
+                   "try_cancel": str(try_cancel), "sms": None if sms is None else int(sms)}
         r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
                                        _shape(block, "block"), values, options)
         for host, dev in copies:
@@ -204,6 +235,7 @@ class Function:
                     host[...] = dev.copy_to_host()
             dev.free()
         fault = r.pop("fault", None)
+        r.setdefault("clusters_canceled", 0)
         r["grid"], r["block"] = tuple(r["grid"]), tuple(r["block"])
         stats = LaunchStats(**r)
         if fault is not None:

@@ -8,6 +8,7 @@
 mod device;
 mod litmus_api;
 mod module;
+mod tensor_map_api;
 mod triton_api;
 
 use pyo3::prelude::*;
@@ -35,5 +36,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(litmus_api::explain, m)?)?;
     m.add_function(wrap_pyfunction!(triton_api::triton_launch_meta, m)?)?;
     m.add_function(wrap_pyfunction!(triton_api::triton_scratch, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_map_api::encode_tensor_map, m)?)?;
     Ok(())
 }

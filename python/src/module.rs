@@ -42,6 +42,12 @@ pub struct Options {
     tmem_fence: bool,
     check_nc: bool,
     race: bool,
+    /// The cluster shape (`None`: the kernel's `.reqnctapercluster`, else one CTA).
+    cluster: Option<[u32; 3]>,
+    /// `succeed`, `fail` or `random:SEED` (`clusterlaunchcontrol.try_cancel`).
+    try_cancel: String,
+    /// `%nsmid` (the GPU's SMs).
+    sms: Option<u32>,
 }
 
 /// A short name for each kind of fault (`Fault.kind`).
@@ -183,6 +189,12 @@ impl Module {
         if options.race {
             cfg.race = Some(emu::race::RaceOptions::default());
         }
+        cfg.cluster = options.cluster;
+        cfg.cancel = emu::exec::cluster_launch::CancelPolicy::parse(&options.try_cancel)
+            .map_err(|e| raise(py, "LaunchError", ("options", format!("try_cancel {e}"))))?;
+        if let Some(n) = options.sms {
+            cfg.device.sms = n.max(1);
+        }
         let result = self.with_machine(py, device, |m, _| m.launch(&cfg, &args))?;
         let report = result.map_err(|e| {
             let kind = match &e {
@@ -208,6 +220,7 @@ impl Module {
             .map(ToString::to_string)
             .collect();
         d.set_item("nc_conflicts", conflicts)?;
+        d.set_item("clusters_canceled", report.clusters_canceled)?;
         if let Some(r) = &report.races {
             d.set_item("races", races_list(py, r)?)?;
         }
@@ -305,6 +318,7 @@ fn races_list<'py>(py: Python<'py>, r: &emu::race::RaceReport) -> PyResult<Bound
         d.set_item("second", access(&race.second)?)?;
         d.set_item("reason", &race.reason)?;
         d.set_item("count", race.count)?;
+        d.set_item("identical_lanes", race.identical_lanes)?;
         list.append(d)?;
     }
     Ok(list)

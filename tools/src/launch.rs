@@ -129,6 +129,7 @@ impl ArgShape {
             ArgSpec::TensorMap(_) => {
                 ArgShape::Scalar(ElemType::B8, emu::semantics::tma::TMAP_BYTES)
             }
+            ArgSpec::ByValue(b) => ArgShape::Scalar(ElemType::B8, b.len),
         }
     }
 }
@@ -325,6 +326,13 @@ pub(crate) fn launch_json(
     }
     o.insert("block".into(), json!(cfg.block));
     o.insert("shared_bytes".into(), json!(cfg.dynamic_shared));
+    // Only where cluster launch control ran, so other runs' objects are as before.
+    if report.clusters_canceled > 0
+        || cfg.cancel != emu::exec::cluster_launch::CancelPolicy::default()
+    {
+        o.insert("clusters_canceled".into(), json!(report.clusters_canceled));
+        o.insert("try_cancel".into(), json!(cfg.cancel.name()));
+    }
     o.insert(
         "warp_instructions".into(),
         json!(report.counts.warp_instructions),
@@ -407,10 +415,10 @@ pub(crate) fn var_write(loaded: &Loaded, text: &str, dir: Option<&Path>) -> Resu
         ArgSpec::Buffer { .. } => spec
             .buffer_bytes()
             .map_err(|e| refuse("arguments", format!("--set {name}: {e}")))?,
-        ArgSpec::TensorMap(_) => {
+        ArgSpec::TensorMap(_) | ArgSpec::ByValue(_) => {
             return Err(refuse(
                 "arguments",
-                format!("--set {name}: a tensor map is a kernel argument, not a variable's value"),
+                format!("--set {name}: tensor maps and structs holding buffer addresses are kernel arguments, not a variable's value"),
             ))
         }
     };

@@ -40,6 +40,12 @@ pub struct RaceArgs {
     /// the PTX document and the Alloy models) or dat3m (fence.sc takes part in Fence-SC only).
     #[arg(long, value_name = "doc|dat3m")]
     pub race_sc_fence: Option<String>,
+    /// Accept races between writes of identical bytes by the lanes of one instruction (every
+    /// lane of a warp issuing the same TMA store, as CUTLASS 4.2's epilogue does): still
+    /// reported and counted (`identical_lanes` in `--json`), but they do not make the exit
+    /// status 1. They are races under the PTX memory model (docs/race.md).
+    #[arg(long)]
+    pub race_allow_identical: bool,
 }
 
 /// What the race options ask for.
@@ -50,6 +56,8 @@ pub(crate) struct RacePlan {
     pub seeds: Vec<u64>,
     /// Whether the schedule is random.
     pub random: bool,
+    /// `--race-allow-identical`.
+    pub allow_identical: bool,
 }
 
 impl RaceArgs {
@@ -63,11 +71,12 @@ impl RaceArgs {
                 || self.seed.is_some()
                 || self.runs.is_some()
                 || self.race_warp_sync.is_some()
-                || self.race_sc_fence.is_some();
+                || self.race_sc_fence.is_some()
+                || self.race_allow_identical;
             if given {
                 return Err(launch::refuse(
                     "options",
-                    "--schedule, --seed, --runs, --race-warp-sync and --race-sc-fence need --race",
+                    "--schedule, --seed, --runs, --race-warp-sync, --race-sc-fence and --race-allow-identical need --race",
                 ));
             }
             return Ok(None);
@@ -107,6 +116,7 @@ impl RaceArgs {
             },
             seeds,
             random,
+            allow_identical: self.race_allow_identical,
         }))
     }
 }
@@ -123,6 +133,7 @@ pub(crate) struct Merged {
     runs: u32,
     plan_random: bool,
     seeds: Vec<u64>,
+    allow_identical: bool,
 }
 
 impl Merged {
@@ -133,6 +144,7 @@ impl Merged {
             runs: 0,
             plan_random: plan.random,
             seeds: plan.seeds.clone(),
+            allow_identical: plan.allow_identical,
         };
         m.add(first);
         m
@@ -161,6 +173,19 @@ impl Merged {
         !self.races.is_empty()
     }
 
+    /// Whether a race makes the exit status 1: any race, less those of identical bytes by one
+    /// instruction's lanes under `--race-allow-identical`.
+    pub(crate) fn fails(&self) -> bool {
+        self.races
+            .iter()
+            .any(|s| !(self.allow_identical && s.race.identical_lanes))
+    }
+
+    /// Races of identical bytes written by the lanes of one instruction.
+    fn identical(&self) -> usize {
+        self.races.iter().filter(|s| s.race.identical_lanes).count()
+    }
+
     /// Runs the launch again for each further seed of the plan, on a freshly loaded module
     /// with the same arguments and variable writes.
     ///
@@ -171,6 +196,7 @@ impl Merged {
         plan: &RacePlan,
         file: &Path,
         specs: &[ArgSpec],
+        named: &[(String, ArgSpec)],
         sets: &[String],
         cfg: &LaunchConfig,
     ) -> Result<()> {
@@ -181,8 +207,8 @@ impl Merged {
                 .map(|s| launch::var_write(&loaded, s, None))
                 .collect::<Result<Vec<_>>>()?;
             let machine = &mut loaded.machine;
-            let laid = crate::cmd_run::lay_out(specs, |contents, i| {
-                let addr = machine.alloc(contents.len() as u64, &format!("argument {i}"));
+            let laid = crate::cmd_run::lay_out(specs, named, |contents, label| {
+                let addr = machine.alloc(contents.len() as u64, label);
                 if let Some(bytes) = contents.bytes() {
                     machine.write(addr, bytes);
                 }
@@ -223,8 +249,19 @@ impl Merged {
         } else {
             "schedule default".to_string()
         };
+        let identical = match self.identical() {
+            0 => String::new(),
+            n => format!(
+                "; {n} of identical bytes written by the lanes of one instruction{}",
+                if self.allow_identical {
+                    ", allowed by --race-allow-identical"
+                } else {
+                    ""
+                }
+            ),
+        };
         eprintln!(
-            "ptxemu: {context}--race: {} data race(s) in {} run(s) ({sched})",
+            "ptxemu: {context}--race: {} data race(s) in {} run(s) ({sched}){identical}",
             self.races.len(),
             self.runs
         );
@@ -253,6 +290,7 @@ impl Merged {
                     "seen_runs": s.runs,
                     "runs": self.runs,
                     "count": s.race.count,
+                    "identical_lanes": s.race.identical_lanes,
                 })
             })
             .collect();
@@ -260,6 +298,8 @@ impl Merged {
             "schedule": if self.plan_random { "random" } else { "default" },
             "seeds": self.seeds,
             "runs": self.runs,
+            "identical_lanes": self.identical(),
+            "allow_identical": self.allow_identical,
         });
         (Json::Array(races), sched)
     }

@@ -14,6 +14,7 @@ fn clear_block(b: &mut Block) {
     for s in &mut b.stmts {
         match s {
             Stmt::Instr(i) => i.span = Span::default(),
+            Stmt::Loc(l) => l.span = Span::default(),
             Stmt::Block(inner) => clear_block(inner),
             Stmt::Regs(_)
             | Stmt::Var(_)

@@ -1,8 +1,9 @@
 """ptxemu for Python: run PTX kernels on numpy arrays without a GPU.
 
     import numpy as np, ptxemu
-    m = ptxemu.Module("saxpy.ptx")
-    m.get_function("saxpy")(4, 256, (np.float32(2), x, y, np.int32(len(x))))  # y updated in place
+    m = ptxemu.Module("tests/fixtures/kernels/saxpy/nvcc-O3.ptx")  # saxpy(n, a, *x, *y)
+    x, y = np.ones(1000, np.float32), np.arange(1000, dtype=np.float32)
+    m.get_function("saxpy")(4, 256, (x.size, np.float32(2), x, y))  # y = 2x + y, in place
 
 A `Device` holds global memory that persists across launches (`to_device`, `zeros`,
 `copy_to_host`); numpy arrays passed straight to a kernel are copied in and back out around

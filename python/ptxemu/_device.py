@@ -36,6 +36,7 @@ class Device:
 
     @property
     def id(self):
+        """A number that tells this device from the others of the process."""
         return self._native.id
 
     def __repr__(self):
@@ -80,6 +81,33 @@ class DeviceArray:
 
     def __len__(self):
         return self.shape[0]
+
+    # What Triton's JIT (and torch-style code) reads of a tensor argument.
+
+    def data_ptr(self):
+        """The device address (Triton passes it for a pointer parameter)."""
+        return self.ptr
+
+    def stride(self, dim=None):
+        """Strides in elements (C order), as torch's ``Tensor.stride()``."""
+        st, acc = [], 1
+        for d in reversed(self.shape):
+            st.append(acc)
+            acc *= d
+        st = tuple(reversed(st))
+        return st if dim is None else st[dim]
+
+    def numel(self):
+        """The number of elements."""
+        return self.size
+
+    def element_size(self):
+        """Bytes per element."""
+        return self.dtype.itemsize
+
+    def dim(self):
+        """The number of dimensions."""
+        return len(self.shape)
 
     def copy_to_host(self, out=None):
         """The array's current contents as a numpy array (written into `out` when given: a

@@ -48,17 +48,29 @@ class Fault(Error):
     kind: short name (out_of_bounds, misaligned, barrier_deadlock, divergent_collective,
     step_budget_exhausted, trap, breakpoint, assert_failed, undefined, unsupported);
     detail: the kind's text; kernel; cta (x, y, z); warp; lane (or None); thread (x, y, z, or
-    None); file; line; instruction; address (an int, or None); message (all of it, as the CLI
-    prints it); stats: the launch's LaunchStats.
+    None); file and line (the PTX's); instruction; address (an int, or None); message (all of
+    it, as the CLI prints it); stats: the launch's LaunchStats.
+
+    When the PTX carries ``.loc`` (Triton always; nvcc with ``-lineinfo``), the program's own
+    source line: source_file, source_line, source_column (None when not given), and
+    source_inlined_at, the call sites the line was inlined at, innermost first, as
+    ``(file, line, column)`` tuples (empty when it was not inlined). Without ``.loc`` these are
+    None (and ``()``).
     """
 
     FIELDS = ("kind", "detail", "kernel", "cta", "warp", "lane", "thread", "file", "line",
-              "instruction", "address", "message")
+              "instruction", "address", "message", "source_file", "source_line",
+              "source_column", "source_inlined_at")
 
     def __init__(self, fields, stats=None):
         super().__init__(fields["message"])
         for k in self.FIELDS:
             setattr(self, k, fields.get(k))
+        src = fields.get("source")
+        self.source_file = src["file"] if src else None
+        self.source_line = src["line"] if src else None
+        self.source_column = src["column"] if src else None
+        self.source_inlined_at = tuple(tuple(c) for c in src["inlined_at"]) if src else ()
         if self.cta is not None:
             self.cta = tuple(self.cta)
         if self.thread is not None:

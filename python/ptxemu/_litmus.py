@@ -2,6 +2,7 @@
 
 import json
 import os
+import warnings
 
 from . import _native
 
@@ -15,9 +16,14 @@ def _source(test):
 
 def litmus(test, model="ptx-v7.5"):
     """Every outcome `model` (ptx-v7.5, ptx-v6.0 or sc) allows for a litmus test (its text or
-    a path): the object ``ptxemu litmus --json`` prints, as a dict."""
+    a path): the object ``ptxemu litmus --json`` prints, as a dict. A condition that reads a
+    register no instruction of its thread writes is warned about (``warnings.warn``, and the
+    dict's ``warnings``), as the command line does."""
     src, name = _source(test)
-    return json.loads(_native.litmus_json(src, name, model))
+    r = json.loads(_native.litmus_json(src, name, model))
+    for w in r.get("warnings", []):
+        warnings.warn(w, stacklevel=2)
+    return r
 
 
 def explain(test, model="ptx-v7.5", outcome=None, format="text"):

@@ -9,6 +9,7 @@ import numpy as np
 from . import _native
 from ._device import DeviceArray, _bytes_view, _live_devices, _native_order, default_device
 from ._errors import Fault, LaunchError
+from ._host_arrays import HostCopies
 from ._tensor_map import Struct, TensorMap
 
 _INT_RANGE = {
@@ -86,21 +87,33 @@ def _scalar_bytes(i, value, ptype, size):
                       f"a .{ptype} parameter of {size} byte(s)")
 
 
+#: The GPUs whose numerics ptxemu emulates, and the SM each runs a module as (`run --gpu`).
+_GPU_SM = {"a100": 80, "h100": 90, "b200": 100}
+
+
 class Module:
     """A PTX module (text, or a path to a file), parsed and validated.
+
+    gpu: ``"a100"``, ``"h100"`` or ``"b200"``: the GPU whose numerics (tensor-core results,
+    sm-dependent behaviour) to emulate, as ``ptxemu run --gpu`` does; default: the one the
+    module's ``.target`` names.
 
     Its kernels run on any `Device`: the module is loaded onto a device the first time a launch
     or a variable access uses it, and its variables live there, as with a CUDA context.
     """
 
-    def __init__(self, ptx, name=None):
+    def __init__(self, ptx, name=None, gpu=None):
         text, shown = _read_source(ptx)
-        self._native = _native.Module(text, name or shown)
+        if gpu is not None and gpu not in _GPU_SM:
+            raise ValueError(f"gpu `{gpu}`: expected one of {', '.join(_GPU_SM)}")
+        self._native = _native.Module(text, name or shown, _GPU_SM.get(gpu))
+        self.gpu = gpu
         self._last_device = None
         self._functions = {}
 
     @property
     def name(self):
+        """The module's name in messages: its path, or the `name` it was given."""
         return self._native.name
 
     def kernels(self):
@@ -146,13 +159,22 @@ class Function:
     """A kernel of a module. Call it as ``f(grid, block, args, shared_mem=0, ...)``.
 
     args: one per kernel parameter, in order: a `DeviceArray` (its address), a numpy array
-    (copied to the device before the launch and back after it), a numpy scalar (its bytes; the
+    (copied to the device before the launch and back after it; arrays that share memory share
+    one device copy, so the same array passed twice is one buffer; a read-only array that the
+    kernel writes raises `LaunchError` rather than losing the result), a numpy scalar (its bytes; the
     size must match), or a Python int or float (converted to the parameter's PTX type).
-    Keywords: shared_mem (bytes of dynamic shared memory), device (default: the device of the
-    device arrays passed, else the module's last device), tmem_check (True/"on";
+    A `ptxemu.Struct` or `ptxemu.TensorMap` passes its bytes (a by-value struct holding device
+    addresses and tensor maps; a ``const __grid_constant__ CUtensorMap``).
+    Keywords: shared_mem (bytes of dynamic shared memory), device (default: the device every
+    DeviceArray, TensorMap and Struct among the arguments names, else the module's last
+    device; arguments naming several devices are refused, and so are raw bytes that name none
+    when several devices exist), tmem_check (True/"on";
     "strict": also a tcgen05.ld of MMA results with no tcgen05.fence::after_thread_sync after
     the wait; False/"off"), race (the data-race detector), check_nc, max_steps, threads (host
-    threads, 0: all cores).
+    threads, 0: all cores), cluster (the cluster shape in CTAs, as ``--cluster``; default: the
+    kernel's ``.reqnctapercluster``, else one CTA), try_cancel (``"succeed"``, ``"fail"`` or
+    ``"random:SEED"``: whether clusterlaunchcontrol.try_cancel succeeds while clusters
+    remain), sms (``%nsmid``).
     Returns a `LaunchStats`; raises `Fault` when the kernel faults.
     """
 
@@ -197,6 +219,9 @@ class Function:
     def __call__(self, grid, block, args=(), shared_mem=0, *, device=None, tmem_check=True,
                  race=False, check_nc=False, max_steps=1_000_000_000, threads=0, cluster=None,
                  try_cancel="succeed", sms=None):
+        """Launches the kernel over `grid` CTAs of `block` threads (ints or tuples of up to 3)
+        with `args`, one per kernel parameter; the class's docstring lists the arguments and
+        keywords. Returns a `LaunchStats`; raises `Fault` when the kernel faults."""
         if len(args) != len(self.params):
             raise LaunchError("arguments", f"kernel `{self.name}` takes {len(self.params)} "
                               f"parameter(s) but {len(args)} argument(s) were given")
@@ -207,33 +232,38 @@ class Function:
                 raise ValueError(f"tmem_check `{tmem_check}`: expected on, strict or off")
             tmem_fence = tmem_check == "strict"
             tmem_check = tmem_check != "off"
-        values, copies = [], []
-        for i, (a, (pname, ptype, size, _aggregate)) in enumerate(zip(args, self.params)):
-            if isinstance(a, np.ndarray):
-                d = device.to_device(a)
-                copies.append((a, d))
-                a = d
-            if isinstance(a, DeviceArray):
-                if size != 8:
-                    raise LaunchError("arguments", f"argument {i}: a device array passes a 64-bit "
-                                      f"address but parameter {i} ({pname}) takes {size} byte(s)")
-                values.append(a.ptr.to_bytes(8, "little"))
-            else:
-                values.append(_scalar_bytes(i, a, ptype, size))
-        options = {"shared_mem": int(shared_mem), "max_steps": int(max_steps),
-                   "threads": int(threads), "tmem_check": bool(tmem_check), "tmem_fence": tmem_fence,
-                   "check_nc": bool(check_nc), "race": bool(race),
-                   "cluster": None if cluster is None else _shape(cluster, "cluster"),
-                   "try_cancel": str(try_cancel), "sms": None if sms is None else int(sms)}
-        r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
-                                       _shape(block, "block"), values, options)
-        for host, dev in copies:
-            if host.flags.writeable:
-                if host.flags.c_contiguous and host.dtype.isnative:
-                    dev.copy_to_host(out=host)
+        values = []
+        copies = HostCopies(device)
+        try:
+            for i, (a, (pname, ptype, size, _aggregate)) in enumerate(zip(args, self.params)):
+                if isinstance(a, np.ndarray):
+                    if size != 8:
+                        raise LaunchError("arguments", f"argument {i}: an array passes a 64-bit "
+                                          f"address but parameter {i} ({pname}) takes {size} byte(s)")
+                    values.append(copies.pointer(i, a).to_bytes(8, "little"))
+                elif isinstance(a, DeviceArray):
+                    if size != 8:
+                        raise LaunchError("arguments", f"argument {i}: a device array passes a 64-bit "
+                                          f"address but parameter {i} ({pname}) takes {size} byte(s)")
+                    values.append(a.ptr.to_bytes(8, "little"))
                 else:
-                    host[...] = dev.copy_to_host()
-            dev.free()
+                    values.append(_scalar_bytes(i, a, ptype, size))
+            options = {"shared_mem": int(shared_mem), "max_steps": int(max_steps),
+                       "threads": int(threads), "tmem_check": bool(tmem_check),
+                       "tmem_fence": tmem_fence, "check_nc": bool(check_nc), "race": bool(race),
+                       "cluster": None if cluster is None else _shape(cluster, "cluster"),
+                       "try_cancel": str(try_cancel), "sms": None if sms is None else int(sms)}
+            r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
+                                           _shape(block, "block"), values, options)
+        except BaseException:
+            copies.discard()
+            raise
+        fault = r.get("fault")
+        try:
+            copies.copy_back()
+        except LaunchError:
+            if fault is None:
+                raise
         fault = r.pop("fault", None)
         r.setdefault("clusters_canceled", 0)
         r["grid"], r["block"] = tuple(r["grid"]), tuple(r["block"])

@@ -97,6 +97,7 @@ class TensorMap:
 
     @property
     def device(self):
+        """The device of the array the map describes."""
         return self.array.device
 
     def __bytes__(self):

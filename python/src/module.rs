@@ -42,7 +42,7 @@ pub struct Options {
     tmem_fence: bool,
     check_nc: bool,
     race: bool,
-    /// The cluster shape (`None`: the kernel's `.reqnctapercluster`, else one CTA).
+    /// The cluster shape in CTAs (`None`: the kernel's `.reqnctapercluster`, else 1×1×1).
     cluster: Option<[u32; 3]>,
     /// `succeed`, `fail` or `random:SEED` (`clusterlaunchcontrol.try_cancel`).
     try_cancel: String,
@@ -113,10 +113,16 @@ impl Module {
 #[pymethods]
 impl Module {
     /// Parses and validates PTX text; `name` is the file name diagnostics and faults give.
+    /// `sm` runs the module as that SM (the GPU whose numerics to emulate, as `ptxemu run
+    /// --gpu` does) after it was validated against its own `.target`.
     #[new]
-    fn new(py: Python<'_>, source: String, name: String) -> PyResult<Module> {
-        let module = emu::host::parse_checked(&source, &name)
+    #[pyo3(signature = (source, name, sm = None))]
+    fn new(py: Python<'_>, source: String, name: String, sm: Option<u32>) -> PyResult<Module> {
+        let mut module = emu::host::parse_checked(&source, &name)
             .map_err(|e| raise(py, "PtxError", (e.kind, e.message)))?;
+        if let Some(sm) = sm {
+            module.target.sm = sm;
+        }
         Ok(Module {
             name,
             source,
@@ -184,12 +190,12 @@ impl Module {
         cfg.max_steps = options.max_steps;
         cfg.threads = options.threads;
         cfg.check_nc = options.check_nc;
+        cfg.cluster = options.cluster;
         cfg.tmem.checked = options.tmem_check;
         cfg.tmem.fence = options.tmem_check && options.tmem_fence;
         if options.race {
             cfg.race = Some(emu::race::RaceOptions::default());
         }
-        cfg.cluster = options.cluster;
         cfg.cancel = emu::exec::cluster_launch::CancelPolicy::parse(&options.try_cancel)
             .map_err(|e| raise(py, "LaunchError", ("options", format!("try_cancel {e}"))))?;
         if let Some(n) = options.sms {
@@ -237,6 +243,9 @@ impl Module {
             fd.set_item("file", &s.file)?;
             fd.set_item("line", s.line)?;
             fd.set_item("instruction", &s.instr)?;
+            if let Some(src) = &s.source {
+                fd.set_item("source", source_dict(py, src)?)?;
+            }
             fd.set_item("address", s.address)?;
             fd.set_item("message", f.to_string())?;
             d.set_item("fault", fd)?;
@@ -293,12 +302,35 @@ impl Module {
     }
 }
 
+/// A source position as `(file, line, column)`, the column `None` when the `.loc` gave none.
+fn frame_tuple(f: &emu::exec::fault::SourceFrame) -> (String, u32, Option<u32>) {
+    (f.file.to_string(), f.line, (f.col > 0).then_some(f.col))
+}
+
+/// An instruction's source line: `file`, `line`, `column` and `inlined_at` (the call sites,
+/// innermost first, as `(file, line, column)`), as `ptxemu run --json` gives it.
+fn source_dict<'py>(
+    py: Python<'py>,
+    s: &emu::exec::fault::SourceLine,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let (file, line, col) = frame_tuple(&s.at);
+    d.set_item("file", file)?;
+    d.set_item("line", line)?;
+    d.set_item("column", col)?;
+    let calls: Vec<_> = s.inlined_at.iter().map(frame_tuple).collect();
+    d.set_item("inlined_at", calls)?;
+    Ok(d)
+}
+
 /// The races of a `race=True` launch, with the fields of `ptxemu run --race --json`.
 fn races_list<'py>(py: Python<'py>, r: &emu::race::RaceReport) -> PyResult<Bound<'py, PyList>> {
     let access = |a: &emu::race::AccessReport| -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("line", a.line)?;
         d.set_item("instruction", &a.instruction)?;
+        let source = a.source.as_ref().map(|s| source_dict(py, s)).transpose()?;
+        d.set_item("source", source)?;
         d.set_item("kind", a.kind)?;
         d.set_item("sem", a.sem)?;
         d.set_item("scope", a.scope)?;

@@ -139,3 +139,32 @@ def test_tmem_check_strict_requires_the_fence():
     assert "missing: the fence" in e.value.detail
     with pytest.raises(ValueError, match="on, strict or off"):
         _no_fence_launch("sometimes")
+
+
+def _cu_line(text):
+    """The 1-based line of tests/fixtures/lineinfo/lineinfo.cu holding `text`."""
+    src = (ROOT / "tests/fixtures/lineinfo/lineinfo.cu").read_text().splitlines()
+    return next(i + 1 for i, line in enumerate(src) if text in line)
+
+
+def test_fault_names_the_source_line_from_loc():
+    """PTX from nvcc -lineinfo carries .file/.loc: the fault names the CUDA line (and the call
+    site of the inlined helper) beside the PTX line."""
+    m = ptxemu.Module(ROOT / "tests/fixtures/lineinfo/lineinfo.ptx")
+    x = np.ones(32, np.float32)
+    with pytest.raises(ptxemu.Fault) as e:
+        m.get_function("read_past_end")(1, 32, (x, np.zeros(32, np.float32), 32))
+    f = e.value
+    load, call = _cu_line("return p[i] * 2.0f;"), _cu_line("out[i] = fetch(in, i + 1);")
+    assert (f.source_file, f.source_line, f.source_column) == ("lineinfo.cu", load, 5)
+    assert [c[:2] for c in f.source_inlined_at] == [("lineinfo.cu", call)]
+    assert f.line > 0 and f.file.endswith("lineinfo.ptx")
+    assert f"source lineinfo.cu:{load}:5, inlined at lineinfo.cu:{call}:" in str(f)
+    assert f.as_dict()["source_line"] == load
+
+
+def test_fault_without_loc_has_no_source(mod):
+    buf = ptxemu.Device().zeros(16, np.uint32)
+    f = launch(mod, "oob", args=(buf,))
+    assert (f.source_file, f.source_line, f.source_column, f.source_inlined_at) == (
+        None, None, None, ())

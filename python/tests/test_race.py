@@ -40,3 +40,22 @@ def test_the_synchronised_reduction_is_silent_and_correct():
 
 def test_without_race_there_is_no_report():
     assert reduce("_Z9reduce_okPKfPf").races is None
+
+
+def test_races_name_the_source_line_when_the_ptx_has_loc():
+    """nvcc -lineinfo PTX: both accesses of each race carry the CUDA line of `out[0] += in[i]`."""
+    src = (ROOT / "tests/fixtures/lineinfo/lineinfo.cu").read_text().splitlines()
+    line = next(i + 1 for i, s in enumerate(src) if "out[0] += in[i];" in s)
+    m = ptxemu.Module(ROOT / "tests/fixtures/lineinfo/lineinfo.ptx")
+    stats = m.get_function("racy_sum")(1, 64, (np.ones(64, np.float32),
+                                                np.zeros(1, np.float32)), race=True)
+    assert stats.races
+    for r in stats.races:
+        for a in (r["first"], r["second"]):
+            assert (a["source"]["file"], a["source"]["line"]) == ("lineinfo.cu", line)
+            assert a["source"]["inlined_at"] == []
+
+
+def test_races_without_loc_have_no_source():
+    stats = reduce("_Z19reduce_missing_syncPKfPf", race=True)
+    assert stats.races[0]["first"]["source"] is None

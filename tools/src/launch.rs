@@ -291,6 +291,23 @@ fn cache_json(c: &emu::exec::l1::CacheStats) -> Json {
     })
 }
 
+/// A source position in `--json`: file, line and column (null when the `.loc` gave none).
+fn frame_json(f: &emu::exec::fault::SourceFrame) -> Json {
+    json!({
+        "file": &*f.file,
+        "line": f.line,
+        "column": (f.col > 0).then_some(f.col),
+    })
+}
+
+/// An instruction's source line (`.loc`) in `--json`: its position, and the call sites it was
+/// inlined at, innermost first (empty when it was not inlined).
+pub(crate) fn source_json(s: &emu::exec::fault::SourceLine) -> Json {
+    let mut j = frame_json(&s.at);
+    j["inlined_at"] = Json::Array(s.inlined_at.iter().map(frame_json).collect());
+    j
+}
+
 /// The `--json` object of one launch (the buffers are given by the caller).
 pub(crate) fn launch_json(
     cfg: &LaunchConfig,
@@ -313,6 +330,7 @@ pub(crate) fn launch_json(
                 "file": f.site.file,
                 "line": f.site.line,
                 "instruction": f.site.instr,
+                "source": f.site.source.as_ref().map(source_json),
                 "address": f.site.address.map(|a| format!("0x{a:x}")),
                 "message": f.to_string(),
             })

@@ -309,6 +309,7 @@ fn access_json(a: &AccessReport) -> Json {
     let mut j = json!({
         "line": a.line,
         "instruction": a.instruction,
+        "source": a.source.as_ref().map(crate::launch::source_json),
         "kind": a.kind,
         "sem": a.sem,
         "scope": a.scope,

@@ -248,10 +248,10 @@ impl Cta {
 
     fn site(&self, env: &Env<'_>, wi: usize, pc: u32, lane: Option<u32>) -> FaultSite {
         let prog = env.prog;
-        let (line, instr) = prog
+        let (line, instr, source) = prog
             .info
             .get(pc as usize)
-            .map(|i| (i.span.line, i.text.clone()))
+            .map(|i| (i.span.line, i.text.clone(), i.source.as_deref().cloned()))
             .unwrap_or_default();
         let w = &self.warps[wi];
         FaultSite {
@@ -266,6 +266,7 @@ impl Cta {
             file: prog.file_name.clone(),
             line,
             instr,
+            source,
             address: None,
         }
     }

@@ -1,9 +1,11 @@
 //! Faults of the emulated program: values, never panics (STYLE "Three kinds of failure").
 //!
 //! A [`Fault`] says what went wrong ([`FaultKind`]) and where: kernel, CTA, warp, lane, the
-//! PTX source line and instruction text, and the address involved when there is one.
+//! PTX source line and instruction text, the program's own source line when the PTX carries
+//! `.loc` ([`SourceLine`]), and the address involved when there is one.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// What went wrong in the emulated program, or which limit of the tool was reached.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,6 +110,47 @@ impl fmt::Display for FaultKind {
     }
 }
 
+/// One source position named by a `.loc`: the `.file`'s name, line and column.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceFrame {
+    /// The name the `.file` directive gives (as written: often a full path).
+    pub file: Arc<str>,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, 0 when the compiler gave none.
+    pub col: u32,
+}
+
+impl fmt::Display for SourceFrame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if self.col > 0 {
+            write!(f, ":{}", self.col)?;
+        }
+        Ok(())
+    }
+}
+
+/// The program's source line of an instruction, from the `.loc` before it: where it is, and,
+/// when it lies in an inlined function, the call sites it was inlined at (innermost first).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLine {
+    /// The position the `.loc` gives.
+    pub at: SourceFrame,
+    /// The call sites, innermost first: the last is in the function the PTX was made from.
+    pub inlined_at: Vec<SourceFrame>,
+}
+
+impl fmt::Display for SourceLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.at)?;
+        for c in &self.inlined_at {
+            write!(f, ", inlined at {c}")?;
+        }
+        Ok(())
+    }
+}
+
 /// Where a fault happened.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FaultSite {
@@ -127,6 +170,8 @@ pub struct FaultSite {
     pub line: u32,
     /// The instruction's text.
     pub instr: String,
+    /// The program's source line (from `.loc`), when the PTX gives one.
+    pub source: Option<SourceLine>,
     /// The address involved, if any.
     pub address: Option<u64>,
 }
@@ -157,6 +202,9 @@ impl fmt::Display for Fault {
         }
         if s.line > 0 {
             write!(f, "\n  at {}:{}: {}", s.file, s.line, s.instr)?;
+        }
+        if let Some(src) = &s.source {
+            write!(f, "\n  source {src}")?;
         }
         if let Some(a) = s.address {
             write!(f, "\n  address 0x{a:x}")?;

@@ -183,10 +183,10 @@ pub struct NcReport {
 }
 
 fn site(a: &NcAccess, prog: &Program, kernel: &str) -> FaultSite {
-    let (line, instr) = prog
+    let (line, instr, source) = prog
         .info
         .get(a.pc as usize)
-        .map(|i| (i.span.line, i.text.clone()))
+        .map(|i| (i.span.line, i.text.clone(), i.source.as_deref().cloned()))
         .unwrap_or_default();
     FaultSite {
         kernel: kernel.to_string(),
@@ -197,6 +197,7 @@ fn site(a: &NcAccess, prog: &Program, kernel: &str) -> FaultSite {
         file: prog.file_name.clone(),
         line,
         instr,
+        source,
         address: Some(a.address),
     }
 }
@@ -230,7 +231,11 @@ fn describe(f: &mut fmt::Formatter<'_>, what: &str, s: &FaultSite) -> fmt::Resul
         s.line,
         s.instr,
         s.address.unwrap_or(0)
-    )
+    )?;
+    if let Some(src) = &s.source {
+        write!(f, "\n    source {src}")?;
+    }
+    Ok(())
 }
 
 impl fmt::Display for NcReport {

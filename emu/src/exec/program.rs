@@ -310,6 +310,9 @@ pub struct InstrInfo {
     pub span: Span,
     /// Its text as printed.
     pub text: String,
+    /// The program's source line, from the `.loc` before it (shared by the instructions it
+    /// covers).
+    pub source: Option<std::sync::Arc<crate::exec::fault::SourceLine>>,
 }
 
 /// How a function's activation frame is laid out in the lane's local memory.

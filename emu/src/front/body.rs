@@ -75,7 +75,11 @@ pub(super) fn block_body(c: &mut Cursor<'_>, s: &mut FnScope<'_>) -> Result<Bloc
                     c.expect(';')?;
                     b.stmts.push(Stmt::Pragma(p));
                 }
-                "loc" | "file" => {
+                "loc" => {
+                    c.bump();
+                    b.stmts.push(Stmt::Loc(super::debug_info::loc(c, span)?));
+                }
+                "file" => {
                     c.bump();
                     c.skip_line(span.line);
                 }

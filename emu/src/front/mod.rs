@@ -19,6 +19,7 @@ pub mod cluster;
 pub mod cluster_launch;
 pub mod constexpr;
 pub mod cursor;
+mod debug_info;
 pub mod error;
 pub mod lexer;
 pub mod mma;

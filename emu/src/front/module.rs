@@ -1,8 +1,8 @@
 //! Parsing a whole module: header directives, module-scope variables, and kernel and function
 //! declarations and definitions with their parameters and performance directives. Function
 //! bodies are parsed by `body`, the names they use are resolved by `scope`, and variable
-//! declarations by `var_decl`. Debug directives (`.file`, `.loc`, `.section`) are parsed and
-//! dropped.
+//! declarations by `var_decl`. `.file` and `.loc` are kept (`debug_info`); `.section`
+//! contents are skipped.
 
 use std::collections::HashMap;
 
@@ -43,6 +43,7 @@ pub(super) fn parse_inner(src: &str) -> Result<Module, Error> {
         globals: Vec::new(),
         functions: Vec::new(),
         items: Vec::new(),
+        files: Vec::new(),
     };
     let mut g = Globals::default();
     prescan_functions(&toks, &mut module, &mut g);
@@ -91,7 +92,11 @@ pub(super) fn parse_inner(src: &str) -> Result<Module, Error> {
             }
             "file" => {
                 c.bump();
-                c.skip_line(span.line);
+                let f = super::debug_info::file(&mut c)?;
+                module
+                    .items
+                    .push(ModuleItem::File(module.files.len() as u32));
+                module.files.push(f);
             }
             "section" => {
                 c.bump();

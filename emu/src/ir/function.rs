@@ -150,6 +150,8 @@ pub enum Stmt {
     Block(Block),
     /// `.pragma "…";` inside a body.
     Pragma(String),
+    /// `.loc`: the source position of the instructions that follow.
+    Loc(Loc),
 }
 
 /// A `.reg` declaration statement, remembered as written so it prints back the same.
@@ -215,7 +217,8 @@ impl Function {
                     | Stmt::Prototype(_)
                     | Stmt::Targets(_)
                     | Stmt::Label(_)
-                    | Stmt::Pragma(_) => {}
+                    | Stmt::Pragma(_)
+                    | Stmt::Loc(_) => {}
                 }
             }
         }

@@ -10,8 +10,8 @@
 //! labels [`LabelId`]s and functions [`FuncId`]s, so nothing downstream looks names up.
 //! The memory-model vocabulary (scopes, state spaces, semantics, proxies) comes from `models`.
 //!
-//! Not represented: debug information (`.loc`, `.file`, `.section` are parsed and dropped),
-//! and instruction families the front end reports as unsupported (listed in `front::opcodes`).
+//! Debug information: the `.file` table and each `.loc` ([`debug_info`]); `.section` contents are
+//! skipped. Not represented: instruction families the front end reports as unsupported (listed in `front::opcodes`).
 //!
 //! Deliberate deviations:
 //! 1. Qualifier *spelling* that the ISA treats as equivalent is kept only where the assembler
@@ -24,6 +24,7 @@ pub mod async_copy;
 pub mod cluster;
 pub mod cluster_launch;
 mod convert;
+pub mod debug_info;
 mod function;
 mod ids;
 mod memory_ops;
@@ -44,6 +45,7 @@ pub mod wgmma;
 
 pub use arith::*;
 pub use convert::*;
+pub use debug_info::{FileDecl, InlinedAt, Loc, SourcePos};
 pub use function::*;
 pub use ids::*;
 pub use memory_ops::*;

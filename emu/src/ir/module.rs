@@ -17,6 +17,8 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// The order in which module-scope items appeared, for printing.
     pub items: Vec<ModuleItem>,
+    /// The `.file` directives, in order.
+    pub files: Vec<FileDecl>,
 }
 
 /// A PTX ISA version.
@@ -88,6 +90,8 @@ pub enum ModuleItem {
     Function(FuncId),
     /// A declaration (prototype only) of a function that is defined later in the module.
     Declaration(FuncId),
+    /// A `.file` directive (an index into [`Module::files`]).
+    File(u32),
 }
 
 /// How a module-scope symbol is visible to other modules.
@@ -106,6 +110,14 @@ pub enum Linkage {
 }
 
 impl Module {
+    /// The name a `.file` directive gives file `index`, if one does.
+    pub fn file_name(&self, index: u32) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|f| f.index == index)
+            .map(|f| f.name.as_str())
+    }
+
     /// Finds a function by name.
     pub fn function(&self, name: &str) -> Option<(FuncId, &Function)> {
         self.functions

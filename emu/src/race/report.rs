@@ -8,6 +8,7 @@ use models::vocab::{FenceSem, Scope};
 use super::op::{Kind, RaceOp, Sem};
 use super::shadow::{Acc, Rel};
 use super::RaceShared;
+use crate::exec::fault::SourceLine;
 use crate::exec::program::Program;
 
 /// Why an expected synchronisation did not happen, remembered per thread.
@@ -41,6 +42,9 @@ pub struct AccessReport {
     pub line: u32,
     /// Its text.
     pub instruction: String,
+    /// The program's source line, when the PTX carries `.loc` (filled by
+    /// [`RaceReport::locate`]).
+    pub source: Option<SourceLine>,
     /// read, write or atomic.
     pub kind: &'static str,
     /// weak, relaxed, acquire, release, acq_rel, volatile or mmio.
@@ -101,16 +105,23 @@ impl RaceReport {
                 if let Some(i) = prog.info.get(a.pc as usize) {
                     a.line = i.span.line;
                     a.instruction.clone_from(&i.text);
+                    a.source = i.source.as_deref().cloned();
                 }
             }
-            let lines = |pc: u32| prog.info.get(pc as usize).map_or(0, |i| i.span.line);
+            let lines = |pc: u32| match prog.info.get(pc as usize) {
+                Some(i) => match &i.source {
+                    Some(s) => format!("line {} ({})", i.span.line, s.at),
+                    None => format!("line {}", i.span.line),
+                },
+                None => "line 0".into(),
+            };
             r.reason = fill_lines(&r.reason, lines);
         }
     }
 }
 
-/// Replaces `@pc<N>@` markers with `line L`.
-fn fill_lines(text: &str, line: impl Fn(u32) -> u32) -> String {
+/// Replaces `@pc<N>@` markers with `line L` (and its source line when known).
+fn fill_lines(text: &str, line: impl Fn(u32) -> String) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(i) = rest.find("@pc") {
@@ -119,7 +130,7 @@ fn fill_lines(text: &str, line: impl Fn(u32) -> u32) -> String {
         match tail.find('@') {
             Some(j) => {
                 let pc: u32 = tail[..j].parse().unwrap_or(0);
-                out.push_str(&format!("line {}", line(pc)));
+                out.push_str(&line(pc));
                 rest = &tail[j + 1..];
             }
             None => {
@@ -157,6 +168,7 @@ fn describe(sh: &RaceShared, a: &Acc) -> AccessReport {
         pc: a.pc,
         line: 0,
         instruction: String::new(),
+        source: None,
         kind,
         sem,
         scope,
@@ -407,7 +419,7 @@ impl fmt::Display for AccessReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} {} {} {} of {} bytes at {} 0x{:x}{} by {} (warp {}, lane {}), line {}: {}",
+            "{} {} {} {} of {} bytes at {} 0x{:x}{} by {} (warp {}, lane {}), line {}{}: {}",
             self.kind,
             self.sem,
             self.scope,
@@ -423,6 +435,10 @@ impl fmt::Display for AccessReport {
             self.warp,
             self.lane,
             self.line,
+            match &self.source {
+                Some(s) => format!(" ({s})"),
+                None => String::new(),
+            },
             self.instruction
         )
     }

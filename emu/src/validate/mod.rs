@@ -98,7 +98,8 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                     | Stmt::Prototype(_)
                     | Stmt::Targets(_)
                     | Stmt::Label(_)
-                    | Stmt::Pragma(_) => {}
+                    | Stmt::Pragma(_)
+                    | Stmt::Loc(_) => {}
                 }
             }
         }

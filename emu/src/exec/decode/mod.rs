@@ -18,17 +18,21 @@ pub mod mma;
 pub mod operands;
 pub mod ops;
 pub mod shared;
+mod source_lines;
 pub mod tcgen05;
 pub mod tcgen05_mma;
 pub mod tma;
 pub mod wgmma;
 
+use crate::exec::fault::SourceLine;
 use crate::exec::program::{
     Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, KernelSharedInfo,
     Program, Src, NO_GUARD,
 };
 use crate::ir::{Block, Function, Instr, LabelId, Module, Op, ParamKind, RegId, Span, Stmt, Type};
 use smallvec::SmallVec;
+use source_lines::SourceLines;
+use std::sync::Arc;
 
 use layout::Layout;
 
@@ -114,16 +118,27 @@ fn builtin_for(name: &str) -> Option<Builtin> {
     })
 }
 
-fn flatten<'a>(b: &'a Block, out: &mut Vec<&'a Instr>, labels: &mut [u32]) {
+/// The flattened instructions of one body, each with the source line of the `.loc` before it.
+#[derive(Default)]
+struct Flat<'a> {
+    instrs: Vec<&'a Instr>,
+    sources: Vec<Option<Arc<SourceLine>>>,
+}
+
+fn flatten<'a>(b: &'a Block, out: &mut Flat<'a>, labels: &mut [u32], src: &mut SourceLines<'_>) {
     for s in &b.stmts {
         match s {
-            Stmt::Instr(i) => out.push(i),
+            Stmt::Instr(i) => {
+                out.instrs.push(i);
+                out.sources.push(src.current());
+            }
+            Stmt::Loc(l) => src.directive(l),
             Stmt::Label(l) => {
                 if let Some(slot) = labels.get_mut(l.index()) {
-                    *slot = out.len() as u32;
+                    *slot = out.instrs.len() as u32;
                 }
             }
-            Stmt::Block(inner) => flatten(inner, out, labels),
+            Stmt::Block(inner) => flatten(inner, out, labels, src),
             Stmt::Regs(_)
             | Stmt::Var(_)
             | Stmt::Prototype(_)
@@ -314,21 +329,23 @@ pub fn decode(
 
 /// Each function's flattened body and its labels' pcs, pcs counted across the module in
 /// function order.
-fn flatten_bodies(module: &Module) -> Vec<(Vec<&Instr>, Vec<u32>)> {
+fn flatten_bodies(module: &Module) -> Vec<(Flat<'_>, Vec<u32>)> {
     let mut bodies = Vec::new();
     let mut next_pc = 0u32;
+    let mut src = SourceLines::new(module);
     for f in &module.functions {
         let mut labels = vec![0u32; f.labels.len()];
-        let mut instrs = Vec::new();
+        let mut instrs = Flat::default();
+        src.start_function();
         if let Some(b) = &f.body {
-            flatten(b, &mut instrs, &mut labels);
+            flatten(b, &mut instrs, &mut labels, &mut src);
         }
         for l in labels.iter_mut() {
             *l += next_pc;
         }
         // A body that runs off its closing brace returns there (ptxas ends it with EXIT or
         // RET): each body gets one implicit `ret` after its last instruction.
-        next_pc += instrs.len() as u32 + u32::from(f.body.is_some());
+        next_pc += instrs.instrs.len() as u32 + u32::from(f.body.is_some());
         bodies.push((instrs, labels));
     }
     bodies
@@ -357,13 +374,13 @@ impl Emitted {
 /// function's `refused` reason (unless it has one).
 fn lower_body(
     fx: &FnCtx<'_>,
-    instrs: &[&Instr],
+    instrs: &Flat<'_>,
     lines: &[&str],
     refused: &mut Option<DecodeError>,
     out: &mut Emitted,
 ) {
     let f = fx.func;
-    for ins in instrs {
+    for (ins, source) in instrs.instrs.iter().zip(&instrs.sources) {
         let d = match ops::lower(fx, ins) {
             Ok(d) => d,
             Err(e) => {
@@ -378,6 +395,7 @@ fn lower_body(
                 .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
                 .filter(|l| !l.is_empty())
                 .unwrap_or_else(|| operands::describe(fx, ins)),
+            source: source.clone(),
         };
         out.push(d, crate::race::describe(&ins.op), info, fx.fid);
     }
@@ -395,6 +413,7 @@ fn lower_body(
         let info = InstrInfo {
             span: body.close,
             text: format!("ret (implicit, at the closing brace of `{}`)", f.name),
+            source: None,
         };
         out.push(d, crate::race::RaceOp::Other, info, fx.fid);
     }

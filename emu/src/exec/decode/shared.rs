@@ -226,7 +226,8 @@ fn scan(module: &Module, fid: u32, b: &Block, refs: &mut Refs) {
             | Stmt::Var(_)
             | Stmt::Prototype(_)
             | Stmt::Targets(_)
-            | Stmt::Pragma(_) => {}
+            | Stmt::Pragma(_)
+            | Stmt::Loc(_) => {}
         }
     }
 }

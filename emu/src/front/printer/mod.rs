@@ -1,15 +1,17 @@
 //! Printing a module back as PTX, in a canonical form: qualifiers in one fixed legal order,
 //! immediates as decimal integers, `0f`/`0d` float bit patterns (finite decimal literals as
 //! shortest round-trip decimals), one statement per line. Parsing the output gives the same
-//! IR (up to source positions).
+//! IR (up to source positions). `.file` and `.loc` print back; `.section` contents (the DWARF
+//! tables) were skipped, so an inlined `.loc`'s `function_name` names a label the printed
+//! module no longer declares.
 
 use std::fmt::Write;
 
 use crate::ir::{
-    AddrBase, AddressSize, ArchSuffix, ArrayDim, Block, FloatImm, Function, FunctionKind, Imm,
-    InitValue, Initializer, Instr, LabelOrProto, Linkage, Module, ModuleItem, Op, Operand,
-    ParamDecl, ParamKind, PerfDirective, RegDeclForm, StateSpace, Stmt, SymbolRef, TargetKind,
-    TargetOption, Type, VarRef, Variable, VecElem,
+    AddrBase, AddressSize, ArchSuffix, ArrayDim, Block, FileDecl, FloatImm, Function, FunctionKind,
+    Imm, InitValue, Initializer, InlinedAt, Instr, LabelOrProto, Linkage, Loc, Module, ModuleItem,
+    Op, Operand, ParamDecl, ParamKind, PerfDirective, RegDeclForm, StateSpace, Stmt, SymbolRef,
+    TargetKind, TargetOption, Type, VarRef, Variable, VecElem,
 };
 
 mod arith;
@@ -58,6 +60,14 @@ pub fn print_module(m: &Module) -> String {
             }
             ModuleItem::Function(f) => function(&mut out, m, &m.functions[f.index()], true),
             ModuleItem::Declaration(f) => function(&mut out, m, &m.functions[f.index()], false),
+            ModuleItem::File(i) => {
+                let FileDecl { index, name, stamp } = &m.files[*i as usize];
+                let _ = write!(out, ".file {index} \"{name}\"");
+                if let Some((time, size)) = stamp {
+                    let _ = write!(out, ", {time}, {size}");
+                }
+                out.push('\n');
+            }
         }
     }
     out
@@ -316,6 +326,26 @@ fn block(out: &mut String, m: &Module, f: &Function, b: &Block, depth: usize) {
             }
             Stmt::Pragma(p) => {
                 let _ = writeln!(out, "{ind}.pragma \"{p}\";");
+            }
+            Stmt::Loc(Loc {
+                pos,
+                inlined,
+                span: _,
+            }) => {
+                let _ = write!(out, "{ind}.loc {} {} {}", pos.file, pos.line, pos.col);
+                if let Some(InlinedAt {
+                    function_name,
+                    offset,
+                    at,
+                }) = inlined
+                {
+                    let _ = write!(out, ", function_name {function_name}");
+                    if *offset != 0 {
+                        let _ = write!(out, "+{offset}");
+                    }
+                    let _ = write!(out, ", inlined_at {} {} {}", at.file, at.line, at.col);
+                }
+                out.push('\n');
             }
         }
     }

@@ -13,7 +13,12 @@
 //! itself. `mapa` gives the address of offset `o` in the CTA of rank `r` as
 //! [`CLUSTER_WINDOW`]` + (r << `[`RANK_SHIFT`]`) + o`, and its generic form lies in the generic
 //! shared window at that offset. Loads, stores, atomics and mbarrier operations on such an
-//! address reach CTA `r`'s shared memory.
+//! address reach CTA `r`'s shared memory. As on sm_90 and sm_100, where a CTA's shared
+//! addresses carry its cluster rank from bit 24 (CUTLASS clears bit 24 to name the even CTA of
+//! a pair), the value of a shared variable's address in a CTA of rank r > 0 is that CTA's own
+//! `.shared::cluster` address of it (`Src::SharedSym`); a rank-0 CTA, and every CTA of a launch
+//! without clusters, sees plain offsets as before. Accesses through either form reach the same
+//! bytes.
 //!
 //! For other instruction families (tcgen05 `.cta_group::2`, multicast copies), [`ClusterPeers`]
 //! gives an executing instruction the shared memory, async state and Tensor Memory of any CTA

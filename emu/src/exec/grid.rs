@@ -84,7 +84,13 @@ impl Grid<'_, '_> {
             let n = q.paused.len();
             q.paused.rotate_left((pick - 1) % n);
         }
-        if pick == 0 {
+        let resident = (q.in_flight + q.paused.len()) as u64 * self.per_cluster;
+        let room = self
+            .cfg
+            .device
+            .resident_ctas
+            .is_none_or(|n| resident + self.per_cluster <= n);
+        if pick == 0 && room {
             if let Some(linear) = self.env.launch_template.launch_control.start_next(limit) {
                 q.in_flight += 1;
                 return Next::Start(linear);

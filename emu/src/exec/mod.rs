@@ -133,6 +133,11 @@ pub struct DeviceLimits {
     pub sms: u32,
     /// The most shared memory one CTA may have, static and dynamic (bytes).
     pub max_shared_per_cta: u64,
+    /// The most CTAs resident at once (`None`: no limit): further clusters start only as
+    /// running ones finish, as on a GPU whose SMs are full, so `clusterlaunchcontrol.try_cancel`
+    /// finds clusters to cancel. A program whose CTAs wait for CTAs that cannot start then
+    /// deadlocks, as it would on such a GPU.
+    pub resident_ctas: Option<u64>,
 }
 
 impl DeviceLimits {
@@ -140,6 +145,7 @@ impl DeviceLimits {
     pub const GENERIC: DeviceLimits = DeviceLimits {
         sms: 1,
         max_shared_per_cta: memory::MAX_SHARED_PER_CTA,
+        resident_ctas: None,
     };
 }
 
@@ -519,6 +525,12 @@ impl Machine {
         let clusters = (0..3)
             .map(|i| u64::from(cfg.grid[i] / cluster_dims[i]))
             .product::<u64>();
+        let per_cluster: u64 = cluster_dims.iter().map(|&d| u64::from(d)).product();
+        if let Some(n) = cfg.device.resident_ctas.filter(|&n| n < per_cluster) {
+            return Err(LaunchError::BadShape(format!(
+                "at most {n} CTA(s) may be resident at once, fewer than a cluster's {per_cluster}"
+            )));
+        }
         if !matches!(f.kind, DFuncKind::Code { .. }) {
             return Err(LaunchError::NoSuchKernel {
                 name: cfg.kernel.clone(),

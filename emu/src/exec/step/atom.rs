@@ -71,6 +71,11 @@ fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result
             AddrSpace::Shared => (AddrSpace::Shared, super::mem::shared_wrap(addr)),
             s => (s, addr),
         };
+    let off = if space == AddrSpace::Shared {
+        c.own_shared(off)
+    } else {
+        off
+    };
     let apply = a.apply;
     match space {
         AddrSpace::Shared => {

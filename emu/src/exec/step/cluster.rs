@@ -6,7 +6,7 @@ use super::{Ctx, Request};
 use crate::exec::cluster::{decode, encode, WaitState, CLUSTER_WINDOW};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window, SHARED_WINDOW};
-use crate::exec::program::{DInstr, Extra, Flow};
+use crate::exec::program::{AddrBase, AddrSpace, DAddr, DInstr, Extra, Flow};
 
 type R = Result<Flow, LaneFault>;
 
@@ -385,6 +385,24 @@ pub fn per_peer(
     }
     c.mask = mask;
     Some(result)
+}
+
+/// The CTA-relative form of lane `lane`'s shared address `a` (a `.shared::cluster` address's
+/// offset, or an own offset): what a multicast operation means by "the same CTA-relative
+/// offset in each destination CTA" (PTX ISA "cp.async.bulk", "cp.async.bulk.tensor",
+/// "tcgen05.commit", "clusterlaunchcontrol.try_cancel").
+pub fn cta_relative(c: &Ctx<'_>, a: &DAddr, lane: usize) -> DAddr {
+    let addr = super::mem::lane_addr(c, a, lane);
+    let off = match (a.space, window_of(addr)) {
+        (AddrSpace::Generic, Window::Shared(o)) => o,
+        _ => addr & 0xffff_ffff,
+    };
+    let (_, o) = rank_and_offset(c, off);
+    DAddr {
+        base: AddrBase::Fixed(o),
+        offset: 0,
+        space: AddrSpace::Shared,
+    }
 }
 
 /// Runs `f` with the shared memory and mbarriers of CTA `rank` as the context's own (the

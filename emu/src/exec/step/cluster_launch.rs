@@ -103,11 +103,20 @@ pub fn try_cancel(c: &mut Ctx<'_>, i: &DInstr) -> R {
             let acc = super::tma_race::shared_dst(&ranks, off, 16, false);
             super::tma_race::copy(c, l, &acc, Some(&x.mbar));
         }
+        // The same CTA-relative offsets in each CTA.
+        let (addr, mbar) = if x.multicast {
+            (
+                super::cluster::cta_relative(c, &x.addr, l),
+                super::cluster::cta_relative(c, &x.mbar, l),
+            )
+        } else {
+            (x.addr, x.mbar)
+        };
         for r in ranks {
             super::cluster::at_rank(c, r, l, |c| {
-                let o = super::async_copy::shared_offset(c, &x.addr, l, 16)?;
+                let o = super::async_copy::shared_offset(c, &addr, l, 16)?;
                 c.shared.data[o as usize..o as usize + 16].copy_from_slice(&response);
-                let (moff, phase) = super::async_copy::complete_tx(c, &x.mbar, l, 16)?;
+                let (moff, phase) = super::async_copy::complete_tx(c, &mbar, l, 16)?;
                 c.asyncs.tma.async_write(o, o + 16, c.pc, moff, phase);
                 Ok(())
             })?;

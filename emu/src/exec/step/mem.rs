@@ -110,6 +110,11 @@ pub(super) fn resolve<'g>(
         },
         s => (s, addr),
     };
+    let off = if space == AddrSpace::Shared {
+        c.own_shared(off)
+    } else {
+        off
+    };
     let sz = u64::from(size);
     match space {
         AddrSpace::Global | AddrSpace::Generic => match c.global.find(off, sz) {

@@ -41,10 +41,10 @@ pub fn race_elem(
         return;
     }
     let (shared, at) = match space {
-        AddrSpace::Shared => (true, shared_wrap(addr)),
+        AddrSpace::Shared => (true, c.own_shared(shared_wrap(addr))),
         AddrSpace::Global => (false, addr),
         AddrSpace::Generic => match window_of(addr) {
-            Window::Shared(o) => (true, o),
+            Window::Shared(o) => (true, c.own_shared(o)),
             Window::Global(g) => (false, g),
             _ => return,
         },
@@ -74,9 +74,9 @@ pub(super) fn race_pending(
     a: RaceAccess,
 ) {
     let off = match space {
-        AddrSpace::Shared => shared_wrap(addr),
+        AddrSpace::Shared => c.own_shared(shared_wrap(addr)),
         AddrSpace::Generic => match window_of(addr) {
-            Window::Shared(o) => o,
+            Window::Shared(o) => c.own_shared(o),
             _ => return,
         },
         _ => return,

@@ -96,12 +96,12 @@ pub(super) fn place(c: &Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, Place),
     let addr = super::mem::lane_addr(c, a, lane);
     let p = match a.space {
         AddrSpace::Global => Place::Global(addr),
-        AddrSpace::Shared => Place::Shared(super::mem::shared_wrap(addr)),
+        AddrSpace::Shared => Place::Shared(c.own_shared(super::mem::shared_wrap(addr))),
         AddrSpace::KernelParam => Place::Param(addr),
         AddrSpace::Const => Place::Const(addr),
         AddrSpace::Generic => match window_of(addr) {
             Window::Global(g) => Place::Global(g),
-            Window::Shared(o) => Place::Shared(o),
+            Window::Shared(o) => Place::Shared(c.own_shared(o)),
             Window::Param(o) => Place::Param(o),
             Window::Const(o) => Place::Const(o),
             Window::Local(_) => {
@@ -299,11 +299,16 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
             Place::Shared(o) => {
                 let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
                 let (ranks, o) = super::cluster::targets(c, mask, o, l)?;
+                // A multicast completes at the same CTA-relative offset in each destination.
+                let mbar = match (&x.mbar, mask) {
+                    (Some(m), Some(_)) => Some(super::cluster::cta_relative(c, m, l)),
+                    (m, _) => *m,
+                };
                 for r in ranks {
                     super::cluster::at_rank(c, r, l, |c| {
                         check_shared(c, l, da, o, n)?;
                         c.shared.data[o as usize..(o + n) as usize].copy_from_slice(&out);
-                        if let Some(m) = &x.mbar {
+                        if let Some(m) = &mbar {
                             let (moff, phase) = complete(c, l, m, n)?;
                             c.asyncs.tma.async_write(o, o + n, c.pc, moff, phase);
                         }
@@ -459,6 +464,13 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                         }
                         match (&x.mbar, pair) {
                             (Some(mb), None) => {
+                                let rel;
+                                let mb = if x.mask == Src::None {
+                                    mb
+                                } else {
+                                    rel = super::cluster::cta_relative(c, mb, l);
+                                    &rel
+                                };
                                 let (moff, phase) = complete(c, l, mb, box_bytes)?;
                                 c.asyncs
                                     .tma

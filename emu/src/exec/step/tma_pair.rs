@@ -5,17 +5,15 @@
 //! %cluster_ctarank parity of [the] shared memory where the mbarrier object mbar resides". The
 //! CTA pair of rank `r` is ranks `r & !1` and `r | 1` (PTX ISA "tcgen05: CTA pair").
 //!
-//! Which CTA holds the mbarrier: a `.shared::cluster` address made by `mapa` names its CTA,
-//! whose rank parity picks the pair member. Deliberate deviation: sm_100's own shared-memory
-//! addresses carry the CTA's cluster rank from bit 24 up, while ptxemu's own addresses are
-//! plain offsets; in the mbarrier operand of a `.cta_group::2` copy, bit 24 of an own address
-//! is read as that hardware bit (clear: the pair's even CTA; set: the odd one). CUTLASS clears
-//! it (`& 0xFEFFFFFF`) so that both CTAs' copies complete on the even CTA's barrier; a program
-//! whose odd CTA passes its own, unmasked address (meaning its own barrier) gets the even CTA's
-//! barrier here, and the odd CTA's barrier never completes (reported as a hang).
+//! Which CTA holds the mbarrier: a `.shared::cluster` address names its CTA (the rank is at
+//! bit 24, as on the hardware: a CTA of rank r > 0 sees its own shared variables at such
+//! addresses, [`crate::exec::cluster`]), whose rank parity picks the pair member; an offset in
+//! the executing CTA's own window names the executing CTA. CUTLASS clears bit 24 of its own
+//! mbarrier address (`& 0xFEFFFFFF`) so that both CTAs' copies complete on the even CTA's
+//! barrier.
 
 use super::Ctx;
-use crate::exec::cluster::{decode, CLUSTER_WINDOW, RANK_SHIFT};
+use crate::exec::cluster::{decode, CLUSTER_WINDOW};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrBase, AddrSpace, DAddr};
@@ -104,9 +102,9 @@ pub fn mbarrier(c: &Ctx<'_>, mb: &DAddr, lane: usize) -> Result<PairMbarrier, La
             given,
         },
         None => PairMbarrier {
-            parity: ((off >> RANK_SHIFT) & 1) as u32,
-            offset: off & ((1 << RANK_SHIFT) - 1),
-            named: None,
+            parity: c.cluster.rank() & 1,
+            offset: off,
+            named: Some(c.cluster.rank()),
             given,
         },
     })

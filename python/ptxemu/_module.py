@@ -174,7 +174,8 @@ class Function:
     threads, 0: all cores), cluster (the cluster shape in CTAs, as ``--cluster``; default: the
     kernel's ``.reqnctapercluster``, else one CTA), try_cancel (``"succeed"``, ``"fail"`` or
     ``"random:SEED"``: whether clusterlaunchcontrol.try_cancel succeeds while clusters
-    remain), sms (``%nsmid``).
+    remain), sms (``%nsmid``), resident_ctas (at most this many CTAs run at once: later
+    clusters start as running ones finish, so try_cancel finds clusters to cancel).
     Returns a `LaunchStats`; raises `Fault` when the kernel faults.
     """
 
@@ -218,7 +219,7 @@ class Function:
 
     def __call__(self, grid, block, args=(), shared_mem=0, *, device=None, tmem_check=True,
                  race=False, check_nc=False, max_steps=1_000_000_000, threads=0, cluster=None,
-                 try_cancel="succeed", sms=None):
+                 try_cancel="succeed", sms=None, resident_ctas=None):
         """Launches the kernel over `grid` CTAs of `block` threads (ints or tuples of up to 3)
         with `args`, one per kernel parameter; the class's docstring lists the arguments and
         keywords. Returns a `LaunchStats`; raises `Fault` when the kernel faults."""
@@ -252,7 +253,8 @@ class Function:
                        "threads": int(threads), "tmem_check": bool(tmem_check),
                        "tmem_fence": tmem_fence, "check_nc": bool(check_nc), "race": bool(race),
                        "cluster": None if cluster is None else _shape(cluster, "cluster"),
-                       "try_cancel": str(try_cancel), "sms": None if sms is None else int(sms)}
+                       "try_cancel": str(try_cancel), "sms": None if sms is None else int(sms),
+                       "resident_ctas": None if resident_ctas is None else int(resident_ctas)}
             r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
                                            _shape(block, "block"), values, options)
         except BaseException:

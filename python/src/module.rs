@@ -48,6 +48,8 @@ pub struct Options {
     try_cancel: String,
     /// `%nsmid` (the GPU's SMs).
     sms: Option<u32>,
+    /// The most CTAs resident at once.
+    resident_ctas: Option<u64>,
 }
 
 /// A short name for each kind of fault (`Fault.kind`).
@@ -201,6 +203,7 @@ impl Module {
         if let Some(n) = options.sms {
             cfg.device.sms = n.max(1);
         }
+        cfg.device.resident_ctas = options.resident_ctas.map(|n| n.max(1));
         let result = self.with_machine(py, device, |m, _| m.launch(&cfg, &args))?;
         let report = result.map_err(|e| {
             let kind = match &e {

@@ -155,6 +155,11 @@ pub struct RunArgs {
     /// `--gpu h100` reproduces them.
     #[arg(long, value_enum)]
     pub gpu: Option<crate::difftest::record::Gpu>,
+    /// The most CTAs resident at once (default: no limit): later clusters start only as
+    /// running ones finish, as on a GPU whose SMs are full, so that
+    /// `clusterlaunchcontrol.try_cancel` finds clusters to cancel. PTX only.
+    #[arg(long, value_name = "N")]
+    pub resident_ctas: Option<u64>,
     /// Whether `clusterlaunchcontrol.try_cancel` succeeds while clusters remain unstarted:
     /// succeed (default, as hardware does), fail (every request fails), or random:SEED (each
     /// request draws success from the seed, replayably).

@@ -442,3 +442,270 @@ fn cta_pair_loads_complete_on_the_even_ctas_mbarrier() {
         "only the even CTA's barrier completed"
     );
 }
+
+const LANE_STORES: &str = r#"
+.version 8.6
+.target sm_90a
+.address_size 64
+
+// Every lane of one warp stores a 64-byte tile to the same place with a TMA store, as
+// CUTLASS 4.2's epilogue does: lanes of `mode` 0 all store the same tile; with mode 1 the odd
+// lanes store a second tile with other bytes.
+.visible .entry lane_stores(.param .align 64 .b8 tm[128], .param .u32 mode)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .shared .align 128 .b8 tile[256];
+  mov.u64 %rd1, tm;
+  cvta.param.u64 %rd1, %rd1;
+  ld.param.u32 %r8, [mode];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, tile;
+  // Each lane writes its word of both tiles: tile 0 holds 7s, tile 1 holds 9s.
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], 7;
+  st.shared.u32 [%r4+128], 9;
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  and.b32 %r5, %r1, 1;
+  mul.lo.u32 %r5, %r5, %r8;
+  shl.b32 %r5, %r5, 7;
+  add.u32 %r6, %r2, %r5;
+  mov.u32 %r7, 0;
+  cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1, {%r7}], [%r6];
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;
+}
+"#;
+
+fn lane_stores(mode: &str, extra: &[&str]) -> (Option<i32>, Value, String) {
+    let d = scratch("cluster-launch", &format!("lanes-{mode}-{}", extra.len()));
+    let ptx = d.join("lanes.ptx");
+    std::fs::write(&ptx, LANE_STORES).unwrap();
+    let m = format!("u32:{mode}");
+    let mut args = vec![
+        "run",
+        ptx.to_str().unwrap(),
+        "--block",
+        "32",
+        "--buffer",
+        "OUT=u32[16]:zero",
+        "--arg",
+        "tmap:tiled,dtype=u32,buf=OUT,dims=16,box=16",
+        "--arg",
+        &m,
+        "--race",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let o = ptxemu(&args);
+    let json: Value = serde_json::from_str(stdout(&o).trim()).unwrap_or(Value::Null);
+    (o.status.code(), json, stderr(&o))
+}
+
+#[test]
+fn identical_tma_stores_by_one_instructions_lanes_are_classified_apart() {
+    let (code, json, err) = lane_stores("0", &[]);
+    assert_eq!(code, Some(1), "a race under the memory model: {err}");
+    let races = json["races"].as_array().expect("races");
+    assert!(!races.is_empty(), "{json}");
+    assert!(races.iter().all(|r| r["identical_lanes"] == true), "{json}");
+    assert_eq!(json["race_schedules"]["identical_lanes"], races.len());
+    assert!(
+        err.contains("class:  identical bytes written by lanes of one instruction"),
+        "{err}"
+    );
+    assert!(
+        err.contains("of identical bytes written by the lanes of one instruction"),
+        "{err}"
+    );
+    // Accepted explicitly: still reported, exit status 0.
+    let (code, json, err) = lane_stores("0", &["--race-allow-identical"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!json["races"].as_array().unwrap().is_empty());
+    assert_eq!(json["race_schedules"]["allow_identical"], true);
+    assert!(err.contains("allowed by --race-allow-identical"), "{err}");
+    // Other bytes at the same place: a race the flag does not accept.
+    let (code, json, _) = lane_stores("1", &["--race-allow-identical"]);
+    assert_eq!(code, Some(1), "{json}");
+    assert!(
+        json["races"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["identical_lanes"] == false),
+        "{json}"
+    );
+    // The flag needs --race.
+    let o = ptxemu(&["run", "x.ptx", "--race-allow-identical"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+const REPORTS: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry reports(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 big[4];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %nsmid;
+  mov.u32 %r2, %smid;
+  st.global.u32 [%rd1], %r1;
+  st.global.u32 [%rd1+4], %r2;
+  ret;
+}
+"#;
+
+#[test]
+fn gpu_sets_what_the_gpu_reports() {
+    let d = scratch("cluster-launch", "reports");
+    let ptx = d.join("reports.ptx");
+    std::fs::write(&ptx, REPORTS).unwrap();
+    let out = d.join("out.bin");
+    let run = |extra: &[&str]| {
+        let dump = format!("0={}", out.display());
+        let mut a = vec![
+            "run",
+            ptx.to_str().unwrap(),
+            "--grid",
+            "200",
+            "--arg",
+            "u32[2]:zero",
+            "--dump",
+            &dump,
+        ];
+        a.extend_from_slice(extra);
+        let o = ptxemu(&a);
+        let b = std::fs::read(&out).unwrap_or_default();
+        (
+            o.status.code(),
+            stderr(&o),
+            b.chunks(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect::<Vec<_>>(),
+        )
+    };
+    // Without a GPU: one SM, as before.
+    let (code, err, v) = run(&[]);
+    assert_eq!((code, v[0]), (Some(0), 1), "{err}");
+    for (gpu, sms) in [("a100", 108), ("h100", 132), ("b200", 148)] {
+        let (code, err, v) = run(&["--gpu", gpu]);
+        assert_eq!((code, v[0]), (Some(0), sms), "{gpu}: {err}");
+    }
+    let (_, _, v) = run(&["--gpu", "h100", "--sms", "7"]);
+    assert_eq!(v[0], 7, "--sms overrides the GPU's count");
+    let (code, err, _) = run(&["--sms", "0"]);
+    assert_eq!(code, Some(2), "{err}");
+    // Shared memory: 200 KiB fits an H100's CTA, not an A100's (163 KiB).
+    let (code, err, _) = run(&["--gpu", "h100", "--shared-bytes", "204800"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err, _) = run(&["--gpu", "a100", "--shared-bytes", "204800"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("166912"), "{err}");
+}
+
+#[test]
+fn plans_honour_and_check_the_cluster_key() {
+    let d = scratch("cluster-launch", "plan-cluster");
+    std::fs::write(d.join("steal.ptx"), STEAL).unwrap();
+    let plan = |cluster: &str, grid: &str| {
+        format!(
+            r#"{{"version": 1, "module": "steal.ptx", "buffers": {{"counts": "u32[16]:zero"}},
+            "steps": [{{"launch": {{"kernel": "steal_pair", "grid": "{grid}", "block": "1",
+            "cluster": "{cluster}", "args": ["@counts"]}}}},
+            {{"dump": "counts={}"}}]}}"#,
+            d.join("counts.bin").display()
+        )
+    };
+    std::fs::write(d.join("ok.json"), plan("2", "16")).unwrap();
+    let o = ptxemu(&[
+        "run",
+        "--plan",
+        d.join("ok.json").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(json["launches"][0]["cluster"], serde_json::json!([2, 1, 1]));
+    let counts: Vec<u32> = std::fs::read(d.join("counts.bin"))
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(counts, vec![1; 16]);
+    // A cluster the grid does not divide is refused before anything runs.
+    std::fs::write(d.join("bad.json"), plan("3", "16")).unwrap();
+    let o = ptxemu(&["run", "--plan", d.join("bad.json").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("step 0 (launch): cluster:"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn buffers_that_are_no_parameter_are_named() {
+    let d = scratch("cluster-launch", "named");
+    std::fs::write(d.join("reports.ptx"), REPORTS).unwrap();
+    let ptx = d.join("reports.ptx").display().to_string();
+    let out = d.join("out.bin");
+    // `u64:@OUT` passes a --buffer's address; --dump OUT=PATH writes it.
+    let o = ptxemu(&[
+        "run",
+        &ptx,
+        "--buffer",
+        "OUT=u32[2]:zero",
+        "--arg",
+        "u64:@OUT",
+        "--dump",
+        &format!("OUT={}", out.display()),
+        "--gpu",
+        "b200",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap()[..4], 148u32.to_le_bytes());
+    for (args, want) in [
+        (
+            vec!["--buffer", "OUT=u32[2]:zero", "--arg", "u64:@NOPE"],
+            "no buffer named `NOPE`",
+        ),
+        (
+            vec!["--buffer", "1X=u32[2]:zero", "--arg", "u64:@1"],
+            "a buffer's name",
+        ),
+        (
+            vec![
+                "--buffer",
+                "A=u32[2]:zero",
+                "--buffer",
+                "A=u32[2]:zero",
+                "--arg",
+                "u64:@A",
+            ],
+            "given twice",
+        ),
+        (
+            vec!["--buffer", "A=u32:3", "--arg", "u64:@A"],
+            "is not a buffer",
+        ),
+        (
+            vec!["--buffer", "A=u32[2]:zero", "--arg", "u64:@A+99"],
+            "past its end",
+        ),
+        (vec!["--arg", "u64:@0"], "argument 0 is not a buffer"),
+    ] {
+        let mut a = vec!["run", ptx.as_str()];
+        a.extend(args);
+        let o = ptxemu(&a);
+        assert_eq!(o.status.code(), Some(2), "{a:?}");
+        assert!(stderr(&o).contains(want), "{a:?}: {}", stderr(&o));
+    }
+}

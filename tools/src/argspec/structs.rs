@@ -234,10 +234,12 @@ pub fn parse_struct(spec: &str, body: &str) -> Result<ArgSpec, String> {
         let natural = bytes.len().div_ceil(a) * a;
         let off = match at {
             None => natural,
-            Some(o) if o < bytes.len() => return Err(format!(
+            Some(o) if o < bytes.len() => {
+                return Err(format!(
                 "`{spec}`: the field at offset {o} overlaps the fields before it (they end at {})",
                 bytes.len()
-            )),
+            ))
+            }
             Some(o) if o % a != 0 => {
                 return Err(format!(
                     "`{spec}`: offset {o} is not a multiple of the field's alignment {a}"

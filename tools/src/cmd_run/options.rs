@@ -39,6 +39,7 @@ pub(super) fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--max-call-depth", a.max_call_depth.is_some()),
         ("--buffer", !a.buffers.is_empty()),
         ("--try-cancel", a.try_cancel.is_some()),
+        ("--resident-ctas", a.resident_ctas.is_some()),
     ];
     let single_only = [
         ("--buffer", !a.buffers.is_empty()),
@@ -119,12 +120,19 @@ impl Checks {
                 "--sms 0: a GPU has at least one SM",
             ));
         }
+        if a.resident_ctas == Some(0) {
+            return Err(launch::refuse(
+                "options",
+                "--resident-ctas 0: at least one CTA runs",
+            ));
+        }
         let device = emu::exec::DeviceLimits {
             sms: sms.unwrap_or(emu::exec::DeviceLimits::GENERIC.sms),
             max_shared_per_cta: a.gpu.map_or(
                 emu::exec::DeviceLimits::GENERIC.max_shared_per_cta,
                 crate::difftest::record::Gpu::max_shared_per_cta,
             ),
+            resident_ctas: a.resident_ctas,
         };
         let cancel = match a.try_cancel.as_deref() {
             None => emu::exec::cluster_launch::CancelPolicy::default(),

@@ -2,6 +2,8 @@
 //! the orchestration that runs each thread through the `emu` interpreter in event mode and
 //! hands the events to `models`.
 
+#![warn(missing_docs)]
+
 pub mod ast;
 pub mod barrier;
 mod cell;
@@ -22,6 +24,7 @@ pub mod print;
 pub mod report;
 pub mod run;
 mod scope_tree;
+pub mod unwritten;
 
 pub use parse::{parse, ParseError};
 

@@ -4,7 +4,7 @@
 //!
 //! Read values come from a per-location *value domain*: the initial value plus the values some
 //! path writes there, computed as a fixpoint (a read can only return a value some write
-//! writes) and pruned to the values an allowed execution can write (see [`domain`]). Only complete executions count for the condition: every thread runs to its end,
+//! writes) and pruned to the values an allowed execution can write (see `run/domain.rs`). Only complete executions count for the condition: every thread runs to its end,
 //! no thread waits at a barrier forever, and no path takes a backward jump (the corpus' await
 //! semantics). In liveness mode the question is instead whether some consistent execution
 //! hangs: a thread waits at a barrier forever, or spins in a loop whose reads all read
@@ -55,7 +55,7 @@ pub struct RunOptions {
 pub enum Engine {
     /// Incremental exploration ([`models::explore`]): the default.
     Explore,
-    /// The enumeration of every candidate ([`models::enumerate`]): the reference the tests
+    /// The enumeration of every candidate ([`models::enumerate()`]): the reference the tests
     /// compare the explorer with.
     Enumerate,
 }

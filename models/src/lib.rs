@@ -6,6 +6,8 @@
 //! This crate knows nothing of PTX syntax; the `emu` crate maps instructions onto its
 //! vocabulary and events.
 
+#![warn(missing_docs)]
+
 pub mod enumerate;
 pub mod event;
 pub mod explain;

@@ -3,7 +3,9 @@
 //! Thin by design: every behaviour lives in the Rust crates; this layer converts. The Python
 //! package `ptxemu` (python/ptxemu) wraps it with numpy: dtypes, shapes, device arrays,
 //! argument packing and the exception classes, which the bindings raise by name
-//! ([`raise`]).
+//! (`raise`).
+
+#![warn(missing_docs)]
 
 mod device;
 mod litmus_api;

@@ -34,7 +34,17 @@ pub fn litmus_json(py: Python<'_>, src: &str, name: &str, model: &str) -> PyResu
     let report = py
         .allow_threads(|| run_with(&test, &ro, None))
         .map_err(|e| crate::raise(py, "LitmusError", (format!("{name}: {e}"),)))?;
-    Ok(litmus::report::json(&report, name).to_string())
+    let mut o = litmus::report::json(&report, name);
+    // As `ptxemu litmus --json`: a condition reading a register no instruction writes.
+    let line = litmus::unwritten::condition_line(src).unwrap_or(1);
+    let warnings: Vec<String> = litmus::unwritten::unwritten_registers(&test)
+        .iter()
+        .map(|w| format!("{name}:{line}: {w}"))
+        .collect();
+    if !warnings.is_empty() {
+        o["warnings"] = serde_json::json!(warnings);
+    }
+    Ok(o.to_string())
 }
 
 /// Explains an outcome of a litmus test (default: its condition) as `text`, `svg`, `dot` or

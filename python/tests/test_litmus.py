@@ -3,6 +3,7 @@
 import json
 import pathlib
 import subprocess
+import warnings
 
 import pytest
 
@@ -54,3 +55,14 @@ def test_explain():
         ptxemu.explain(path, outcome="P1:r9=1")
     with pytest.raises(ptxemu.LitmusError, match="unknown model"):
         ptxemu.litmus(path, model="tso")
+
+
+def test_a_condition_on_a_register_nothing_writes_warns():
+    # MP+rlx's condition with r2 where it means r1: r2 is never written, so always 0.
+    src = (LIB / "MP+rlx.litmus").read_text().replace("P1:r1 == 0", "P1:r2 == 0")
+    with pytest.warns(UserWarning, match="no instruction of P1 writes r2"):
+        r = ptxemu.litmus(src)
+    assert len(r["warnings"]) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert "warnings" not in ptxemu.litmus(LIB / "MP+rlx.litmus")

@@ -68,6 +68,10 @@ pub struct ExplainArgs {
 fn load(path: &Path, ro: &RunOptions, outcome: Option<&str>) -> Result<(Explanation, String)> {
     let src = crate::bounded::read_text(path).with_context(|| format!("{}", path.display()))?;
     let test = litmus::parse(&src).map_err(|e| anyhow!("{}:{e}", path.display()))?;
+    let line = litmus::unwritten::condition_line(&src).unwrap_or(1);
+    for w in litmus::unwritten::unwritten_registers(&test) {
+        eprintln!("ptxemu explain: warning: {}:{line}: {w}", path.display());
+    }
     let out = match outcome {
         Some(o) => Some(
             litmus::cond::parse_condition(o)

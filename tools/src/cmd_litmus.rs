@@ -4,7 +4,9 @@
 //! Contract: `ptxemu litmus [--model ptx-v7.5|ptx-v6.0|sc] [--json] [--expect CSV]
 //! [--liveness] [--jobs N] [--max-executions N] [--timeout S] [--print-dialect] PATH...`,
 //! extended with `--max-candidates N` (the budget of candidate and partial executions) and
-//! `--no-symmetry` (build every execution, interchangeable threads included).
+//! `--no-symmetry` (build every execution, interchangeable threads included) and `--strict`
+//! (warnings are errors). A condition reading a register that no instruction of its thread
+//! writes is warned about on stderr (`FILE:LINE: …`, and `warnings` in `--json`).
 //! Exit status: 0 when every test ran (and, with `--expect`, matched); 1 when some expectation
 //! failed; 2 when a test could not be read or run; 3 (before 1 and 2) when a brake
 //! (`--max-executions`, `--timeout`) stopped a test before its end: it gets no verdict, and the
@@ -65,6 +67,10 @@ pub struct LitmusArgs {
     /// derives the others. The answers are the same; this is for comparing and teaching.
     #[arg(long)]
     no_symmetry: bool,
+    /// Treat warnings as errors: a test whose condition reads a register no instruction of its
+    /// thread writes is not run (exit status 2).
+    #[arg(long)]
+    strict: bool,
     /// Litmus files or directories (searched recursively for `*.litmus`).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -73,10 +79,35 @@ pub struct LitmusArgs {
 /// One test's result: the report, or why it could not be run (and whether a brake stopped it).
 type Outcome = Result<Report, (String, bool)>;
 
-fn run_file(path: &Path, ro: &RunOptions, progress: &Progress) -> Outcome {
+/// One test's outcome and the warnings about it.
+type Ran = (Outcome, Vec<String>);
+
+/// Runs one test file. Warnings about the test (`FILE:LINE: what`) go to `warnings`; with
+/// `strict` the first one stops the test instead, as an error.
+fn run_file(
+    path: &Path,
+    ro: &RunOptions,
+    progress: &Progress,
+    strict: bool,
+    warnings: &mut Vec<String>,
+) -> Outcome {
     let src =
         crate::bounded::read_text(path).map_err(|e| (format!("{}: {e}", path.display()), false))?;
     let test = litmus::parse(&src).map_err(|e| (format!("{}:{e}", path.display()), false))?;
+    let line = litmus::unwritten::condition_line(&src).unwrap_or(1);
+    warnings.extend(
+        litmus::unwritten::unwritten_registers(&test)
+            .iter()
+            .map(|w| format!("{}:{line}: {w}", path.display())),
+    );
+    if strict {
+        if let Some(w) = warnings.first() {
+            return Err((
+                format!("{w} (an error with --strict; the test was not run)"),
+                false,
+            ));
+        }
+    }
     run_with(&test, ro, Some(progress)).map_err(|e| {
         let braked = matches!(e, RunError::Halted { .. });
         (format!("{}: {e}", path.display()), braked)
@@ -158,7 +189,7 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
         .max(1);
     // Threads left over when there are fewer tests than threads split each test.
     ro.jobs = (jobs / files.len().max(1)).max(1);
-    let results: Vec<Mutex<Option<Outcome>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<Ran>>> = files.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let progress = Progress::default();
     let done = AtomicBool::new(false);
@@ -173,9 +204,10 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
                     if k >= files.len() {
                         break;
                     }
-                    let r = run_file(&files[k], &ro, &progress);
+                    let mut warnings = Vec::new();
+                    let r = run_file(&files[k], &ro, &progress, a.strict, &mut warnings);
                     if let Ok(mut slot) = results[k].lock() {
-                        *slot = Some(r);
+                        *slot = Some((r, warnings));
                     }
                 })
             })
@@ -189,16 +221,26 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
     let mut braked = 0usize;
     let (mut passed, mut failed) = (0usize, Vec::new());
     for (f, slot) in files.iter().zip(results) {
-        let r = slot
-            .into_inner()
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| Err((format!("{}: not run", f.display()), false)));
+        let (r, warnings) = slot.into_inner().ok().flatten().unwrap_or_else(|| {
+            (
+                Err((format!("{}: not run", f.display()), false)),
+                Vec::new(),
+            )
+        });
         let shown = f.display().to_string();
+        if !(a.strict && r.is_err()) {
+            for w in &warnings {
+                eprintln!("ptxemu litmus: warning: {w}");
+            }
+        }
         match &r {
             Ok(rep) => {
                 if a.json {
-                    outln!("{}", json(rep, &shown));
+                    let mut o = json(rep, &shown);
+                    if !warnings.is_empty() {
+                        o["warnings"] = serde_json::json!(warnings);
+                    }
+                    outln!("{o}");
                 } else {
                     out!("{}", herd_text(rep));
                     outln!();

@@ -52,13 +52,13 @@ pub struct RunArgs {
     /// The instruction set of FILE: ptx (default) or sass (SPA 5.0).
     #[arg(long, default_value = "ptx")]
     pub isa: String,
-    /// Grid shape in CTAs: X[,Y[,Z]] (default 1).
+    /// Grid shape in CTAs: X, X,Y or X,Y,Z (default 1).
     #[arg(long)]
     pub grid: Option<String>,
-    /// CTA shape in threads: X[,Y[,Z]] (default 1).
+    /// CTA shape in threads: X, X,Y or X,Y,Z (default 1).
     #[arg(long)]
     pub block: Option<String>,
-    /// Thread-block cluster shape in CTAs: X[,Y[,Z]] (default: the kernel's
+    /// Thread-block cluster shape in CTAs: X, X,Y or X,Y,Z (default: the kernel's
     /// `.reqnctapercluster`, else 1). PTX only.
     #[arg(long)]
     pub cluster: Option<String>,

@@ -4,6 +4,8 @@
 //! command line and dispatches. The command-line interfaces are contracts other tools rely on:
 //! extend them, never rename.
 
+#![warn(missing_docs)]
+
 #[macro_use]
 mod out;
 

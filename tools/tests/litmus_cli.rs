@@ -220,3 +220,47 @@ fn print_dialect_reports_unknown_ptx_spellings_with_their_line() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("line 5") && e.contains("ld.bogus.u32"), "{e}");
 }
+
+#[test]
+fn a_condition_on_a_register_nothing_writes_is_a_warning_and_with_strict_an_error() {
+    // P1 loads into r0 and r1; the condition reads r2 (a slip for r1), which stays 0.
+    let body = "PTX MP+slip\n{\n x=0; y=0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
+                st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;\n \
+                st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;\n\
+                exists (P1:r0 == 1 /\\ P1:r2 == 0)\n";
+    let f = scratch("slip.litmus", body);
+    let path = f.to_str().unwrap();
+    let want = format!(
+        "ptxemu litmus: warning: {path}:8: the condition reads P1:r2, but no instruction of P1 \
+         writes r2: it is always 0"
+    );
+
+    let o = ptxemu(&["litmus", path]);
+    assert_eq!(o.status.code(), Some(0), "a warning does not fail the run");
+    let err = fixture_common::stderr(&o);
+    assert!(err.contains(&want), "{err}");
+    assert!(text(&o).starts_with("Test MP+slip"), "the test still runs");
+
+    let o = ptxemu(&["litmus", "--json", path]);
+    let v: serde_json::Value = serde_json::from_str(text(&o).trim()).unwrap();
+    let w = v["warnings"][0].as_str().unwrap();
+    assert!(
+        w.contains("P1:r2") && w.starts_with(&format!("{path}:8:")),
+        "{v}"
+    );
+
+    let o = ptxemu(&["litmus", "--strict", path]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "with --strict the warning is an error"
+    );
+    let err = fixture_common::stderr(&o);
+    assert!(err.contains("an error with --strict"), "{err}");
+    assert!(text(&o).is_empty(), "the test was not run: {}", text(&o));
+
+    // A test whose registers are all written gets no warning, with or without --strict.
+    let o = ptxemu(&["litmus", "--strict", "litmus/tests/library"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!fixture_common::stderr(&o).contains("warning"));
+}

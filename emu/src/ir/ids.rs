@@ -16,29 +16,29 @@ macro_rules! id_type {
 }
 
 id_type!(
-    /// A register of one function: an index into [`Function::regs`].
+    /// A register of one function: an index into [`Function::regs`](super::Function::regs).
     RegId
 );
 id_type!(
-    /// A label of one function: an index into [`Function::labels`].
+    /// A label of one function: an index into [`Function::labels`](super::Function::labels).
     LabelId
 );
 id_type!(
-    /// A function of the module: an index into [`Module::functions`].
+    /// A function of the module: an index into [`Module::functions`](super::Module::functions).
     FuncId
 );
 id_type!(
-    /// A module-scope variable: an index into [`Module::globals`].
+    /// A module-scope variable: an index into [`Module::globals`](super::Module::globals).
     GlobalId
 );
 id_type!(
     /// A function-scope variable (`.local`, `.shared`, `.param` declared in a body, including
-    /// the `.param` blocks of call sequences): an index into [`Function::locals`].
+    /// the `.param` blocks of call sequences): an index into [`Function::locals`](super::Function::locals).
     LocalId
 );
 id_type!(
     /// A call prototype (`.callprototype`) of one function: an index into
-    /// [`Function::prototypes`].
+    /// [`Function::prototypes`](super::Function::prototypes).
     ProtoId
 );
 /// A source file, numbered in the order files were loaded (0 for the first).

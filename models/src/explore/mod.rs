@@ -1,7 +1,7 @@
 //! Incremental exploration of the executions of a litmus test: each consistent execution is
 //! built once, event by event, and a partial execution is abandoned as soon as it breaks an
 //! axiom that no extension can repair, so the cost follows the executions the model allows
-//! rather than the candidates [`crate::enumerate`] judges one by one.
+//! rather than the candidates [`crate::enumerate()`] judges one by one.
 //!
 //! The approach follows GenMC (Kokologiannakis et al., PLDI'19) in spirit: an execution graph
 //! grows in program order per thread, each read picks its source among the writes that keep the
@@ -78,7 +78,7 @@
 //!    clause of proxy-preserved causality, generic events of one address), and
 //!    `rf(w, r) ; cause(r, w)` breaks Causality. The threads counted include `r`'s own
 //!    under v7.5 (its future events follow `r` in `po`) and those *bound after* `r`
-//!    ([`doom`], with the proof): threads waiting on a deferred acquire read that only
+//!    (`doom.rs`, with the proof): threads waiting on a deferred acquire read that only
 //!    release writes of such threads, or of `r`'s own thread, can serve. A ticket lock's
 //!    critical-section read that waits for the write of a thread still queued behind the
 //!    lock is so dropped when it is deferred, not when that thread is finally synchronised
@@ -91,7 +91,7 @@
 //! so no relation gains a path through it and every pair the axioms look at is unchanged.
 //!
 //! At a complete execution (every thread at the end of a path, no deferred read left), the
-//! Fence-SC orders and barrier matchings are enumerated as [`crate::enumerate`] does, the
+//! Fence-SC orders and barrier matchings are enumerated as [`crate::enumerate()`] does, the
 //! coherence order is closed with the lower bound that causality then gives, and every axiom
 //! is checked again in full: the verdict is the reference's. Under an empty Fence-SC order and
 //! barrier matching (most executions: fewer than two `fence.sc`, no barrier) that full check is
@@ -100,7 +100,7 @@
 //!
 //! Checks 2 and 3 build the same relations as [`crate::ptx::Statics::cause`] and
 //! [`crate::ptx::Statics::check`]; on executions of up to 64 events without proxy or alias
-//! fences they do so with one word per row on the stack ([`fast`]), otherwise with the
+//! fences they do so with one word per row on the stack (`fast.rs`), otherwise with the
 //! relation algebra of [`crate::rel`]. Debug builds compare the two at every step.
 //!
 //! Which thread moves next does not change the executions built (every next event of the
@@ -112,7 +112,7 @@
 //!
 //! When the caller asks for it ([`Universe::symmetric`]), threads with the same code and
 //! placement that differ only in values each alone writes (a ticket lock's) are taken as
-//! interchangeable ([`symmetry`], with the argument): the search builds only the executions
+//! interchangeable (`symmetry/`, with the argument): the search builds only the executions
 //! whose *key* writes (the first write each such thread makes, ordered in coherence between
 //! any two of them) come in thread order, and hands the sink each of those with all its
 //! images under permutations of the threads, which are exactly the other executions. Counts,
@@ -138,7 +138,7 @@
 //! orientation against `lower` dies at the coherence check. The two give the same coherence
 //! orders: `(lower ∪ O)+` for each acyclic total orientation `O` of the required pairs.
 //!
-//! Placements that a read-modify-write rules out are not built ([`atomic`], with the
+//! Placements that a read-modify-write rules out are not built (`atomic.rs`, with the
 //! argument): its write goes after its read's source and before every write coherence-after
 //! that source; a write that becomes an RMW read's source goes before the RMW's write and
 //! after the writes coherence-before it; an RMW read does not take a write that another RMW
@@ -222,7 +222,7 @@ pub struct Universe {
     /// one virtual address (check 4 of the module docs applies to its reads).
     plain: Vec<bool>,
     /// Whether to build one execution of each orbit of interchangeable threads and hand the
-    /// sink the others as its images ([`symmetry`]); off unless the caller turns it on.
+    /// sink the others as its images (`explore/symmetry/`); off unless the caller turns it on.
     pub symmetric: bool,
 }
 

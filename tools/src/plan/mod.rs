@@ -1,7 +1,7 @@
 //! `ptxemu run --plan FILE`: a program of several kernel launches over device memory that
 //! persists between them, run in one process (docs/plan-format.md is the contract).
 //!
-//! [`format`] reads the JSON into a typed plan; [`exec`] checks it against the module (so a
+//! [`mod@format`] reads the JSON into a typed plan; [`exec`] checks it against the module (so a
 //! bad plan is refused before anything runs) and runs it, each launch exactly as a single
 //! `ptxemu run` launches and reports it (`crate::launch`).
 

@@ -3,7 +3,7 @@
 //!
 //! Each runs once per warp with all 32 lanes' fragments gathered, like the `.sync.aligned`
 //! tcgen05 instructions, through the same convergence check
-//! ([`super::tcgen05::converge`]): lanes still elsewhere are waited for, and exited, missing or
+//! (`tcgen05::converge`): lanes still elsewhere are waited for, and exited, missing or
 //! guarded-off lanes are a fault naming them. The fragments are unpacked into matrices by the
 //! layouts of [`super::mma_layout`], multiplied by the pure functions of
 //! [`crate::semantics::mma`], and packed back.

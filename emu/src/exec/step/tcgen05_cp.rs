@@ -24,7 +24,7 @@
 //! Deliberate deviations and choices:
 //! 1. Every executing lane issues its own copy (as `tcgen05.shift` does); real code guards it
 //!    with `elect.sync` or a lane test.
-//! 2. `.cta_group::2` copies into both CTAs of the pair ([`super::tcgen05_pair::cp`]).
+//! 2. `.cta_group::2` copies into both CTAs of the pair (`tcgen05_pair::cp`).
 //! 3. A shared-memory descriptor whose fixed fields are wrong, or that uses the absolute-LBO
 //!    mode, is a fault naming the field.
 

@@ -21,7 +21,7 @@
 //! Memory uses the same lanes, with its K elements packed from the low bits of consecutive
 //! 32-bit columns. A and B in shared memory are located by
 //! [`crate::semantics::tcgen05_desc::element_addr`]. Numerics are those of `mma.sync`
-//! ([`super::mma::multiply`]).
+//! (`mma::multiply`).
 //!
 //! Deliberate choices and limits:
 //! 1. `.cta_group::2` (a CTA pair, M = 256 and 128, every kind) runs in [`super::tcgen05_pair`].

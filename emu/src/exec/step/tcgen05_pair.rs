@@ -12,14 +12,14 @@
 //!   `r` (its shared memory at the descriptor's address, or its Tensor Memory); B's columns
 //!   `N/2 · r ..` from CTA `r`'s shared memory at the B descriptor's address.
 //! * `tcgen05.mma`, M = 128 (layout B): CTA `r` holds rows `64 r ..`, row m's columns
-//!   `0 .. N/2` in lane m and `N/2 .. N` in lane `64 + m` ([`layout_b`]).
+//!   `0 .. N/2` in lane m and `N/2 .. N` in lane `64 + m` (`layout_b`).
 //! * Block-scaled kinds: each CTA reads the scale factors of its own rows of A and of all N
 //!   columns of B from its own Tensor Memory at the instruction's SFA/SFB addresses (CUTLASS's
 //!   `tmem_sf_frg`: the 4x1 layout for M = 256, the 2x2 one for M = 128).
 //! * `disable-output-lane` has 8 elements; elements `4 r .. 4 r + 3` mask CTA `r`'s lanes
 //!   (ptxemu's reading; not compared with hardware).
 //! * `tcgen05.cp`: each CTA copies from its own shared memory into its own Tensor Memory at
-//!   the same addresses ([`cp`]); `tcgen05.shift`: the block shifts in both CTAs ([`shift`]).
+//!   the same addresses (`cp`); `tcgen05.shift`: the block shifts in both CTAs (`shift`).
 //! * `tcgen05.commit`: arrives on the mbarrier of every CTA of `ctaMask`
 //!   (`.multicast::cluster`) or the executing CTA's, and tracks the issuing thread's MMAs and
 //!   copies in each such CTA's Tensor Memory against the arrival there.

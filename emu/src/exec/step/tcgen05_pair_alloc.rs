@@ -12,7 +12,7 @@
 //! Both checks run in checked and unchecked mode alike (the pair's allocation state is not
 //! defined otherwise).
 //!
-//! Where an allocation goes, and blocking ([`allocate`], [`blocked`]; PTX ISA
+//! Where an allocation goes, and blocking (`allocate`, `blocked`; PTX ISA
 //! "tcgen05.alloc"): an allocation gives columns free in the executing CTA's Tensor Memory;
 //! with `.cta_group::2` both CTAs get the same columns, each writing the address to its own
 //! shared-memory `dst` (`.shared::cta`). The first CTA of the pair to execute it picks the

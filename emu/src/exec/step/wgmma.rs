@@ -20,7 +20,7 @@
 //! but a `wgmma.mma_async` chaining into it, is a fault at the read ([`super::wgmma_access`]);
 //! writing D in that window is a fault when the group retires, naming the wgmma's line.
 //!
-//! Numerics are those of `mma.sync` ([`super::mma::multiply`], [`crate::semantics::mma`]);
+//! Numerics are those of `mma.sync` (`mma::multiply`, [`crate::semantics::mma`]);
 //! shared-memory operands are located by [`crate::semantics::wgmma_desc`].
 //!
 //! Deliberate deviations and choices:

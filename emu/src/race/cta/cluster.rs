@@ -11,7 +11,7 @@
 //!   the report names the CTA that owns the bytes.
 //! - `barrier.cluster.arrive` (not `.relaxed`) is a release into the cluster barrier's clock
 //!   for its phase; `barrier.cluster.wait` acquires the clock of the phase its thread arrived
-//!   in (kept for the last [`PHASES_KEPT`] phases).
+//!   in (kept for the last `PHASES_KEPT` phases).
 //! - `fence.sc.cluster` joins and publishes the cluster's Fence-SC clock (and its CTA's); a
 //!   `fence.sc.gpu`/`.sys` also joins and publishes it.
 

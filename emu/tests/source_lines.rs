@@ -171,3 +171,44 @@ fn malformed_debug_directives_are_parse_errors_at_their_position() {
     let e = emu::front::parse_module(&text, "k.ptx").unwrap_err();
     assert!(e.render(&text).contains("the file's name as a string"));
 }
+
+/// LLVM's shape of an inline-asm load (Triton's masked loads): inside the block each asm line
+/// gets a `.loc` one line further than the last, from the statement's own line.
+const INLINE_ASM: &str = r#"
+.visible .entry k(.param .u64 x)
+{
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [x];
+    .loc 1 16 13
+    // begin inline asm
+    .loc 1 16 13
+    mov.u32 %r1, 0x0;
+    .loc 1 17 13
+    mov.u32 %r2, 0x0;
+    .loc 1 18 13
+    ld.global.v2.b32 { %r1, %r2 }, [ %rd1 + 4096 ];
+    // end inline asm
+    .loc 1 17 9
+    st.global.u32 [%rd1+8192], %r1;
+    ret;
+}
+	.file	1 "/home/me/kernel.py"
+"#;
+
+#[test]
+fn an_inline_asm_block_has_the_source_line_of_its_statement() {
+    let src = format!("{HEADER}{INLINE_ASM}");
+    let o = launch(&src, "k", [1, 1, 1], [1, 1, 1], vec![zeros(4)]);
+    let f = o.fault();
+    assert!(f.site.instr.starts_with("ld.global.v2.b32"), "{f}");
+    assert_eq!(
+        f.site.source.as_ref().map(|s| s.at.clone()),
+        Some(frame("/home/me/kernel.py", 16, 13))
+    );
+    // After the block, `.loc` directives apply again.
+    let src = src.replace("4096", "0");
+    let o = launch(&src, "k", [1, 1, 1], [1, 1, 1], vec![zeros(4)]);
+    let s = o.fault().site.source.clone().expect("a source line");
+    assert_eq!(s.at, frame("/home/me/kernel.py", 17, 9));
+}

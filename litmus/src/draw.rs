@@ -1,14 +1,17 @@
-//! Drawing a candidate execution: one column per thread (initial writes on a row above),
-//! events labelled with their instruction, edges po / rf / co / fr / sw / sc / bar / dep in
-//! distinct styles with a legend, and a violating cycle highlighted. SVG is written directly
-//! (no external program); DOT is offered for Graphviz users.
+//! Drawing: the picture of an execution ([`execution`]: SVG written directly, the same for
+//! `ptxemu explain --format svg|html`, the tutorial and the playground), its Graphviz DOT for
+//! Graphviz users, and the shared pieces (styles per relation, boxes, edges, legends) that the
+//! race pictures use.
 
 use std::fmt::Write as _;
 
-use models::explain::{edges, EdgeKind};
-use models::ptx::Violation;
+use models::explain::EdgeKind;
 
 use crate::explain::{describe, effect, labels, Explanation, Witness};
+
+pub mod execution;
+
+pub use execution::svg;
 
 /// Escapes text for XML and HTML (element content and quoted attributes).
 pub fn esc(s: &str) -> String {
@@ -19,7 +22,7 @@ pub fn esc(s: &str) -> String {
 }
 
 /// Colour and dash pattern of an edge kind.
-fn style(k: EdgeKind) -> (&'static str, &'static str) {
+pub(crate) fn style(k: EdgeKind) -> (&'static str, &'static str) {
     match k {
         EdgeKind::Po => ("#555555", ""),
         EdgeKind::Rf => ("#c0392b", ""),
@@ -36,164 +39,6 @@ fn style(k: EdgeKind) -> (&'static str, &'static str) {
 
 const W: f64 = 230.0;
 const H: f64 = 44.0;
-const GAP_X: f64 = 150.0;
-const GAP_Y: f64 = 60.0;
-const TOP: f64 = 40.0;
-
-struct Layout {
-    pos: Vec<(f64, f64)>,
-    width: f64,
-    height: f64,
-}
-
-fn layout(w: &Witness, nthreads: usize) -> Layout {
-    let ev = &w.skeleton.events;
-    let mut pos = vec![(0.0, 0.0); ev.len()];
-    let mut row = vec![0usize; nthreads];
-    let mut init_k = 0;
-    let mut max_row = 0;
-    for (i, e) in ev.iter().enumerate() {
-        match e.thread {
-            None => {
-                pos[i] = (GAP_X + init_k as f64 * (W + GAP_X), TOP);
-                init_k += 1;
-            }
-            Some(t) => {
-                let t = t as usize;
-                pos[i] = (
-                    GAP_X + t as f64 * (W + GAP_X),
-                    TOP + (H + GAP_Y) * (row[t] as f64 + 1.3),
-                );
-                row[t] += 1;
-                max_row = max_row.max(row[t]);
-            }
-        }
-    }
-    let cols = nthreads.max(init_k) as f64;
-    Layout {
-        pos,
-        width: GAP_X + cols * (W + GAP_X),
-        height: TOP + (H + GAP_Y) * (max_row as f64 + 1.5) + 40.0,
-    }
-}
-
-/// The edges to draw: (from, to, kind, highlighted).
-fn drawn_edges(x: &Explanation, w: &Witness) -> Vec<(usize, usize, EdgeKind, bool)> {
-    let st = x.statics(w);
-    let mut out = Vec::new();
-    let on_cycle = |a: usize, b: usize, name: &str| -> bool {
-        match &w.verdict {
-            Err(Violation { cycle, edges, .. }) => (0..cycle.len()).any(|i| {
-                cycle[i] == a
-                    && cycle[(i + 1) % cycle.len()] == b
-                    && (edges[i] == name || name == "*")
-            }),
-            Ok(()) => false,
-        }
-    };
-    for (kind, rel) in edges(&st, &w.skeleton, &w.choice) {
-        for (a, b) in rel.pairs() {
-            if kind == EdgeKind::Co && w.skeleton.events[a].is_init() {
-                continue;
-            }
-            out.push((a, b, kind, on_cycle(a, b, kind.name())));
-        }
-    }
-    if let Err(v) = &w.verdict {
-        for i in 0..v.cycle.len() {
-            let (a, b) = (v.cycle[i], v.cycle[(i + 1) % v.cycle.len()]);
-            if !out.iter().any(|e| e.0 == a && e.1 == b && e.3) {
-                let kind = match v.edges[i].as_str() {
-                    "rf" => EdgeKind::Rf,
-                    "co" => EdgeKind::Co,
-                    "fr" => EdgeKind::Fr,
-                    "po" | "po-loc" => EdgeKind::Po,
-                    "dep" => EdgeKind::Dependency,
-                    _ => EdgeKind::Cause,
-                };
-                out.push((a, b, kind, true));
-            }
-        }
-    }
-    out
-}
-
-/// The execution as an SVG picture; `title` is drawn above it.
-pub fn svg(x: &Explanation, w: &Witness, title: &str) -> String {
-    let p = &x.prepared;
-    let nthreads = p.threads.len();
-    let lay = layout(w, nthreads);
-    let labels = labels(&w.skeleton);
-    let kinds = [
-        EdgeKind::Po,
-        EdgeKind::Rf,
-        EdgeKind::Co,
-        EdgeKind::Fr,
-        EdgeKind::SyncWith,
-        EdgeKind::FenceSc,
-        EdgeKind::Barrier,
-        EdgeKind::Dependency,
-        EdgeKind::Cause,
-    ];
-    let legend_h = 50.0;
-    let (width, height) = (lay.width.max(900.0), lay.height + legend_h + 20.0);
-    let mut s = open(width, height, &kinds, title);
-    for t in 0..nthreads {
-        let (gpu, cta) = p.places[t];
-        let _ = writeln!(
-            s,
-            r#"<text class="thread" x="{:.0}" y="{:.0}" font-weight="bold">P{t} (CTA {cta}, GPU {gpu})</text>"#,
-            GAP_X + t as f64 * (W + GAP_X),
-            TOP + (H + GAP_Y) * 1.3 - 10.0
-        );
-    }
-    // Edges first, nodes on top.
-    let edges = drawn_edges(x, w);
-    for (k, &(a, b, kind, hi)) in edges.iter().enumerate() {
-        edge(
-            &mut s,
-            lay.pos[a],
-            lay.pos[b],
-            BOX,
-            (k, kind, hi),
-            kind.name(),
-        );
-    }
-    for (i, &(x0, y0)) in lay.pos.iter().enumerate() {
-        let e = &w.skeleton.events[i];
-        let fill = if e.is_init() { "#f4f6f7" } else { "#fdfefe" };
-        let text = if e.is_init() {
-            format!("{} init {}", labels[i], e.text)
-        } else {
-            format!(
-                "{} {}",
-                labels[i],
-                describe(&w.skeleton, p, i)
-                    .split_once(": ")
-                    .map_or(String::new(), |x| x.1.to_string())
-            )
-        };
-        event_box(
-            &mut s,
-            (x0, y0),
-            BOX,
-            fill,
-            &text,
-            &effect(&w.skeleton, p, i),
-        );
-    }
-    let entries: Vec<Legend> = kinds.iter().map(|&k| Legend::of(k)).collect();
-    let (lx, ly) = legend(&mut s, &entries, width, height - legend_h);
-    let _ = writeln!(
-        s,
-        r##"<line x1="{lx:.0}" y1="{ly:.0}" x2="{:.0}" y2="{ly:.0}" stroke="#e60000" stroke-width="3.5"/><text x="{:.0}" y="{:.0}">violating cycle</text>"##,
-        lx + 24.0,
-        lx + 28.0,
-        ly + 4.0
-    );
-    s.push_str("</svg>\n");
-    s
-}
 
 /// Opens an SVG picture of `width` × `height`: the root element, an arrow marker per edge
 /// kind (`url(#arrow-NAME)`), a white background and the title.
@@ -310,23 +155,6 @@ pub(crate) struct Legend {
     pub text: String,
 }
 
-impl Legend {
-    /// The entry of an edge kind: its name and the first word of its meaning.
-    pub(crate) fn of(k: EdgeKind) -> Legend {
-        let (colour, dash) = style(k);
-        Legend {
-            colour,
-            dash,
-            width: 2.0,
-            text: format!(
-                "{} ({})",
-                k.name(),
-                k.meaning().split(' ').next().unwrap_or("")
-            ),
-        }
-    }
-}
-
 /// The legend, in rows from `y` down, wrapped before `width`; returns where a next entry
 /// would go.
 pub(crate) fn legend(s: &mut String, entries: &[Legend], width: f64, y: f64) -> (f64, f64) {
@@ -391,7 +219,8 @@ pub fn dot(x: &Explanation, w: &Witness, title: &str) -> String {
             );
         }
     }
-    for (a, b, kind, hi) in drawn_edges(x, w) {
+    for d in execution::drawn_edges(x, w) {
+        let (a, b, kind, hi) = (d.from, d.to, d.kind, d.on_cycle);
         let (c, dash) = style(kind);
         let (c, pen) = if hi { ("#e60000", 3.0) } else { (c, 1.2) };
         let st = if dash.is_empty() { "solid" } else { "dashed" };

@@ -5,11 +5,14 @@
 
 pub mod race;
 mod render;
+mod why;
+
+pub use render::{Shown, ShownKind};
 
 use std::fmt::Write as _;
 
 use models::explain::{cause_chain, ms_reason, EdgeKind};
-use models::ptx::{Choice, Skeleton, Statics, Violation};
+use models::ptx::{Choice, Model, Skeleton, Statics, Violation};
 use models::Next;
 
 use emu::event::{Ending, EvKind};
@@ -52,6 +55,8 @@ pub struct Explanation {
     pub outcome: Expr,
     /// An allowed execution producing it, if any.
     pub allowed: Option<Witness>,
+    /// Further allowed executions producing it (at most [`MORE_ALLOWED`]), to step through.
+    pub also_allowed: Vec<Witness>,
     /// Candidates producing it that the model forbids, one per distinct violation (at most 4).
     pub forbidden: Vec<Witness>,
     /// How many candidates produce it.
@@ -65,7 +70,13 @@ pub struct Explanation {
     pub unproduced: Option<Unproduced>,
     /// The whole test's results.
     pub report: Report,
+    /// Under the SC model, when SC forbids the outcome: the explanation under ptx-v7.5, to
+    /// contrast the two (which PTX axiom does not forbid the cycle SC forbids).
+    pub contrast: Option<Box<Explanation>>,
 }
+
+/// How many allowed executions beyond the first an explanation keeps.
+pub const MORE_ALLOWED: usize = 15;
 
 /// Explains `outcome` (default: the test's condition) under the options' model.
 ///
@@ -118,17 +129,29 @@ pub fn explain(
             &p, &outcome, ro,
         )?))
     };
+    let contrast = if ro.model == Model::Sc && found.allowed.is_empty() && found.producing > 0 {
+        let ptx = RunOptions {
+            model: Model::PtxV75,
+            ..*ro
+        };
+        Some(Box::new(explain(test, &ptx, Some(outcome.clone()))?))
+    } else {
+        None
+    };
+    let mut allowed = found.allowed.into_iter();
     Ok(Explanation {
         prepared: p,
         options: *ro,
         outcome,
-        allowed: found.allowed,
+        allowed: allowed.next(),
+        also_allowed: allowed.collect(),
         forbidden: found.forbidden,
         producing: found.producing,
         steered,
         hang,
         unproduced,
         report,
+        contrast,
     })
 }
 
@@ -212,14 +235,15 @@ fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<(&'a Term, i64)>) {
 
 /// What one search for candidates producing an outcome found.
 struct Found {
-    allowed: Option<Witness>,
+    /// The first allowed executions found (at most 1 + [`MORE_ALLOWED`]).
+    allowed: Vec<Witness>,
     forbidden: Vec<Witness>,
     producing: u64,
     candidates: u64,
 }
 
 fn search(p: &Prepared, ro: &RunOptions, outcome: &Expr) -> Result<Found, RunError> {
-    let mut allowed = None;
+    let mut allowed: Vec<Witness> = Vec::new();
     let mut forbidden: Vec<Witness> = Vec::new();
     let mut producing = 0u64;
     let counts = executions(p, ro, &mut |j| {
@@ -230,8 +254,12 @@ fn search(p: &Prepared, ro: &RunOptions, outcome: &Expr) -> Result<Found, RunErr
         producing += 1;
         match j.verdict {
             Ok(()) => {
-                allowed = Some(Witness::of(j));
-                Next::Stop
+                allowed.push(Witness::of(j));
+                if allowed.len() > MORE_ALLOWED {
+                    Next::Stop
+                } else {
+                    Next::Continue
+                }
             }
             Err(v) => {
                 let dup = forbidden.iter().any(|f| match &f.verdict {

@@ -4,7 +4,6 @@
 //! [`crate::run`]'s reference enumeration collects them.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Instant;
 
 use emu::event::{Ending, Trace, TraceEvent};
 use models::event::EventKind;
@@ -204,7 +203,7 @@ fn max_explored(ro: &RunOptions) -> u64 {
 /// # Errors
 /// See [`RunError`]; [`RunError::Halted`] when a brake stops it.
 pub fn run(test: &Test, ro: &RunOptions, progress: Option<&Progress>) -> Result<Report, RunError> {
-    let start = Instant::now();
+    let start = crate::clock::Started::now();
     let p = prepare(test)?;
     let all = thread_paths(&p, ro.liveness, ro.limits)?;
     let per = usable_paths(&all, ro.liveness);
@@ -220,7 +219,7 @@ pub fn run(test: &Test, ro: &RunOptions, progress: Option<&Progress>) -> Result<
     let brakes = Brakes {
         max_executions: Some(max),
         max_explored: Some(max_explored(ro)),
-        deadline: ro.timeout.map(|d| start + d),
+        deadline: start.deadline(ro.timeout),
     };
     let make = || Outcomes {
         p: &p,

@@ -1,44 +1,25 @@
-//! Pages for people: one self-contained HTML page per test (the test, its outcomes with
-//! counts, the verdict, the explanation and the pictures), and the Markdown tutorial built from
-//! a folder of tests.
+//! Pages for people: one self-contained HTML page per test (the verdict, the pictures first,
+//! then the explanation in words, the outcomes with counts, and the test), and an index of such
+//! pages.
 
 use std::fmt::Write as _;
-
-use models::ptx::Model;
 
 use crate::draw::{esc, svg};
 use crate::explain::Explanation;
 use crate::report::observation;
-use crate::run::{run, RunOptions};
 
 /// The style sheet of explanation pages.
 pub(crate) const PAGE_STYLE: &str = "body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}pre{background:#f6f8fa;padding:1em;white-space:pre-wrap}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px}.yes{background:#e8f8f5}.verdict{font-size:1.2em;font-weight:bold}figure{margin:1em 0}";
 
-/// The pictures of an explanation: (caption, SVG).
+/// The pictures of an explanation: (caption, SVG), one per execution shown.
 pub fn pictures(x: &Explanation) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    if let Some(w) = &x.allowed {
-        let cap = format!("An allowed execution with {}", x.outcome);
-        out.push((cap.clone(), svg(x, w, &cap)));
-    }
-    for (k, w) in x.forbidden.iter().enumerate() {
-        let axiom = w
-            .verdict
-            .as_ref()
-            .err()
-            .map_or("?".to_string(), |v| v.axiom.to_string());
-        let cap = format!(
-            "Candidate {} with {}: forbidden by {axiom}",
-            k + 1,
-            x.outcome
-        );
-        out.push((cap.clone(), svg(x, w, &cap)));
-    }
-    if let Some(h) = &x.hang {
-        let cap = "No execution completes: a consistent execution that hangs".to_string();
-        out.push((cap.clone(), svg(x, &h.witness, &cap)));
-    }
-    out
+    x.shown()
+        .into_iter()
+        .map(|sh| {
+            let pic = svg(x, sh.witness, &sh.caption);
+            (sh.caption, pic)
+        })
+        .collect()
 }
 
 /// One self-contained page for a test: `source` is the litmus file's text.
@@ -61,12 +42,7 @@ pub fn page(x: &Explanation, source: &str) -> String {
     }
     let _ = writeln!(
         s,
-        "<h2>The test</h2>\n<pre>{}</pre>",
-        esc(source.trim_end())
-    );
-    let _ = writeln!(
-        s,
-        "<h2>Outcomes under {}</h2>\n<p class=\"verdict\" id=\"verdict\">{} {}: {}</p>\n<p>{} candidate executions, {} allowed; positive {}, negative {} (observation: {}).</p>",
+        "<p class=\"verdict\" id=\"verdict\">Under {}: {} {}: {}</p>\n<p>{} candidate executions, {} allowed; positive {}, negative {} (observation: {}).</p>",
         x.options.model.name(),
         r.quantifier.name(),
         esc(&r.condition.to_string()),
@@ -77,6 +53,19 @@ pub fn page(x: &Explanation, source: &str) -> String {
         r.negative,
         observation(r)
     );
+    for (cap, pic) in pictures(x) {
+        let _ = writeln!(
+            s,
+            "<figure>{pic}<figcaption>{}</figcaption></figure>",
+            esc(&cap)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "<h2>Why, in words</h2>\n<pre id=\"explanation\">{}</pre>",
+        esc(&x.text())
+    );
+    let _ = writeln!(s, "<h2>Outcomes under {}</h2>", x.options.model.name());
     s.push_str("<table id=\"outcomes\"><tr>");
     for t in &r.terms {
         let _ = write!(s, "<th>{}</th>", esc(&t.to_string()));
@@ -101,16 +90,9 @@ pub fn page(x: &Explanation, source: &str) -> String {
     s.push_str("</table>\n");
     let _ = writeln!(
         s,
-        "<h2>Why</h2>\n<pre id=\"explanation\">{}</pre>",
-        esc(&x.text())
+        "<h2>The test</h2>\n<pre>{}</pre>",
+        esc(source.trim_end())
     );
-    for (cap, pic) in pictures(x) {
-        let _ = writeln!(
-            s,
-            "<figure>{pic}<figcaption>{}</figcaption></figure>",
-            esc(&cap)
-        );
-    }
     s.push_str("</body></html>\n");
     s
 }
@@ -128,39 +110,5 @@ pub fn index(entries: &[(String, String, String)]) -> String {
         );
     }
     s.push_str("</table></body></html>\n");
-    s
-}
-
-/// The tutorial section of one test, in Markdown: explanation, verdicts under every model,
-/// the states, the picture (`img` is its path relative to the Markdown file) and the
-/// explanation in words.
-pub fn tutorial_section(x: &Explanation, source: &str, img: Option<&str>) -> String {
-    let t = &x.prepared.test;
-    let mut s = String::new();
-    let _ = writeln!(s, "### {}\n", t.name);
-    if let Some(c) = t.comments.first() {
-        let _ = writeln!(s, "{c}\n");
-    }
-    let _ = writeln!(s, "```\n{}\n```\n", source.trim_end());
-    s.push_str(
-        "| model | condition | allowed states | positive | negative |\n|---|---|---|---|---|\n",
-    );
-    for model in [Model::PtxV75, Model::PtxV60, Model::Sc] {
-        if let Ok(r) = run(t, &RunOptions { model, ..x.options }) {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} |",
-                model.name(),
-                if r.holds { "holds" } else { "does not hold" },
-                r.states.len(),
-                r.positive,
-                r.negative
-            );
-        }
-    }
-    if let Some(img) = img {
-        let _ = writeln!(s, "\n![{}]({img})\n", t.name);
-    }
-    let _ = writeln!(s, "```\n{}```\n", x.text());
     s
 }

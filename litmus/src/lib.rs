@@ -7,6 +7,7 @@
 pub mod ast;
 pub mod barrier;
 mod cell;
+mod clock;
 pub mod compare;
 mod compare_keys;
 pub mod cond;
@@ -24,6 +25,7 @@ pub mod print;
 pub mod report;
 pub mod run;
 mod scope_tree;
+pub mod tutorial;
 pub mod unwritten;
 
 pub use parse::{parse, ParseError};

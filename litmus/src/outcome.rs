@@ -3,7 +3,7 @@
 //! reference enumeration of every candidate ([`crate::run::executions`]).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use emu::event::{Ending, Trace};
 use models::event::EventKind;
@@ -192,7 +192,7 @@ pub fn run_with(
 
 /// Runs a test with the reference enumeration.
 fn enumerate_run(test: &Test, ro: &RunOptions) -> Result<Report, RunError> {
-    let start = Instant::now();
+    let start = crate::clock::Started::now();
     let p = prepare(test)?;
     let mut states: BTreeMap<Vec<i64>, StateInfo> = BTreeMap::new();
     let (mut positive, mut negative) = (0u64, 0u64);

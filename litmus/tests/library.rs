@@ -115,3 +115,35 @@ fn every_shape_is_covered_and_explained() {
         );
     }
 }
+
+#[test]
+fn every_test_is_in_exactly_one_tutorial_step() {
+    // The tutorial's path (litmus::tutorial) names each library test once, and its compiled-in
+    // text is the file's.
+    let mut named: Vec<&str> = litmus::tutorial::STEPS
+        .iter()
+        .flat_map(|s| s.tests.iter().map(|t| t.name))
+        .collect();
+    let n = named.len();
+    named.sort_unstable();
+    named.dedup();
+    assert_eq!(named.len(), n, "a test named by two steps");
+    let files: Vec<String> = files()
+        .iter()
+        .map(|f| f.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let mut sorted = files.clone();
+    sorted.sort();
+    assert_eq!(named, sorted.iter().map(String::as_str).collect::<Vec<_>>());
+    for step in litmus::tutorial::STEPS {
+        for t in step.tests {
+            let text = std::fs::read_to_string(dir().join(format!("{}.litmus", t.name))).unwrap();
+            assert_eq!(t.source, text, "{}", t.name);
+        }
+    }
+    assert_eq!(
+        litmus::tutorial::STEPS[0].tests[0].name,
+        "MP+weak",
+        "MP first"
+    );
+}

@@ -1,5 +1,6 @@
 """Devices and device arrays."""
 
+import math
 import weakref
 
 import numpy as np
@@ -46,7 +47,7 @@ class Device:
         """A device array of `shape` and `dtype` (zero-filled, as all device memory starts)."""
         dtype = np.dtype(dtype)
         shape = (shape,) if np.isscalar(shape) else tuple(shape)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = math.prod(int(d) for d in shape) * dtype.itemsize
         addr = self._native.alloc(nbytes, f"array {shape} {dtype}")
         return DeviceArray(self, addr, shape, dtype)
 
@@ -72,7 +73,7 @@ class DeviceArray:
         self.ptr = ptr
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
-        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.size = math.prod(int(d) for d in self.shape)
         self.nbytes = self.size * self.dtype.itemsize
         self._freed = False
 

@@ -83,3 +83,57 @@ class Fault(Error):
         if d["address"] is not None:
             d["address"] = f"0x{d['address']:x}"
         return d
+
+
+class RaceReportError(Error):
+    """A race report that could not be read (`explain_races`): the JSON's syntax, or the path
+    of the first value that does not fit a report."""
+
+
+def _race_line(r):
+    """One race in a line: both accesses (PTX line, source line when given, instruction,
+    thread) and how many access pairs raced."""
+    def side(a):
+        src = a.get("source")
+        at = f" ({src['file']}:{src['line']})" if src else ""
+        t, c = tuple(a["thread"]), tuple(a["cta"])
+        return (f"{a['kind']} at line {a['line']}{at} `{' '.join(a['instruction'].split())}` "
+                f"by thread {t} of CTA {c}")
+    n = r.get("count", 1)
+    return f"{side(r['first'])} and {side(r['second'])} ({n} racing access pair{'s' * (n != 1)})"
+
+
+def _races_message(kernel, races):
+    pairs = sum(r.get("count", 1) for r in races)
+    head = (f"{len(races)} data race{'s' * (len(races) != 1)} in kernel {kernel} "
+            f"({pairs} racing access pair{'s' * (pairs != 1)})")
+    lines = [head] + [f"  {_race_line(r)}" for r in races[:10]]
+    if len(races) > 10:
+        lines.append(f"  ... and {len(races) - 10} more (the exception's `races` lists all)")
+    return "\n".join(lines)
+
+
+class RaceError(Error):
+    """A launch with ``race=True`` found data races (the launch ran to its end and the arrays
+    were copied back, so the wrong results can be inspected).
+
+    races: the races, as ``ptxemu run --race --json`` gives them (``first``, ``second``,
+    ``reason``, ``count``, ``fence_sc_dependent``); kernel; stats: the launch's LaunchStats.
+    ``explain_races(e.races)`` explains them.
+    """
+
+    def __init__(self, kernel, races, stats=None):
+        super().__init__(_races_message(kernel, races))
+        self.kernel = kernel
+        self.races = races
+        self.stats = stats
+
+
+class RaceWarning(UserWarning):
+    """Issued by a launch with ``race="warn"`` that found data races (``races`` as in
+    RaceError)."""
+
+    def __init__(self, kernel, races):
+        super().__init__(_races_message(kernel, races))
+        self.kernel = kernel
+        self.races = races

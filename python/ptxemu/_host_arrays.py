@@ -23,7 +23,7 @@ def _root(a):
 
 def _span(a):
     """(first byte address, one past the last) of a C-contiguous array's data."""
-    start = a.__array_interface__["data"][0]
+    start = a.ctypes.data
     return start, start + a.nbytes
 
 
@@ -34,23 +34,25 @@ class HostCopies:
         self.device = device
         # (host array copied, its device array, argument index, read-only?)
         self._copies = []
+        # (first byte, one past the last, device address) of each contiguous host buffer copied
+        self._spans = []
 
     def pointer(self, i, a):
         """The device address to pass for host array `a` (argument `i`): inside an existing copy
         when `a` lies within a buffer already copied, else of a new copy."""
         if a.flags.c_contiguous and a.dtype.isnative:
             start, end = _span(a)
-            for host, dev, _, _ in self._copies:
-                h0, h1 = _span(host)
+            for h0, h1, ptr in self._spans:
                 if h0 <= start and end <= h1 and (h0 < h1 or start == h0):
-                    return dev.ptr + (start - h0)
+                    return ptr + (start - h0)
             root = _root(a)
             # Copy the owner whole when it is contiguous, so that later views of it alias.
             host = root if (root.flags.c_contiguous and root.dtype.isnative
                             and _span(root)[0] <= start and end <= _span(root)[1]) else a
-            h0 = _span(host)[0]
+            h0, h1 = _span(host)
             dev = self.device.to_device(host)
             self._copies.append((host, dev, i, not host.flags.writeable))
+            self._spans.append((h0, h1, dev.ptr))
             return dev.ptr + (start - h0)
         # A strided or byte-swapped array: a contiguous copy of its own.
         dev = self.device.to_device(a)
@@ -77,6 +79,7 @@ class HostCopies:
                 host[...] = dev.copy_to_host()
             dev.free()
         self._copies = []
+        self._spans = []
         if error is not None:
             raise error
 

@@ -2,13 +2,14 @@
 
 import os
 import struct
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import _native
 from ._device import DeviceArray, _bytes_view, _live_devices, _native_order, default_device
-from ._errors import Fault, LaunchError
+from ._errors import Fault, LaunchError, RaceError, RaceWarning
 from ._host_arrays import HostCopies
 from ._tensor_map import Struct, TensorMap
 
@@ -33,12 +34,26 @@ class LaunchStats:
     wall_s: float
     stdout: str = ""
     nc_conflicts: list = field(default_factory=list)
-    #: With ``race=True``: the data races found, each a dict with ``first`` and ``second``
-    #: (line, instruction, kind, sem, scope, space, cta, thread, warp, lane, address, bytes),
-    #: ``reason`` and ``count``, as ``ptxemu run --race --json`` reports them; else None.
+    #: With ``race`` on: the data races found, each a dict with ``first`` and ``second``
+    #: (line, instruction, source, kind, sem, scope (None for a weak access), space, cta,
+    #: thread, warp, lane, address (``0x…`` text), bytes), ``reason``, ``count`` (racing
+    #: access pairs of the two instructions) and ``fence_sc_dependent``, exactly as
+    #: ``ptxemu run --race --json`` reports them; else None. (``race=True`` raises RaceError
+    #: when there is any, so a returned list is empty unless ``race="warn"``.)
     races: list = None
     #: Clusters whose launch a ``clusterlaunchcontrol.try_cancel`` canceled.
     clusters_canceled: int = 0
+
+
+def _race_mode(race):
+    """off, raise or warn, from the `race` keyword."""
+    if race is None or race is False or race == "off":
+        return "off"
+    if race is True or race == "raise" or race == "on":
+        return "raise"
+    if race == "warn":
+        return "warn"
+    raise ValueError(f"race `{race}`: expected True (raise RaceError), \"warn\" or False")
 
 
 def _shape(v, what):
@@ -155,6 +170,12 @@ class Module:
         return out
 
 
+def _wgmma_strict(check):
+    if check not in ("on", "strict"):
+        raise ValueError(f"wgmma_check `{check}`: expected on or strict")
+    return check == "strict"
+
+
 class Function:
     """A kernel of a module. Call it as ``f(grid, block, args, shared_mem=0, ...)``.
 
@@ -170,12 +191,16 @@ class Function:
     device; arguments naming several devices are refused, and so are raw bytes that name none
     when several devices exist), tmem_check (True/"on";
     "strict": also a tcgen05.ld of MMA results with no tcgen05.fence::after_thread_sync after
-    the wait; False/"off"), race (the data-race detector), check_nc, max_steps, threads (host
+    the wait; False/"off"), race (the data-race detector: True raises `RaceError` when the
+    launch races, after copying the arrays back; "warn" issues a `RaceWarning` instead and
+    returns; the races are in the stats either way), check_nc, max_steps, threads (host
     threads, 0: all cores), cluster (the cluster shape in CTAs, as ``--cluster``; default: the
     kernel's ``.reqnctapercluster``, else one CTA), try_cancel (``"succeed"``, ``"fail"`` or
     ``"random:SEED"``: whether clusterlaunchcontrol.try_cancel succeeds while clusters
     remain), sms (``%nsmid``), resident_ctas (at most this many CTAs run at once: later
-    clusters start as running ones finish, so try_cancel finds clusters to cancel).
+    clusters start as running ones finish, so try_cancel finds clusters to cancel),
+    wgmma_check (``"on"``: a read of a wgmma accumulator before its ``wgmma.wait_group``
+    waits, as ptxas makes the GPU do; ``"strict"``: it raises `Fault`, kind ``undefined``).
     Returns a `LaunchStats`; raises `Fault` when the kernel faults.
     """
 
@@ -219,7 +244,7 @@ class Function:
 
     def __call__(self, grid, block, args=(), shared_mem=0, *, device=None, tmem_check=True,
                  race=False, check_nc=False, max_steps=1_000_000_000, threads=0, cluster=None,
-                 try_cancel="succeed", sms=None, resident_ctas=None):
+                 try_cancel="succeed", sms=None, resident_ctas=None, wgmma_check="on"):
         """Launches the kernel over `grid` CTAs of `block` threads (ints or tuples of up to 3)
         with `args`, one per kernel parameter; the class's docstring lists the arguments and
         keywords. Returns a `LaunchStats`; raises `Fault` when the kernel faults."""
@@ -227,6 +252,7 @@ class Function:
             raise LaunchError("arguments", f"kernel `{self.name}` takes {len(self.params)} "
                               f"parameter(s) but {len(args)} argument(s) were given")
         device = self._device_of(args, device)
+        race_mode = _race_mode(race)
         tmem_fence = False
         if isinstance(tmem_check, str):
             if tmem_check not in ("on", "strict", "off"):
@@ -251,10 +277,12 @@ class Function:
                     values.append(_scalar_bytes(i, a, ptype, size))
             options = {"shared_mem": int(shared_mem), "max_steps": int(max_steps),
                        "threads": int(threads), "tmem_check": bool(tmem_check),
-                       "tmem_fence": tmem_fence, "check_nc": bool(check_nc), "race": bool(race),
+                       "tmem_fence": tmem_fence, "check_nc": bool(check_nc),
+                       "race": race_mode != "off",
                        "cluster": None if cluster is None else _shape(cluster, "cluster"),
                        "try_cancel": str(try_cancel), "sms": None if sms is None else int(sms),
-                       "resident_ctas": None if resident_ctas is None else int(resident_ctas)}
+                       "resident_ctas": None if resident_ctas is None else int(resident_ctas),
+                       "wgmma_strict": _wgmma_strict(wgmma_check)}
             r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
                                            _shape(block, "block"), values, options)
         except BaseException:
@@ -272,4 +300,8 @@ class Function:
         stats = LaunchStats(**r)
         if fault is not None:
             raise Fault(fault, stats)
+        if stats.races:
+            if race_mode == "raise":
+                raise RaceError(self.name, stats.races, stats)
+            warnings.warn(RaceWarning(self.name, stats.races), stacklevel=2)
         return stats

@@ -36,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<module::Module>()?;
     m.add_function(wrap_pyfunction!(litmus_api::litmus_json, m)?)?;
     m.add_function(wrap_pyfunction!(litmus_api::explain, m)?)?;
+    m.add_function(wrap_pyfunction!(litmus_api::explain_race_report, m)?)?;
     m.add_function(wrap_pyfunction!(triton_api::triton_launch_meta, m)?)?;
     m.add_function(wrap_pyfunction!(triton_api::triton_scratch, m)?)?;
     m.add_function(wrap_pyfunction!(tensor_map_api::encode_tensor_map, m)?)?;

@@ -98,3 +98,24 @@ pub fn explain(
         ))),
     }
 }
+
+/// Explains a race report (the JSON of `ptxemu run --race --json`, or its `races` array) as
+/// `text`, `svg`, `dot` or `html`, as `ptxemu explain --race-report --format` does.
+#[pyfunction]
+#[pyo3(signature = (report, format = "text"))]
+pub fn explain_race_report(py: Python<'_>, report: &str, format: &str) -> PyResult<String> {
+    use litmus::explain::race::{draw, parse_report};
+    let fail = |m: String| crate::raise(py, "RaceReportError", (m,));
+    let r = parse_report(report).map_err(|e| fail(format!("race report: {e}")))?;
+    let title = r.title("the report");
+    let none = || fail("the report has no race: nothing to draw".into());
+    match format {
+        "text" => Ok(r.text()),
+        "svg" => draw::svg(&r, &title).ok_or_else(none),
+        "dot" => draw::dot(&r, &title).ok_or_else(none),
+        "html" => Ok(draw::page(&r, &title)),
+        other => Err(fail(format!(
+            "format `{other}`: expected text, svg, dot or html"
+        ))),
+    }
+}

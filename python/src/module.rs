@@ -8,7 +8,7 @@ use emu::exec::{FaultKind, LaunchConfig, LaunchError, Machine};
 use emu::ir::FunctionKind;
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 
 use crate::device::{bytes_of, bytes_of_mut, Device};
 use crate::raise;
@@ -50,6 +50,8 @@ pub struct Options {
     sms: Option<u32>,
     /// The most CTAs resident at once.
     resident_ctas: Option<u64>,
+    /// `wgmma_check="strict"`: an early wgmma accumulator read is a fault.
+    wgmma_strict: bool,
 }
 
 /// A short name for each kind of fault (`Fault.kind`).
@@ -193,6 +195,7 @@ impl Module {
         cfg.threads = options.threads;
         cfg.check_nc = options.check_nc;
         cfg.cluster = options.cluster;
+        cfg.wgmma_strict = options.wgmma_strict;
         cfg.tmem.checked = options.tmem_check;
         cfg.tmem.fence = options.tmem_check && options.tmem_fence;
         if options.race {
@@ -326,35 +329,9 @@ fn source_dict<'py>(
     Ok(d)
 }
 
-/// The races of a `race=True` launch, with the fields of `ptxemu run --race --json`.
-fn races_list<'py>(py: Python<'py>, r: &emu::race::RaceReport) -> PyResult<Bound<'py, PyList>> {
-    let access = |a: &emu::race::AccessReport| -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("line", a.line)?;
-        d.set_item("instruction", &a.instruction)?;
-        let source = a.source.as_ref().map(|s| source_dict(py, s)).transpose()?;
-        d.set_item("source", source)?;
-        d.set_item("kind", a.kind)?;
-        d.set_item("sem", a.sem)?;
-        d.set_item("scope", a.scope)?;
-        d.set_item("space", a.space)?;
-        d.set_item("cta", a.cta)?;
-        d.set_item("thread", a.thread)?;
-        d.set_item("warp", a.warp)?;
-        d.set_item("lane", a.lane)?;
-        d.set_item("address", a.address)?;
-        d.set_item("bytes", a.bytes)?;
-        Ok(d)
-    };
-    let list = PyList::empty(py);
-    for race in &r.races {
-        let d = PyDict::new(py);
-        d.set_item("first", access(&race.first)?)?;
-        d.set_item("second", access(&race.second)?)?;
-        d.set_item("reason", &race.reason)?;
-        d.set_item("count", race.count)?;
-        d.set_item("identical_lanes", race.identical_lanes)?;
-        list.append(d)?;
-    }
-    Ok(list)
+/// The races of a `race=True` launch: the `races` of `ptxemu run --race --json`, written by
+/// the same code (`emu::race::json`) and read with Python's `json`.
+fn races_list<'py>(py: Python<'py>, r: &emu::race::RaceReport) -> PyResult<Bound<'py, PyAny>> {
+    let text = emu::race::json::races(r).to_string();
+    py.import("json")?.call_method1("loads", (text,))
 }

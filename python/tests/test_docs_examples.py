@@ -12,6 +12,7 @@ shell examples' test (tools/tests/docs_examples.rs) applies to ```sh blocks:
 import importlib.util
 import pathlib
 import re
+import runpy
 
 import pytest
 
@@ -83,4 +84,8 @@ def test_example(where, code, not_run, monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton-cache"))
-    exec(compile(code, where, "exec"), {"__name__": "__docs_example__"})
+    # Run from a file: Triton's @triton.jit reads its function's source (inspect), which code
+    # compiled from a string does not have.
+    script = tmp_path / "docs_example.py"
+    script.write_text(f"# {where}\n{code}", encoding="utf-8")
+    runpy.run_path(str(script), run_name="__docs_example__")

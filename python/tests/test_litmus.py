@@ -57,6 +57,22 @@ def test_explain():
         ptxemu.litmus(path, model="tso")
 
 
+def test_notebook_pictures():
+    # Jupyter calls _repr_svg_ / _repr_html_: the execution's picture, the page, the table.
+    path = LIB / "MP+rel+acq-gpu.litmus"
+    x = ptxemu.explain(path)
+    assert isinstance(x, str) and "FORBIDDEN" in x
+    svg = x._repr_svg_()
+    assert svg.startswith("<svg") and 'class="edge cause cycle"' in svg
+    page = x._repr_html_()
+    assert "<svg" in page and "<table" in page
+    assert ptxemu.explain(path, format="svg")._repr_svg_() == ptxemu.explain(path, format="svg")
+    r = ptxemu.litmus(path)
+    assert r["holds"] is False and isinstance(r, dict)
+    h = r._repr_html_()
+    assert "<svg" in h and "<table>" in h and "does not hold" in h
+
+
 def test_a_condition_on_a_register_nothing_writes_warns():
     # MP+rlx's condition with r2 where it means r1: r2 is never written, so always 0.
     src = (LIB / "MP+rlx.litmus").read_text().replace("P1:r1 == 0", "P1:r2 == 0")

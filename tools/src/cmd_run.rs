@@ -143,6 +143,11 @@ pub struct RunArgs {
     /// tensor map written generically and used without fence.proxy.tensormap::generic); off.
     #[arg(long, value_name = "on|off")]
     pub proxy_check: Option<String>,
+    /// on (default): a read of a `wgmma.mma_async` accumulator before the `wgmma.wait_group`
+    /// that retires it waits for the warp's committed groups, as the code ptxas makes does
+    /// (ptxas injects the wait); strict: report it as undefined behaviour (PTX ISA rule).
+    #[arg(long, value_name = "on|strict")]
+    pub wgmma_check: Option<String>,
     /// Do not run: write the launch to DIR (`launch.txt`, `module.ptx`, `argN.bin`) for
     /// `tools/gpu/launch_host.cu` to replay on a GPU (see `cmd_run/emit_launch.rs`).
     #[arg(long, value_name = "DIR")]
@@ -238,7 +243,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
 /// kernel, block, dynamic shared memory) given the flags.
 fn triton(a: &RunArgs) -> Result<(Option<TritonMeta>, Option<Applied>)> {
     let meta = match a.file.as_deref() {
-        Some(f) => crate::triton_meta::beside(f)
+        Some(f) => crate::triton_meta::beside(f, a.kernel.is_some() && a.block.is_some())
             .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?,
         None => None,
     };
@@ -307,6 +312,13 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     let mut loaded = launch::load_on(file, a.gpu.map(crate::difftest::record::Gpu::sm))?;
     let grid = shape(a.grid.as_deref().unwrap_or("1"), "grid")
         .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    // Triton's clusters: `--grid` is the grid kernel[grid] was given.
+    let (grid, meta_cluster) = match &meta {
+        Some(m) => m
+            .cta_grid(grid)
+            .map_err(|e| launch::refuse("arguments", e))?,
+        None => (grid, None),
+    };
     let block =
         shape(block_text, "block").map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     let mut specs = specs_of(&a.args).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
@@ -385,6 +397,19 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         .map(|c| shape(c, "cluster"))
         .transpose()
         .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    match (cfg.cluster, meta_cluster) {
+        (Some(given), Some(m)) if given != m => {
+            return Err(launch::refuse(
+                "arguments",
+                format!(
+                    "--cluster {},{},{}, but the Triton metadata says num_ctas = {} (clusters of {},1,1)",
+                    given[0], given[1], given[2], m[0], m[0]
+                ),
+            ))
+        }
+        (None, Some(m)) => cfg.cluster = Some(m),
+        _ => {}
+    }
     cfg.race = race_plan.as_ref().map(|p| p.opts);
     let report = crate::progress::with_ctas(a.json, &mut cfg, |cfg| {
         launch::launch(machine, cfg, &values)
@@ -416,9 +441,10 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
             out.insert("sets".into(), Json::Array(set_json));
         }
         if let Some(m) = &races {
-            let (r, s) = m.json();
+            let (r, s, sum) = m.json();
             out.insert("races".into(), r);
             out.insert("race_schedules".into(), s);
+            out.insert("race_summary".into(), sum);
         }
         outln!("{}", Json::Object(out));
     } else {

@@ -291,21 +291,10 @@ fn cache_json(c: &emu::exec::l1::CacheStats) -> Json {
     })
 }
 
-/// A source position in `--json`: file, line and column (null when the `.loc` gave none).
-fn frame_json(f: &emu::exec::fault::SourceFrame) -> Json {
-    json!({
-        "file": &*f.file,
-        "line": f.line,
-        "column": (f.col > 0).then_some(f.col),
-    })
-}
-
 /// An instruction's source line (`.loc`) in `--json`: its position, and the call sites it was
 /// inlined at, innermost first (empty when it was not inlined).
 pub(crate) fn source_json(s: &emu::exec::fault::SourceLine) -> Json {
-    let mut j = frame_json(&s.at);
-    j["inlined_at"] = Json::Array(s.inlined_at.iter().map(frame_json).collect());
-    j
+    s.json()
 }
 
 /// The `--json` object of one launch (the buffers are given by the caller).

@@ -3,16 +3,19 @@
 //!
 //! Contract: exit status 1 when any race is found. Each race is reported once per pair of
 //! instructions with both accesses (kind, sem, scope, space, thread, CTA, warp, lane, line,
-//! instruction, address, bytes) and the reason. `--schedule random --seed S --runs N` runs the
-//! launch N times, with seeds S, S+1, …, and says of each race whether it was seen on every
-//! run or on some.
+//! instruction, address, bytes), the reason and the count of racing access pairs behind it.
+//! `--schedule random --seed S --runs N` runs the launch N times, with seeds S, S+1, …, and
+//! says of each race whether it was seen on every run or on some. The text report prints at
+//! most `--race-limit N` races (default 100; 0: all) and ends with one line a log can grep:
+//! `ptxemu: RACE SUMMARY: P racing instruction pairs (A racing access pairs) in R run(s)
+//! (schedule …)`. `--json` has every race, and `race_summary`.
 
 use std::path::Path;
 
 use anyhow::Result;
 use clap::Args;
 use emu::exec::LaunchConfig;
-use emu::race::{AccessReport, Race, RaceOptions, RaceReport, Schedule};
+use emu::race::{Race, RaceOptions, RaceReport, Schedule};
 use serde_json::{json, Value as Json};
 
 use crate::argspec::ArgSpec;
@@ -40,6 +43,13 @@ pub struct RaceArgs {
     /// the PTX document and the Alloy models) or dat3m (fence.sc takes part in Fence-SC only).
     #[arg(long, value_name = "doc|dat3m")]
     pub race_sc_fence: Option<String>,
+    /// Fence-SC order: any (default: a pair this run's order of fence.sc alone orders is
+    /// checked against every other order the model allows) or run (the order they ran in).
+    #[arg(long, value_name = "any|run")]
+    pub race_sc_order: Option<String>,
+    /// Print at most N races (default 100; 0: every one); `--json` lists all.
+    #[arg(long, value_name = "N")]
+    pub race_limit: Option<u64>,
     /// Accept races between writes of identical bytes by the lanes of one instruction (every
     /// lane of a warp issuing the same TMA store, as CUTLASS 4.2's epilogue does): still
     /// reported and counted (`identical_lanes` in `--json`), but they do not make the exit
@@ -47,6 +57,9 @@ pub struct RaceArgs {
     #[arg(long)]
     pub race_allow_identical: bool,
 }
+
+/// Races printed when `--race-limit` is not given.
+const DEFAULT_LIMIT: u64 = 100;
 
 /// What the race options ask for.
 pub(crate) struct RacePlan {
@@ -56,6 +69,8 @@ pub(crate) struct RacePlan {
     pub seeds: Vec<u64>,
     /// Whether the schedule is random.
     pub random: bool,
+    /// Races printed at most (`None`: all).
+    pub limit: Option<usize>,
     /// `--race-allow-identical`.
     pub allow_identical: bool,
 }
@@ -72,11 +87,13 @@ impl RaceArgs {
                 || self.runs.is_some()
                 || self.race_warp_sync.is_some()
                 || self.race_sc_fence.is_some()
+                || self.race_sc_order.is_some()
+                || self.race_limit.is_some()
                 || self.race_allow_identical;
             if given {
                 return Err(launch::refuse(
                     "options",
-                    "--schedule, --seed, --runs, --race-warp-sync, --race-sc-fence and --race-allow-identical need --race",
+                    "--schedule, --seed, --runs, --race-warp-sync, --race-sc-fence, --race-sc-order, --race-limit and --race-allow-identical need --race",
                 ));
             }
             return Ok(None);
@@ -97,6 +114,11 @@ impl RaceArgs {
             "dat3m" => false,
             o => return Err(bad(format!("--race-sc-fence `{o}`: expected doc or dat3m"))),
         };
+        let any_sc_order = match self.race_sc_order.as_deref().unwrap_or("any") {
+            "any" => true,
+            "run" => false,
+            o => return Err(bad(format!("--race-sc-order `{o}`: expected any or run"))),
+        };
         let runs = self.runs.unwrap_or(1);
         if runs == 0 {
             return Err(bad("--runs must be at least 1".into()));
@@ -113,9 +135,14 @@ impl RaceArgs {
                 schedule,
                 warp_sync_orders,
                 sc_fence_in_patterns,
+                any_sc_order,
             },
             seeds,
             random,
+            limit: match self.race_limit.unwrap_or(DEFAULT_LIMIT) {
+                0 => None,
+                n => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            },
             allow_identical: self.race_allow_identical,
         }))
     }
@@ -133,7 +160,10 @@ pub(crate) struct Merged {
     runs: u32,
     plan_random: bool,
     seeds: Vec<u64>,
+    limit: Option<usize>,
     allow_identical: bool,
+    /// Pairs ordered only through Fence-SC order left undecided, over all runs.
+    sc_undecided: u64,
 }
 
 impl Merged {
@@ -144,7 +174,9 @@ impl Merged {
             runs: 0,
             plan_random: plan.random,
             seeds: plan.seeds.clone(),
+            limit: plan.limit,
             allow_identical: plan.allow_identical,
+            sc_undecided: 0,
         };
         m.add(first);
         m
@@ -153,19 +185,28 @@ impl Merged {
     fn add(&mut self, rep: Option<&RaceReport>) {
         self.runs += 1;
         let Some(rep) = rep else { return };
+        self.sc_undecided += rep.sc_undecided;
         for r in &rep.races {
             let key = |x: &Race| {
                 let (a, b) = (x.first.pc, x.second.pc);
                 (a.min(b), a.max(b))
             };
             match self.races.iter_mut().find(|s| key(&s.race) == key(r)) {
-                Some(s) => s.runs += 1,
+                Some(s) => {
+                    s.runs += 1;
+                    s.race.count += r.count;
+                }
                 None => self.races.push(Seen {
                     race: r.clone(),
                     runs: 1,
                 }),
             }
         }
+    }
+
+    /// Racing access pairs over every race and run.
+    fn occurrences(&self) -> u64 {
+        self.races.iter().map(|s| s.race.count).sum()
     }
 
     /// Whether any race was found.
@@ -238,8 +279,35 @@ impl Merged {
     }
 
     /// The report on standard error; `context` (empty for a single launch) names a plan's
-    /// step and launch.
+    /// step and launch: each race (at most the limit), then the summary line.
     pub(crate) fn print(&self, context: &str) {
+        let shown = self.limit.unwrap_or(usize::MAX).min(self.races.len());
+        let n = self.races.len();
+        for (i, s) in self.races.iter().take(shown).enumerate() {
+            let under = if s.race.fence_sc_dependent {
+                " (under another Fence-SC order)"
+            } else {
+                ""
+            };
+            eprintln!(
+                "ptxemu: {context}--race: data race {} of {n}{under}, {} racing access pair{}:",
+                i + 1,
+                s.race.count,
+                plural(s.race.count)
+            );
+            eprintln!("{}", s.race);
+            eprintln!(
+                "  seen:   on {} explored schedule ({} of {} runs)",
+                self.seen(s),
+                s.runs,
+                self.runs
+            );
+        }
+        eprintln!("ptxemu: {context}{}", self.summary(shown));
+    }
+
+    /// The one-line summary (`shown`: races printed above it).
+    fn summary(&self, shown: usize) -> String {
         let sched = if self.plan_random {
             format!(
                 "schedule random, seeds {}..={}",
@@ -249,49 +317,52 @@ impl Merged {
         } else {
             "schedule default".to_string()
         };
-        let identical = match self.identical() {
-            0 => String::new(),
-            n => format!(
+        let n = self.races.len();
+        let occ = self.occurrences();
+        let mut line = format!(
+            "RACE SUMMARY: {n} racing instruction pair{} ({occ} racing access pair{}) in {} run{} ({sched})",
+            plural(n as u64),
+            plural(occ),
+            self.runs,
+            plural(u64::from(self.runs)),
+        );
+        if shown < n {
+            line.push_str(&format!(
+                "; {shown} printed (--race-limit {shown}; --json lists all)"
+            ));
+        }
+        match self.identical() {
+            0 => {}
+            n => line.push_str(&format!(
                 "; {n} of identical bytes written by the lanes of one instruction{}",
                 if self.allow_identical {
                     ", allowed by --race-allow-identical"
                 } else {
                     ""
                 }
-            ),
-        };
-        eprintln!(
-            "ptxemu: {context}--race: {} data race(s) in {} run(s) ({sched}){identical}",
-            self.races.len(),
-            self.runs
-        );
-        for s in &self.races {
-            eprintln!("ptxemu: {context}--race: {}", s.race);
-            eprintln!(
-                "  seen:   on {} explored schedule ({} of {} runs)",
-                self.seen(s),
-                s.runs,
-                self.runs
-            );
+            )),
         }
+        if self.sc_undecided > 0 {
+            line.push_str(&format!(
+                "; {} access pair{} ordered only by this run's Fence-SC order left undecided (too many fence.sc)",
+                self.sc_undecided,
+                plural(self.sc_undecided)
+            ));
+        }
+        line
     }
 
-    /// `races` and `race_schedules` for `--json`.
-    pub(crate) fn json(&self) -> (Json, Json) {
+    /// `races`, `race_schedules` and `race_summary` for `--json`.
+    pub(crate) fn json(&self) -> (Json, Json, Json) {
         let races = self
             .races
             .iter()
             .map(|s| {
-                json!({
-                    "first": access_json(&s.race.first),
-                    "second": access_json(&s.race.second),
-                    "reason": s.race.reason,
-                    "seen": self.seen(s),
-                    "seen_runs": s.runs,
-                    "runs": self.runs,
-                    "count": s.race.count,
-                    "identical_lanes": s.race.identical_lanes,
-                })
+                let mut j = emu::race::json::race(&s.race);
+                j["seen"] = json!(self.seen(s));
+                j["seen_runs"] = json!(s.runs);
+                j["runs"] = json!(self.runs);
+                j
             })
             .collect();
         let sched = json!({
@@ -301,29 +372,20 @@ impl Merged {
             "identical_lanes": self.identical(),
             "allow_identical": self.allow_identical,
         });
-        (Json::Array(races), sched)
+        let summary = json!({
+            "instruction_pairs": self.races.len(),
+            "access_pairs": self.occurrences(),
+            "runs": self.runs,
+            "sc_undecided": self.sc_undecided,
+        });
+        (Json::Array(races), sched, summary)
     }
 }
 
-fn access_json(a: &AccessReport) -> Json {
-    let mut j = json!({
-        "line": a.line,
-        "instruction": a.instruction,
-        "source": a.source.as_ref().map(crate::launch::source_json),
-        "kind": a.kind,
-        "sem": a.sem,
-        "scope": a.scope,
-        "space": a.space,
-        "cta": a.cta,
-        "thread": a.thread,
-        "warp": a.warp,
-        "lane": a.lane,
-        "address": format!("0x{:x}", a.address),
-        "bytes": a.bytes,
-    });
-    if let Some((cta, rank)) = a.owner {
-        j["owner_cta"] = json!(cta);
-        j["owner_rank"] = json!(rank);
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
     }
-    j
 }

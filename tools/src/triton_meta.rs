@@ -11,8 +11,13 @@
 //!   Triton's CUDA launcher allocates them.
 //!
 //! A value the user gives that contradicts the metadata is an error, not a silent choice.
-//! Not modelled: clusters (`num_ctas` > 1 is refused), `launch_cooperative_grid` and
-//! `launch_pdl` (reported, not acted on), tensor descriptors (`tensordesc_meta`).
+//! * clusters: with `num_ctas` > 1, `--grid` is the grid `kernel[grid]` was given; the launch
+//!   has `num_ctas` times as many CTAs in x, in clusters of `num_ctas × 1 × 1` (a `--cluster`
+//!   that says otherwise is an error).
+//!
+//! A `NAME.json` that is not Triton's metadata is ignored with a note when `--kernel` and
+//! `--block` are given. Not modelled: `launch_cooperative_grid` and `launch_pdl` (reported, not
+//! acted on), tensor descriptors (`tensordesc_meta`).
 
 use std::path::Path;
 
@@ -22,20 +27,37 @@ use serde_json::{json, Value as Json};
 use crate::argspec::{self, ArgSpec};
 pub use emu::host::triton::TritonMeta;
 
-/// Reads `NAME.json` beside `NAME.ptx`, if there is one.
+/// Reads `NAME.json` beside `NAME.ptx`, if there is one. A JSON object that is not Triton's
+/// metadata (no `name` or no `num_warps`) is ignored, with a note on stderr, when the launch
+/// needs nothing from it (`explicit`: `--kernel` and `--block` were given).
 ///
 /// # Errors
-/// The file exists but cannot be read or parsed.
-pub fn beside(ptx: &Path) -> Result<Option<TritonMeta>> {
+/// The file exists but cannot be read or parsed, or is not Triton's metadata and the launch
+/// is not explicit.
+pub fn beside(ptx: &Path, explicit: bool) -> Result<Option<TritonMeta>> {
     let path = ptx.with_extension("json");
     if !path.is_file() {
         return Ok(None);
     }
     let text = crate::bounded::read_text(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
+    if explicit && !is_triton_metadata(&text) {
+        eprintln!(
+            "ptxemu: note: {} is not Triton's kernel metadata (no `name` or `num_warps`); ignored, since --kernel and --block are given",
+            path.display()
+        );
+        return Ok(None);
+    }
     TritonMeta::parse(&text, &path)
         .map(Some)
         .map_err(anyhow::Error::msg)
+}
+
+/// Whether JSON text looks like Triton's metadata: an object with `name` and `num_warps`.
+fn is_triton_metadata(text: &str) -> bool {
+    serde_json::from_str::<Json>(text)
+        .map(|v| v.get("name").is_some() && v.get("num_warps").is_some())
+        .unwrap_or(false)
 }
 
 /// The launch settings after the metadata is applied, and a record of what came from it.
@@ -104,6 +126,7 @@ pub fn apply(meta: &TritonMeta, given: &Given<'_>) -> Result<Applied> {
         "block": given.block.is_none(),
         "shared_bytes": given.shared_bytes.is_none(),
         "num_warps": meta.num_warps,
+        "num_ctas": meta.num_ctas,
         "shared": meta.shared,
         "scratch_args": [],
     });

@@ -26,13 +26,14 @@ fn the_library_becomes_programs_and_scripts() {
     assert_eq!(
         o.status.code(),
         Some(1),
-        "two multi-GPU tests are refused: {stderr}"
+        "two multi-GPU tests and two alias tests are refused: {stderr}"
     );
     assert!(
         stderr.contains("refused") && stderr.contains("different GPUs"),
         "{stderr}"
     );
-    assert!(stdout.contains("36 harness(es)"), "{stdout}");
+    assert!(stderr.contains("virtual alias"), "{stderr}");
+    assert!(stdout.contains("37 harness(es)"), "{stdout}");
     let cu = std::fs::read_to_string(out.join("MP+rlx.cu")).unwrap();
     assert!(cu.contains("DEF_INSTANCES = 1024, DEF_ITERATIONS = 10"));
     assert!(

@@ -99,7 +99,7 @@ fn expectations_csv() {
     ]);
     assert!(o.status.success());
     assert!(
-        text(&o).trim_end().ends_with("38 passed, 0 failed"),
+        text(&o).trim_end().ends_with("41 passed, 0 failed"),
         "{}",
         text(&o)
     );

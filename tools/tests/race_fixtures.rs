@@ -2,7 +2,7 @@
 //! run (`tests/fixtures/{kernels,public,triton/runs,async,mma,tma,wgmma,tcgen05}`,
 //! `tcgen05_kernels/cuda`) is run again with
 //! `--race`, launched exactly as its own test launches it, and must report no data race (exit
-//! status 0, no "data race between" on standard error), except the few of `KNOWN_RACY`, which
+//! status 0, a `RACE SUMMARY` of 0 pairs on standard error), except the few of `KNOWN_RACY`, which
 //! race by the model's definition and must be reported. These kernels are correct programs from
 //! nvcc, clang, Triton and public suites whose outputs match independent references; each
 //! synchronises its shared and global accesses with `bar.sync`, `__syncwarp`, mbarriers,
@@ -117,7 +117,7 @@ fn race_free(mut cmd: Command) -> Option<String> {
     let line = format!("{cmd:?}");
     let out = cmd.output().expect("ptxemu runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let raced = stderr.contains("data race between");
+    let raced = stderr.contains("RACE SUMMARY:") && !stderr.contains("RACE SUMMARY: 0 racing");
     if out.status.code() == Some(2) && !raced {
         return None;
     }

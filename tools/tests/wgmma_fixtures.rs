@@ -39,6 +39,7 @@ fixture_common::fixture_tests!(
     s8u8_satfinite,
     scale_d_zero,
     tf32_k_128b_neg,
+    triton_f16_acc,
     u8_areg_wrap,
 );
 

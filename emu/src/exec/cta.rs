@@ -165,7 +165,7 @@ impl Cta {
             next_warp: 0,
             tmem: None,
             asyncs: super::step::tma_map::async_state(env.proxy),
-            wgmma: Default::default(),
+            wgmma: super::step::wgmma::WgmmaState::new(env.wgmma_strict),
             race: env
                 .race
                 .map(|r| Box::new(crate::race::CtaRace::new(r, linear))),
@@ -419,7 +419,7 @@ impl Cta {
             ctx.mask = mask;
             ctx.pc = pc;
             if ctx.wgmma.busy {
-                if let Some(fault) = super::step::wgmma_access::early_read(&ctx, ins) {
+                if let Err(fault) = super::step::wgmma_access::before_read(&mut ctx, ins) {
                     break Action::Fault { fault, pc };
                 }
             }

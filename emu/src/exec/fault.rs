@@ -141,6 +141,27 @@ pub struct SourceLine {
     pub inlined_at: Vec<SourceFrame>,
 }
 
+impl SourceFrame {
+    /// As JSON: `file`, `line`, and `column` (`null` when the `.loc` gave none).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "file": &*self.file,
+            "line": self.line,
+            "column": (self.col > 0).then_some(self.col),
+        })
+    }
+}
+
+impl SourceLine {
+    /// As JSON (`--json` and race reports): its position, and `inlined_at`, the call sites,
+    /// innermost first (empty when it was not inlined).
+    pub fn json(&self) -> serde_json::Value {
+        let mut j = self.at.json();
+        j["inlined_at"] = self.inlined_at.iter().map(SourceFrame::json).collect();
+        j
+    }
+}
+
 impl fmt::Display for SourceLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.at)?;

@@ -76,6 +76,8 @@ pub struct Env<'a> {
     pub tmem: step::tcgen05::TmemOptions,
     /// (`--proxy-check`, the program has async-proxy instructions).
     pub proxy: (bool, bool),
+    /// `--wgmma-check strict`: an early read of a wgmma accumulator is a fault.
+    pub wgmma_strict: bool,
 
     /// The race detector's launch-wide state, with `--race`.
     pub race: Option<&'a std::sync::Arc<crate::race::RaceShared>>,
@@ -110,6 +112,11 @@ pub struct LaunchConfig {
     /// `--proxy-check`: report accesses through different proxies the memory model leaves
     /// unordered (on by default).
     pub proxy_check: bool,
+    /// `--wgmma-check strict`: reading a `wgmma.mma_async` accumulator before the
+    /// `wgmma.wait_group` that retires it is reported as undefined behaviour. By default the
+    /// read waits for the warp's committed wgmma groups, as ptxas makes the GPU do (it injects
+    /// the wait, warning C7517).
+    pub wgmma_strict: bool,
 
     /// `--race`: detect data races (the launch then runs on one host thread).
     pub race: Option<crate::race::RaceOptions>,
@@ -170,6 +177,7 @@ impl LaunchConfig {
             l1: None,
             tmem: step::tcgen05::TmemOptions::default(),
             proxy_check: true,
+            wgmma_strict: false,
 
             race: None,
             timeout: None,
@@ -426,6 +434,7 @@ impl Machine {
                 cfg.proxy_check,
                 cfg.proxy_check && step::tma_map::uses_async_proxy(&self.prog),
             ),
+            wgmma_strict: cfg.wgmma_strict,
 
             race: race.as_ref(),
             max_call_depth: cfg.max_call_depth,

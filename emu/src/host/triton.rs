@@ -7,8 +7,11 @@
 //!   then profile scratch, since Triton 3.3; global scratch only before): a zeroed buffer of
 //!   `size * CTAs` bytes when the metadata gives a size, else a null pointer.
 //!
-//! Not modelled: clusters (`num_ctas` > 1 is refused), `launch_cooperative_grid` and
-//! `launch_pdl`, tensor descriptors (`tensordesc_meta`).
+//! * clusters: `num_ctas` > 1 launches `num_ctas` × the grid's x CTAs in clusters of
+//!   `num_ctas × 1 × 1`, as Triton's launcher does; scratch is sized per CTA of that grid.
+//!
+//! Not modelled: `launch_cooperative_grid` and `launch_pdl` (ptxemu runs every CTA of a grid
+//! as if co-resident, and launches one after another), tensor descriptors (`tensordesc_meta`).
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +30,8 @@ pub struct TritonMeta {
     pub warp_size: u32,
     /// Dynamic shared memory in bytes (`shared`).
     pub shared: u32,
+    /// CTAs per cluster (`num_ctas`, 1 when absent).
+    pub num_ctas: u32,
     /// Global scratch bytes per CTA (`global_scratch_size`).
     pub global_scratch_size: u64,
     /// Profile scratch bytes per CTA (`profile_scratch_size`).
@@ -68,11 +73,9 @@ impl TritonMeta {
             .to_string();
         let num_warps = field_u32(&v, "num_warps", path)?
             .ok_or_else(|| format!("{}: no `num_warps`", path.display()))?;
-        if let Some(n) = field_u32(&v, "num_ctas", path)?.filter(|&n| n > 1) {
-            return Err(format!(
-                "{}: num_ctas = {n} (a thread-block cluster launch) is not supported by ptxemu",
-                path.display()
-            ));
+        let num_ctas = field_u32(&v, "num_ctas", path)?.unwrap_or(1);
+        if num_ctas == 0 {
+            return Err(format!("{}: num_ctas = 0", path.display()));
         }
         Ok(TritonMeta {
             path: path.to_path_buf(),
@@ -80,6 +83,7 @@ impl TritonMeta {
             num_warps,
             warp_size: field_u32(&v, "warp_size", path)?.unwrap_or(32),
             shared: field_u32(&v, "shared", path)?.unwrap_or(0),
+            num_ctas,
             global_scratch_size: field_u64(&v, "global_scratch_size", path)?.unwrap_or(0),
             profile_scratch_size: field_u64(&v, "profile_scratch_size", path)?.unwrap_or(0),
         })
@@ -88,6 +92,27 @@ impl TritonMeta {
     /// Threads per CTA.
     pub fn threads(&self) -> u32 {
         self.num_warps.saturating_mul(self.warp_size)
+    }
+
+    /// The CTA grid and cluster shape Triton's launcher makes of the grid `kernel[grid]` was
+    /// given: with `num_ctas` > 1, x grows by `num_ctas` and clusters are `num_ctas × 1 × 1`
+    /// (`None`: no cluster).
+    ///
+    /// # Errors
+    /// A grid whose x times `num_ctas` overflows 32 bits.
+    pub fn cta_grid(&self, grid: [u32; 3]) -> Result<([u32; 3], Option<[u32; 3]>), String> {
+        if self.num_ctas == 1 {
+            return Ok((grid, None));
+        }
+        let x = grid[0].checked_mul(self.num_ctas).ok_or_else(|| {
+            format!(
+                "{}: grid x {} × num_ctas {} overflows",
+                self.path.display(),
+                grid[0],
+                self.num_ctas
+            )
+        })?;
+        Ok(([x, grid[1], grid[2]], Some([self.num_ctas, 1, 1])))
     }
 
     /// The trailing scratch-pointer arguments Triton's launcher adds when the kernel takes
@@ -164,6 +189,21 @@ mod tests {
         assert!(TritonMeta::parse("{", p).is_err());
         assert!(TritonMeta::parse(r#"{"name": "k"}"#, p).is_err());
         assert!(TritonMeta::parse(r#"{"name": "k", "num_warps": -1}"#, p).is_err());
-        assert!(TritonMeta::parse(r#"{"name": "k", "num_warps": 4, "num_ctas": 2}"#, p).is_err());
+        assert!(TritonMeta::parse(r#"{"name": "k", "num_warps": 4, "num_ctas": 0}"#, p).is_err());
+    }
+
+    #[test]
+    fn clusters_as_tritons_launcher_makes_them() {
+        let m = TritonMeta::parse(
+            r#"{"name": "k", "num_warps": 4, "num_ctas": 2}"#,
+            Path::new("k.json"),
+        )
+        .unwrap();
+        assert_eq!(m.cta_grid([3, 2, 1]).unwrap(), ([6, 2, 1], Some([2, 1, 1])));
+        assert_eq!(
+            meta(VECTOR_ADD).cta_grid([3, 2, 1]).unwrap(),
+            ([3, 2, 1], None)
+        );
+        assert!(m.cta_grid([u32::MAX, 1, 1]).is_err());
     }
 }

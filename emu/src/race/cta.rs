@@ -9,6 +9,7 @@ use smallvec::SmallVec;
 
 use super::op::{Kind, RaceOp, Sem};
 use super::report::{self, Miss};
+use super::sc_order::{self, FenceRecord, ScVerdict};
 use super::shadow::{Acc, Payload, Rel, Shadow};
 use super::vc::Vc;
 use super::{RaceShared, Rng};
@@ -20,7 +21,7 @@ pub mod cluster;
 mod tensor;
 mod warp;
 
-use cells::{add_read, check};
+use cells::{add_read, add_write, check, Found};
 
 pub use asyncs::{MbarEvent, AGENT};
 pub use bulk::{fingerprint, BulkAccess, BULK};
@@ -266,21 +267,22 @@ impl CtaRace {
         } else {
             None
         };
-        let mut found: SmallVec<[Acc; 2]> = SmallVec::new();
+        let mut found: SmallVec<[Found; 2]> = SmallVec::new();
         for w in first_word..=last_word {
             let cell = shadow.cell(w);
             check(sh, gen, (th, me), &acc, (sem, scope), cell, &mut found);
             if writes {
-                cell.write = Some(acc);
-                cell.reads.clear();
-                cell.payload.clone_from(&payload);
+                add_write(sh, gen, th, &acc, cell, payload.clone());
             } else {
-                add_read(sh, gen, th, &acc, sem, cell);
+                add_read(gen, th, &acc, cell);
+            }
+            if sh.sc_order {
+                shadow.reach.access(w, &mut th.base, reads, writes);
             }
         }
         drop(guard);
-        for p in found {
-            self.record(t, p, acc);
+        for f in found {
+            self.record(t, f, acc);
         }
         if let Some(p) = observed {
             if kind != Kind::Red {
@@ -333,16 +335,33 @@ impl CtaRace {
         let releases = in_patterns && sem != FenceSem::Acquire;
         if sem == FenceSem::Sc {
             // Fence-SC order, taken as the order the fences executed in: join the clock of
-            // the earlier ms fence.sc, then publish this thread's clock.
-            join(&mut self.threads[t], &self.sc_cta.clone());
+            // the earlier ms fence.sc, then publish this thread's clock. In a kernel with
+            // `fence.sc` the joined entries are tagged (`sc_order` decides the pairs only they
+            // order), and the fence is logged with what reaches it.
+            let cta_clock = self.sc_cta.clone();
+            self.join_sc(t, &cta_clock);
             if scope >= Scope::Cluster {
                 self.sc_cluster_join(t);
             }
-            let th = &mut self.threads[t];
             let wide = scope >= Scope::Gpu;
             if wide {
-                if let Ok(g) = self.sh.sc_gpu.lock() {
-                    join(th, &g.clone());
+                let gpu_clock = self.sh.sc_gpu.lock().ok().map(|g| g.clone());
+                if let Some(g) = gpu_clock {
+                    self.join_sc(t, &g);
+                }
+            }
+            let th = &mut self.threads[t];
+            if self.sh.sc_order {
+                sc_order::at_fence(&mut th.base, me, th.own);
+                if let Ok(mut log) = self.sh.fences.lock() {
+                    log.push(FenceRecord {
+                        owner: me,
+                        cta: self.linear,
+                        scope,
+                        clk: th.own,
+                        pc,
+                        base: th.base.clone(),
+                    });
                 }
             }
             let snap = snapshot(th, me);
@@ -451,7 +470,54 @@ impl CtaRace {
         self.barrier_reset(16);
     }
 
-    fn record(&mut self, t: usize, first: Acc, second: Acc) {
+    /// Thread `t` joins `clock` through a Fence-SC edge (tagged in a kernel with `fence.sc`).
+    pub(super) fn join_sc(&mut self, t: usize, clock: &Arc<Vc>) {
+        let th = &mut self.threads[t];
+        if !self.sh.sc_order {
+            join(th, clock);
+        } else if !Arc::ptr_eq(&th.base, clock) {
+            Arc::make_mut(&mut th.base).join_via_sc(clock);
+        }
+    }
+
+    /// Records a race of thread `t`'s access `second` with the earlier access found; a pair
+    /// this run orders only through Fence-SC order is decided first (`sc_order`).
+    fn record(&mut self, t: usize, found: Found, second: Acc) {
+        let first = found.earlier;
+        let sc = if found.via_sc {
+            let me = self.gtid(t);
+            let th = &self.threads[t];
+            let later = sc_order::Later {
+                me,
+                base: &th.base,
+                own: th.own,
+            };
+            let sh = &self.sh;
+            // Two fence.sc are morally strong when each one's scope includes the other's
+            // thread (fences have no bytes or proxy to differ in).
+            let ms = |x: &FenceRecord, y: &FenceRecord| {
+                sh.includes(x.scope, x.cta, y.cta) && sh.includes(y.scope, y.cta, x.cta)
+            };
+            let verdict = match sh.fences.lock() {
+                Ok(mut log) => sc_order::decide(&mut log, later, (first.gtid, first.clk), ms),
+                Err(_) => ScVerdict::Undecided,
+            };
+            match verdict {
+                ScVerdict::Races {
+                    after_first,
+                    before_second,
+                } => Some([after_first, before_second]),
+                ScVerdict::Ordered => return,
+                ScVerdict::Undecided => {
+                    self.sh
+                        .sc_undecided
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    return;
+                }
+            }
+        } else {
+            None
+        };
         let key = (first.pc.min(second.pc), first.pc.max(second.pc));
         let identical = self.identical_lanes(t, &first, &second);
         let Ok(mut races) = self.sh.races.lock() else {
@@ -469,7 +535,10 @@ impl CtaRace {
             return;
         }
         let miss = self.threads[t].miss.as_ref();
-        let mut race = report::race(&self.sh, first, second, miss, self.barriers_seen);
+        let mut race = match sc {
+            Some([x, y]) => report::race_under_other_sc_order(&self.sh, first, second, x, y),
+            None => report::race(&self.sh, first, second, miss, self.barriers_seen),
+        };
         race.identical_lanes = identical;
         if second.shared && self.sh.cluster_size() > 1 {
             report::set_owner(&self.sh, &mut race, self.owner);

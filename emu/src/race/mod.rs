@@ -16,13 +16,18 @@
 //! The detector costs nothing when off: the interpreter's hooks test one `Option`.
 
 pub mod cta;
+pub mod json;
 pub mod op;
 pub mod report;
+pub mod sc_order;
 pub mod shadow;
 pub mod vc;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+use models::vocab::FenceSem;
 
 pub use cta::CtaRace;
 pub use op::{describe, Kind, RaceOp, Sem};
@@ -51,6 +56,10 @@ pub struct RaceOptions {
     /// Whether `fence.sc` (and `membar`) also counts as a release and acquire fence in
     /// patterns (the PTX document and both Alloy models: yes; Dat3M: no). Default on.
     pub sc_fence_in_patterns: bool,
+    /// Whether a pair that this run's Fence-SC order alone orders is checked against the
+    /// other orders the model allows (`sc_order`; default on). Off: Fence-SC order is the
+    /// order the fences ran in, as on hardware in one run.
+    pub any_sc_order: bool,
 }
 
 impl Default for RaceOptions {
@@ -59,6 +68,7 @@ impl Default for RaceOptions {
             schedule: Schedule::Default,
             warp_sync_orders: true,
             sc_fence_in_patterns: true,
+            any_sc_order: true,
         }
     }
 }
@@ -108,6 +118,14 @@ pub struct RaceShared {
     /// The clock of gpu/sys-scope `fence.sc` (Fence-SC order, taken as execution order).
     pub(crate) sc_gpu: Mutex<Arc<Vc>>,
     pub(crate) races: Mutex<HashMap<(u32, u32), Race>>,
+    /// Whether the kernel has `fence.sc` (or `membar`) and few enough threads for tagged
+    /// clock entries: pairs ordered only through this run's Fence-SC order are then decided
+    /// (`sc_order`); otherwise Fence-SC order is the execution order, as it ran.
+    pub(crate) sc_order: bool,
+    /// Every `fence.sc` executed (with `sc_order`).
+    pub(crate) fences: Mutex<sc_order::FenceLog>,
+    /// Pairs ordered only through Fence-SC order that could not be decided (full log).
+    pub(crate) sc_undecided: AtomicU64,
     /// Shared-memory shadows of finished CTAs, reset, for the next CTAs to reuse.
     pub(crate) smem_pool: Mutex<Vec<Shadow>>,
     rng: Mutex<Rng>,
@@ -120,7 +138,24 @@ impl RaceShared {
             Schedule::Random(s) => s,
             Schedule::Default => 0,
         };
+        let threads = grid
+            .iter()
+            .chain(&block)
+            .map(|&d| u64::from(d))
+            .product::<u64>();
+        let has_sc_fence = ops.iter().any(|o| {
+            matches!(
+                o,
+                RaceOp::Fence {
+                    sem: FenceSem::Sc,
+                    ..
+                }
+            )
+        });
         RaceShared {
+            sc_order: opts.any_sc_order && has_sc_fence && threads < u64::from(vc::TAGGED_THREADS),
+            fences: Mutex::new(sc_order::FenceLog::default()),
+            sc_undecided: AtomicU64::new(0),
             opts,
             ops,
             cta_threads: block[0] * block[1] * block[2],
@@ -189,6 +224,7 @@ impl RaceShared {
         RaceReport {
             races,
             shadow_words,
+            sc_undecided: self.sc_undecided.load(Ordering::Relaxed),
         }
     }
 

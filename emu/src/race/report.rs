@@ -6,6 +6,7 @@ use std::fmt;
 use models::vocab::{FenceSem, Scope};
 
 use super::op::{Kind, RaceOp, Sem};
+use super::sc_order::NamedFence;
 use super::shadow::{Acc, Rel};
 use super::RaceShared;
 use crate::exec::fault::SourceLine;
@@ -49,8 +50,8 @@ pub struct AccessReport {
     pub kind: &'static str,
     /// weak, relaxed, acquire, release, acq_rel, volatile or mmio.
     pub sem: &'static str,
-    /// cta, cluster, gpu, sys, or none for weak accesses.
-    pub scope: &'static str,
+    /// cta, cluster, gpu or sys; `None` for weak accesses (JSON `null`).
+    pub scope: Option<&'static str>,
     /// global or shared.
     pub space: &'static str,
     /// `%ctaid`.
@@ -80,12 +81,18 @@ pub struct Race {
     pub second: AccessReport,
     /// Why they race, in the model's words.
     pub reason: String,
-    /// How many times the pair raced (per word and thread pair).
+    /// How many pairs of dynamic accesses of these two instructions raced: each racing
+    /// (earlier access, later access) once, whatever bytes they share; repeated accesses of
+    /// one instruction that an access of it ordered after them stands for count once (a lower
+    /// bound, docs/race.md).
     pub count: u64,
     /// Both accesses wrote identical bytes, made by lanes of one warp executing one
     /// instruction (the race is real under the PTX memory model; reports classify it apart,
     /// and `ptxemu run --race-allow-identical` accepts it).
     pub identical_lanes: bool,
+    /// Whether this run ordered the pair through Fence-SC order, and another Fence-SC order
+    /// consistent with everything the run read and wrote leaves it unordered.
+    pub fence_sc_dependent: bool,
 }
 
 /// The races of one launch.
@@ -95,6 +102,9 @@ pub struct RaceReport {
     pub races: Vec<Race>,
     /// Words of global memory with a shadow (memory cost).
     pub shadow_words: usize,
+    /// Pairs this run ordered only through Fence-SC order that were not decided (the fence
+    /// log was full): not reported, possibly races.
+    pub sc_undecided: u64,
 }
 
 impl RaceReport {
@@ -157,10 +167,10 @@ fn describe(sh: &RaceShared, a: &Acc) -> AccessReport {
                 kind.name()
             },
             sem.name(),
-            scope.map_or("none", |s| s.name()),
+            scope.map(|s| s.name()),
         ),
         // A cp.async's access (performed by the issuing thread's copy agent).
-        _ => (if a.write { "write" } else { "read" }, "weak", "none"),
+        _ => (if a.write { "write" } else { "read" }, "weak", None),
     };
     let (cta, thread) = sh.position(a.gtid);
     let local = (a.gtid & !super::cta::AGENTS) % sh.cta_threads.max(1);
@@ -337,13 +347,13 @@ fn not_ordered(
         Some(Miss::NotObserved { write, read_pc }) => {
             let w = describe(sh, write);
             return format!(
-                "the strong read at {} does not observe the {} at {} by {} ({}.{}): the two are not morally strong, so no release pattern synchronises with it",
+                "the strong read at {} does not observe the {} at {} by {} ({}{}): the two are not morally strong, so no release pattern synchronises with it",
                 at(*read_pc),
                 w.kind,
                 at(write.pc),
                 who(&w),
                 w.sem,
-                w.scope
+                w.scope.map(|s| format!(".{s}")).unwrap_or_default()
             );
         }
         None => {}
@@ -412,6 +422,51 @@ pub(crate) fn race(
         reason,
         count: 1,
         identical_lanes: false,
+        fence_sc_dependent: false,
+    }
+}
+
+/// A race between `first` and `second` that this run ordered only through Fence-SC order,
+/// with the fences (pc, thread) that ordered it: one after the first access in its thread,
+/// one before the second (`sc_order`).
+pub(crate) fn race_under_other_sc_order(
+    sh: &RaceShared,
+    first: Acc,
+    second: Acc,
+    after_first: Option<NamedFence>,
+    before_second: Option<NamedFence>,
+) -> Race {
+    let ra = describe(sh, &first);
+    let rb = describe(sh, &second);
+    let fence = |f: Option<NamedFence>, fallback: &str| match f {
+        Some((pc, t)) => {
+            let (c, th) = sh.position(t);
+            format!(
+                "the fence.sc at {} by thread ({},{},{}) of CTA ({},{},{})",
+                at(pc),
+                th[0],
+                th[1],
+                th[2],
+                c[0],
+                c[1],
+                c[2]
+            )
+        }
+        None => fallback.to_string(),
+    };
+    let x = fence(after_first, "a fence.sc after the first access");
+    let y = fence(before_second, "a fence.sc before the second access");
+    let reason = format!(
+        "not morally strong: {}; not ordered by causality order under every Fence-SC order: in this run only Fence-SC order orders them ({x}, after the first access, ran before {y}, before the second); nothing the run read or wrote forces that order, and under the order the model equally allows, with {y} first, no release/acquire pattern or barrier orders the pair",
+        not_ms(sh, &first, &second, &ra, &rb),
+    );
+    Race {
+        first: ra,
+        second: rb,
+        reason,
+        count: 1,
+        identical_lanes: false,
+        fence_sc_dependent: true,
     }
 }
 
@@ -419,11 +474,10 @@ impl fmt::Display for AccessReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} {} {} {} of {} bytes at {} 0x{:x}{} by {} (warp {}, lane {}), line {}{}: {}",
+            "{} {}{} of {} bytes at {} 0x{:x}{} by {} (warp {}, lane {}), line {}{}: {}",
             self.kind,
             self.sem,
-            self.scope,
-            self.space,
+            self.scope.map(|s| format!(".{s}")).unwrap_or_default(),
             self.bytes,
             self.space,
             self.address,
@@ -444,9 +498,9 @@ impl fmt::Display for AccessReport {
     }
 }
 
+/// The race's lines: both accesses and the reason (the caller writes the heading).
 impl fmt::Display for Race {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "data race between")?;
         writeln!(f, "  first:  {}", self.first)?;
         writeln!(f, "  second: {}", self.second)?;
         write!(f, "  why:    {}", self.reason)?;

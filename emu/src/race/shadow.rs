@@ -10,11 +10,12 @@ use std::sync::Arc;
 use models::vocab::Scope;
 use smallvec::SmallVec;
 
+use super::sc_order::ReachMap;
 use super::vc::Vc;
 
-/// Reads kept per word before the oldest are forgotten (a later write then cannot be
-/// checked against them; docs/race.md).
-pub const MAX_READS: usize = 4096;
+/// Entries kept per word beside the last write (reads, and earlier writes) before new ones are
+/// forgotten (a later access then cannot be checked against them; docs/race.md).
+pub const MAX_EARLIER: usize = 4096;
 
 /// One access as shadow memory remembers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,24 +105,32 @@ pub struct Rel {
 pub type Payload = Arc<[Rel]>;
 
 /// The shadow of one 4-byte word.
+///
+/// To report every pair of instructions that races (not only the first race of each word),
+/// an access leaves the history only when a later access of the same instruction, on the
+/// same bytes, is ordered after it: any access that races with the earlier one then races
+/// with the later one too, which stands for it. Otherwise it stays (up to [`MAX_EARLIER`]
+/// entries), ordered before later accesses or not.
 #[derive(Clone, Debug, Default)]
 pub struct Cell {
-    /// The last write.
+    /// The last write (whose releases `payload` carries).
     pub write: Option<Acc>,
-    /// Reads since the last write that are not ordered before a later read.
-    pub reads: SmallVec<[Acc; 1]>,
+    /// The other accesses still in the history, oldest first: reads, and earlier writes.
+    pub earlier: SmallVec<[Acc; 1]>,
+    /// How many of `earlier` are writes (a read checks them only when some are).
+    pub earlier_writes: u16,
     /// The releases the last write carries (strong writes only).
     pub payload: Option<Payload>,
-    /// The thread of the newest read kept (meaningful while `reads` is not empty).
-    pub last_reader: u32,
-    /// The oldest full-barrier generation among the kept reads of threads of the CTA that
-    /// made the newest read (`u32::MAX`: none), so that a read after a barrier knows, without
-    /// reading the list, that older reads can be dropped.
-    pub reads_gen: u32,
-    /// Whether every kept read is by a thread of the CTA of `last_reader` (so that when the
-    /// newest read precedes a full barrier of that CTA, so do all: a write there need not
+    /// The thread of the newest entry of `earlier` (meaningful while it is not empty).
+    pub newest_thread: u32,
+    /// The oldest full-barrier generation among the entries of `earlier` by threads of the
+    /// CTA of `newest_thread` (`u32::MAX`: none), so that a read after a barrier knows, without
+    /// reading the list, whether older reads can be dropped.
+    pub oldest_gen: u32,
+    /// Whether every entry of `earlier` is by a thread of the CTA of `newest_thread` (so that
+    /// when the newest precedes a full barrier of that CTA, so do all: a write there need not
     /// look at the list).
-    pub reads_one_cta: bool,
+    pub one_cta: bool,
 }
 
 /// A multiplicative hasher for word indices (std's SipHash costs more than the lookup).
@@ -157,6 +166,8 @@ pub struct Shadow {
     flat: Option<Vec<Cell>>,
     pages: HashMap<u64, Box<[Cell]>, BuildHasherDefault<WordHasher>>,
     last: Option<(u64, *mut Cell)>,
+    /// The fence reach its words pass on (kernels with `fence.sc` only: `sc_order`).
+    pub reach: ReachMap,
 }
 
 // SAFETY: `last` points into a page owned by `pages` (boxed slices never move while the map
@@ -206,13 +217,15 @@ impl Shadow {
         if let Some(v) = &mut self.flat {
             for c in v.iter_mut() {
                 c.write = None;
-                c.reads.clear();
+                c.earlier.clear();
+                c.earlier_writes = 0;
                 c.payload = None;
-                c.last_reader = 0;
-                c.reads_gen = 0;
-                c.reads_one_cta = false;
+                c.newest_thread = 0;
+                c.oldest_gen = 0;
+                c.one_cta = false;
             }
         }
+        self.reach.clear();
         self.pages.clear();
         self.last = None;
     }

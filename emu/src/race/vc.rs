@@ -1,6 +1,31 @@
 //! Sparse vector clocks: for each thread a clock value, kept as a list sorted by thread id,
 //! so that a clock costs memory for the threads it has heard of (a CTA after a barrier, a few
 //! threads of other CTAs after a release/acquire) and not for the whole grid.
+//!
+//! In a kernel with `fence.sc` (docs/race.md, "Fence-SC order"), a clock also holds tagged
+//! entries beside the threads' own: [`VIA_SC`] for what was learned through this run's
+//! Fence-SC order, [`FENCE_REACH`] and [`FENCES_BEFORE`] for the fences that reach a point
+//! through program order, synchronisation and communication. They travel with the clock
+//! through every synchronisation, and a plain lookup ([`Vc::get`] of a thread id) never sees
+//! them.
+
+/// Tag of an entry learned through Fence-SC order (the order `fence.sc` executed in): a path
+/// to the owner that takes at least one Fence-SC edge. A thread's own events and those known
+/// without Fence-SC order are untagged.
+pub const VIA_SC: u32 = 1 << 28;
+
+/// Tag of an entry `t | FENCE_REACH` = `c`: thread `t`'s `fence.sc` at clock `c` (and every
+/// earlier one of `t`) reaches the owner through program order, synchronisation other than
+/// Fence-SC order, and communication (reads-from, coherence and from-reads between accesses).
+pub const FENCE_REACH: u32 = 1 << 27;
+
+/// Tag of an entry `t | FENCES_BEFORE` = `c`: thread `t`'s `fence.sc` at clock `c` reaches (as
+/// [`FENCE_REACH`] counts it) some `fence.sc` ordered before the owner without Fence-SC order.
+pub const FENCES_BEFORE: u32 = 1 << 26;
+
+/// Thread ids (agents' bits aside) the tags leave room for; a launch with more threads keeps
+/// Fence-SC order as it ran (docs/race.md).
+pub const TAGGED_THREADS: u32 = FENCES_BEFORE;
 
 /// A vector clock: thread id (linear over the grid) to the last of its events known to be
 /// ordered before the owner's current point. Missing entries are 0.
@@ -76,6 +101,51 @@ impl Vc {
         self.entries = out;
     }
 
+    /// The entries whose ids lie in `lo..hi`, in id order.
+    pub fn range(&self, lo: u32, hi: u32) -> &[(u32, u32)] {
+        let a = self.entries.partition_point(|e| e.0 < lo);
+        let b = self.entries.partition_point(|e| e.0 < hi);
+        &self.entries[a..b.max(a)]
+    }
+
+    /// Whether some entry lies in `lo..hi`.
+    pub fn any_in(&self, lo: u32, hi: u32) -> bool {
+        !self.range(lo, hi).is_empty()
+    }
+
+    /// Pointwise maximum with the entries `other` (sorted by id, as [`Vc::range`] gives them).
+    pub fn join_entries(&mut self, other: &[(u32, u32)]) {
+        if other.is_empty() {
+            return;
+        }
+        self.join(&Vc {
+            entries: other.to_vec(),
+        });
+    }
+
+    /// Joins `other` as learned through a Fence-SC edge: its untagged and [`VIA_SC`] entries
+    /// come in tagged [`VIA_SC`] (agents keep their bits); its [`FENCE_REACH`] and
+    /// [`FENCES_BEFORE`] entries stay out (Fence-SC order is not among the edges they follow).
+    pub fn join_via_sc(&mut self, other: &Vc) {
+        let mut tagged: Vec<(u32, u32)> = other
+            .entries
+            .iter()
+            .filter(|e| e.0 & (FENCE_REACH | FENCES_BEFORE) == 0)
+            .map(|&(t, c)| (t | VIA_SC, c))
+            .collect();
+        tagged.sort_unstable();
+        tagged.dedup_by(|later, earlier| {
+            // Equal ids: keep the larger clock in the one that stays.
+            if later.0 == earlier.0 {
+                earlier.1 = earlier.1.max(later.1);
+                true
+            } else {
+                false
+            }
+        });
+        self.join_entries(&tagged);
+    }
+
     /// Entries held (for memory accounting and tests).
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -104,5 +174,27 @@ mod tests {
         assert_eq!((a.get(1), a.get(3), a.get(9), a.get(4)), (7, 5, 1, 0));
         assert!(b.leq(&a));
         assert_eq!(a.len(), 3);
+    }
+
+    #[test]
+    fn a_fence_sc_join_tags_what_it_brings_and_leaves_reach_out() {
+        let mut published = Vc::default();
+        published.raise(3, 5);
+        published.raise(3 | VIA_SC, 9);
+        published.raise(7 | FENCE_REACH, 2);
+        published.raise(7 | FENCES_BEFORE, 2);
+        published.raise(4 | (1 << 31), 6);
+        let mut v = Vc::default();
+        v.raise(3, 1);
+        v.join_via_sc(&published);
+        // The thread's own knowledge of thread 3 is unchanged; what came through the fence is
+        // tagged, and the larger of the two clocks for thread 3's tagged entry stays.
+        assert_eq!(v.get(3), 1);
+        assert_eq!(v.get(3 | VIA_SC), 9);
+        assert_eq!(v.get(4 | (1 << 31) | VIA_SC), 6);
+        assert_eq!(v.get(7 | FENCE_REACH), 0);
+        assert_eq!(v.get(7 | FENCES_BEFORE), 0);
+        assert_eq!(v.range(VIA_SC, 1 << 29), &[(3 | VIA_SC, 9)]);
+        assert!(!v.any_in(FENCE_REACH, VIA_SC));
     }
 }

@@ -4,8 +4,9 @@
 //!
 //! The input is the JSON of the whole `run --json` output (an object with a `races` array) or
 //! the `races` array alone. Each race has `first` and `second` accesses (`line`,
-//! `instruction`, `cta`, `thread`, `address`, and optionally `kind`, `sem`, `scope`, `space`,
-//! `warp`, `lane`, `bytes`, `proxy`, `cluster`), a `reason` and optionally `seen`.
+//! `instruction`, `cta`, `thread`, `address`, and optionally `source` (the `.loc` position),
+//! `kind`, `sem`, `scope` (`null` for none), `space`, `warp`, `lane`, `bytes`, `proxy`,
+//! `cluster`), a `reason` and optionally `seen`, `count` and `fence_sc_dependent`.
 
 mod analysis;
 pub mod draw;
@@ -85,6 +86,9 @@ pub struct Access {
     pub proxy: Option<String>,
     /// The cluster's coordinates, when the launch has clusters.
     pub cluster: Option<[u64; 3]>,
+    /// The program's source position (`file:line` or `file:line:column`), when the PTX
+    /// carries `.loc`.
+    pub source: Option<String>,
 }
 
 /// Whether a race was seen on every explored schedule or on some.
@@ -107,6 +111,11 @@ pub struct Race {
     pub reason: String,
     /// On which schedules it was seen, when given.
     pub seen: Option<Seen>,
+    /// How many pairs of dynamic accesses of the two instructions raced, when given.
+    pub count: Option<u64>,
+    /// Whether the run ordered the pair through Fence-SC order only, which another allowed
+    /// order does not (false when not given).
+    pub fence_sc_dependent: bool,
 }
 
 /// A race report.
@@ -206,6 +215,15 @@ impl Access {
 }
 
 impl RaceReport {
+    /// The title of its pictures: the kernel the report names, else `name` (where it came
+    /// from).
+    pub fn title(&self, name: &str) -> String {
+        match &self.kernel {
+            Some(k) => format!("Data races in {k}"),
+            None => format!("Data races of {name}"),
+        }
+    }
+
     /// The report in words.
     pub fn text(&self) -> String {
         let mut s = String::new();
@@ -219,12 +237,25 @@ impl RaceReport {
         }
         let _ = writeln!(s, "{} data race(s){of}.", self.races.len());
         for (i, r) in self.races.iter().enumerate() {
-            let seen = match r.seen {
-                Some(Seen::Every) => " (seen on every explored schedule)",
-                Some(Seen::Some) => " (seen on some explored schedules only)",
-                None => "",
+            let mut notes: Vec<String> = Vec::new();
+            match r.seen {
+                Some(Seen::Every) => notes.push("seen on every explored schedule".into()),
+                Some(Seen::Some) => notes.push("seen on some explored schedules only".into()),
+                None => {}
+            }
+            if let Some(n) = r.count {
+                let s = if n == 1 { "" } else { "s" };
+                notes.push(format!("{n} racing access pair{s}"));
+            }
+            if r.fence_sc_dependent {
+                notes.push("under another Fence-SC order".into());
+            }
+            let notes = if notes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", notes.join("; "))
             };
-            let _ = writeln!(s, "\nRace {}{seen}:", i + 1);
+            let _ = writeln!(s, "\nRace {}{notes}:", i + 1);
             s.push_str(&r.text());
         }
         s

@@ -1,8 +1,41 @@
-//! How an explanation is shown: the picture chosen, and the text of the allowed execution,
-//! each violation (axiom, cycle, edges in words, morally-strong reasons, cause chains) and
-//! each hang.
+//! How an explanation is shown: the executions to show (allowed ones, forbidden candidates,
+//! a hang), the picture chosen, and the text of each: its events, reads-from, coherence as an
+//! order per location, the Fence-SC order once, then either why no axiom forbids it or the
+//! violation (axiom, cycle, edges in words, morally-strong reasons, cause chains).
 
 use super::*;
+
+/// What kind of execution is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShownKind {
+    /// Allowed by the model.
+    Allowed,
+    /// A candidate the model forbids.
+    Forbidden,
+    /// A consistent execution that never finishes.
+    Hang,
+}
+
+impl ShownKind {
+    /// `allowed`, `forbidden` or `hang`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShownKind::Allowed => "allowed",
+            ShownKind::Forbidden => "forbidden",
+            ShownKind::Hang => "hang",
+        }
+    }
+}
+
+/// One execution an explanation shows, with its caption.
+pub struct Shown<'a> {
+    /// `An allowed execution with …`, `Candidate 2 with …: forbidden by causality`.
+    pub caption: String,
+    /// Allowed, forbidden or hanging.
+    pub kind: ShownKind,
+    /// The execution.
+    pub witness: &'a Witness,
+}
 
 impl Explanation {
     /// The execution a single picture shows: the allowed one, else the first forbidden
@@ -12,6 +45,112 @@ impl Explanation {
             .as_ref()
             .or(self.forbidden.first())
             .or(self.hang.as_ref().map(|h| &h.witness))
+    }
+
+    /// Every execution worth showing, in order: the allowed ones producing the outcome (when
+    /// there are any), else the forbidden candidates, else the hanging execution.
+    pub fn shown(&self) -> Vec<Shown<'_>> {
+        let mut out = Vec::new();
+        let allowed: Vec<&Witness> = self.allowed.iter().chain(&self.also_allowed).collect();
+        let n = allowed.len();
+        for (k, w) in allowed.into_iter().enumerate() {
+            let caption = if n == 1 {
+                format!("An allowed execution with {}", self.outcome)
+            } else {
+                format!(
+                    "Allowed execution {} of {n} shown with {}",
+                    k + 1,
+                    self.outcome
+                )
+            };
+            out.push(Shown {
+                caption,
+                kind: ShownKind::Allowed,
+                witness: w,
+            });
+        }
+        if n > 0 {
+            return out;
+        }
+        for (k, w) in self.forbidden.iter().enumerate() {
+            let axiom = w
+                .verdict
+                .as_ref()
+                .err()
+                .map_or("?".to_string(), |v| v.axiom.to_string());
+            out.push(Shown {
+                caption: format!(
+                    "Candidate {} with {}: forbidden by {axiom}",
+                    k + 1,
+                    self.outcome
+                ),
+                kind: ShownKind::Forbidden,
+                witness: w,
+            });
+        }
+        if let Some(h) = &self.hang {
+            out.push(Shown {
+                caption: "No execution completes: a consistent execution that hangs".to_string(),
+                kind: ShownKind::Hang,
+                witness: &h.witness,
+            });
+        }
+        out
+    }
+
+    /// `allowed`, `forbidden`, or `unproduced` (no candidate produces the outcome).
+    pub fn verdict_word(&self) -> &'static str {
+        if self.allowed.is_some() {
+            "allowed"
+        } else if self.forbidden.is_empty() && self.hang.is_none() {
+            "unproduced"
+        } else {
+            "forbidden"
+        }
+    }
+
+    /// The first lines of [`Explanation::text`]: test, model, outcome, verdict and counts.
+    pub fn summary(&self) -> String {
+        let p = &self.prepared;
+        let verdict = if self.allowed.is_some() {
+            "ALLOWED"
+        } else {
+            "FORBIDDEN"
+        };
+        let shown = if self.also_allowed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} of the allowed ones are shown",
+                1 + self.also_allowed.len()
+            )
+        };
+        format!(
+            "Test {}, model {}\nOutcome {}: {verdict}\n({} candidate execution(s) produce it{shown}; the test has {} allowed execution(s) of {} candidates)\n",
+            p.test.name,
+            self.options.model.name(),
+            self.outcome,
+            self.producing,
+            self.report.allowed,
+            self.report.candidates
+        )
+    }
+
+    /// One execution in words: its events and relations, then why it is allowed (axiom by
+    /// axiom) or the violation that forbids it.
+    pub fn witness_text(&self, w: &Witness) -> String {
+        let mut s = self.events_text(w);
+        s.push_str(&self.edges_text(w));
+        match &w.verdict {
+            Ok(()) => s.push_str(&self.allowed_reasons(w)),
+            Err(v) => {
+                s.push_str(&self.violation_text(w, v));
+                if self.options.model == Model::Sc {
+                    s.push_str(&self.sc_contrast(v));
+                }
+            }
+        }
+        s
     }
 
     /// The statics of a witness under this explanation's model.
@@ -39,25 +178,10 @@ impl Explanation {
 
     /// The explanation in words.
     pub fn text(&self) -> String {
-        let p = &self.prepared;
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "Test {}, model {}",
-            p.test.name,
-            self.options.model.name()
-        );
-        let verdict = if self.allowed.is_some() {
-            "ALLOWED"
-        } else {
-            "FORBIDDEN"
-        };
-        let _ = writeln!(s, "Outcome {}: {verdict}", self.outcome);
-        let _ = writeln!(s, "({} candidate execution(s) produce it; the test has {} allowed execution(s) of {} candidates)", self.producing, self.report.allowed, self.report.candidates);
+        let mut s = self.summary();
         if let Some(w) = &self.allowed {
             let _ = writeln!(s, "\nAn allowed execution that produces it:");
-            s.push_str(&self.events_text(w));
-            s.push_str(&self.edges_text(w));
+            s.push_str(&self.witness_text(w));
             return s;
         }
         if let Some(h) = &self.hang {
@@ -105,14 +229,110 @@ impl Explanation {
             );
         }
         for (k, w) in self.forbidden.iter().enumerate() {
-            let _ = writeln!(s, "\nCandidate {} that would produce it:", k + 1);
-            s.push_str(&self.events_text(w));
-            s.push_str(&self.edges_text(w));
+            let twin = self.forbidden[..k].iter().position(|o| {
+                o.choice.rf == w.choice.rf
+                    && o.choice.co == w.choice.co
+                    && o.choice.syncbar == w.choice.syncbar
+            });
+            match twin {
+                Some(j) if sc_differs(&self.forbidden[j], w) => {
+                    let _ = writeln!(
+                        s,
+                        "\nCandidate {} that would produce it differs from candidate {} only in the Fence-SC order: morally strong fence.sc must be ordered one way or the other, and this order breaks an axiom too.",
+                        k + 1,
+                        j + 1
+                    );
+                    s.push_str(&self.sc_order_text(w));
+                }
+                _ => {
+                    let _ = writeln!(s, "\nCandidate {} that would produce it:", k + 1);
+                    s.push_str(&self.events_text(w));
+                    s.push_str(&self.edges_text(w));
+                }
+            }
             if let Err(v) = &w.verdict {
                 s.push_str(&self.violation_text(w, v));
+                if self.options.model == Model::Sc {
+                    s.push_str(&self.sc_contrast(v));
+                }
             }
         }
         s
+    }
+
+    /// The Fence-SC order of a candidate in one line (empty when it has none).
+    fn sc_order_text(&self, w: &Witness) -> String {
+        let l = labels(&w.skeleton);
+        let sc = reduce(&w.choice.sc);
+        if sc.is_empty() {
+            return String::new();
+        }
+        let pairs: Vec<String> = sc
+            .pairs()
+            .into_iter()
+            .map(|(a, b)| format!("{} → {}", l[a], l[b]))
+            .collect();
+        format!("  fence-SC order: {}\n", pairs.join(", "))
+    }
+
+    /// The coherence order of each location written beyond its initial value, in order:
+    /// `x: (x0) → (1) → (5)`; writes it leaves unordered (a race) are grouped in braces.
+    fn coherence_text(&self, w: &Witness) -> String {
+        let ev = &w.skeleton.events;
+        let l = labels(&w.skeleton);
+        let co = &w.choice.co;
+        let mut locs: Vec<u32> = Vec::new();
+        for e in ev
+            .iter()
+            .filter(|e| e.kind == models::EventKind::Write && !e.is_init())
+        {
+            if let Some(loc) = e.loc {
+                if !locs.contains(&loc) {
+                    locs.push(loc);
+                }
+            }
+        }
+        let mut parts = Vec::new();
+        for loc in locs {
+            let name = self
+                .prepared
+                .phys
+                .iter()
+                .position(|&x| x == loc)
+                .map_or("?".to_string(), |k| self.prepared.locs.names[k].clone());
+            let mut left: Vec<usize> = (0..ev.len())
+                .filter(|&e| ev[e].kind == models::EventKind::Write && ev[e].loc == Some(loc))
+                .collect();
+            let mut layers: Vec<String> = Vec::new();
+            let mut racy = false;
+            while !left.is_empty() {
+                let first: Vec<usize> = left
+                    .iter()
+                    .copied()
+                    .filter(|&b| !left.iter().any(|&a| a != b && co.has(a, b)))
+                    .collect();
+                if first.is_empty() {
+                    break;
+                }
+                left.retain(|e| !first.contains(e));
+                if first.len() == 1 {
+                    layers.push(l[first[0]].clone());
+                } else {
+                    racy = true;
+                    let names: Vec<&str> = first.iter().map(|&e| l[e].as_str()).collect();
+                    layers.push(format!("{{{}}}", names.join(", ")));
+                }
+            }
+            let mut part = format!("{name}: {}", layers.join(" → "));
+            if racy {
+                part.push_str(" (writes in braces are left unordered: they race)");
+            }
+            parts.push(part);
+        }
+        if parts.is_empty() {
+            return "  coherence: no write beyond the initial values\n".to_string();
+        }
+        format!("  coherence, per location: {}\n", parts.join("; "))
     }
 
     fn events_text(&self, w: &Witness) -> String {
@@ -149,26 +369,8 @@ impl Explanation {
             "  reads-from: {}",
             if rf.is_empty() { "none" } else { &rf }
         );
-        let co: Vec<(usize, usize)> = w
-            .choice
-            .co
-            .pairs()
-            .into_iter()
-            .filter(|&(a, _)| !w.skeleton.events[a].is_init())
-            .collect();
-        let co_s: Vec<String> = co
-            .iter()
-            .map(|&(a, b)| format!("{}→{}", l[a], l[b]))
-            .collect();
-        let _ = writeln!(
-            s,
-            "  coherence (beyond the initial writes): {}",
-            if co_s.is_empty() {
-                "none".to_string()
-            } else {
-                co_s.join(", ")
-            }
-        );
+        s.push_str(&self.coherence_text(w));
+        s.push_str(&self.sc_order_text(w));
         let st = self.statics(w);
         let sync = st.sync(&w.choice.rf);
         if !sync.is_empty() {
@@ -265,4 +467,14 @@ impl Explanation {
         }
         s
     }
+}
+
+/// Whether two candidates have different Fence-SC orders.
+fn sc_differs(a: &Witness, b: &Witness) -> bool {
+    a.choice.sc != b.choice.sc
+}
+
+/// A relation without the pairs transitivity implies.
+fn reduce(r: &models::Rel) -> models::Rel {
+    r.minus(&r.seq(r))
 }

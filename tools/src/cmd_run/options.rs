@@ -35,6 +35,7 @@ pub(super) fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--trace-tmem", a.trace_tmem),
         ("--tmem-check", a.tmem_check.is_some()),
         ("--proxy-check", a.proxy_check.is_some()),
+        ("--wgmma-check", a.wgmma_check.is_some()),
         ("--race", a.race.race),
         ("--max-call-depth", a.max_call_depth.is_some()),
         ("--buffer", !a.buffers.is_empty()),
@@ -100,6 +101,7 @@ pub(crate) struct Checks {
     /// `--trace-tmem`.
     pub trace_tmem: bool,
     proxy_check: bool,
+    wgmma_strict: bool,
     timeout: Option<std::time::Duration>,
     max_call_depth: Option<u32>,
     cancel: emu::exec::cluster_launch::CancelPolicy,
@@ -170,6 +172,16 @@ impl Checks {
                 ))
             }
         };
+        let wgmma_strict = match a.wgmma_check.as_deref().unwrap_or("on") {
+            "on" => false,
+            "strict" => true,
+            other => {
+                return Err(launch::refuse(
+                    "options",
+                    format!("--wgmma-check `{other}`: expected on or strict"),
+                ))
+            }
+        };
         let tmem = emu::exec::step::tcgen05::TmemOptions {
             checked,
             trace: a.trace_tmem,
@@ -183,6 +195,7 @@ impl Checks {
             tmem,
             trace_tmem: a.trace_tmem,
             proxy_check,
+            wgmma_strict,
             timeout: crate::timeout::duration(a.timeout),
             max_call_depth: a.max_call_depth,
             cancel,
@@ -211,6 +224,7 @@ impl Checks {
         cfg.l1 = self.l1;
         cfg.tmem = self.tmem;
         cfg.proxy_check = self.proxy_check;
+        cfg.wgmma_strict = self.wgmma_strict;
         cfg.timeout = self.timeout;
         if let Some(d) = self.max_call_depth {
             cfg.max_call_depth = d;

@@ -673,9 +673,10 @@ impl Runner<'_> {
             }
             o.insert("launch".into(), json!(index));
             if let Some(m) = &races {
-                let (r, s) = m.json();
+                let (r, s, sum) = m.json();
                 o.insert("races".into(), r);
                 o.insert("race_schedules".into(), s);
+                o.insert("race_summary".into(), sum);
             }
             self.launches.push(Json::Object(o));
         } else {

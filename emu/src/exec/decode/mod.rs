@@ -242,7 +242,7 @@ pub fn decode(
     let mut out = Emitted::default();
     let mut funcs: Vec<DFunc> = Vec::with_capacity(module.functions.len());
     // First pass: entry pcs, so that calls and function addresses can refer to any function.
-    let bodies = flatten_bodies(module);
+    let bodies = flatten_bodies(module, source);
     for (fid, f) in module.functions.iter().enumerate() {
         let (slots, mut value_slots, mut pred_slots) = assign_slots(f);
         let cc_slot = pred_slots;
@@ -329,10 +329,10 @@ pub fn decode(
 
 /// Each function's flattened body and its labels' pcs, pcs counted across the module in
 /// function order.
-fn flatten_bodies(module: &Module) -> Vec<(Flat<'_>, Vec<u32>)> {
+fn flatten_bodies<'m>(module: &'m Module, source: &str) -> Vec<(Flat<'m>, Vec<u32>)> {
     let mut bodies = Vec::new();
     let mut next_pc = 0u32;
-    let mut src = SourceLines::new(module);
+    let mut src = SourceLines::new(module, source);
     for f in &module.functions {
         let mut labels = vec![0u32; f.labels.len()];
         let mut instrs = Flat::default();

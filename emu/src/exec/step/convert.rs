@@ -189,7 +189,8 @@ fn cvt_f8x2_from_f32(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-/// `cvt.rn.f16x2.e4m3x2/e5m2x2 d, a`: `Param` = e5m2 | relu << 1.
+/// `cvt.rn.f16x2.e4m3x2/e5m2x2 d, a` and `cvt.bf16x2.e4m3x2/e5m2x2 d, a` (exact: bfloat16
+/// holds every FP8 value): `Param` = e5m2 | relu << 1 | bf16 << 2.
 fn cvt_f16x2_from_f8x2(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let Extra::Param(p) = i.extra else {
         return Ok(Flow::Next);
@@ -200,15 +201,15 @@ fn cvt_f16x2_from_f8x2(c: &mut Ctx<'_>, i: &DInstr) -> R {
         Narrow::E4M3
     };
     let relu = p & 2 != 0;
+    let to = if p & 4 != 0 {
+        Narrow::BF16
+    } else {
+        Narrow::F16
+    };
     let one = |v: u64| {
         let x = sc::narrow_to_f64(v & 0xFF, n);
         let x = if relu && x < 0.0 { 0.0 } else { x };
-        sc::f64_to_narrow(
-            x,
-            Narrow::F16,
-            rustc_apfloat::Round::NearestTiesToEven,
-            false,
-        )
+        sc::f64_to_narrow(x, to, rustc_apfloat::Round::NearestTiesToEven, false)
     };
     unary(c, i, |a| (one(a >> 8) << 16) | one(a));
     Ok(Flow::Next)
@@ -252,10 +253,14 @@ pub fn lower_cvt(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: Cvt) -> D {
         return Ok(d);
     }
     if let Some(n) = narrow_of(c.src) {
-        if c.dst != Type::F16x2 {
+        if !matches!(c.dst, Type::F16x2 | Type::BF16x2) {
             return Err(unsupported(ins, format!("cvt.{}.{}", c.dst, c.src)));
         }
-        d.extra = Extra::Param(u64::from(n == Narrow::E5M2) | u64::from(c.relu) << 1);
+        d.extra = Extra::Param(
+            u64::from(n == Narrow::E5M2)
+                | u64::from(c.relu) << 1
+                | u64::from(c.dst == Type::BF16x2) << 2,
+        );
         d.exec = cvt_f16x2_from_f8x2;
         return Ok(d);
     }

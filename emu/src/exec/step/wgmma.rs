@@ -114,9 +114,24 @@ pub struct WgmmaState {
     /// Whether some warp may hold products not yet retired (the interpreter checks register
     /// reads against them only then).
     pub busy: bool,
+    /// `--wgmma-check strict`: an early accumulator read is a fault, not an implicit wait.
+    pub strict: bool,
 }
 
 impl WgmmaState {
+    /// Whether every pending product of `warp` is in a committed group (none is open).
+    pub fn only_committed(&self, warp: u32) -> bool {
+        self.warps.get(&warp).is_none_or(|wg| wg.open.is_empty())
+    }
+
+    /// No wgmma in flight; `strict` as `--wgmma-check strict` says.
+    pub fn new(strict: bool) -> WgmmaState {
+        WgmmaState {
+            strict,
+            ..WgmmaState::default()
+        }
+    }
+
     /// The pc of the oldest pending `wgmma.mma_async` of `warp` that accumulates into register
     /// `slot`, and the register's index in its D vector.
     pub fn pending_writer(&self, warp: u32, slot: u32) -> Option<(u32, usize)> {
@@ -494,12 +509,19 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if let Some(flow) = collective(c, "wgmma.wait_group.sync.aligned")? {
         return Ok(flow);
     }
+    retire_all_but(c, x.wait as usize)?;
+    super::wgmma_race::waited(c, x.wait as usize);
+    Ok(Flow::Next)
+}
+
+/// Retires the executing warp's committed groups but the `keep` most recent.
+pub(super) fn retire_all_but(c: &mut Ctx<'_>, keep: usize) -> Result<(), LaneFault> {
     loop {
         let group = {
             let Some(wg) = c.wgmma.warps.get_mut(&c.ids.warp) else {
                 break;
             };
-            if wg.committed.len() <= x.wait as usize {
+            if wg.committed.len() <= keep {
                 break;
             }
             wg.committed.pop_front().unwrap_or_default()
@@ -511,8 +533,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
         }
     }
     c.wgmma.refresh_busy();
-    super::wgmma_race::waited(c, x.wait as usize);
-    Ok(Flow::Next)
+    Ok(())
 }
 
 /// Writes one product to its registers, after checking that nothing else wrote them since it

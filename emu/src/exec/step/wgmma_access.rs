@@ -4,11 +4,20 @@
 //! "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions": the register
 //! accesses section of `wgmma.mma_async` and `wgmma.wait_group`).
 //!
-//! The interpreter asks [`early_read`] about each instruction while some warp of the CTA has a
+//! The interpreter asks [`before_read`] about each instruction while some warp of the CTA has a
 //! product pending ([`super::wgmma::WgmmaState::busy`]); the registers an instruction reads are
 //! its sources, the values and addresses of loads, stores, atomics and vector moves, the
 //! fragments of warp-level matrix instructions and the vector of `tcgen05.st`. Writes are
 //! checked when the product retires ([`super::wgmma`]).
+//!
+//! Deliberate deviation: by default an early read of an accumulator of a *committed* group does
+//! not fault; it waits, as the GPU does. ptxas keeps the ISA's rule by injecting a
+//! `wgmma.wait_group` before the first instruction that uses registers a wgmma defines (it says
+//! so: "(C7517) wgmma.wait_group is injected ... to allow use of registers defined by GMMA"), and
+//! the SASS waits (`WARPGROUP.DEPBAR.LE gsb0, 0x0`) before the use; Triton's fp16-accumulate
+//! `tl.dot` on sm_90a unpacks its accumulators before its own `wgmma.wait_group` and relies on
+//! this (docs/triton.md). `--wgmma-check strict` reports the read as undefined behaviour
+//! instead. A read of an accumulator whose wgmma is not committed yet is always a fault.
 
 use super::wgmma::line_of;
 use super::Ctx;
@@ -40,6 +49,27 @@ fn reads(ins: &DInstr, mut f: impl FnMut(u32) -> bool) -> bool {
         }
         Extra::Tmem(t) => t.srcs.iter().chain(std::iter::once(&t.taddr)).any(src),
         _ => false,
+    }
+}
+
+/// Before `ins` runs: when it reads an accumulator of a committed, unretired
+/// `wgmma.mma_async` of the executing warp, waits for the warp's committed groups (as the code
+/// ptxas makes does), or faults under `--wgmma-check strict` or when the wgmma is not committed.
+///
+/// # Errors
+/// The early read's fault ([`early_read`]), or a fault of the retired products.
+pub fn before_read(c: &mut Ctx<'_>, ins: &DInstr) -> Result<(), LaneFault> {
+    let Some(fault) = early_read(c, ins) else {
+        return Ok(());
+    };
+    if c.wgmma.strict || !c.wgmma.only_committed(c.ids.warp) {
+        return Err(fault);
+    }
+    super::wgmma::retire_all_but(c, 0)?;
+    super::wgmma_race::waited(c, 0);
+    match early_read(c, ins) {
+        Some(f) => Err(f),
+        None => Ok(()),
     }
 }
 

@@ -1,20 +1,29 @@
-//! Shadow-memory cells: whether an access races with a cell's last write and kept reads,
-//! and how a read is kept (pruned of reads it covers, joined to a warp group of the same read).
+//! Shadow-memory cells: whether an access races with a cell's last write and the earlier
+//! accesses it keeps, and how an access is kept (dropping the earlier accesses of the same
+//! instruction it stands for, joining a warp group of the same read).
 
 use models::vocab::Scope;
 use smallvec::SmallVec;
 
-use super::super::op::{RaceOp, Sem};
-use super::super::shadow::{Acc, Cell, MAX_READS};
+use super::super::op::Sem;
+use super::super::shadow::{Acc, Cell, Payload, MAX_EARLIER};
+use super::super::vc::VIA_SC;
 use super::super::RaceShared;
-use super::{ms, Thread, PRUNE_AT};
+use super::{ms, Thread, AGENTS, PRUNE_AT};
 
-fn strong(sh: &RaceShared, a: &Acc) -> bool {
-    matches!(sh.ops.get(a.pc as usize).and_then(RaceOp::mem), Some((_, sem, _)) if sem.strong())
+/// An earlier access that races with the current one (a warp group's member, one by one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The earlier access.
+    pub earlier: Acc,
+    /// Whether this run orders the pair, but only through Fence-SC order (`sc_order`
+    /// decides whether another order leaves it unordered).
+    pub via_sc: bool,
 }
 
-/// Whether access `p` happens before thread `me`'s current point. Fast path: a barrier at
-/// which every thread of the CTA waited completed after `p`, in `p`'s CTA (`gen` counts them).
+/// Whether access `p` happens before thread `me`'s current point without Fence-SC order.
+/// Fast path: a barrier at which every thread of the CTA waited completed after `p`, in
+/// `p`'s CTA (`gen` counts them).
 #[inline]
 fn hb(th: &Thread, me: u32, p: &Acc, gen: (u32, u32, u32)) -> bool {
     if p.lanes != 0 {
@@ -27,7 +36,9 @@ fn hb(th: &Thread, me: u32, p: &Acc, gen: (u32, u32, u32)) -> bool {
         || th.base.get(p.gtid) >= p.clk
 }
 
-/// Checks `acc` against the cell's last write and, when `acc` writes, its reads.
+/// Checks `acc` against the cell's last write, its earlier writes, and, when `acc` writes,
+/// its reads; adds each racing earlier access (each racing member of a warp group) to `found`
+/// once.
 pub(super) fn check(
     sh: &RaceShared,
     gen: (u32, u32, u32),
@@ -35,74 +46,144 @@ pub(super) fn check(
     acc: &Acc,
     cs: (Sem, Option<Scope>),
     cell: &Cell,
-    found: &mut SmallVec<[Acc; 2]>,
+    found: &mut SmallVec<[Found; 2]>,
 ) {
-    let racy = |p: &Acc| p.overlaps(acc) && !hb(th, me, p, gen) && !ms(sh, p, acc, cs);
-    if let Some(w) = &cell.write {
-        if racy(w) && !found.contains(w) {
-            found.push(*w);
+    let mut consider = |p: &Acc| {
+        if !p.overlaps(acc) || hb(th, me, p, gen) || ms(sh, p, acc, cs) {
+            return;
         }
-    }
-    if acc.write && !reads_before_barrier(cell, gen) {
-        for r in &cell.reads {
-            if racy(r) && !found.iter().any(|f| f.pc == r.pc) {
-                // A group's first member that is not ordered stands for it.
-                let m = r.members().map(|m| r.member(m)).find(|m| racy(m));
-                found.extend(m);
+        for m in p.members() {
+            let earlier = p.member(m);
+            if m == me || th.base.get(m) >= p.clk {
+                continue;
+            }
+            let via_sc = sh.sc_order && th.base.get(m | VIA_SC) >= p.clk;
+            if !found.iter().any(|f| f.earlier == earlier) {
+                found.push(Found { earlier, via_sc });
             }
         }
+    };
+    if let Some(w) = &cell.write {
+        consider(w);
+    }
+    if acc.write {
+        if !earlier_before_barrier(cell, gen) {
+            cell.earlier.iter().for_each(&mut consider);
+        }
+    } else if cell.earlier_writes > 0 {
+        cell.earlier.iter().filter(|e| e.write).for_each(consider);
     }
 }
 
-/// Whether every kept read of the cell is by a thread of the current CTA (`gen` as in [`hb`])
+/// Whether every entry of `earlier` is by a thread of the current CTA (`gen` as in [`hb`])
 /// and precedes a full barrier of it (so each is ordered before the current access).
 #[inline]
-fn reads_before_barrier(cell: &Cell, gen: (u32, u32, u32)) -> bool {
-    cell.reads_one_cta
-        && cell.last_reader.wrapping_sub(gen.1) < gen.2
-        && cell.reads.last().is_some_and(|r| r.gen < gen.0)
+fn earlier_before_barrier(cell: &Cell, gen: (u32, u32, u32)) -> bool {
+    cell.one_cta
+        && cell.newest_thread.wrapping_sub(gen.1) < gen.2
+        && cell.earlier.last().is_some_and(|r| r.gen < gen.0)
 }
 
-pub(super) fn add_read(
+/// Whether `old` can leave the history because `new` (thread `me`'s current access) stands
+/// for it: the same instruction, kind and bytes, and `old` is ordered before `new` (without
+/// Fence-SC order), so whatever races with `old` races with `new`.
+#[inline]
+fn stands_for(th: &Thread, me: u32, new: &Acc, old: &Acc, gen: (u32, u32, u32)) -> bool {
+    old.pc == new.pc
+        && old.write == new.write
+        && old.addr == new.addr
+        && old.size == new.size
+        && (old.is(me) || hb(th, me, old, gen))
+}
+
+/// Whether the two threads (or agents) are threads of one CTA of `n` threads; agents count as
+/// apart (the barrier shortcuts do not apply to them).
+fn same_cta(a: u32, b: u32, n: u32) -> bool {
+    a & AGENTS == 0 && b & AGENTS == 0 && a / n.max(1) == b / n.max(1)
+}
+
+/// Thread `me`'s write `acc` becomes the cell's last write; the previous last write stays in
+/// the history unless `acc` stands for it, and earlier writes `acc` stands for leave.
+pub(super) fn add_write(
     sh: &RaceShared,
     gen: (u32, u32, u32),
     th: &Thread,
     acc: &Acc,
-    sem: Sem,
     cell: &mut Cell,
+    payload: Option<Payload>,
 ) {
     let me = acc.gtid;
-    let n = cell.reads.len();
-    // A read ordered before this one (and no stronger) is covered by it. Reads of the same
-    // thread, or before a full-CTA barrier since, are dropped at once (cheap: no clock
-    // lookup); the others when the list has doubled, so that a read costs O(1) amortised.
-    let covered = |r: &Acc| !sem.strong() || strong(sh, r);
-    let cheap =
-        |r: &Acc| r.is(me) || (r.gen < gen.0 && r.gtid.wrapping_sub(gen.1) < gen.2 && covered(r));
+    if cell.earlier_writes > 0 {
+        cell.earlier
+            .retain(|e| !(e.write && stands_for(th, me, acc, e, gen)));
+        let left = cell.earlier.iter().filter(|e| e.write).count();
+        cell.earlier_writes = u16::try_from(left).unwrap_or(u16::MAX);
+    }
+    if let Some(old) = cell.write.take() {
+        if !stands_for(th, me, acc, &old, gen) && cell.earlier.len() < MAX_EARLIER {
+            // Older than every entry: it goes first, and the newest entry stays the newest.
+            let n = sh.cta_threads;
+            if cell.earlier.is_empty() {
+                cell.newest_thread = old.gtid;
+                cell.one_cta = true;
+                cell.oldest_gen = if old.gtid & AGENTS == 0 {
+                    old.gen
+                } else {
+                    u32::MAX
+                };
+            } else if same_cta(old.gtid, cell.newest_thread, n) {
+                cell.oldest_gen = cell.oldest_gen.min(old.gen);
+            } else {
+                cell.one_cta = false;
+            }
+            cell.earlier.insert(0, old);
+            cell.earlier_writes = cell.earlier_writes.saturating_add(1);
+        }
+    }
+    cell.write = Some(*acc);
+    cell.payload = payload;
+}
+
+/// Thread `me`'s read `acc` joins the history: earlier reads of the same instruction and
+/// bytes ordered before it leave (it stands for them), and the same read by another lane of
+/// the warp at the same clock joins its entry.
+pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut Cell) {
+    let me = acc.gtid;
+    let n = cell.earlier.len();
+    let same = |r: &Acc| !r.write && r.pc == acc.pc && r.addr == acc.addr && r.size == acc.size;
     let in_cta = |r: &Acc| r.gtid.wrapping_sub(gen.1) < gen.2;
+    // Reads of the same thread, or before a full-CTA barrier since, leave at once (cheap: no
+    // clock lookup); the others when the list has doubled, so that a read costs O(1)
+    // amortised.
+    let cheap = |r: &Acc| same(r) && (r.is(me) || (r.gen < gen.0 && in_cta(r)));
     let pruned = if n >= PRUNE_AT && n.is_power_of_two() {
-        cell.reads
-            .retain(|r| !(r.is(me) || (hb(th, me, r, gen) && covered(r))));
+        cell.earlier
+            .retain(|r| !(same(r) && (r.is(me) || hb(th, me, r, gen))));
         true
-    } else if n > 0 && (cell.last_reader == me || cell.reads_gen < gen.0) {
-        cell.reads.retain(|r| !cheap(r));
+    } else if n > 0 && (cell.newest_thread == me || cell.oldest_gen < gen.0) {
+        cell.earlier.retain(|r| !cheap(r));
         true
     } else {
         false
     };
     if pruned || n == 0 {
-        let oldest = cell.reads.iter().filter(|r| in_cta(r)).map(|r| r.gen).min();
-        cell.reads_gen = oldest.unwrap_or(u32::MAX);
+        let oldest = cell
+            .earlier
+            .iter()
+            .filter(|r| in_cta(r))
+            .map(|r| r.gen)
+            .min();
+        cell.oldest_gen = oldest.unwrap_or(u32::MAX);
     }
     if in_cta(acc) {
-        cell.reads_gen = cell.reads_gen.min(acc.gen);
+        cell.oldest_gen = cell.oldest_gen.min(acc.gen);
     }
     let one_cta = in_cta(acc)
-        && (cell.reads.is_empty()
-            || cell.reads_one_cta && cell.last_reader.wrapping_sub(gen.1) < gen.2);
-    cell.last_reader = me;
-    cell.reads_one_cta = false;
-    if let Some(last) = cell.reads.last_mut().filter(|l| joins_group(l, acc, gen)) {
+        && (cell.earlier.is_empty()
+            || cell.one_cta && cell.newest_thread.wrapping_sub(gen.1) < gen.2);
+    cell.newest_thread = me;
+    cell.one_cta = false;
+    if let Some(last) = cell.earlier.last_mut().filter(|l| joins_group(l, acc, gen)) {
         // The same read by another lane of the warp at the same clock joins its entry.
         let base = me - (me - gen.1) % 32;
         let had = if last.lanes == 0 {
@@ -112,10 +193,10 @@ pub(super) fn add_read(
         };
         last.lanes = had | 1 << (me - base);
         last.gtid = base;
-        cell.reads_one_cta = one_cta;
-    } else if cell.reads.len() < MAX_READS {
-        cell.reads.push(*acc);
-        cell.reads_one_cta = one_cta;
+        cell.one_cta = one_cta;
+    } else if cell.earlier.len() < MAX_EARLIER {
+        cell.earlier.push(*acc);
+        cell.one_cta = one_cta;
     }
 }
 

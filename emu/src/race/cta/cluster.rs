@@ -179,7 +179,7 @@ impl CtaRace {
             Ok(mut m) => m.entry(cluster).or_default().sc.clone(),
             Err(_) => return,
         };
-        join(&mut self.threads[t], &clock);
+        self.join_sc(t, &clock);
     }
 
     /// Publishes `snap` (the clock of a `fence.sc` at cluster scope or wider) as the

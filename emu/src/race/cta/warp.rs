@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 
 use super::super::op::{Kind, RaceOp, Sem};
 use super::super::shadow::{Acc, Shadow};
-use super::cells::{add_read, check};
+use super::cells::{add_read, add_write, check, Found};
 use super::{Access, CtaRace};
 
 impl CtaRace {
@@ -32,7 +32,9 @@ impl CtaRace {
             return;
         }
         let lanes = (0..32).filter(|l| mask & (1 << l) != 0);
-        if sem != Sem::Weak || a != Access::Read && a != Access::Write {
+        // Strong accesses observe and carry releases; in a kernel with fence.sc every access
+        // also passes on fence reach (`sc_order`): lane by lane.
+        if sem != Sem::Weak || a != Access::Read && a != Access::Write || self.sh.sc_order {
             for l in lanes {
                 self.access(warp * 32 + l, pc, in_shared, addrs[l], size, a);
             }
@@ -55,8 +57,8 @@ impl CtaRace {
             }
         };
         // (lane's thread, earlier access, this access), in lane order.
-        let mut found: SmallVec<[(usize, Acc, Acc); 2]> = SmallVec::new();
-        let mut lane_found: SmallVec<[Acc; 2]> = SmallVec::new();
+        let mut found: SmallVec<[(usize, Found, Acc); 2]> = SmallVec::new();
+        let mut lane_found: SmallVec<[Found; 2]> = SmallVec::new();
         for l in lanes {
             let t = warp * 32 + l;
             let Some(th) = threads.get(t) else {
@@ -81,11 +83,9 @@ impl CtaRace {
                 let cell = shadow.cell(w);
                 check(sh, gen, (th, me), &acc, (sem, scope), cell, &mut lane_found);
                 if writes {
-                    cell.write = Some(acc);
-                    cell.reads.clear();
-                    cell.payload = None;
+                    add_write(sh, gen, th, &acc, cell, None);
                 } else {
-                    add_read(sh, gen, th, &acc, sem, cell);
+                    add_read(gen, th, &acc, cell);
                 }
             }
             if !lane_found.is_empty() {

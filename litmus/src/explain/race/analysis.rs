@@ -200,6 +200,9 @@ impl Race {
         let narrow = [a, b]
             .iter()
             .any(|x| x.effective_scope().is_some_and(|s| s < Scope::Gpu));
+        if self.fence_sc_dependent {
+            return "do not rely on the order fence.sc happen to run in: make the second thread acquire what the first released (after the flag or ticket it reads, __threadfence() or an ld.acquire / atom.acquire at a scope that includes both threads), so that a release/acquire pattern orders the pair".into();
+        }
         if a.cta == b.cta {
             let warp = a.warp.is_some() && a.warp == b.warp;
             format!(
@@ -217,7 +220,11 @@ impl Race {
     pub fn text(&self) -> String {
         let mut s = String::new();
         for (tag, x) in [("a", &self.first), ("b", &self.second)] {
-            let _ = writeln!(s, "  {tag}: line {}: {}", x.line, x.instr());
+            let src = x
+                .source
+                .as_deref()
+                .map_or(String::new(), |f| format!(" ({f})"));
+            let _ = writeln!(s, "  {tag}: line {}{src}: {}", x.line, x.instr());
             let _ = writeln!(s, "     {} by {}, at {}", x.nature(), x.place(), x.target());
         }
         let _ = writeln!(s, "  Why this is a data race (PTX memory model: two accesses to overlapping bytes, at least one a write, from different threads, not morally strong, unordered by causality order):");
@@ -229,7 +236,11 @@ impl Race {
             };
             let _ = writeln!(s, "    [{mark}] {}: {}", c.name, c.why);
         }
-        let _ = writeln!(s, "  Missing: a causality-order edge a -> b or b -> a.");
+        if self.fence_sc_dependent {
+            let _ = writeln!(s, "  Missing: a causality-order edge a -> b or b -> a that holds under every Fence-SC order (the run's order gave one; another order the model allows does not).");
+        } else {
+            let _ = writeln!(s, "  Missing: a causality-order edge a -> b or b -> a.");
+        }
         let _ = writeln!(s, "  Fix: {}.", self.hint());
         s
     }

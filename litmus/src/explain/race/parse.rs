@@ -140,8 +140,14 @@ fn access(v: &Value, path: &str) -> Result<Access, ReportError> {
     })?;
     let scope = optional(o, "scope", path, |v, p| {
         let s = string(v, p)?;
-        Scope::from_name(s.trim_start_matches('.'))
-            .ok_or_else(|| shape(p, format!("`{s}` is not a scope (cta, cluster, gpu, sys)")))
+        Scope::from_name(s.trim_start_matches('.')).ok_or_else(|| {
+            shape(
+                p,
+                format!(
+                    "`{s}` is not a scope (cta, cluster, gpu, sys; null for an access without one)"
+                ),
+            )
+        })
     })?;
     Ok(Access {
         line: uint(required(o, "line", path)?, &format!("{path}.line"))?,
@@ -161,6 +167,20 @@ fn access(v: &Value, path: &str) -> Result<Access, ReportError> {
         bytes: optional(o, "bytes", path, uint)?,
         proxy: optional(o, "proxy", path, string)?,
         cluster: optional(o, "cluster", path, triple)?,
+        source: optional(o, "source", path, source)?,
+    })
+}
+
+/// A `source` object (`file`, `line`, optional `column`) as `file:line[:column]`.
+fn source(v: &Value, path: &str) -> Result<String, ReportError> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| shape(path, format!("expected an object, found {}", kind_of(v))))?;
+    let file = string(required(o, "file", path)?, &format!("{path}.file"))?;
+    let line = uint(required(o, "line", path)?, &format!("{path}.line"))?;
+    Ok(match optional(o, "column", path, uint)? {
+        Some(c) => format!("{file}:{line}:{c}"),
+        None => format!("{file}:{line}"),
     })
 }
 
@@ -178,6 +198,12 @@ fn race(v: &Value, path: &str) -> Result<Race, ReportError> {
         second: access(required(o, "second", path)?, &format!("{path}.second"))?,
         reason: string(required(o, "reason", path)?, &format!("{path}.reason"))?,
         seen,
+        count: optional(o, "count", path, uint)?,
+        fence_sc_dependent: optional(o, "fence_sc_dependent", path, |v, p| {
+            v.as_bool()
+                .ok_or_else(|| shape(p, format!("expected true or false, found {}", kind_of(v))))
+        })?
+        .unwrap_or(false),
     })
 }
 

@@ -53,7 +53,7 @@ pub struct RaceArgs {
     /// Accept races between writes of identical bytes by the lanes of one instruction (every
     /// lane of a warp issuing the same TMA store, as CUTLASS 4.2's epilogue does): still
     /// reported and counted (`identical_lanes` in `--json`), but they do not make the exit
-    /// status 1. They are races under the PTX memory model (docs/race.md).
+    /// status 1. They are races under the PTX memory model (docs/cutlass.md).
     #[arg(long)]
     pub race_allow_identical: bool,
 }

@@ -105,13 +105,19 @@ def _scalar_bytes(i, value, ptype, size):
 #: The GPUs whose numerics ptxemu emulates, and the SM each runs a module as (`run --gpu`).
 _GPU_SM = {"a100": 80, "h100": 90, "b200": 100}
 
+#: What each GPU reports to a kernel, as ``run --gpu`` sets it: its SM count (``%nsmid``) and
+#: the most shared memory one CTA may have (the opt-in limit: 163 KiB on the A100, 227 KiB on
+#: the H100 and B200).
+_GPU_LIMITS = {"a100": (108, 163 * 1024), "h100": (132, 227 * 1024), "b200": (148, 227 * 1024)}
+
 
 class Module:
     """A PTX module (text, or a path to a file), parsed and validated.
 
     gpu: ``"a100"``, ``"h100"`` or ``"b200"``: the GPU whose numerics (tensor-core results,
-    sm-dependent behaviour) to emulate, as ``ptxemu run --gpu`` does; default: the one the
-    module's ``.target`` names.
+    sm-dependent behaviour) to emulate, and what it reports to kernels (``%nsmid`` 108, 132 or
+    148; at most 163, 227 or 227 KiB of shared memory per CTA), as ``ptxemu run --gpu`` does;
+    default: the numerics of the one the module's ``.target`` names, one SM.
 
     Its kernels run on any `Device`: the module is loaded onto a device the first time a launch
     or a variable access uses it, and its variables live there, as with a CUDA context.
@@ -197,7 +203,7 @@ class Function:
     threads, 0: all cores), cluster (the cluster shape in CTAs, as ``--cluster``; default: the
     kernel's ``.reqnctapercluster``, else one CTA), try_cancel (``"succeed"``, ``"fail"`` or
     ``"random:SEED"``: whether clusterlaunchcontrol.try_cancel succeeds while clusters
-    remain), sms (``%nsmid``), resident_ctas (at most this many CTAs run at once: later
+    remain), sms (``%nsmid``; default: the module's GPU's, else 1), resident_ctas (at most this many CTAs run at once: later
     clusters start as running ones finish, so try_cancel finds clusters to cancel),
     wgmma_check (``"on"``: a read of a wgmma accumulator before its ``wgmma.wait_group``
     waits, as ptxas makes the GPU do; ``"strict"``: it raises `Fault`, kind ``undefined``).
@@ -253,6 +259,7 @@ class Function:
                               f"parameter(s) but {len(args)} argument(s) were given")
         device = self._device_of(args, device)
         race_mode = _race_mode(race)
+        gpu_sms, gpu_shared = _GPU_LIMITS.get(self.module.gpu, (None, None))
         tmem_fence = False
         if isinstance(tmem_check, str):
             if tmem_check not in ("on", "strict", "off"):
@@ -280,7 +287,9 @@ class Function:
                        "tmem_fence": tmem_fence, "check_nc": bool(check_nc),
                        "race": race_mode != "off",
                        "cluster": None if cluster is None else _shape(cluster, "cluster"),
-                       "try_cancel": str(try_cancel), "sms": None if sms is None else int(sms),
+                       "try_cancel": str(try_cancel),
+                       "sms": int(sms) if sms is not None else gpu_sms,
+                       "max_shared": gpu_shared,
                        "resident_ctas": None if resident_ctas is None else int(resident_ctas),
                        "wgmma_strict": _wgmma_strict(wgmma_check)}
             r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),

@@ -48,6 +48,8 @@ pub struct Options {
     try_cancel: String,
     /// `%nsmid` (the GPU's SMs).
     sms: Option<u32>,
+    /// The most shared memory one CTA may have (`None`: sm_90's 227 KiB).
+    max_shared: Option<u64>,
     /// The most CTAs resident at once.
     resident_ctas: Option<u64>,
     /// `wgmma_check="strict"`: an early wgmma accumulator read is a fault.
@@ -205,6 +207,9 @@ impl Module {
             .map_err(|e| raise(py, "LaunchError", ("options", format!("try_cancel {e}"))))?;
         if let Some(n) = options.sms {
             cfg.device.sms = n.max(1);
+        }
+        if let Some(n) = options.max_shared {
+            cfg.device.max_shared_per_cta = n;
         }
         cfg.device.resident_ctas = options.resident_ctas.map(|n| n.max(1));
         let result = self.with_machine(py, device, |m, _| m.launch(&cfg, &args))?;

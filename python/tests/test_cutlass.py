@@ -40,8 +40,8 @@ def _reference(launch, folder):
     return (p["alpha"] * (A @ B.T) + p["beta"] * C).astype(DTYPES[out["dtype"]])
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_cutlass_kernel_from_python(name):
+def _launch(name, **keywords):
+    """Launches fixture `name` as a CUTLASS user would; returns (stats, result, numpy's)."""
     folder = FIXTURES / name
     launch = json.loads((folder / "launch.json").read_text())
     dev = ptxemu.Device()
@@ -63,13 +63,81 @@ def test_cutlass_kernel_from_python(name):
             fields.append((t["offset"], tm))
         args = [ptxemu.Struct(fields, base=(folder / "params.bin").read_bytes())]
     stats = f(launch["grid"], launch["block"], args, shared_mem=launch["shared_bytes"],
-              cluster=launch["cluster"])
+              cluster=launch["cluster"], **keywords)
     out = launch["output"]
     got = arrays[out["buffer"]].copy_to_host().reshape(out["shape"])
     want = _reference(launch, folder)
-    assert np.array_equal(got, want), np.argwhere(got != want)[:5]
     assert np.array_equal(want.reshape(-1), np.fromfile(folder / out["file"], want.dtype))
+    return stats, got, want
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cutlass_kernel_from_python(name):
+    stats, got, want = _launch(name)
+    assert np.array_equal(got, want), np.argwhere(got != want)[:5]
     assert stats.warp_instructions > 0
+
+
+CLC = [n for n in NAMES if n.endswith("_clc")]
+
+
+@pytest.mark.parametrize("name", CLC)
+def test_every_cancel_policy_computes_each_tile_once(name):
+    """CUTLASS's clusterlaunchcontrol scheduler: whether try_cancel succeeds or fails, each
+    tile is computed exactly once, so numpy's result comes out under every policy."""
+    launch = json.loads((FIXTURES / name / "launch.json").read_text())
+    per_cluster = int(np.prod(launch["cluster"]))
+    clusters = int(np.prod(launch["grid"])) // per_cluster
+    stats, got, want = _launch(name, try_cancel="fail")
+    assert np.array_equal(got, want) and stats.clusters_canceled == 0
+    for seed in ("random:1", "random:7"):
+        stats, got, want = _launch(name, try_cancel=seed, threads=1)
+        assert np.array_equal(got, want), seed
+    # One cluster resident at a time, as on a full GPU: it cancels every other launch.
+    stats, got, want = _launch(name, resident_ctas=per_cluster)
+    assert np.array_equal(got, want)
+    assert stats.clusters_canceled == clusters - 1
+    with pytest.raises(ptxemu.LaunchError, match="try_cancel"):
+        _launch(name, try_cancel="sometimes")
+
+
+NSMID = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %nsmid;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("gpu, sms", [("h100", 132), ("b200", 148), ("a100", 108)])
+def test_the_gpu_reports_its_sm_count(gpu, sms):
+    """%nsmid is what the named GPU reports (H100 SXM 132 SMs, B200 148, A100 108, from
+    NVIDIA's data sheets), and sms= overrides it, as --sms does."""
+    f = ptxemu.Module(NSMID, gpu=gpu).get_function("k")
+    out = np.zeros(1, np.uint32)
+    f(1, 1, (out,))
+    assert out[0] == sms
+    f(1, 1, (out,), sms=7)
+    assert out[0] == 7
+
+
+def test_the_gpu_limits_shared_memory_per_cta():
+    """The opt-in shared-memory limit per CTA: 163 KiB on an A100, 227 KiB on an H100
+    (NVIDIA's tuning guides); a launch asking for more is refused, as the driver refuses it."""
+    out = np.zeros(1, np.uint32)
+    ptxemu.Module(NSMID, gpu="h100").get_function("k")(1, 1, (out,), shared_mem=200 * 1024)
+    with pytest.raises(ptxemu.LaunchError):
+        ptxemu.Module(NSMID, gpu="a100").get_function("k")(1, 1, (out,), shared_mem=200 * 1024)
+    with pytest.raises(ptxemu.LaunchError):
+        ptxemu.Module(NSMID, gpu="h100").get_function("k")(1, 1, (out,), shared_mem=228 * 1024)
 
 
 def _one_tensor_map_fixture():

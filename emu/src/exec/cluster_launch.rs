@@ -156,7 +156,7 @@ pub fn decode_response(lo: u64, hi: u64) -> Result<Option<[u32; 3]>, String> {
             "0x{hi:016x}{lo:016x} is not a response clusterlaunchcontrol.try_cancel wrote"
         ));
     }
-    Ok((word & 1 == 1).then(|| [lo as u32, (lo >> 32) as u32, hi as u32]))
+    Ok((word & 1 == 1).then_some([lo as u32, (lo >> 32) as u32, hi as u32]))
 }
 
 #[cfg(test)]

@@ -24,6 +24,9 @@ use std::path::Path;
 use super::{parse as parse_spec, ArgSpec, ElemType};
 use crate::tmap_arg::TmapSpec;
 
+/// Finds a referenced buffer's (address, length in bytes), or says why it cannot.
+pub type ResolveBuffer<'a> = dyn Fn(&BufRef) -> Result<(u64, usize), String> + 'a;
+
 /// A buffer an address or a tensor map refers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BufRef {
@@ -361,10 +364,7 @@ impl ByValue {
     /// # Errors
     /// An unreadable file, a buffer `resolve` does not know, an address offset outside its
     /// buffer, or a tensor map its buffer cannot hold.
-    pub fn bytes(
-        &self,
-        resolve: &dyn Fn(&BufRef) -> Result<(u64, usize), String>,
-    ) -> Result<Vec<u8>, String> {
+    pub fn bytes(&self, resolve: &ResolveBuffer<'_>) -> Result<Vec<u8>, String> {
         let mut out = match &self.base {
             Base::Bytes(b) => b.clone(),
             Base::Raw(spec) => spec.buffer_bytes()?,

@@ -2,21 +2,30 @@
 //! (the detector always runs on one), for the interpreter benchmark's kernels at smaller
 //! sizes: vectorAdd (64K elements, global memory only), a shared-memory tree reduction (64K
 //! elements, `bar.sync` every step) and a tiled 64×64 matrix multiply (shared tiles, two
-//! barriers per tile). The goal is at most 10× the plain run.
+//! barriers per tile), and the same matrix multiply at 256×256, the size of the goal:
+//! at most 10× the plain run. Before criterion runs, the bench prints each kernel's ratio
+//! measured in one run (CPU time, the least of `PTXEMU_BENCH_ROUNDS`, default 5, interleaved
+//! rounds; 0 skips the table, `PTXEMU_BENCH_TABLE_ONLY=1` stops after it).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use emu::exec::{LaunchConfig, Machine};
 use emu::race::RaceOptions;
 
+mod support;
+
 const PTX: &str = include_str!("kernels/bench_kernels.ptx");
 
 fn machine() -> Machine {
     let module = emu::front::parse_module(PTX, "bench_kernels.ptx").expect("bench PTX parses");
-    Machine::load(&module, "bench_kernels.ptx").expect("bench PTX decodes")
+    Machine::load(
+        &emu::validate::Validated::new(module.clone()).expect("the module validates"),
+        "bench_kernels.ptx",
+    )
+    .expect("bench PTX decodes")
 }
 
 fn buffer(m: &mut Machine, bytes: &[u8]) -> Vec<u8> {
-    let a = m.alloc(bytes.len() as u64, "bench buffer");
+    let a = m.alloc(bytes.len() as u64, "bench buffer").unwrap();
     m.write(a, bytes);
     a.to_le_bytes().to_vec()
 }
@@ -52,8 +61,8 @@ fn setup(kernel: &str) -> (Machine, LaunchConfig, Vec<Vec<u8>>) {
                 args,
             )
         }
-        _ => {
-            let n = 64;
+        "matmul_tiled" | "matmul_tiled_256" => {
+            let n = if kernel == "matmul_tiled" { 64 } else { 256 };
             let args = vec![
                 buffer(&mut m, &ones(n * n)),
                 buffer(&mut m, &ones(n * n)),
@@ -61,16 +70,71 @@ fn setup(kernel: &str) -> (Machine, LaunchConfig, Vec<Vec<u8>>) {
                 (n as i32).to_le_bytes().to_vec(),
             ];
             let t = (n / 16) as u32;
-            (LaunchConfig::new(kernel, [t, t, 1], [16, 16, 1]), args)
+            (
+                LaunchConfig::new("matmul_tiled", [t, t, 1], [16, 16, 1]),
+                args,
+            )
         }
+        other => panic!("no bench kernel {other}"),
     };
     (m, cfg, args)
 }
 
+const KERNELS: [&str; 4] = [
+    "vector_add",
+    "reduce_sum",
+    "matmul_tiled",
+    "matmul_tiled_256",
+];
+
+/// `--race` against the plain run, interleaved round by round, from this one run (CPU time).
+fn paired_table() {
+    let rounds = support::rounds(5);
+    if rounds == 0 {
+        return;
+    }
+    eprintln!(
+        "paired, least of {rounds} rounds, one host thread, CPU seconds; load {} (1-minute average)",
+        support::load()
+    );
+    eprintln!("kernel              plain      race  race/plain");
+    for kernel in KERNELS {
+        let mut runs: Vec<_> = [false, true]
+            .into_iter()
+            .map(|race| {
+                let (m, mut cfg, args) = setup(kernel);
+                cfg.threads = 1;
+                cfg.race = race.then(RaceOptions::default);
+                (m, cfg, args)
+            })
+            .collect();
+        let mut best = [f64::INFINITY; 2];
+        for _ in 0..rounds {
+            for ((m, cfg, args), b) in runs.iter_mut().zip(&mut best) {
+                let (cpu, _) = support::timed(|| {
+                    let r = m.launch(cfg, args).expect("launch");
+                    assert!(r.fault.is_none(), "{kernel}: {:?}", r.fault);
+                });
+                *b = b.min(cpu);
+            }
+        }
+        eprintln!(
+            "{kernel:<16} {:>8.4}  {:>8.4}  {:>8.1}x",
+            best[0],
+            best[1],
+            best[1] / best[0]
+        );
+    }
+}
+
 fn bench(c: &mut Criterion) {
+    paired_table();
+    if support::table_only() {
+        return;
+    }
     let mut g = c.benchmark_group("race");
     g.sample_size(10);
-    for kernel in ["vector_add", "reduce_sum", "matmul_tiled"] {
+    for kernel in KERNELS {
         for race in [false, true] {
             let (mut m, mut cfg, args) = setup(kernel);
             cfg.threads = 1;

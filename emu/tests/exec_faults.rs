@@ -351,15 +351,22 @@ fn memory_beyond_the_limits_is_refused_with_the_limit_named() {
     let big = ptx(".global .u32 big[5000000000];\n.visible .entry k()\n{\n    ret;\n}\n");
     let m = emu::front::parse_module(&big, "big.ptx").unwrap();
     assert!(emu::validate::validate_module(&m).is_empty());
-    let e = Machine::load(&m, "big.ptx")
-        .err()
-        .expect("refused")
-        .to_string();
+    let e = Machine::load(
+        &emu::validate::Validated::new(m.clone()).expect("the module validates"),
+        "big.ptx",
+    )
+    .err()
+    .expect("refused")
+    .to_string();
     assert!(e.contains(&format!("at most {MAX_ALLOCATION}")), "{e}");
     // Shared memory beyond a CTA's maximum, static or dynamic: a launch error.
     let shared = ptx(".visible .entry k()\n{\n    .shared .u32 s[60000];\n    ret;\n}\n");
     let m = emu::front::parse_module(&shared, "s.ptx").unwrap();
-    let mut mach = Machine::load(&m, "s.ptx").unwrap();
+    let mut mach = Machine::load(
+        &emu::validate::Validated::new(m.clone()).expect("the module validates"),
+        "s.ptx",
+    )
+    .unwrap();
     let e = mach
         .launch(&LaunchConfig::new("k", [1, 1, 1], [32, 1, 1]), &[])
         .unwrap_err();
@@ -368,7 +375,11 @@ fn memory_beyond_the_limits_is_refused_with_the_limit_named() {
     // A kernel frame beyond a thread's local memory: a launch error, not an exhausted host.
     let local = ptx(".visible .entry k()\n{\n    .local .u32 l[1000000000];\n    ret;\n}\n");
     let m = emu::front::parse_module(&local, "l.ptx").unwrap();
-    let mut mach = Machine::load(&m, "l.ptx").unwrap();
+    let mut mach = Machine::load(
+        &emu::validate::Validated::new(m.clone()).expect("the module validates"),
+        "l.ptx",
+    )
+    .unwrap();
     let e = mach
         .launch(&LaunchConfig::new("k", [1, 1, 1], [32, 1, 1]), &[])
         .unwrap_err()
@@ -379,7 +390,11 @@ fn memory_beyond_the_limits_is_refused_with_the_limit_named() {
     );
     let empty = ptx(".visible .entry k()\n{\n    ret;\n}\n");
     let m = emu::front::parse_module(&empty, "e.ptx").unwrap();
-    let mut mach = Machine::load(&m, "e.ptx").unwrap();
+    let mut mach = Machine::load(
+        &emu::validate::Validated::new(m.clone()).expect("the module validates"),
+        "e.ptx",
+    )
+    .unwrap();
     let mut cfg = LaunchConfig::new("k", [1, 1, 1], [32, 1, 1]);
     cfg.dynamic_shared = MAX_SHARED_PER_CTA as u32;
     mach.launch(&cfg, &[])
@@ -397,7 +412,11 @@ fn launch_shapes_follow_cudas_per_dimension_limits() {
     use emu::exec::{LaunchConfig, LaunchError, Machine};
     let src = ptx(".visible .entry k()\n{\n    ret;\n}\n");
     let m = emu::front::parse_module(&src, "k.ptx").unwrap();
-    let mut mach = Machine::load(&m, "k.ptx").unwrap();
+    let mut mach = Machine::load(
+        &emu::validate::Validated::new(m.clone()).expect("the module validates"),
+        "k.ptx",
+    )
+    .unwrap();
     for (grid, block, ok) in [
         ([1, 1, 1], [1, 1, 64], true),
         ([1, 1, 1], [1, 1, 65], false),

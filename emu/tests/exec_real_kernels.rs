@@ -183,8 +183,13 @@ fn a_kernel_the_interpreter_cannot_run_refuses_only_itself() {
     );
     let module = emu::front::parse_module(&src, "t.ptx").expect("parses");
     assert!(emu::validate::validate_module(&module).is_empty());
-    let mut m = Machine::load_with_source(&module, "t.ptx", &src).expect("the module loads");
-    let out = m.alloc(4, "out");
+    let mut m = Machine::load_with_source(
+        &emu::validate::Validated::new(module.clone()).expect("the module validates"),
+        "t.ptx",
+        &src,
+    )
+    .expect("the module loads");
+    let out = m.alloc(4, "out").unwrap();
     let arg = vec![out.to_le_bytes().to_vec()];
     let r = m
         .launch(&LaunchConfig::new("good", [1, 1, 1], [1, 1, 1]), &arg)
@@ -224,8 +229,13 @@ fn an_unimplemented_instruction_refuses_only_the_kernels_that_reach_it() {
             (line("stacksave.") as u32, emu::validate::UNSUPPORTED)
         ]
     );
-    let mut m = Machine::load_with_source(&module, "t.ptx", &src).expect("the module loads");
-    let out = m.alloc(4, "out");
+    let mut m = Machine::load_with_source(
+        &emu::validate::Validated::new(module.clone()).expect("the module validates"),
+        "t.ptx",
+        &src,
+    )
+    .expect("the module loads");
+    let out = m.alloc(4, "out").unwrap();
     let arg = vec![out.to_le_bytes().to_vec()];
     let cfg = |k: &str| LaunchConfig::new(k, [1, 1, 1], [1, 1, 1]);
     assert!(m

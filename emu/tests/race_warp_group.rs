@@ -32,7 +32,11 @@ SKIP:
 
 fn races(writer: u32, sync: u32) -> Vec<(u32, u32, u32)> {
     let module = emu::front::parse_module(PTX, "group.ptx").expect("parses");
-    let mut m = Machine::load(&module, "group.ptx").expect("decodes");
+    let mut m = Machine::load(
+        &emu::validate::Validated::new(module.clone()).expect("the module validates"),
+        "group.ptx",
+    )
+    .expect("decodes");
     let mut cfg = LaunchConfig::new("k", [1, 1, 1], [32, 1, 1]);
     cfg.threads = 1;
     cfg.race = Some(RaceOptions::default());

@@ -255,10 +255,13 @@ fn generated_programs_never_panic_the_interpreter() {
         if !emu::validate::validate_module(&m).is_empty() {
             return false;
         }
-        let Ok(mut mach) = emu::exec::Machine::load(&m, "generated.ptx") else {
+        let Ok(mut mach) = emu::exec::Machine::load(
+            &emu::validate::Validated::new(m.clone()).expect("the module validates"),
+            "generated.ptx",
+        ) else {
             return false;
         };
-        let buf = mach.alloc(1024, "buf");
+        let buf = mach.alloc(1024, "buf").unwrap();
         let mut cfg = emu::exec::LaunchConfig::new("k", [2, 1, 1], [40, 1, 1]);
         cfg.max_steps = 100_000;
         // Faults (out of bounds, budget) are fine; a panic fails the property.

@@ -8,7 +8,7 @@ use emu::sass::{parse_program, SassConfig, SassMachine, SassReport, Windows};
 /// A global buffer of 256 bytes where byte k holds k (so word at offset o is recognisable).
 fn machine() -> (SassMachine, u64) {
     let mut m = SassMachine::default();
-    let a = m.alloc(256);
+    let a = m.alloc(256).unwrap();
     let bytes: Vec<u8> = (0..=255u8).collect();
     assert!(m.write(a, &bytes));
     (m, a)

@@ -30,9 +30,13 @@ pub fn run(data: &[u8]) {
     if !emu::validate::validate_module(&m).is_empty() {
         return;
     }
-    let Ok(mut mach) = emu::exec::Machine::load(&m, "fuzz.ptx") else {
+    let Ok(valid) = emu::validate::Validated::new(m) else {
         return;
     };
+    let Ok(mut mach) = emu::exec::Machine::load(&valid, "fuzz.ptx") else {
+        return;
+    };
+    let m = valid.module();
     let kernels: Vec<(String, Vec<u64>)> = m
         .kernels()
         .map(|(_, f)| {
@@ -49,7 +53,10 @@ pub fn run(data: &[u8]) {
             .iter()
             .map(|&s| {
                 if s == 8 {
-                    mach.alloc(4096, "fuzz buffer").to_le_bytes().to_vec()
+                    mach.alloc(4096, "fuzz buffer")
+                        .unwrap_or(0)
+                        .to_le_bytes()
+                        .to_vec()
                 } else {
                     vec![0; s.min(1 << 16) as usize]
                 }
@@ -80,7 +87,7 @@ pub fn sass(data: &[u8]) {
     cfg.max_steps = 20_000;
     let mut m = emu::sass::SassMachine::default();
     let params: Vec<Vec<u8>> = (0..2)
-        .map(|_| m.alloc(4096).to_le_bytes().to_vec())
+        .map(|_| m.alloc(4096).unwrap_or(0).to_le_bytes().to_vec())
         .collect();
     let _ = m.launch(&prog, &cfg, &params);
 }
@@ -158,4 +165,102 @@ pub fn shapes(data: &[u8]) {
         }
         None => {}
     }
+}
+
+/// `race_report`: any text is read as a `--race --json` report (`explain --race-report`);
+/// one that reads is explained as text, DOT, SVG and a page. No output holds a raw control
+/// character (the report's text is input).
+pub fn race_report(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(report) = litmus::explain::race::parse_report(&text) else {
+        return;
+    };
+    let _ = report.text();
+    let _ = litmus::explain::race::draw::svg(&report, "fuzz");
+    let _ = litmus::explain::race::draw::dot(&report, "fuzz");
+    let page = litmus::explain::race::draw::page(&report, "fuzz");
+    assert!(
+        !page.chars().any(|c| c == '\u{1b}' || c == '\u{7}'),
+        "a raw control character in the page"
+    );
+}
+
+/// The module every fuzzed plan runs against: a kernel `k(.param .u64 p)` that adds one to
+/// `p[tid]` for 4 threads, a `.global` variable `g` and a `.const` one `c`.
+pub const PLAN_MODULE: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+.global .u32 g[4];\n.const .u32 c[4];\n\
+.visible .entry k(.param .u64 p)\n{\n.reg .u64 %rd<4>;\n.reg .u32 %r<4>;\n\
+ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd2, %r1, 4;\n\
+add.u64 %rd3, %rd1, %rd2;\nld.global.u32 %r2, [%rd3];\nadd.u32 %r2, %r2, 1;\n\
+st.global.u32 [%rd3], %r2;\nret;\n}\n";
+
+/// `plan`: any text is a launch plan (`ptxemu run --plan`) over [`PLAN_MODULE`], run by the
+/// command line itself, as a user runs it (so that an abort or a stack overflow is caught,
+/// not only a panic), under small budgets (`--timeout 2 --max-steps 100000 --memory-limit
+/// 64M`). It exits 0-3 without a panic, and writes nothing outside the plan's folder: the
+/// plan sits in `case/plan/`, and `case/` must hold nothing else afterwards.
+///
+/// The binary is `$PTXEMU_BIN`, else the workspace's `target/release/ptxemu`.
+pub fn plan(data: &[u8]) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CASE: AtomicU64 = AtomicU64::new(0);
+    let bin = std::env::var_os("PTXEMU_BIN").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/ptxemu"),
+        std::path::PathBuf::from,
+    );
+    assert!(
+        bin.exists(),
+        "{}: build ptxemu first (cargo build --release), or set PTXEMU_BIN",
+        bin.display()
+    );
+    let case = std::env::temp_dir().join(format!(
+        "ptxemu-fuzz-plan-{}-{}",
+        std::process::id(),
+        CASE.fetch_add(1, Ordering::Relaxed)
+    ));
+    let dir = case.join("plan");
+    let _ = std::fs::remove_dir_all(&case);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    std::fs::write(dir.join("k.ptx"), PLAN_MODULE).expect("module");
+    std::fs::write(dir.join("in.bin"), [1u8; 16]).expect("input");
+    std::fs::write(dir.join("p.json"), data).expect("plan");
+    let out = std::process::Command::new(&bin)
+        .args([
+            "run",
+            "--plan",
+            "p.json",
+            "--timeout",
+            "2",
+            "--max-steps",
+            "100000",
+            "--memory-limit",
+            "64M",
+            "--threads",
+            "1",
+        ])
+        .current_dir(&dir)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("ptxemu runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let code = out.status.code();
+    let outside: Vec<_> = std::fs::read_dir(&case)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name())
+                .filter(|n| n != "plan")
+                .collect()
+        })
+        .unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&case);
+    assert!(
+        matches!(code, Some(0..=3)),
+        "exit {code:?} (a signal: an abort or a crash):\n{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        outside.is_empty(),
+        "written outside the plan's folder: {outside:?}"
+    );
 }

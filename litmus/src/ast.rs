@@ -218,6 +218,10 @@ pub struct ThreadDecl {
     /// Warp within the CTA, when the test places it (`,warp N`; GPU_PTX scope trees).
     /// The memory model has no warp scope; the placement matters on hardware only.
     pub warp: Option<u32>,
+    /// Cluster of the CTA within its GPU, when the test names one (`,cluster N`): CTAs that
+    /// name the same cluster of one GPU share it (PTX 7.8 `.cluster` scope); a CTA that names
+    /// none is a cluster of its own, as a CTA launched without clusters is.
+    pub cluster: Option<u32>,
 }
 
 /// A comparison operator of a condition.

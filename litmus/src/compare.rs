@@ -77,6 +77,11 @@ fn parse_state_line(line: &str) -> Result<(State, u64), String> {
         .find(|c: char| !c.is_ascii_digit())
         .ok_or_else(malformed)?;
     let count: u64 = line[..digits].parse().map_err(|_| malformed())?;
+    if count == 0 {
+        return Err(format!(
+            "a count of 0 in `{line}` (a histogram lists only outcomes that were observed)"
+        ));
+    }
     let rest = line[digits..].trim_start();
     let rest = rest
         .strip_prefix(":>")
@@ -155,7 +160,7 @@ pub fn parse_log(text: &str) -> Result<Vec<Observed>, String> {
 /// # Errors
 /// Not JSON, or missing `test` / `states`, or a malformed state.
 pub fn parse_histogram_json(text: &str) -> Result<Observed, String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let v: Value = emu::host::json::parse(text).map_err(|e| format!("not JSON: {e}"))?;
     let name = v["test"].as_str().ok_or("missing \"test\"")?.to_string();
     let mut states = Vec::new();
     for (k, s) in v["states"]
@@ -167,6 +172,11 @@ pub fn parse_histogram_json(text: &str) -> Result<Observed, String> {
         let count = s["count"]
             .as_u64()
             .ok_or_else(|| format!("state {k}: missing \"count\""))?;
+        if count == 0 {
+            return Err(format!(
+                "state {k}: a count of 0 (a histogram lists only outcomes that were observed)"
+            ));
+        }
         let mut state = State::new();
         for (t, val) in s["values"]
             .as_object()
@@ -453,7 +463,12 @@ mod tests {
         );
         let e = parse_log(&log).unwrap_err();
         assert!(e.contains("line 2: the counts add up"), "{e}");
-        let fits = log.replace(" *>", " :>").replace("\n2 ", "\n0 ");
+        // Counts that add up to exactly 2^64 - 1 fit (every count is at least 1: a zero count
+        // is refused, since a histogram lists only observed outcomes).
+        let fits = format!(
+            "Test MP Allowed\nHistogram (2 states)\n{} :>1:r0=0;\n2 :>1:r0=1;\n",
+            u64::MAX - 2
+        );
         assert_eq!(parse_log(&fits).unwrap()[0].instances(), u64::MAX);
         let json = format!(
             r#"{{"test":"MP","states":[{{"count":{},"values":{{"1:r0":0}}}},{{"count":1,"values":{{"1:r0":1}}}}]}}"#,

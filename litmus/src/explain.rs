@@ -178,7 +178,9 @@ fn unreachable_terms(
 ) -> Result<Vec<String>, RunError> {
     let mut plain = p.clone();
     plain.focus = Focus::default();
-    let paths = thread_paths(&plain, false, ro.limits)?;
+    let start = crate::clock::Started::now();
+    let paths =
+        thread_paths(&plain, false, ro.path_limits(&start)).map_err(|e| ro.halted(e, &start))?;
     let mut pinned = Vec::new();
     conjuncts(outcome, &mut pinned);
     let mut out = Vec::new();

@@ -205,7 +205,8 @@ fn max_explored(ro: &RunOptions) -> u64 {
 pub fn run(test: &Test, ro: &RunOptions, progress: Option<&Progress>) -> Result<Report, RunError> {
     let start = crate::clock::Started::now();
     let p = prepare(test)?;
-    let all = thread_paths(&p, ro.liveness, ro.limits)?;
+    let all =
+        thread_paths(&p, ro.liveness, ro.path_limits(&start)).map_err(|e| ro.halted(e, &start))?;
     let per = usable_paths(&all, ro.liveness);
     // A liveness run looks only at executions where some thread does not finish: with no such
     // path there is nothing to explore.

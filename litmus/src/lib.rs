@@ -6,11 +6,13 @@
 
 pub mod ast;
 pub mod barrier;
+pub mod campaign;
 mod cell;
 mod clock;
 pub mod compare;
 mod compare_keys;
 pub mod cond;
+pub mod diy;
 pub mod draw;
 pub mod explain;
 pub mod explore;

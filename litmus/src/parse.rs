@@ -10,7 +10,10 @@
 use crate::ast::{Expr, Inst, Quantifier, Term, Test};
 use crate::cell::cell;
 
+mod address;
 mod prologue;
+
+use address::AddressReg;
 
 /// A litmus parse error with its 1-based line and column.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -195,13 +198,17 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
     }
     t.pos += 3;
     let (name, comments) = prologue::header(&mut t)?;
-    let (locations, reg_init) = prologue::initial_state(&mut t)?;
+    let prologue::InitialState {
+        locations,
+        reg_init,
+        addresses,
+    } = prologue::initial_state(&mut t)?;
     t.skip_ws();
     if t.rest().starts_with(';') {
         t.pos += 1;
     }
     let threads = prologue::thread_header(&mut t)?;
-    let code = instruction_rows(&mut t, clean, threads.len())?;
+    let code = instruction_rows(&mut t, clean, threads.len(), &addresses)?;
     let (observed, filter) = locations_and_filter(&mut t)?;
     let (quantifier, condition) = final_condition(&mut t)?;
     Ok(Test {
@@ -219,11 +226,13 @@ fn parse_clean(clean: &str) -> Result<Test, RawError> {
 }
 
 /// The instruction rows, one cell per thread, up to the first keyword of the tail: each
-/// thread's instructions with their lines.
+/// thread's instructions with their lines, with the registers that hold addresses resolved
+/// (`[r2]` → `[x]`).
 fn instruction_rows(
     t: &mut Text<'_>,
     clean: &str,
     nthreads: usize,
+    addresses: &[AddressReg],
 ) -> Result<Vec<Vec<(Inst, u32)>>, RawError> {
     let mut code: Vec<Vec<(Inst, u32)>> = vec![Vec::new(); nthreads];
     // Instruction rows until the condition.
@@ -260,7 +269,8 @@ fn instruction_rows(
         for (k, c) in cells.iter().enumerate() {
             let cell_pos = line + cells[..k].iter().map(|c| c.len() + 1).sum::<usize>();
             let cell_line = line_col(clean, cell_pos).0;
-            for i in cell(c, cell_pos)? {
+            let text = address::resolve(c, k as u32, addresses, cell_pos)?;
+            for i in cell(&text, cell_pos)? {
                 code[k].push((i, cell_line));
             }
         }
@@ -417,7 +427,8 @@ exists
                 id: 1,
                 cta: 1,
                 gpu: 0,
-                warp: None
+                warp: None,
+                cluster: None,
             }
         );
         assert_eq!(t.code[0].len(), 2);

@@ -45,7 +45,8 @@ pub fn dialect(test: &Test) -> String {
         .iter()
         .map(|t| {
             let w = t.warp.map_or(String::new(), |w| format!(",warp {w}"));
-            format!("P{}@cta {},gpu {}{w}", t.id, t.cta, t.gpu)
+            let c = t.cluster.map_or(String::new(), |c| format!(",cluster {c}"));
+            format!("P{}@cta {}{c},gpu {}{w}", t.id, t.cta, t.gpu)
         })
         .collect();
     let rows = code.iter().map(Vec::len).max().unwrap_or(0);

@@ -60,6 +60,40 @@ pub enum Engine {
     Enumerate,
 }
 
+impl RunOptions {
+    /// The per-thread limits of a run that started at `start`: `limits`, with `--timeout`
+    /// also bounding the building of each thread's paths.
+    pub(crate) fn path_limits(&self, start: &crate::clock::Started) -> Limits {
+        Limits {
+            deadline: start.deadline(self.timeout),
+            ..self.limits
+        }
+    }
+
+    /// `e`, with a `--timeout` met while paths were built named as the command line names it.
+    pub(crate) fn halted(&self, e: RunError, start: &crate::clock::Started) -> RunError {
+        match e {
+            RunError::Halted {
+                brake,
+                explored,
+                executions,
+                allowed,
+                ..
+            } if brake == "--timeout" => RunError::Halted {
+                brake: format!(
+                    "--timeout {} (while the paths of a thread were built)",
+                    self.timeout.unwrap_or_default().as_secs_f64()
+                ),
+                explored,
+                executions,
+                allowed,
+                millis: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+            },
+            e => e,
+        }
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> RunOptions {
         RunOptions {
@@ -140,6 +174,10 @@ pub struct Prepared {
     pub threads: Vec<Lowered>,
     /// Each thread's (gpu, cta).
     pub places: Vec<Place>,
+    /// Each thread's cluster: equal for threads whose CTAs share a cluster of one GPU
+    /// (`,cluster N`), and otherwise distinct per CTA (a CTA launched without clusters is a
+    /// cluster of its own).
+    pub clusters: Vec<u32>,
     /// Every barrier instruction.
     pub barriers: Vec<StaticBarrier>,
     /// The terms a state shows: the condition's, then `locations`.
@@ -224,6 +262,7 @@ pub fn prepare(test: &Test) -> Result<Prepared, RunError> {
         }
     }
     let places = test.threads.iter().map(|d| (d.gpu, d.cta)).collect();
+    let clusters = cluster_ids(&test.threads);
     let mut barriers = Vec::new();
     for (t, l) in threads.iter().enumerate() {
         for (i, ins) in l.code.instrs.iter().enumerate() {
@@ -251,10 +290,50 @@ pub fn prepare(test: &Test) -> Result<Prepared, RunError> {
         init,
         threads,
         places,
+        clusters,
         barriers,
         terms,
         focus: Focus::default(),
     })
+}
+
+/// Numbers the threads' clusters: a CTA that names a cluster (itself or through another
+/// thread of the same CTA) joins that cluster of its GPU; any other CTA is a cluster of its
+/// own. Equal numbers mean the same cluster of the same GPU.
+fn cluster_ids(threads: &[crate::ast::ThreadDecl]) -> Vec<u32> {
+    /// What identifies a cluster: a named one of a GPU, or a CTA alone.
+    #[derive(PartialEq)]
+    enum Key {
+        Named { gpu: u32, cluster: u32 },
+        Alone { gpu: u32, cta: u32 },
+    }
+    let named = |gpu: u32, cta: u32| {
+        threads
+            .iter()
+            .find(|t| (t.gpu, t.cta) == (gpu, cta) && t.cluster.is_some())
+            .and_then(|t| t.cluster)
+    };
+    let mut keys: Vec<Key> = Vec::new();
+    threads
+        .iter()
+        .map(|t| {
+            let key = match named(t.gpu, t.cta) {
+                Some(cluster) => Key::Named {
+                    gpu: t.gpu,
+                    cluster,
+                },
+                None => Key::Alone {
+                    gpu: t.gpu,
+                    cta: t.cta,
+                },
+            };
+            let k = keys.iter().position(|x| *x == key).unwrap_or_else(|| {
+                keys.push(key);
+                keys.len() - 1
+            });
+            k as u32
+        })
+        .collect()
 }
 
 /// Lowers every thread, interning the locations it accesses in `locs`.

@@ -43,14 +43,24 @@ fn nodes(text: &str, at: usize) -> Result<Vec<Node>, RawError> {
     let mut k = 0;
     let mut out = Vec::new();
     while k < toks.len() {
-        out.push(node(&toks, &mut k)?);
+        out.push(node(&toks, &mut k, 0)?);
     }
     Ok(out)
 }
 
-fn node(toks: &[(String, usize)], k: &mut usize) -> Result<Node, RawError> {
+/// The deepest a scope tree may nest (a real one has four levels: device, kernel, CTA,
+/// warp); reading and walking it recurse once per level.
+const MAX_TREE_DEPTH: usize = 64;
+
+fn node(toks: &[(String, usize)], k: &mut usize, depth: usize) -> Result<Node, RawError> {
     let (t, pos) = &toks[*k];
     *k += 1;
+    if depth >= MAX_TREE_DEPTH {
+        return Err(err(
+            *pos,
+            format!("the scope tree nests more than {MAX_TREE_DEPTH} levels (device, kernel, cta and warp make four)"),
+        ));
+    }
     if t != "(" {
         let id = t
             .strip_prefix('P')
@@ -88,7 +98,7 @@ fn node(toks: &[(String, usize)], k: &mut usize) -> Result<Node, RawError> {
                 *k += 1;
                 return Ok(Node::Group(level, children));
             }
-            Some(_) => children.push(node(toks, k)?),
+            Some(_) => children.push(node(toks, k, depth + 1)?),
         }
     }
 }
@@ -134,6 +144,7 @@ fn walk(n: &Node, ctx: Ctx, c: &mut Counters, warps: &mut u32, at: usize) -> Res
                 cta,
                 gpu: ctx.gpu.unwrap_or(0),
                 warp: ctx.warp,
+                cluster: None,
             });
         }
         Node::Group(level, children) => {

@@ -74,7 +74,7 @@ Message passing (MP) is the first test everyone meets: P0 writes data `x`, then 
     Step {
         slug: "scopes",
         title: "Scopes: same CTA, different CTAs, different GPUs",
-        intro: "Every strong operation carries a scope: `.cta`, `.cluster`, `.gpu` or `.sys`. Two operations synchronise only when each one's scope includes the other's thread. A `.cta` release reaches a thread of the same CTA but not one in another CTA; `.gpu` reaches every CTA of the GPU but not another GPU; `.sys` reaches everything. A scope that is too narrow does not give an error: it silently gives no synchronisation, and the stale read comes back.",
+        intro: "Every strong operation carries a scope: `.cta`, `.cluster`, `.gpu` or `.sys`. Two operations synchronise only when each one's scope includes the other's thread. A `.cta` release reaches a thread of the same CTA but not one in another CTA; `.gpu` reaches every CTA of the GPU but not another GPU; `.sys` reaches everything. A scope that is too narrow does not give an error: it silently gives no synchronisation, and the stale read comes back. For every variant at once, `ptxemu diy` generates the family: [every MP test over two scopes and three placements](../diy.md#a-generated-family-message-passing-over-scopes-and-placements), which are forbidden and why.",
         tests: &[
             example!("MP+rel+acq-cta-same-cta"),
             example!("MP+rel+acq-cta-diff-cta"),

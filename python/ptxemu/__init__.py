@@ -13,8 +13,8 @@ with `litmus` and are explained with `explain`. Triton kernels launch with
 by-value structs holding device addresses and maps (a CUTLASS kernel's Params) with `Struct`.
 """
 
-from ._errors import (Error, Fault, LaunchError, LitmusError, PtxError, RaceError,
-                      RaceReportError, RaceWarning, TensorMapError, VariableError)
+from ._errors import (DeviceMemoryError, Error, Fault, LaunchError, LitmusError, PtxError,
+                      RaceError, RaceReportError, RaceWarning, TensorMapError, VariableError)
 from ._device import Device, DeviceArray, default_device
 from ._module import Function, LaunchStats, Module
 from ._tensor_map import Struct, TensorMap
@@ -24,6 +24,6 @@ __all__ = [
     "Device", "DeviceArray", "default_device", "Module", "Function", "LaunchStats",
     "TensorMap", "Struct",
     "Error", "Fault", "LaunchError", "LitmusError", "PtxError", "TensorMapError", "VariableError",
-    "RaceError", "RaceWarning", "RaceReportError",
+    "DeviceMemoryError", "RaceError", "RaceWarning", "RaceReportError",
     "litmus", "explain", "explain_races",
 ]

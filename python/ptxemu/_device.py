@@ -1,11 +1,11 @@
 """Devices and device arrays."""
 
-import math
 import weakref
 
 import numpy as np
 
 from . import _native
+from ._errors import DeviceMemoryError
 
 _DEVICES = weakref.WeakSet()
 
@@ -28,11 +28,43 @@ def _bytes_view(a):
     return a.reshape(-1).view(np.uint8)
 
 
-class Device:
-    """An emulated device: global memory that persists across launches (and modules)."""
+#: The most bytes one device array may have (ptxemu's largest allocation).
+_MAX_BYTES = 1 << 34
 
-    def __init__(self):
-        self._native = _native.Device()
+
+def _checked_shape(shape, dtype):
+    """(shape as a tuple of ints, elements, bytes), refusing negative or non-integer
+    dimensions and byte sizes past 64 bits (ValueError), and sizes past one allocation
+    (DeviceMemoryError), computed exactly so that no product wraps."""
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    dims = []
+    for d in shape:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+            raise ValueError(f"shape {shape}: dimensions are integers, not {d!r}")
+        if d < 0:
+            raise ValueError(f"shape {shape}: dimension {d} is negative")
+        dims.append(int(d))
+    size = 1
+    for d in dims:
+        size *= d
+    nbytes = size * dtype.itemsize
+    if nbytes >= 1 << 64:
+        raise ValueError(f"shape {tuple(dims)} of {dtype} is {nbytes} bytes, past 64 bits")
+    if nbytes > _MAX_BYTES:
+        raise DeviceMemoryError(f"shape {tuple(dims)} of {dtype} is {nbytes} bytes; one device "
+                                f"array holds at most {_MAX_BYTES}")
+    return tuple(dims), size, nbytes
+
+
+class Device:
+    """An emulated device: global memory that persists across launches (and modules).
+
+    memory_limit: the most bytes its arrays and launches may hold (default: the machine's
+    memory); past it, an allocation raises `DeviceMemoryError`.
+    """
+
+    def __init__(self, memory_limit=None):
+        self._native = _native.Device(memory_limit)
         _DEVICES.add(self)
 
     @property
@@ -40,14 +72,18 @@ class Device:
         """A number that tells this device from the others of the process."""
         return self._native.id
 
+    @property
+    def memory_limit(self):
+        """The most bytes of device memory this device's arrays and launches may hold."""
+        return self._native.memory_limit
+
     def __repr__(self):
         return f"<ptxemu.Device {self.id}>"
 
     def empty(self, shape, dtype=np.float32):
         """A device array of `shape` and `dtype` (zero-filled, as all device memory starts)."""
         dtype = np.dtype(dtype)
-        shape = (shape,) if np.isscalar(shape) else tuple(shape)
-        nbytes = math.prod(int(d) for d in shape) * dtype.itemsize
+        shape, _, nbytes = _checked_shape(shape, dtype)
         addr = self._native.alloc(nbytes, f"array {shape} {dtype}")
         return DeviceArray(self, addr, shape, dtype)
 
@@ -71,10 +107,8 @@ class DeviceArray:
     def __init__(self, device, ptr, shape, dtype):
         self.device = device
         self.ptr = ptr
-        self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
-        self.size = math.prod(int(d) for d in self.shape)
-        self.nbytes = self.size * self.dtype.itemsize
+        self.shape, self.size, self.nbytes = _checked_shape(shape, self.dtype)
         self._freed = False
 
     def __repr__(self):

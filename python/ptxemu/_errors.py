@@ -1,8 +1,25 @@
 """The exceptions ptxemu raises (the Rust bindings raise them by name)."""
 
 
+def _printable(text):
+    """`text` with control characters but newline and tab escaped (as ``\\x1b``), so that a
+    message echoing input cannot drive the terminal it is printed on."""
+    if not any(c < " " and c not in "\n\t" or c == "\x7f" for c in text):
+        return text
+    return "".join(c if (c >= " " and c != "\x7f") or c in "\n\t" else repr(c)[1:-1]
+                   for c in text)
+
+
 class Error(Exception):
-    """Base class of ptxemu's errors."""
+    """Base class of ptxemu's errors. Their messages show control characters escaped."""
+
+    def __str__(self):
+        return _printable(super().__str__())
+
+
+class DeviceMemoryError(Error, MemoryError):
+    """Device memory past the device's `memory_limit`, or that the host refused (an
+    address-space cap, the machine's memory): the message names the size and the limit."""
 
 
 class PtxError(Error):
@@ -47,7 +64,8 @@ class Fault(Error):
 
     kind: short name (out_of_bounds, misaligned, barrier_deadlock, divergent_collective,
     step_budget_exhausted, trap, breakpoint, assert_failed, undefined, unsupported);
-    detail: the kind's text; kernel; cta (x, y, z); warp; lane (or None); thread (x, y, z, or
+    detail: the kind's text; kernel (as the PTX declares it: mangled for C++ kernels);
+    kernel_demangled (its C++ name; the kernel itself when not mangled); cta (x, y, z); warp; lane (or None); thread (x, y, z, or
     None); file and line (the PTX's); instruction; address (an int, or None); message (all of
     it, as the CLI prints it); stats: the launch's LaunchStats.
 
@@ -58,7 +76,7 @@ class Fault(Error):
     None (and ``()``).
     """
 
-    FIELDS = ("kind", "detail", "kernel", "cta", "warp", "lane", "thread", "file", "line",
+    FIELDS = ("kind", "detail", "kernel", "kernel_demangled", "cta", "warp", "lane", "thread", "file", "line",
               "instruction", "address", "message", "source_file", "source_line",
               "source_column", "source_inlined_at")
 
@@ -91,14 +109,20 @@ class RaceReportError(Error):
 
 
 def _race_line(r):
-    """One race in a line: both accesses (PTX line, source line when given, instruction,
-    thread) and how many access pairs raced."""
+    """One race in a line: both accesses (the argument whose buffer it touched, by its PTX
+    parameter name and index, PTX line, source line when given, instruction, thread) and how
+    many access pairs raced."""
     def side(a):
         src = a.get("source")
         at = f" ({src['file']}:{src['line']})" if src else ""
         t, c = tuple(a["thread"]), tuple(a["cta"])
-        return (f"{a['kind']} at line {a['line']}{at} `{' '.join(a['instruction'].split())}` "
-                f"by thread {t} of CTA {c}")
+        arg = a.get("argument")
+        on = ""
+        if arg:
+            name = f"`{arg['name']}`, " if arg.get("name") else ""
+            on = f" of {name}arg {arg['index']}, byte {arg['offset']},"
+        return (f"{a['kind']}{on} at line {a['line']}{at} "
+                f"`{' '.join(a['instruction'].split())}` by thread {t} of CTA {c}")
     n = r.get("count", 1)
     return f"{side(r['first'])} and {side(r['second'])} ({n} racing access pair{'s' * (n != 1)})"
 
@@ -118,13 +142,15 @@ class RaceError(Error):
     were copied back, so the wrong results can be inspected).
 
     races: the races, as ``ptxemu run --race --json`` gives them (``first``, ``second``,
-    ``reason``, ``count``, ``fence_sc_dependent``); kernel; stats: the launch's LaunchStats.
+    ``reason``, ``count``, ``fence_sc_dependent``); kernel (mangled, as the PTX declares it);
+    kernel_demangled (its C++ name, which the message shows); stats: the launch's LaunchStats.
     ``explain_races(e.races)`` explains them.
     """
 
-    def __init__(self, kernel, races, stats=None):
-        super().__init__(_races_message(kernel, races))
+    def __init__(self, kernel, races, stats=None, demangled=None):
+        super().__init__(_races_message(demangled or kernel, races))
         self.kernel = kernel
+        self.kernel_demangled = demangled or kernel
         self.races = races
         self.stats = stats
 
@@ -133,7 +159,8 @@ class RaceWarning(UserWarning):
     """Issued by a launch with ``race="warn"`` that found data races (``races`` as in
     RaceError)."""
 
-    def __init__(self, kernel, races):
-        super().__init__(_races_message(kernel, races))
+    def __init__(self, kernel, races, demangled=None):
+        super().__init__(_races_message(demangled or kernel, races))
         self.kernel = kernel
+        self.kernel_demangled = demangled or kernel
         self.races = races

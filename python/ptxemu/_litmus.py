@@ -10,8 +10,8 @@ from . import _native
 
 def _source(test):
     if isinstance(test, os.PathLike) or (isinstance(test, str) and "\n" not in test):
-        with open(test, encoding="utf-8") as f:
-            return f.read(), os.fspath(test)
+        # Size checked before reading (128 MiB, as the command line): /dev/zero is refused.
+        return _native.read_text(os.fspath(test)), os.fspath(test)
     return test, "<string>"
 
 

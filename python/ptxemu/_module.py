@@ -43,6 +43,8 @@ class LaunchStats:
     races: list = None
     #: Clusters whose launch a ``clusterlaunchcontrol.try_cancel`` canceled.
     clusters_canceled: int = 0
+    #: The kernel's demangled C++ name (``kernel`` itself when it is not mangled).
+    kernel_demangled: str = ""
 
 
 def _race_mode(race):
@@ -69,8 +71,8 @@ def _read_source(ptx):
     """(text, name) of PTX text or of a path to a PTX file."""
     if isinstance(ptx, os.PathLike) or (isinstance(ptx, str) and "\n" not in ptx
                                         and not ptx.lstrip().startswith(".")):
-        with open(ptx, encoding="utf-8") as f:
-            return f.read(), os.fspath(ptx)
+        # Size checked before reading (128 MiB, as the command line): /dev/zero is refused.
+        return _native.read_text(os.fspath(ptx)), os.fspath(ptx)
     if isinstance(ptx, bytes):
         ptx = ptx.decode("utf-8")
     return ptx, "<string>"
@@ -142,14 +144,23 @@ class Module:
         return self._native.kernels()
 
     def get_function(self, name):
-        """The kernel `name`, to call as ``f(grid, block, args, shared_mem=0)``."""
+        """The kernel `name`, to call as ``f(grid, block, args, shared_mem=0)``.
+
+        `name` is the kernel's mangled name as the PTX declares it
+        (``_Z19reduce_missing_syncPKfPf``), its demangled C++ signature
+        (``reduce_missing_sync(const float*, float*)``; spacing and ``const`` placement do not
+        matter) or its base name (``reduce_missing_sync``) when exactly one kernel has it.
+        Raises `LaunchError` (kind ``no_kernel``) listing the kernels for an unknown name, and
+        the candidates for an ambiguous one (overloads, template instances).
+        """
         f = self._functions.get(name)
         if f is None:
-            params = self._native.params(name)
-            if params is None:
-                raise LaunchError("no_kernel", f"no kernel named `{name}` in {self.name} "
-                                  f"(kernels: {', '.join(self.kernels())})")
-            f = self._functions[name] = Function(self, name, params)
+            mangled = self._native.resolve_kernel(name)
+            f = self._functions.get(mangled)
+            if f is None:
+                f = Function(self, mangled, self._native.params(mangled))
+                self._functions[mangled] = f
+            self._functions[name] = f
         return f
 
     def _device(self, device):
@@ -169,9 +180,16 @@ class Module:
         gives fewer elements), as cudaMemcpyFromSymbol does."""
         dev = self._device(device)._native
         dtype = np.dtype(dtype)
+        size = self._native.global_size(dev, name)
         if shape is None:
-            shape = (self._native.global_size(dev, name) // dtype.itemsize,)
+            if size % dtype.itemsize:
+                raise ValueError(f"`{name}` is {size} bytes, not a whole number of {dtype} "
+                                 f"elements ({dtype.itemsize} bytes each); give a shape")
+            shape = (size // dtype.itemsize,)
         out = np.empty(shape, dtype)
+        if out.nbytes > size:
+            raise ValueError(f"shape {tuple(out.shape)} of {dtype} is {out.nbytes} bytes, more "
+                             f"than `{name}`'s {size}")
         self._native.get_global(dev, name, _bytes_view(out))
         return out
 
@@ -212,7 +230,10 @@ class Function:
 
     def __init__(self, module, name, params):
         self.module = module
+        #: The kernel's name as the PTX declares it (mangled for C++ kernels).
         self.name = name
+        #: Its demangled C++ name (`name` itself when it is not mangled).
+        self.demangled = _native.Module.demangle(name)
         self.params = params
 
     def __repr__(self):
@@ -311,6 +332,6 @@ class Function:
             raise Fault(fault, stats)
         if stats.races:
             if race_mode == "raise":
-                raise RaceError(self.name, stats.races, stats)
-            warnings.warn(RaceWarning(self.name, stats.races), stacklevel=2)
+                raise RaceError(self.name, stats.races, stats, self.demangled)
+            warnings.warn(RaceWarning(self.name, stats.races, self.demangled), stacklevel=2)
         return stats

@@ -51,12 +51,22 @@ pub(crate) fn bytes_of_mut(buf: &mut PyBuffer<u8>) -> PyResult<&mut [u8]> {
 
 #[pymethods]
 impl Device {
+    /// A device whose allocations (and launches' memory) may total at most `memory_limit`
+    /// bytes; by default the machine's memory, as `ptxemu run --memory-limit` defaults.
     #[new]
-    fn new() -> Device {
+    #[pyo3(signature = (memory_limit=None))]
+    fn new(memory_limit: Option<u64>) -> Device {
+        let limit = memory_limit.or_else(emu::exec::reserve::machine_memory);
         Device {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            memory: Arc::new(Mutex::new(DeviceMemory::new())),
+            memory: Arc::new(Mutex::new(DeviceMemory::with_limit(limit))),
         }
+    }
+
+    /// The most bytes the device may hold (`None`: no limit).
+    #[getter]
+    fn memory_limit(&self) -> Option<u64> {
+        self.lock().budget().limit()
     }
 
     /// A number that tells devices apart.
@@ -66,8 +76,11 @@ impl Device {
     }
 
     /// Allocates `nbytes` zeroed bytes (aligned to 256); returns the address.
-    fn alloc(&self, py: Python<'_>, nbytes: u64, label: &str) -> u64 {
+    ///
+    /// Raises `DeviceMemoryError` past the device's limit or when the host refuses the bytes.
+    fn alloc(&self, py: Python<'_>, nbytes: u64, label: &str) -> PyResult<u64> {
         py.allow_threads(|| self.lock().alloc(nbytes, label))
+            .map_err(|e| crate::raise(py, "DeviceMemoryError", (e.to_string(),)))
     }
 
     /// Frees the allocation at `addr`.

@@ -30,6 +30,23 @@ where
     }
 }
 
+/// The text of the file at `path`, its size checked before it is read (at most 128 MiB, as
+/// the command line reads its inputs: `/dev/zero` is refused at once).
+#[pyfunction]
+fn read_text(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
+    py.allow_threads(|| emu::host::read::read_text(&path))
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => pyo3::exceptions::PyValueError::new_err(format!(
+                "{}: {e}",
+                emu::front::error::printable(&path.display().to_string())
+            )),
+            _ => pyo3::exceptions::PyOSError::new_err(format!(
+                "cannot read {}: {e}",
+                emu::front::error::printable(&path.display().to_string())
+            )),
+        })
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<device::Device>()?;
@@ -40,5 +57,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(triton_api::triton_launch_meta, m)?)?;
     m.add_function(wrap_pyfunction!(triton_api::triton_scratch, m)?)?;
     m.add_function(wrap_pyfunction!(tensor_map_api::encode_tensor_map, m)?)?;
+    m.add_function(wrap_pyfunction!(read_text, m)?)?;
     Ok(())
 }

@@ -25,7 +25,7 @@ struct OnDevice {
 pub struct Module {
     name: String,
     source: String,
-    module: emu::ir::Module,
+    module: emu::validate::Validated,
     loaded: Mutex<Vec<OnDevice>>,
 }
 
@@ -70,6 +70,7 @@ fn kind_name(k: &FaultKind) -> &'static str {
         FaultKind::AssertFailed { .. } => "assert_failed",
         FaultKind::Undefined { .. } => "undefined",
         FaultKind::Unsupported { .. } => "unsupported",
+        FaultKind::HostMemory(_) => "memory",
     }
 }
 
@@ -95,7 +96,7 @@ impl Module {
                     let mut machine =
                         Machine::load_onto(&mut memory, &self.module, &self.name, &self.source)
                             .map_err(|e| format!("{}: {e}", self.name))?;
-                    let symbols = Symbols::of(&self.module, &machine);
+                    let symbols = Symbols::of(self.module.module(), &machine);
                     machine.swap_memory(&mut memory);
                     let symbols = symbols.map_err(|e| format!("{}: {e}", self.name))?;
                     loaded.push(OnDevice {
@@ -127,7 +128,7 @@ impl Module {
         let mut module = emu::host::parse_checked(&source, &name)
             .map_err(|e| raise(py, "PtxError", (e.kind, e.message)))?;
         if let Some(sm) = sm {
-            module.target.sm = sm;
+            module.run_as_sm(sm);
         }
         Ok(Module {
             name,
@@ -146,6 +147,7 @@ impl Module {
     /// The kernels (`.entry` functions with a body), in order.
     fn kernels(&self) -> Vec<String> {
         self.module
+            .module()
             .functions
             .iter()
             .filter(|f| f.kind == FunctionKind::Entry && f.body.is_some())
@@ -153,11 +155,35 @@ impl Module {
             .collect()
     }
 
+    /// The mangled name of the kernel that `name` names: its mangled name, its demangled C++
+    /// signature or its unique base name (raises `LaunchError` of kind `no_kernel` listing
+    /// the kernels, or the candidates of an ambiguous name).
+    fn resolve_kernel(&self, py: Python<'_>, name: &str) -> PyResult<String> {
+        self.module
+            .module()
+            .resolve_kernel(name)
+            .map(str::to_string)
+            .map_err(|e| {
+                raise(
+                    py,
+                    "LaunchError",
+                    ("no_kernel", format!("{}: {e}", self.name)),
+                )
+            })
+    }
+
+    /// The demangled C++ name of `name` (the name itself when it is not mangled).
+    #[staticmethod]
+    fn demangle(name: &str) -> String {
+        emu::ir::kernel_name::display(name).into_owned()
+    }
+
     /// A kernel's parameters: (name, PTX type, size in bytes, is an array), or `None` when
     /// there is no such kernel.
     fn params(&self, kernel: &str) -> Option<Vec<(String, String, u64, bool)>> {
         let f = self
             .module
+            .module()
             .functions
             .iter()
             .find(|f| f.kind == FunctionKind::Entry && f.body.is_some() && f.name == kernel)?;
@@ -203,7 +229,7 @@ impl Module {
         if options.race {
             cfg.race = Some(emu::race::RaceOptions::default());
         }
-        cfg.cancel = emu::exec::cluster_launch::CancelPolicy::parse(&options.try_cancel)
+        cfg.try_cancel = emu::cluster_launch::control::CancelPolicy::parse(&options.try_cancel)
             .map_err(|e| raise(py, "LaunchError", ("options", format!("try_cancel {e}"))))?;
         if let Some(n) = options.sms {
             cfg.device.sms = n.max(1);
@@ -212,18 +238,59 @@ impl Module {
             cfg.device.max_shared_per_cta = n;
         }
         cfg.device.resident_ctas = options.resident_ctas.map(|n| n.max(1));
-        let result = self.with_machine(py, device, |m, _| m.launch(&cfg, &args))?;
+        // Ctrl-C: the launch runs on a second host thread while this one looks at Python's
+        // signals every 50 ms; a KeyboardInterrupt asks the launch to stop, waits for it
+        // (within a slice of the interpreter) and is raised.
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        cfg.cancel = Some(cancel.clone());
+        let mut interrupted: Option<PyErr> = None;
+        let module = &self.module;
+        let result = self.with_machine(py, device, |m, _| {
+            let mut joined = std::thread::scope(|s| {
+                let job = s.spawn(|| m.launch(&cfg, &args));
+                while !job.is_finished() {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    if interrupted.is_none() {
+                        if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+                            interrupted = Some(e);
+                        }
+                    }
+                }
+                job.join()
+            });
+            // A race's global accesses name the argument whose buffer holds them.
+            if let Ok(Ok(rep)) = &mut joined {
+                if let (Some(races), Some((_, f))) =
+                    (&mut rep.races, module.module().function(&cfg.kernel))
+                {
+                    races.name_arguments(m, &f.params, &args);
+                }
+            }
+            joined
+        })?;
+        if let Some(e) = interrupted {
+            return Err(e);
+        }
+        let result = result.map_err(|_| {
+            pyo3::exceptions::PyRuntimeError::new_err("the launch's host thread panicked")
+        })?;
         let report = result.map_err(|e| {
             let kind = match &e {
                 LaunchError::NoSuchKernel { .. } => "no_kernel",
                 LaunchError::BadArguments(_) => "arguments",
                 LaunchError::BadShape(_) => "launch_limits",
                 LaunchError::Refused { .. } => "unsupported",
+                LaunchError::Memory(_) => "memory",
             };
             raise(py, "LaunchError", (kind, e.to_string()))
         })?;
         let d = PyDict::new(py);
         d.set_item("kernel", &kernel)?;
+        d.set_item(
+            "kernel_demangled",
+            emu::ir::kernel_name::display(&kernel).as_ref(),
+        )?;
         d.set_item("grid", grid)?;
         d.set_item("block", block)?;
         d.set_item("shared_bytes", options.shared_mem)?;
@@ -247,6 +314,10 @@ impl Module {
             fd.set_item("kind", kind_name(&f.kind))?;
             fd.set_item("detail", f.kind.to_string())?;
             fd.set_item("kernel", &s.kernel)?;
+            fd.set_item(
+                "kernel_demangled",
+                emu::ir::kernel_name::display(&s.kernel).as_ref(),
+            )?;
             fd.set_item("cta", s.cta)?;
             fd.set_item("warp", s.warp)?;
             fd.set_item("lane", s.lane)?;

@@ -40,7 +40,8 @@ def test_a_missing_syncthreads_raises_race_error_with_every_racing_pair():
     races = e.value.races
     assert races and e.value.kernel == "_Z19reduce_missing_syncPKfPf"
     assert e.value.stats.races == races
-    assert "data races in kernel _Z19reduce_missing_syncPKfPf" in str(e.value)
+    assert e.value.kernel_demangled == "reduce_missing_sync(float const*, float*)"
+    assert "data races in kernel reduce_missing_sync(float const*, float*)" in str(e.value)
     for r in races:
         for a in (r["first"], r["second"]):
             assert a["space"] == "shared"
@@ -107,7 +108,7 @@ def test_a_live_report_is_explained_as_the_command_line_explains_it():
     # The same from the JSON text, naming the kernel, and as a picture.
     as_json = json.dumps({"kernel": e.value.kernel, "races": races})
     assert ptxemu.explain_races(as_json).startswith(
-        f"{len(races)} data race(s) in kernel _Z19reduce_missing_syncPKfPf.")
+        f"{len(races)} data race(s) in kernel reduce_missing_sync(float const*, float*).")
     assert ptxemu.explain_races(races, format="svg").startswith("<svg")
     with pytest.raises(ptxemu.RaceReportError):
         ptxemu.explain_races([{"first": {}}])

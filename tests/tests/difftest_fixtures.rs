@@ -12,10 +12,15 @@ const THREADS: usize = 32;
 fn run(ptx: &str, input: &[u8]) -> Vec<u8> {
     let module = emu::front::parse_module(ptx, "fixture.ptx").expect("fixture parses");
     assert!(emu::validate::validate_module(&module).is_empty());
-    let mut m = Machine::load_with_source(&module, "fixture.ptx", ptx).expect("loads");
+    let mut m = Machine::load_with_source(
+        &emu::validate::Validated::new(module.clone()).expect("the module validates"),
+        "fixture.ptx",
+        ptx,
+    )
+    .expect("loads");
     let size = (FRAME * THREADS) as u64;
-    let din = m.alloc(size, "in");
-    let dout = m.alloc(size, "out");
+    let din = m.alloc(size, "in").unwrap();
+    let dout = m.alloc(size, "out").unwrap();
     m.write(din, input);
     m.write(dout, &[0xA5; FRAME * THREADS]);
     let cfg = LaunchConfig::new("k0", [1, 1, 1], [THREADS as u32, 1, 1]);

@@ -26,13 +26,55 @@ use std::time::{Duration, Instant};
 
 type Body = fn(&[u8]);
 
-const TARGETS: [(&str, Body); 6] = [
+const TARGETS: [(&str, Body); 8] = [
     ("parse", bodies::parse),
     ("run", bodies::run),
     ("sass", bodies::sass),
     ("litmus", bodies::litmus),
     ("log", bodies::log),
     ("shapes", bodies::shapes),
+    ("plan", bodies::plan),
+    ("race_report", bodies::race_report),
+];
+
+/// Launch plans over `bodies::PLAN_MODULE` (its kernel `k`, variables `g` and `c`, the input
+/// `in.bin` of 16 bytes beside the plan): every step kind, named and inline buffers.
+const PLAN_SEEDS: &[&str] = &[
+    r#"{"version": 1, "module": "k.ptx", "buffers": {"b": "u32[4]:zero", "f": "u8[1]:[1]"},
+  "steps": [
+    {"set": "g=u32[4]:[1,2,3,4]"},
+    {"launch": {"kernel": "k", "grid": 1, "block": "4", "args": ["@b"]}},
+    {"repeat": {"times": 3, "steps": [
+      {"launch": {"kernel": "k", "grid": "1", "block": 4, "args": ["@b"], "shared_bytes": 0}}]}},
+    {"repeat": {"while_nonzero": "f", "max": 4, "steps": [{"write": "f=u8[1]:[0]"}]}},
+    {"dump": "b=out.bin"},
+    {"dump_var": "g=g.bin"}]}"#,
+    r#"{"version": 1, "module": "k.ptx", "buffers": {"in": "u32[4]:file=in.bin"},
+  "steps": [{"launch": {"kernel": "k", "grid": "2,1,1", "block": "4,1,1", "args": ["@in+0"]}},
+            {"launch": {"kernel": "k", "grid": 1, "block": 4, "args": ["u32[8]:fill=7"]}}]}"#,
+    r#"{"version": 1, "steps": []}"#,
+];
+
+/// Tokens spliced into launch plans: keys, step kinds, paths that try to leave, huge counts.
+const PLAN_DICT: &[&str] = &[
+    r#""dump": "b=../x.bin""#,
+    r#""dump_var": "g=/tmp/x.bin""#,
+    r#""module": "../k.ptx""#,
+    r#"{"repeat": {"times": 18446744073709551615, "steps": []}}"#,
+    r#"{"set": "c=u32:5"}"#,
+    r#""u8[17179869184]:zero""#,
+    r#""file=/dev/zero""#,
+    r#""tmap:driver,file=/dev/zero,buf=0""#,
+    r#""cluster": "2""#,
+    r#""steps": []"#,
+    "\"@b+4\"",
+    "\"\\u001b[2J\"",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
 ];
 
 /// Tokens spliced into inputs: PTX and SASS syntax, litmus syntax, and numbers at the edges.
@@ -158,6 +200,15 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
             files_under(&root.join("litmus/tests/library"), "litmus", &mut paths);
             flagged(&paths)
         }
+        "plan" => return PLAN_SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect(),
+        "race_report" => {
+            files_under(
+                &root.join("tools/tests/data/race_reports"),
+                "json",
+                &mut paths,
+            );
+            paths.iter().filter_map(|p| std::fs::read(p).ok()).collect()
+        }
         "log" => {
             files_under(
                 &root.join("litmus/hardware/nvidia-h100/library"),
@@ -181,7 +232,7 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
 }
 
 /// One mutation of `input` (its first byte, a target's flags, is mutated like the rest).
-fn mutate_once(rng: &mut Rng, input: &mut Vec<u8>, pool: &[Vec<u8>]) {
+fn mutate_once(rng: &mut Rng, input: &mut Vec<u8>, pool: &[Vec<u8>], dict: &[&str]) {
     let len = input.len();
     match rng.below(9) {
         0 if len > 0 => {
@@ -243,18 +294,18 @@ fn mutate_once(rng: &mut Rng, input: &mut Vec<u8>, pool: &[Vec<u8>]) {
             }
         }
         _ => {
-            let tok = DICT[rng.below(DICT.len())];
+            let tok = dict[rng.below(dict.len())];
             let at = rng.below(len + 1);
             input.splice(at..at, tok.bytes());
         }
     }
 }
 
-fn mutated(rng: &mut Rng, pool: &[Vec<u8>]) -> Vec<u8> {
+fn mutated(rng: &mut Rng, pool: &[Vec<u8>], dict: &[&str]) -> Vec<u8> {
     let mut input = pool[rng.below(pool.len())].clone();
     let n = 1 + rng.below(8);
     for _ in 0..n {
-        mutate_once(rng, &mut input, pool);
+        mutate_once(rng, &mut input, pool, dict);
     }
     input.truncate(1 << 20);
     input
@@ -319,7 +370,11 @@ fn campaign(name: &str, body: Body, budget: Duration, max_runs: u64, seed: u64) 
         let input = if out.runs < pool.len() as u64 {
             pool[out.runs as usize].clone()
         } else {
-            mutated(&mut rng, &pool)
+            mutated(
+                &mut rng,
+                &pool,
+                if name == "plan" { PLAN_DICT } else { DICT },
+            )
         };
         let _ = std::fs::write(&current, &input);
         let t = (start.elapsed().as_millis() as u64).max(1);
@@ -380,6 +435,8 @@ fn smoke() {
         let max = match name {
             "run" => 60,
             "shapes" => 30,
+            // Each input is a run of the command line (a few milliseconds).
+            "plan" => 150,
             _ => 200,
         };
         results.push((

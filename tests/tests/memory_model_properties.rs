@@ -122,6 +122,7 @@ impl Prog {
                     cta,
                     gpu: 0,
                     warp: None,
+                    cluster: None,
                 })
                 .collect(),
             code: self

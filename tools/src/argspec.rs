@@ -47,29 +47,61 @@ pub enum Init {
     List(Vec<u8>),
 }
 
-/// A buffer's initial contents.
+/// A buffer's initial contents. Zero and filled buffers are not materialised in host memory:
+/// a 16 GiB `:fill=` buffer costs its device memory only.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Contents {
     /// This many zero bytes (nothing to write).
     Zero(usize),
+    /// `len` bytes repeating `pattern` (one element's bytes).
+    Fill {
+        /// One element.
+        pattern: Vec<u8>,
+        /// Bytes in all.
+        len: usize,
+    },
     /// These bytes.
     Bytes(Vec<u8>),
 }
+
+/// The most bytes a filled buffer is written in at once.
+const FILL_CHUNK: usize = 1 << 20;
 
 impl Contents {
     /// The size in bytes.
     pub fn len(&self) -> usize {
         match self {
-            Contents::Zero(n) => *n,
+            Contents::Zero(n) | Contents::Fill { len: n, .. } => *n,
             Contents::Bytes(b) => b.len(),
         }
     }
 
-    /// The bytes to write, if not all zero.
-    pub fn bytes(&self) -> Option<&[u8]> {
+    /// Writes the contents through `write(offset, bytes)` (nothing for zero contents, pieces
+    /// of at most 1 MiB for filled ones); stops at the first `false`.
+    pub fn write_with(&self, mut write: impl FnMut(u64, &[u8]) -> bool) -> bool {
         match self {
-            Contents::Zero(_) => None,
-            Contents::Bytes(b) => Some(b),
+            Contents::Zero(_) => true,
+            Contents::Bytes(b) => write(0, b),
+            Contents::Fill { pattern, len } => {
+                if pattern.is_empty() {
+                    return true;
+                }
+                let chunk: Vec<u8> = pattern
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(FILL_CHUNK.div_ceil(pattern.len()) * pattern.len())
+                    .collect();
+                let mut at = 0;
+                while at < *len {
+                    let n = (len - at).min(chunk.len());
+                    if !write(at as u64, &chunk[..n]) {
+                        return false;
+                    }
+                    at += n;
+                }
+                true
+            }
         }
     }
 }
@@ -222,22 +254,56 @@ impl ArgSpec {
                 count,
                 init: Init::Zero,
             } => Ok(Contents::Zero(ty.size() * count)),
+            ArgSpec::Buffer {
+                ty,
+                count,
+                init: Init::Fill(v),
+            } => Ok(Contents::Fill {
+                pattern: v.clone(),
+                len: ty.size() * count,
+            }),
             _ => self.buffer_bytes().map(Contents::Bytes),
         }
     }
 
-    /// The initial bytes of a buffer (reading its file if needed).
+    /// The size in bytes of a buffer spec (`None` for other specs).
+    pub fn buffer_len(&self) -> Option<usize> {
+        match self {
+            ArgSpec::Buffer { ty, count, .. } => Some(ty.size() * count),
+            _ => None,
+        }
+    }
+
+    /// The initial bytes of a buffer (reading its file if needed), in host memory.
     ///
     /// # Errors
-    /// An unreadable file or one of the wrong size.
+    /// An unreadable file or one of the wrong size, or more bytes than the host gives.
     pub fn buffer_bytes(&self) -> Result<Vec<u8>, String> {
         let ArgSpec::Buffer { ty, count, init } = self else {
             return Err("not a buffer".into());
         };
         let len = ty.size() * count;
+        let room = |len: usize| -> Result<Vec<u8>, String> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(len).map_err(|_| {
+                format!(
+                    "{}[{count}] needs {len} bytes of host memory, which the host refused",
+                    ty.name()
+                )
+            })?;
+            Ok(v)
+        };
         match init {
-            Init::Zero => Ok(vec![0; len]),
-            Init::Fill(v) => Ok(v.iter().copied().cycle().take(len).collect()),
+            Init::Zero => {
+                let mut v = room(len)?;
+                v.resize(len, 0);
+                Ok(v)
+            }
+            Init::Fill(p) => {
+                let mut v = room(len)?;
+                v.extend(p.iter().copied().cycle().take(len));
+                Ok(v)
+            }
             Init::List(b) => Ok(b.clone()),
             Init::File(p) => {
                 // The size is checked before anything is read: an 8 GiB file, or /dev/zero, given

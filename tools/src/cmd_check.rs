@@ -63,12 +63,12 @@ pub fn run(a: &CheckArgs) -> Result<ExitCode> {
         } else {
             bad += 1;
             for d in diags {
-                eprintln!("{d}");
+                errln!("{d}");
             }
         }
     }
     if bad > 0 {
-        eprintln!("{bad} of {} file(s) invalid", a.files.len());
+        errln!("{bad} of {} file(s) invalid", a.files.len());
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

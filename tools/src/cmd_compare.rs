@@ -1,6 +1,6 @@
 //! `ptxemu compare`: hardware histograms against the model.
 //!
-//! Contract: `ptxemu compare [--model M] [--tests DIR]... LOG...`. A LOG is a litmus7-format
+//! Contract: `ptxemu compare [--model M] [--tests DIR]... [--campaign DIR] LOG...`. A LOG is a litmus7-format
 //! log (ours or herdtools7's; several tests per log are fine) or a harness JSON histogram
 //! (`*.json`). Each logged test is found by its name: `NAME.litmus` beside the log, then under
 //! each `--tests` folder (recursively; a harness name `FOLDER-NAME` also matches
@@ -9,7 +9,8 @@
 //! cycle, and (b) allowed outcomes never observed, with the instances run; observed outcomes
 //! carry the chance that a rerun of the same size shows them again (1 − e^−n). Exit status: 1
 //! when some observed outcome is forbidden; otherwise 2 when a log or test could not be read,
-//! else 0.
+//! else 0. `--campaign DIR` merges the logs per test and device first and writes the
+//! campaign's summary (`cmd_campaign`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -33,16 +34,22 @@ pub struct CompareArgs {
     /// Print only tests with forbidden outcomes and the summary.
     #[arg(long, short)]
     quiet: bool,
+    /// Merge the logs per test and device (the shards of a campaign, several machines) and
+    /// write the campaign's summary to DIR/campaign.json and DIR/campaign.html (per test:
+    /// forbidden outcomes observed with their cycle, allowed outcomes never observed; per
+    /// relaxation: the rate the cycle's outcome was seen); print it instead of each test.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) campaign: Option<PathBuf>,
     /// litmus7-format logs or harness JSON histograms.
     #[arg(required = true, value_name = "LOG")]
     logs: Vec<PathBuf>,
 }
 
 /// Finds litmus files by test name under the `--tests` folders, building the index once.
-struct Finder<'a> {
-    dirs: &'a [PathBuf],
-    files: Option<Vec<PathBuf>>,
-    by_header: Option<HashMap<String, PathBuf>>,
+pub(crate) struct Finder<'a> {
+    pub(crate) dirs: &'a [PathBuf],
+    pub(crate) files: Option<Vec<PathBuf>>,
+    pub(crate) by_header: Option<HashMap<String, PathBuf>>,
 }
 
 impl Finder<'_> {
@@ -59,7 +66,7 @@ impl Finder<'_> {
         self.files.as_deref().unwrap_or(&[])
     }
 
-    fn find(&mut self, log: &Path, name: &str) -> Option<PathBuf> {
+    pub(crate) fn find(&mut self, log: &Path, name: &str) -> Option<PathBuf> {
         let beside = log
             .parent()
             .unwrap_or(Path::new("."))
@@ -93,7 +100,7 @@ impl Finder<'_> {
     }
 }
 
-fn read_log(path: &Path) -> Result<Vec<Observed>, String> {
+pub(crate) fn read_log(path: &Path) -> Result<Vec<Observed>, String> {
     let text = crate::bounded::read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if path.extension().is_some_and(|x| x == "json") {
         parse_histogram_json(&text)
@@ -111,6 +118,9 @@ fn read_log(path: &Path) -> Result<Vec<Observed>, String> {
 /// Runs the subcommand.
 pub fn run(a: &CompareArgs) -> Result<ExitCode> {
     let ro = crate::model_arg::run_options(&a.model)?;
+    if let Some(dir) = &a.campaign {
+        return crate::cmd_campaign::run(&a.tests, &a.logs, dir, &ro);
+    }
     let mut finder = Finder {
         dirs: &a.tests,
         files: None,
@@ -121,7 +131,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
         let observed = match read_log(log) {
             Ok(o) => o,
             Err(e) => {
-                eprintln!("ptxemu compare: {e}");
+                errln!("ptxemu compare: {e}");
                 errors += 1;
                 continue;
             }
@@ -133,7 +143,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
                 } else {
                     ""
                 };
-                eprintln!(
+                errln!(
                     "ptxemu compare: {}: test `{}` not found beside the log or under --tests{hint}",
                     log.display(),
                     obs.name
@@ -147,7 +157,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
             let test = match parsed {
                 Ok(t) => t,
                 Err(e) => {
-                    eprintln!("ptxemu compare: {}:{e}", file.display());
+                    errln!("ptxemu compare: {}:{e}", file.display());
                     errors += 1;
                     continue;
                 }
@@ -155,7 +165,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode> {
             let c = match compare(&test, &obs, &ro) {
                 Ok(c) => c,
                 Err(e) => {
-                    eprintln!("ptxemu compare: {} ({}): {e}", obs.name, log.display());
+                    errln!("ptxemu compare: {} ({}): {e}", obs.name, log.display());
                     errors += 1;
                     continue;
                 }

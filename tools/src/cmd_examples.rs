@@ -110,8 +110,7 @@ fn run_one(dir: &Path, variant: &str, m: &Value) -> Result<(String, bool)> {
     let src = crate::bounded::read_text(&ptx_path)
         .with_context(|| format!("reading {}", ptx_path.display()))?;
     let name = ptx_path.display().to_string();
-    let module =
-        emu::front::parse_module(&src, &name).map_err(|e| anyhow!("{}", e.render(&src)))?;
+    let module = emu::host::parse_checked(&src, &name).map_err(|e| anyhow!("{}", e.message))?;
     let mut mach = Machine::load_with_source(&module, &name, &src).map_err(|e| anyhow!("{e}"))?;
     let mut values = Vec::new();
     let mut bufs = Vec::new();
@@ -132,7 +131,9 @@ fn run_one(dir: &Path, variant: &str, m: &Value) -> Result<(String, bool)> {
             }
             b @ ArgSpec::Buffer { .. } => {
                 let bytes = b.buffer_bytes().map_err(|e| anyhow!(e))?;
-                let addr = mach.alloc(bytes.len() as u64, &format!("argument {i}"));
+                let addr = mach
+                    .alloc(bytes.len() as u64, &format!("argument {i}"))
+                    .map_err(|e| anyhow!(e))?;
                 mach.write(addr, &bytes);
                 values.push(addr.to_le_bytes().to_vec());
                 bufs.push(Some((addr, bytes.len() as u64)));

@@ -173,7 +173,7 @@ pub fn run(a: &ExplainArgs) -> Result<ExitCode> {
     }
     match explain_all(a) {
         Err(e) if e.is::<Stopped>() => {
-            eprintln!("ptxemu explain: {}", e.root_cause());
+            errln!("ptxemu explain: {}", e.root_cause());
             Ok(ExitCode::from(3))
         }
         r => r,

@@ -2,7 +2,9 @@
 //! and print litmus7-format logs plus JSON histograms.
 //!
 //! Contract: `ptxemu harness [--out DIR] [--instances N] [--iterations N] [--stress CTAS]
-//! [--stress-rounds N] [--stride WORDS] [--spin N] [--seed S] [--arch SM] TEST.litmus...`.
+//! [--stress-rounds N] [--stride WORDS] [--spin N] [--seed S] [--arch SM] [--shard K/N]
+//! TEST.litmus...`. With `--shard K/N`, only the tests whose name hashes to shard K are
+//! written (1 + FNV-1a of the name modulo N), named as the whole run would name them.
 //! For each test named NAME it writes `DIR/NAME.cu` and a copy `DIR/NAME.litmus` (so that
 //! `ptxemu compare` finds the test beside the log), and once `DIR/build.sh` (nvcc, one line per
 //! test) and `DIR/run.sh` (runs each program, writing `NAME.log` and `NAME.json`). Exit
@@ -48,9 +50,46 @@ pub struct HarnessArgs {
     /// The GPU architecture of the nvcc build lines.
     #[arg(long, default_value = "sm_90", value_name = "SM")]
     arch: String,
+    /// Write only shard K of N (1 ≤ K ≤ N): the tests whose name hashes to K (1 + FNV-1a of
+    /// the name, modulo N), named as the whole run names them, so that N machines (a job
+    /// array) share one campaign and a test stays in its shard when others are added.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<Shard>,
     /// Litmus files or directories (searched recursively for `*.litmus`).
     #[arg(required = true, value_name = "TEST")]
     paths: Vec<PathBuf>,
+}
+
+/// One shard of a campaign: the `index`-th (1-based) of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    index: usize,
+    count: usize,
+}
+
+impl Shard {
+    /// Whether the test named `name` is in this shard.
+    fn holds(self, name: &str) -> bool {
+        // FNV-1a, 64 bits: fixed by its definition, so every machine splits alike.
+        let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        hash % self.count as u64 == (self.index - 1) as u64
+    }
+}
+
+/// Reads `K/N` with 1 ≤ K ≤ N.
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    let bad = || format!("`{s}`: a shard is K/N with 1 <= K <= N (e.g. 3/8)");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (index, count): (usize, usize) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if index == 0 || count == 0 || index > count {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
 }
 
 /// Whether `name` can be used as a file name as it is.
@@ -118,43 +157,65 @@ pub fn run(a: &HarnessArgs) -> Result<ExitCode> {
     }
     let files = crate::bounded::litmus_files_of(&a.paths)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("{}", a.out.display()))?;
+    // Names are given over the whole list, shard or not, so the shards of one campaign never
+    // name two tests alike and together write what one unsharded run writes.
+    let mut taken: BTreeSet<String> = BTreeSet::new();
     let mut written: BTreeSet<String> = BTreeSet::new();
     let mut refused = 0usize;
+    let mut in_shard = 0usize;
     for f in &files {
         let src = crate::bounded::read_text(f).with_context(|| format!("{}", f.display()))?;
         let test = litmus::parse(&src).map_err(|e| anyhow::anyhow!("{}:{e}", f.display()))?;
-        let Some(name) = unique_name(&test.name, f, &written) else {
-            eprintln!(
-                "ptxemu harness: refused {}: test name `{}` is not usable as a file name",
-                f.display(),
-                test.name
-            );
-            refused += 1;
+        let name = unique_name(&test.name, f, &taken);
+        let mine = a
+            .shard
+            .is_none_or(|s| s.holds(name.as_deref().unwrap_or(&test.name)));
+        in_shard += usize::from(mine);
+        let Some(name) = name else {
+            if mine {
+                errln!(
+                    "ptxemu harness: refused {}: test name `{}` is not usable as a file name",
+                    f.display(),
+                    test.name
+                );
+                refused += 1;
+            }
             continue;
         };
         let mut test = test;
         test.name = name.clone();
         match generate(&test, &format!("{name}.litmus"), &opts) {
+            Ok(_) if !mine => {
+                taken.insert(name);
+            }
+            Err(HarnessError::Options(e)) => bail!("{e}"),
+            Err(_) if !mine => {}
             Ok(h) => {
                 let cu = a.out.join(format!("{name}.cu"));
                 std::fs::write(&cu, &h.source).with_context(|| format!("{}", cu.display()))?;
                 let copy = a.out.join(format!("{name}.litmus"));
                 std::fs::write(&copy, &src).with_context(|| format!("{}", copy.display()))?;
                 outln!("{}: {}", cu.display(), h.build_line);
+                taken.insert(name.clone());
                 written.insert(name);
             }
-            Err(e @ HarnessError::Options(_)) => bail!("{e}"),
             Err(e) => {
-                eprintln!("ptxemu harness: refused {}: {e}", f.display());
+                errln!("ptxemu harness: refused {}: {e}", f.display());
                 refused += 1;
             }
         }
     }
     write_scripts(a, &written)?;
     outln!(
-        "{} harness(es) in {}, {refused} test(s) refused; build with {}/build.sh, run with {}/run.sh",
+        "{} harness(es) in {}{}, {refused} test(s) refused; build with {}/build.sh, run with {}/run.sh",
         written.len(),
         a.out.display(),
+        a.shard.map_or(String::new(), |s| format!(
+            " (shard {} of {}: {in_shard} of the {} test files)",
+            s.index,
+            s.count,
+            files.len()
+        )),
         a.out.display(),
         a.out.display()
     );

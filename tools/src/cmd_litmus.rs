@@ -134,7 +134,7 @@ fn print_dialect(paths: &[PathBuf]) -> Result<ExitCode> {
             match read {
                 Ok(t) => out!("{}", litmus::print::dialect(&t)),
                 Err(e) => {
-                    eprintln!("ptxemu litmus: {e}");
+                    errln!("ptxemu litmus: {e}");
                     errors += 1;
                 }
             }
@@ -247,11 +247,11 @@ pub fn run(a: &LitmusArgs) -> Result<ExitCode> {
                 }
             }
             Err((e, true)) => {
-                eprintln!("ptxemu litmus: {e}");
+                errln!("ptxemu litmus: {e}");
                 braked += 1;
             }
             Err((e, false)) => {
-                eprintln!("ptxemu litmus: {e}");
+                errln!("ptxemu litmus: {e}");
                 errors += 1;
             }
         }

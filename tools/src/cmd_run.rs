@@ -34,7 +34,8 @@ mod emit_launch;
 mod options;
 
 pub(crate) use buffers::{
-    after_dumps, buffers_json, dumps_of, lay_out, named_of, shape, specs_of, write_dumps,
+    after_dumps, buffers_json, dump_to, dumps_of, lay_out, named_of, place_on, shape, specs_of,
+    write_dumps,
 };
 use options::foreign_flags;
 pub(crate) use options::Checks;
@@ -86,6 +87,10 @@ pub struct RunArgs {
     /// Run a launch plan (several launches over persistent buffers; docs/plan-format.md).
     #[arg(long, value_name = "PLAN.json")]
     pub plan: Option<PathBuf>,
+    /// The folder every file a plan names (its module, `file=` inputs, dumps) must lie in
+    /// (default: the plan's folder; relative paths in the plan still start at its folder).
+    #[arg(long, value_name = "DIR", requires = "plan")]
+    pub plan_root: Option<PathBuf>,
     /// Bytes of dynamic shared memory (default 0; PTX only).
     #[arg(long)]
     pub shared_bytes: Option<u32>,
@@ -182,10 +187,10 @@ pub struct RunArgs {
 /// status they call for (0 or 1).
 pub(crate) fn report_problems(report: &emu::exec::LaunchReport, context: &str) -> u8 {
     for c in &report.nc_conflicts {
-        eprintln!("ptxemu: {context}--check-nc: {c}");
+        errln!("ptxemu: {context}--check-nc: {c}");
     }
     if let Some(f) = &report.fault {
-        eprintln!("ptxemu: {context}{f}");
+        errln!("ptxemu: {context}{f}");
         return 1;
     }
     u8::from(!report.nc_conflicts.is_empty())
@@ -211,7 +216,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         Ok(code) => Ok(code),
         Err(e) => {
             if !launch::was_shown(&e) {
-                eprintln!("ptxemu: {e:#}");
+                errln!("ptxemu: {e:#}");
             }
             if a.json {
                 let mut o = Map::new();
@@ -267,8 +272,8 @@ fn triton(a: &RunArgs) -> Result<(Option<TritonMeta>, Option<Applied>)> {
 ///
 /// # Errors
 /// The module does not load (reported as for any run: file:line:col).
-fn only_kernel(file: &std::path::Path) -> Result<Option<String>> {
-    let loaded = launch::load(file)?;
+fn only_kernel(file: &std::path::Path, limit: Option<u64>) -> Result<Option<String>> {
+    let loaded = launch::load(file, limit)?;
     let mut k = loaded.module.kernels().map(|(_, f)| f.name.clone());
     match (k.next(), k.next()) {
         (Some(one), None) => Ok(Some(one)),
@@ -284,7 +289,7 @@ fn only_kernel(file: &std::path::Path) -> Result<Option<String>> {
 fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     let (meta, applied) = triton(a)?;
     let only = match (&applied, &a.kernel, a.file.as_deref()) {
-        (None, None, Some(f)) => only_kernel(f)?,
+        (None, None, Some(f)) => only_kernel(f, crate::memlimit::limit(a.memory_limit))?,
         _ => None,
     };
     let Some(kernel) = applied
@@ -309,7 +314,13 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         .as_deref()
         .ok_or_else(|| launch::refuse("arguments", "a PTX file is required"))?;
     let checks = Checks::of(a)?;
-    let mut loaded = launch::load_on(file, a.gpu.map(crate::difftest::record::Gpu::sm))?;
+    let mut loaded = launch::load_on(
+        file,
+        a.gpu.map(crate::difftest::record::Gpu::sm),
+        crate::memlimit::limit(a.memory_limit),
+    )?;
+    let kernel = launch::resolve_kernel(&loaded, kernel)?;
+    let kernel = kernel.as_str();
     let grid = shape(a.grid.as_deref().unwrap_or("1"), "grid")
         .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     // Triton's clusters: `--grid` is the grid kernel[grid] was given.
@@ -375,13 +386,9 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     )?;
     let machine = &mut loaded.machine;
     let laid = lay_out(&specs, &named, |contents, label| {
-        let addr = machine.alloc(contents.len() as u64, label);
-        if let Some(bytes) = contents.bytes() {
-            machine.write(addr, bytes);
-        }
-        addr
+        place_on(machine, contents, label)
     })
-    .map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    .map_err(|e| launch::or_kind(e, "arguments"))?;
     let values = laid.values.clone();
     let dumps =
         dumps_of(&a.dumps, &laid).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
@@ -411,22 +418,35 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         _ => {}
     }
     cfg.race = race_plan.as_ref().map(|p| p.opts);
+    let deadline = cfg
+        .timeout
+        .and_then(|t| std::time::Instant::now().checked_add(t));
     let report = crate::progress::with_ctas(a.json, &mut cfg, |cfg| {
-        launch::launch(machine, cfg, &values)
+        launch::launch(machine, &loaded.module, cfg, &values)
     })?;
     if crate::timeout::stopped(&report) {
         return Ok(crate::timeout::report_stop(&cfg, &report, machine, a.json));
     }
     // A dump that cannot be written must not hide the fault: both are reported, and the
     // exit status stays the fault's.
-    let mut dumped = write_dumps(&dumps, |addr, len| machine.read(addr, len));
+    let mut dumped = write_dumps(&dumps, |addr, out| machine.read_into(addr, out));
     for (var, path) in &var_dumps {
         dumped = dumped.and_then(|()| launch::write_var_dump(machine, var, path));
     }
+    let mut runs_stopped = None;
     let races = match &race_plan {
         Some(p) => {
-            let mut m = crate::race_run::Merged::new(p, report.races.as_ref());
-            m.explore(p, file, &specs, &named, &a.sets, &cfg)?;
+            let mut m = crate::race_run::Merged::new(p, &cfg.kernel, report.races.as_ref());
+            runs_stopped = m.explore(
+                p,
+                file,
+                &specs,
+                &named,
+                &a.sets,
+                &cfg,
+                crate::memlimit::limit(a.memory_limit),
+                deadline,
+            )?;
             Some(m)
         }
         None => None,
@@ -446,6 +466,9 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
             out.insert("race_schedules".into(), s);
             out.insert("race_summary".into(), sum);
         }
+        if runs_stopped.is_some() {
+            out.insert("stopped_by_timeout".into(), Json::Bool(true));
+        }
         outln!("{}", Json::Object(out));
     } else {
         launch::print_text(&report, machine, checks.trace_tmem);
@@ -454,6 +477,9 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     if let Some(m) = &races {
         m.print("");
         code = code.max(u8::from(m.fails()));
+    }
+    if runs_stopped.is_some() {
+        code = 3;
     }
     Ok(ExitCode::from(code))
 }

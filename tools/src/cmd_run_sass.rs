@@ -104,13 +104,13 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     parts.push(("the shared window".into(), cfg.windows.shared_size));
     parts.push(("the local window".into(), cfg.windows.local_size));
     crate::memlimit::check(crate::memlimit::limit(a.memory_limit), &parts)?;
-    let mut machine = SassMachine::default();
+    let mut machine = SassMachine::with_limit(crate::memlimit::limit(a.memory_limit));
     let laid = lay_out(&specs, &[], |contents, _| {
-        let addr = machine.alloc(contents.len() as u64);
-        if let Some(bytes) = contents.bytes() {
-            machine.write(addr, bytes);
-        }
-        addr
+        let addr = machine
+            .alloc(contents.len() as u64)
+            .map_err(crate::launch::memory)?;
+        contents.write_with(|off, b| machine.write(addr + off, b));
+        Ok(addr)
     })?;
     let dumps = dumps_of(&a.dumps, &laid)?;
     let result = machine.launch(&prog, &cfg, &laid.values);
@@ -123,10 +123,10 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
                 "faults": [f.to_string()] })
             );
         }
-        eprintln!("ptxemu: {name}: {f}");
+        errln!("ptxemu: {name}: {f}");
         return Ok(ExitCode::from(3));
     }
-    let dumped = write_dumps(&dumps, |addr, len| machine.read(addr, len));
+    let dumped = write_dumps(&dumps, |addr, out| machine.read_into(addr, out));
     let (report, fault) = match result {
         Ok(r) => (Some(r), None),
         Err(SassFault::Shape(m)) => bail!("{m}"),
@@ -163,10 +163,10 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         outln!("{out}");
     }
     for e in &errors {
-        eprintln!("ptxemu: {name}: {e}");
+        errln!("ptxemu: {name}: {e}");
     }
     if let Some(f) = &fault {
-        eprintln!("ptxemu: {name}: {f}");
+        errln!("ptxemu: {name}: {f}");
     }
     let status = u8::from(fault.is_some() || !errors.is_empty());
     Ok(ExitCode::from(crate::cmd_run::after_dumps(status, dumped)))

@@ -48,12 +48,26 @@ pub(crate) fn refuse(kind: &'static str, message: impl Into<String>) -> anyhow::
 
 /// A refusal whose (rendered, multi-line) message is written to standard error now.
 pub(crate) fn shown(kind: &'static str, message: String) -> anyhow::Error {
-    eprintln!("{message}");
+    errln!("{message}");
     anyhow::Error::new(Refusal {
         kind,
         message,
         shown: true,
     })
+}
+
+/// A refusal of kind `memory` for an allocation the run's budget or the host refused.
+pub(crate) fn memory(e: emu::exec::reserve::ReserveError) -> anyhow::Error {
+    refuse("memory", e.to_string())
+}
+
+/// `e` as a refusal: its own kind when it is one, else `kind`.
+pub(crate) fn or_kind(e: anyhow::Error, kind: &'static str) -> anyhow::Error {
+    if e.downcast_ref::<Refusal>().is_some() {
+        e
+    } else {
+        refuse(kind, format!("{e:#}"))
+    }
 }
 
 /// The kind of an error: its [`Refusal`]'s, else `input`.
@@ -78,12 +92,15 @@ pub(crate) struct Loaded {
     pub name: String,
 }
 
-/// Parses, validates and loads a PTX file; diagnostics are rendered on standard error.
+/// Parses, validates and loads a PTX file onto device memory of at most `limit` bytes
+/// (`--memory-limit`: the module's `.global` variables are its first allocation);
+/// diagnostics are rendered on standard error.
 ///
 /// # Errors
-/// An unreadable file, parse or validation errors, or a module the interpreter cannot load.
-pub(crate) fn load(path: &Path) -> Result<Loaded> {
-    load_on(path, None)
+/// An unreadable file, parse or validation errors, a module the interpreter cannot load, or
+/// variables past the limit (kind `memory`).
+pub(crate) fn load(path: &Path, limit: Option<u64>) -> Result<Loaded> {
+    load_on(path, None, limit)
 }
 
 /// [`load`], run as on the GPU `sm` (`None`: the one the module's `.target` names): the
@@ -91,16 +108,20 @@ pub(crate) fn load(path: &Path) -> Result<Loaded> {
 ///
 /// # Errors
 /// As [`load`].
-pub(crate) fn load_on(path: &Path, sm: Option<u32>) -> Result<Loaded> {
+pub(crate) fn load_on(path: &Path, sm: Option<u32>, limit: Option<u64>) -> Result<Loaded> {
     let src = crate::source::read_source(path)
         .map_err(|e| refuse("io", format!("cannot read {}: {e}", path.display())))?;
     let name = path.display().to_string();
     let mut module = emu::host::parse_checked(&src, &name).map_err(|e| shown(e.kind, e.message))?;
     if let Some(sm) = sm {
-        module.target.sm = sm;
+        module.run_as_sm(sm);
     }
-    let machine = Machine::load_with_source(&module, &name, &src)
-        .map_err(|e| refuse("load", format!("{name}: {e}")))?;
+    let mut memory = emu::exec::DeviceMemory::with_limit(limit);
+    let machine = Machine::load_onto(&mut memory, &module, &name, &src).map_err(|e| match e {
+        emu::exec::DecodeError::Memory(m) => refuse("memory", format!("{name}: {m}")),
+        e => refuse("load", format!("{name}: {e}")),
+    })?;
+    let module = module.into_module();
     let symbols =
         Symbols::of(&module, &machine).map_err(|e| refuse("load", format!("{name}: {e}")))?;
     Ok(Loaded {
@@ -134,24 +155,31 @@ impl ArgShape {
     }
 }
 
-/// Checks that `kernel` exists and that the arguments match its parameters.
+/// The mangled name of the kernel that `name` names in the loaded module: its mangled name,
+/// its demangled C++ signature or its unique base name (`emu::ir::kernel_name`).
+///
+/// # Errors
+/// No kernel has the name (the error lists the kernels), or several do (it lists them).
+pub(crate) fn resolve_kernel(loaded: &Loaded, name: &str) -> Result<String> {
+    loaded
+        .module
+        .resolve_kernel(name)
+        .map(str::to_string)
+        .map_err(|e| refuse("no_kernel", format!("{}: {e}", loaded.name)))
+}
+
+/// Checks that `kernel` names a kernel ([`resolve_kernel`]) and that the arguments match its
+/// parameters; returns the kernel's mangled name.
 ///
 /// # Errors
 /// No such kernel, a wrong number of arguments, or an argument of the wrong size.
-pub(crate) fn check_args(loaded: &Loaded, kernel: &str, args: &[ArgShape]) -> Result<()> {
+pub(crate) fn check_args(loaded: &Loaded, kernel: &str, args: &[ArgShape]) -> Result<String> {
+    let kernel = resolve_kernel(loaded, kernel)?;
+    let kernel = kernel.as_str();
     let Some(sizes) = loaded.machine.kernel_params(kernel) else {
-        let kernels: Vec<String> = loaded
-            .module
-            .kernels()
-            .map(|(_, f)| f.name.clone())
-            .collect();
         return Err(refuse(
             "no_kernel",
-            format!(
-                "no kernel named `{kernel}` in {} (kernels: {})",
-                loaded.name,
-                kernels.join(", ")
-            ),
+            format!("no kernel named `{kernel}` in {}", loaded.name),
         ));
     };
     if sizes.len() != args.len() {
@@ -196,7 +224,7 @@ pub(crate) fn check_args(loaded: &Loaded, kernel: &str, args: &[ArgShape]) -> Re
             ArgShape::Buffer => {}
         }
     }
-    Ok(())
+    Ok(kernel.to_string())
 }
 
 /// Refuses a launch shape CUDA would refuse.
@@ -210,24 +238,43 @@ pub(crate) fn check_shape(grid: [u32; 3], block: [u32; 3]) -> Result<()> {
     }
 }
 
-/// Launches, mapping a refused launch to a [`Refusal`].
+/// Launches, mapping a refused launch to a [`Refusal`]; the races name the arguments whose
+/// buffers they touch (`module` declares the kernel's parameters).
 ///
 /// # Errors
 /// The launch could not start (unknown kernel, arguments, launch limits).
 pub(crate) fn launch(
     machine: &mut Machine,
+    module: &emu::ir::Module,
     cfg: &LaunchConfig,
     values: &[Vec<u8>],
 ) -> Result<LaunchReport> {
-    machine.launch(cfg, values).map_err(|e| {
-        let kind = match &e {
-            LaunchError::NoSuchKernel { .. } => "no_kernel",
-            LaunchError::BadArguments(_) => "arguments",
-            LaunchError::BadShape(_) => "launch_limits",
-            LaunchError::Refused { .. } => "unsupported",
-        };
-        refuse(kind, e.to_string())
-    })
+    let mut report = machine.launch(cfg, values).map_err(refused_launch)?;
+    if let (Some(races), Some((_, f))) = (&mut report.races, module.function(&cfg.kernel)) {
+        races.name_arguments(machine, &f.params, values);
+    }
+    Ok(report)
+}
+
+/// Checks a launch's whole shape (grid, block, cluster, the kernel's directives) against the
+/// loaded kernel without running it, refused as [`launch`] would refuse it.
+///
+/// # Errors
+/// The first shape rule `cfg` breaks, named.
+pub(crate) fn check_launch_shape(machine: &Machine, cfg: &LaunchConfig) -> Result<()> {
+    machine.check_launch_shape(cfg).map_err(refused_launch)
+}
+
+/// A launch the machine refused, as a [`Refusal`] of the matching kind.
+fn refused_launch(e: LaunchError) -> anyhow::Error {
+    let kind = match &e {
+        LaunchError::NoSuchKernel { .. } => "no_kernel",
+        LaunchError::BadArguments(_) => "arguments",
+        LaunchError::BadShape(_) => "launch_limits",
+        LaunchError::Refused { .. } => "unsupported",
+        LaunchError::Memory(_) => "memory",
+    };
+    refuse(kind, e.to_string())
 }
 
 fn json_value(v: Value) -> Json {
@@ -312,6 +359,7 @@ pub(crate) fn launch_json(
             json!({
                 "kind": f.kind.to_string(),
                 "kernel": f.site.kernel,
+                "kernel_demangled": emu::ir::kernel_name::display(&f.site.kernel),
                 "cta": f.site.cta,
                 "warp": f.site.warp,
                 "lane": f.site.lane,
@@ -327,6 +375,10 @@ pub(crate) fn launch_json(
         .collect();
     let mut o = Map::new();
     o.insert("kernel".into(), json!(cfg.kernel));
+    o.insert(
+        "kernel_demangled".into(),
+        json!(emu::ir::kernel_name::display(&cfg.kernel)),
+    );
     o.insert("grid".into(), json!(cfg.grid));
     if let Some(c) = cfg.cluster {
         o.insert("cluster".into(), json!(c));
@@ -335,10 +387,10 @@ pub(crate) fn launch_json(
     o.insert("shared_bytes".into(), json!(cfg.dynamic_shared));
     // Only where cluster launch control ran, so other runs' objects are as before.
     if report.clusters_canceled > 0
-        || cfg.cancel != emu::exec::cluster_launch::CancelPolicy::default()
+        || cfg.try_cancel != emu::cluster_launch::control::CancelPolicy::default()
     {
         o.insert("clusters_canceled".into(), json!(report.clusters_canceled));
-        o.insert("try_cancel".into(), json!(cfg.cancel.name()));
+        o.insert("try_cancel".into(), json!(cfg.try_cancel.name()));
     }
     o.insert(
         "warp_instructions".into(),
@@ -375,7 +427,7 @@ pub(crate) fn launch_json(
 
 /// Without `--json`: the launch's printed text (and Tensor Memory trace) on standard output.
 pub(crate) fn print_text(report: &LaunchReport, machine: &Machine, trace_tmem: bool) {
-    crate::out::write_bytes(&report.stdout);
+    crate::out::write_program_output(&report.stdout);
     if trace_tmem {
         let t = crate::tmem_trace::text(machine.program(), &report.tmem_trace);
         crate::out::write_bytes(t.as_bytes());
@@ -417,11 +469,19 @@ pub(crate) fn var_write(loaded: &Loaded, text: &str, dir: Option<&Path>) -> Resu
         Some(d) => spec.relative_to(d),
         None => spec,
     };
-    let bytes = match &spec {
-        ArgSpec::Scalar { bytes, .. } => bytes.clone(),
-        ArgSpec::Buffer { .. } => spec
-            .buffer_bytes()
-            .map_err(|e| refuse("arguments", format!("--set {name}: {e}")))?,
+    var_write_spec(loaded, name, &spec)
+}
+
+/// Checks `NAME=SPEC` given as a name and a parsed spec (a plan's `set` step). The size is
+/// checked against the variable before a buffer spec's bytes are made or read.
+///
+/// # Errors
+/// As [`var_write`].
+pub(crate) fn var_write_spec(loaded: &Loaded, name: &str, spec: &ArgSpec) -> Result<VarWrite> {
+    let var = host_variable(loaded, name, "--set")?;
+    let len = match spec {
+        ArgSpec::Scalar { bytes, .. } => bytes.len() as u64,
+        ArgSpec::Buffer { .. } => spec.buffer_len().unwrap_or(0) as u64,
         ArgSpec::TensorMap(_) | ArgSpec::ByValue(_) => {
             return Err(refuse(
                 "arguments",
@@ -429,14 +489,26 @@ pub(crate) fn var_write(loaded: &Loaded, text: &str, dir: Option<&Path>) -> Resu
             ))
         }
     };
-    let var = loaded
+    Symbols::check_fits(&var, len).map_err(|e| refuse("variable", format!("--set {name}: {e}")))?;
+    let bytes = match spec {
+        ArgSpec::Scalar { bytes, .. } => bytes.clone(),
+        _ => spec
+            .buffer_bytes()
+            .map_err(|e| refuse("arguments", format!("--set {name}: {e}")))?,
+    };
+    Ok(VarWrite { var, bytes })
+}
+
+/// The module variable `name` the host may read and write (`what` names the option).
+///
+/// # Errors
+/// No such variable, or one in a state space the host cannot reach.
+pub(crate) fn host_variable(loaded: &Loaded, name: &str, what: &str) -> Result<ModuleVar> {
+    loaded
         .symbols
         .host_visible(name)
-        .map_err(|e| refuse("variable", format!("--set {name}: {e}")))?
-        .clone();
-    Symbols::check_fits(&var, bytes.len() as u64)
-        .map_err(|e| refuse("variable", format!("--set {name}: {e}")))?;
-    Ok(VarWrite { var, bytes })
+        .map(Clone::clone)
+        .map_err(|e| refuse("variable", format!("{what} {name}: {e}")))
 }
 
 /// Writes a checked `--set`; returns its `--json` record (name, space, size, bytes written).
@@ -464,11 +536,7 @@ pub(crate) fn var_dump(loaded: &Loaded, text: &str) -> Result<(ModuleVar, PathBu
             format!("--dump-var {name}: the path is empty"),
         ));
     }
-    let var = loaded
-        .symbols
-        .host_visible(name)
-        .map_err(|e| refuse("variable", format!("--dump-var {name}: {e}")))?
-        .clone();
+    let var = host_variable(loaded, name, "--dump-var")?;
     Ok((var, PathBuf::from(path)))
 }
 

@@ -13,14 +13,17 @@ mod argfloat16;
 mod argspec;
 mod argtype;
 mod bounded;
+mod cmd_campaign;
 mod cmd_check;
 mod cmd_compare;
+mod cmd_diy;
 mod cmd_examples;
 mod cmd_explain;
 mod cmd_harness;
 mod cmd_litmus;
 mod cmd_run;
 mod cmd_run_sass;
+mod confine;
 mod difftest;
 mod launch;
 mod memlimit;
@@ -63,6 +66,8 @@ enum Command {
     Harness(cmd_harness::HarnessArgs),
     /// Compare hardware histograms (litmus7 logs, harness JSON) with the model's allowed outcomes.
     Compare(cmd_compare::CompareArgs),
+    /// Generate PTX litmus tests from cycles of relations (diy7's), judged under every model.
+    Diy(cmd_diy::DiyArgs),
     /// Run random PTX kernels on a GPU and on ptxemu and compare the results bit for bit.
     Difftest(difftest::DifftestArgs),
     /// The emulator-backed stand-in for difftest's GPU host program (no GPU needed).
@@ -80,13 +85,14 @@ fn main() -> ExitCode {
         Command::Explain(a) => cmd_explain::run(a),
         Command::Harness(a) => cmd_harness::run(a),
         Command::Compare(a) => cmd_compare::run(a),
+        Command::Diy(a) => cmd_diy::run(a),
         Command::Difftest(a) => difftest::run(a),
         Command::DifftestHost(a) => difftest::run_host(a),
     };
     let code = match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("ptxemu: {e:#}");
+            errln!("ptxemu: {e:#}");
             ExitCode::from(2)
         }
     };

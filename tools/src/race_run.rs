@@ -65,8 +65,10 @@ const DEFAULT_LIMIT: u64 = 100;
 pub(crate) struct RacePlan {
     /// Options of the first run.
     pub opts: RaceOptions,
-    /// Seeds of the runs (the first is in `opts`); one `0` for the default schedule.
-    pub seeds: Vec<u64>,
+    /// The seed of the first run (the others follow it); `--seed`, 1 by default.
+    pub first_seed: u64,
+    /// How many runs (`--runs`); the seeds are made one run at a time, never listed up front.
+    pub runs: u32,
     /// Whether the schedule is random.
     pub random: bool,
     /// Races printed at most (`None`: all).
@@ -124,7 +126,6 @@ impl RaceArgs {
             return Err(bad("--runs must be at least 1".into()));
         }
         let seed = self.seed.unwrap_or(1);
-        let seeds: Vec<u64> = (0..u64::from(runs)).map(|k| seed.wrapping_add(k)).collect();
         let schedule = if random {
             Schedule::Random(seed)
         } else {
@@ -137,7 +138,8 @@ impl RaceArgs {
                 sc_fence_in_patterns,
                 any_sc_order,
             },
-            seeds,
+            first_seed: seed,
+            runs,
             random,
             limit: match self.race_limit.unwrap_or(DEFAULT_LIMIT) {
                 0 => None,
@@ -156,24 +158,35 @@ pub(crate) struct Seen {
 
 /// The races of every run, merged by pair of instructions.
 pub(crate) struct Merged {
+    /// The kernel, as the PTX declares it (mangled for C++ kernels).
+    kernel: String,
     races: Vec<Seen>,
     runs: u32,
     plan_random: bool,
-    seeds: Vec<u64>,
+    first_seed: u64,
+    /// The runs asked for (more than `runs` when `--timeout` stopped the exploration).
+    asked: u32,
     limit: Option<usize>,
     allow_identical: bool,
     /// Pairs ordered only through Fence-SC order left undecided, over all runs.
     sc_undecided: u64,
 }
 
+/// `--timeout` stopped `--runs` before every run was done (exit status 3); how many were
+/// done is in the report (`race_schedules`: `runs`, `runs_asked`).
+#[derive(Debug)]
+pub(crate) struct RunsStopped;
+
 impl Merged {
-    /// Starts from the first run's report.
-    pub(crate) fn new(plan: &RacePlan, first: Option<&RaceReport>) -> Merged {
+    /// Starts from the first run's report of `kernel`.
+    pub(crate) fn new(plan: &RacePlan, kernel: &str, first: Option<&RaceReport>) -> Merged {
         let mut m = Merged {
+            kernel: kernel.to_string(),
             races: Vec::new(),
             runs: 0,
             plan_random: plan.random,
-            seeds: plan.seeds.clone(),
+            first_seed: plan.first_seed,
+            asked: plan.runs,
             limit: plan.limit,
             allow_identical: plan.allow_identical,
             sc_undecided: 0,
@@ -228,7 +241,9 @@ impl Merged {
     }
 
     /// Runs the launch again for each further seed of the plan, on a freshly loaded module
-    /// with the same arguments and variable writes.
+    /// with the same arguments and variable writes, until `deadline` (`--timeout`, counted
+    /// from the first run's start): each run gets the time left, and none starts after it.
+    /// `Ok(Some(…))` when the deadline stopped the runs.
     ///
     /// # Errors
     /// The module or arguments cannot be set up again.
@@ -240,34 +255,55 @@ impl Merged {
         named: &[(String, ArgSpec)],
         sets: &[String],
         cfg: &LaunchConfig,
-    ) -> Result<()> {
-        for &seed in plan.seeds.iter().skip(1) {
-            let mut loaded = launch::load(file)?;
+        limit: Option<u64>,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Option<RunsStopped>> {
+        for k in 1..plan.runs {
+            let seed = plan.first_seed.wrapping_add(u64::from(k));
+            let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
+            if left.is_some_and(|l| l.is_zero()) {
+                return Ok(Some(self.stopped()));
+            }
+            let mut loaded = launch::load(file, limit)?;
             let writes = sets
                 .iter()
                 .map(|s| launch::var_write(&loaded, s, None))
                 .collect::<Result<Vec<_>>>()?;
-            let machine = &mut loaded.machine;
+            let (machine, module) = (&mut loaded.machine, &loaded.module);
             let laid = crate::cmd_run::lay_out(specs, named, |contents, label| {
-                let addr = machine.alloc(contents.len() as u64, label);
-                if let Some(bytes) = contents.bytes() {
-                    machine.write(addr, bytes);
-                }
-                addr
+                crate::cmd_run::place_on(machine, contents, label)
             })?;
             for w in &writes {
                 launch::apply_var_write(machine, w)?;
             }
             let mut c = cfg.clone();
+            c.timeout = left;
             if let Some(o) = &mut c.race {
                 if plan.random {
                     o.schedule = Schedule::Random(seed);
                 }
             }
-            let report = launch::launch(machine, &c, &laid.values)?;
+            let report = launch::launch(machine, module, &c, &laid.values)?;
+            if crate::timeout::stopped(&report) {
+                return Ok(Some(self.stopped()));
+            }
             self.add(report.races.as_ref());
         }
-        Ok(())
+        Ok(None)
+    }
+
+    /// The stop `--timeout` made, reported on standard error.
+    fn stopped(&self) -> RunsStopped {
+        errln!(
+            "ptxemu: --race: --timeout stopped --runs after {} of {} run(s); the races of the runs done follow, but the exploration did not finish",
+            self.runs, self.asked
+        );
+        RunsStopped
+    }
+
+    /// The seeds of the runs done.
+    fn seeds(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..u64::from(self.runs)).map(|k| self.first_seed.wrapping_add(k))
     }
 
     fn seen(&self, s: &Seen) -> &'static str {
@@ -279,31 +315,43 @@ impl Merged {
     }
 
     /// The report on standard error; `context` (empty for a single launch) names a plan's
-    /// step and launch: each race (at most the limit), then the summary line.
+    /// step and launch: the kernel (demangled) when there are races, each race (at most the
+    /// limit), then the summary line.
     pub(crate) fn print(&self, context: &str) {
         let shown = self.limit.unwrap_or(usize::MAX).min(self.races.len());
         let n = self.races.len();
+        if n > 0 {
+            let shown_name = emu::ir::kernel_name::display(&self.kernel);
+            if shown_name == self.kernel {
+                eprintln!("ptxemu: {context}--race: kernel {shown_name}");
+            } else {
+                eprintln!(
+                    "ptxemu: {context}--race: kernel {shown_name} ({})",
+                    self.kernel
+                );
+            }
+        }
         for (i, s) in self.races.iter().take(shown).enumerate() {
             let under = if s.race.fence_sc_dependent {
                 " (under another Fence-SC order)"
             } else {
                 ""
             };
-            eprintln!(
+            errln!(
                 "ptxemu: {context}--race: data race {} of {n}{under}, {} racing access pair{}:",
                 i + 1,
                 s.race.count,
                 plural(s.race.count)
             );
-            eprintln!("{}", s.race);
-            eprintln!(
+            errln!("{}", s.race);
+            errln!(
                 "  seen:   on {} explored schedule ({} of {} runs)",
                 self.seen(s),
                 s.runs,
                 self.runs
             );
         }
-        eprintln!("ptxemu: {context}{}", self.summary(shown));
+        errln!("ptxemu: {context}{}", self.summary(shown));
     }
 
     /// The one-line summary (`shown`: races printed above it).
@@ -311,8 +359,9 @@ impl Merged {
         let sched = if self.plan_random {
             format!(
                 "schedule random, seeds {}..={}",
-                self.seeds.first().copied().unwrap_or(0),
-                self.seeds.last().copied().unwrap_or(0)
+                self.first_seed,
+                self.first_seed
+                    .wrapping_add(u64::from(self.runs.saturating_sub(1)))
             )
         } else {
             "schedule default".to_string()
@@ -367,8 +416,9 @@ impl Merged {
             .collect();
         let sched = json!({
             "schedule": if self.plan_random { "random" } else { "default" },
-            "seeds": self.seeds,
+            "seeds": self.seeds().collect::<Vec<_>>(),
             "runs": self.runs,
+            "runs_asked": self.asked,
             "identical_lanes": self.identical(),
             "allow_identical": self.allow_identical,
         });

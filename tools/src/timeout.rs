@@ -41,10 +41,10 @@ pub fn report_stop(
         o.insert("stopped_by_timeout".into(), serde_json::Value::Bool(true));
         outln!("{}", serde_json::Value::Object(o));
     } else {
-        crate::out::write_bytes(&report.stdout);
+        crate::out::write_program_output(&report.stdout);
     }
     if let Some(f) = &report.fault {
-        eprintln!("ptxemu: {f}");
+        errln!("ptxemu: {f}");
     }
     std::process::ExitCode::from(3)
 }

@@ -222,11 +222,14 @@ pub fn parse(body: &str) -> Result<(TensorMap, Option<crate::argspec::BufRef>), 
         match k {
             "bytes" => bytes = Some(hex(v)?),
             "file" => {
-                let d = std::fs::read(v).map_err(|e| format!("file=`{v}`: {e}"))?;
-                bytes =
-                    Some(d.as_slice().try_into().map_err(|_| {
-                        format!("file=`{v}`: {} bytes; a tensor map is 128", d.len())
-                    })?);
+                // Size checked before reading: /dev/zero or a huge file is refused at once.
+                let d = crate::bounded::read_exactly(std::path::Path::new(v), 128)
+                    .map_err(|e| format!("file=`{v}`: {e} (a tensor map is 128 bytes)"))?;
+                bytes = Some(
+                    d.as_slice()
+                        .try_into()
+                        .map_err(|_| format!("file=`{v}`: a tensor map is 128 bytes"))?,
+                );
             }
             "buf" => {
                 buf = Some(crate::argspec::BufRef::parse(v).map_err(|e| format!("buf=: {e}"))?)

@@ -5,12 +5,25 @@
 
 mod fixture_common;
 
-use fixture_common::{assert_exit, assert_stderr_has, ptxemu, stderr};
+use fixture_common::{assert_exit, assert_stderr_has, stderr};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::Value;
+
+/// Runs `ptxemu args`; with `--plan P`, in P's folder, since a plan writes only below the
+/// folder ptxemu runs in (its dumps here are absolute paths into that scratch folder).
+fn ptxemu(args: &[&str]) -> Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_ptxemu"));
+    cmd.args(args);
+    if let Some(i) = args.iter().position(|a| *a == "--plan") {
+        if let Some(dir) = args.get(i + 1).and_then(|p| Path::new(p).parent()) {
+            cmd.current_dir(dir);
+        }
+    }
+    cmd.output().expect("ptxemu runs")
+}
 
 fn ptx() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/plan/vars.ptx")
@@ -43,9 +56,12 @@ fn f32s(path: &Path) -> Vec<f32> {
         .collect()
 }
 
+/// Writes plan `name` into `dir` with a copy of the module beside it (`$PTX` names it): a
+/// plan's files stay inside its folder (docs/threat-model.md).
 fn write_plan(dir: &Path, name: &str, text: &str) -> PathBuf {
+    std::fs::copy(ptx(), dir.join("vars.ptx")).unwrap();
     let p = dir.join(name);
-    std::fs::write(&p, text.replace("$PTX", &ptx().display().to_string())).unwrap();
+    std::fs::write(&p, text.replace("$PTX", "vars.ptx")).unwrap();
     p
 }
 

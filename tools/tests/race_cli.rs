@@ -390,14 +390,20 @@ fn schedule_options_need_race_and_no_race_run_is_unchanged() {
 fn race_with_a_plan_reports_each_launch() {
     let dir = std::env::temp_dir().join(format!("ptxemu-race-plan-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let module = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(DIR)
-        .join("message_passing.ptx");
+    // A plan's files stay inside its folder: the module is copied beside it.
+    let module = dir.join("message_passing.ptx");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(DIR)
+            .join("message_passing.ptx"),
+        &module,
+    )
+    .expect("module copied");
     let launch = |k: &str| serde_json::json!({"launch": {"kernel": k, "grid": 2, "block": 32, "args": ["@data", "@flag"]}});
     let plan = serde_json::json!({
         "version": 1,
-        "module": module.display().to_string(),
+        "module": "message_passing.ptx",
         "buffers": {"data": "u32[1]:zero", "flag": "u32[1]:zero"},
         "steps": [launch("mp_fence_gpu"), launch("mp_fence_cta")],
     });

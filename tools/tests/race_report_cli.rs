@@ -288,8 +288,13 @@ fn a_live_report_pipes_into_explain() {
             "{kernel}: {text}{}",
             String::from_utf8_lossy(&explain.stderr)
         );
+        // The kernel as GNU c++filt demangles it (emu/tests/kernel_names/cxxfilt.tsv).
+        let shown = include_str!("../../emu/tests/kernel_names/cxxfilt.tsv")
+            .lines()
+            .find_map(|l| l.strip_prefix(kernel)?.strip_prefix('\t'))
+            .unwrap_or(kernel);
         assert!(
-            text.contains(&format!("data race(s) in kernel {kernel}.")),
+            text.contains(&format!("data race(s) in kernel {shown}.")),
             "{text}"
         );
         assert!(!text.contains("[NO ]") && !text.contains("[ ? ]"), "{text}");

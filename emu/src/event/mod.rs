@@ -140,6 +140,13 @@ pub enum EventError {
     /// Too many paths.
     #[error("more than {0} paths through one thread")]
     TooManyPaths(usize),
+    /// The paths being built (finished ones and those waiting on the stack) hold too many
+    /// events: the memory path building may take is bounded too, not only the paths' count.
+    #[error("the paths through one thread hold more than {0} events; giving up (shrink the test)")]
+    TooManyEvents(usize),
+    /// The deadline (`--timeout`) passed while the paths were being built.
+    #[error("the time ran out while the paths through one thread were built")]
+    TimedOut,
 }
 
 /// Limits of an exploration.
@@ -149,6 +156,11 @@ pub struct Limits {
     pub max_traces: usize,
     /// The most instructions one path may execute.
     pub max_steps: usize,
+    /// The most events the paths of one thread may hold at once, finished or waiting to be
+    /// explored (about 170 bytes each with their dependency sets: 2,000,000 is about 350 MB).
+    pub max_events: usize,
+    /// When to stop building paths (`--timeout`).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for Limits {
@@ -156,6 +168,8 @@ impl Default for Limits {
         Limits {
             max_traces: 200_000,
             max_steps: 10_000,
+            max_events: 2_000_000,
+            deadline: None,
         }
     }
 }
@@ -192,10 +206,36 @@ pub fn traces_and_dropped(
         dropped,
     };
     let mut stack = vec![State::start(code)];
+    // Events held by the finished traces and by the states waiting on the stack: what path
+    // building costs in memory, kept up to date as states come and go.
+    let mut held = 0usize;
+    let mut checked = 0u32;
     while let Some(st) = stack.pop() {
+        held = held.saturating_sub(st.events_len());
+        let (stacked, traced) = (stack.len(), out.traces.len());
         run(code, st, domain, liveness, limits, &mut stack, &mut out)?;
+        held += stack[stacked..]
+            .iter()
+            .map(State::events_len)
+            .sum::<usize>();
+        held += out.traces[traced..]
+            .iter()
+            .map(|t| t.events.len())
+            .sum::<usize>();
         if out.traces.len() > limits.max_traces {
             return Err(EventError::TooManyPaths(limits.max_traces));
+        }
+        if held > limits.max_events {
+            return Err(EventError::TooManyEvents(limits.max_events));
+        }
+        // The clock is read every 64 steps of the search: cheap, and prompt enough.
+        checked = checked.wrapping_add(1);
+        if checked % 64 == 0
+            && limits
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return Err(EventError::TimedOut);
         }
     }
     Ok(out.traces)

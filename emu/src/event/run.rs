@@ -1,12 +1,20 @@
 //! Interpreting one path of a thread in event mode: the machine state of a path, the
 //! instructions event mode understands, and the branching on each read's possible values.
+//!
+//! Values are computed with the interpreter's typed semantics functions
+//! (`crate::semantics::int` for arithmetic and comparisons, `crate::semantics::atomic` for
+//! `atom`/`red`), on the instruction's width and signedness: `atom.add.u32` on 4294967295
+//! gives 0, `atom.min.s32` reads 0xFFFFFFFF as -1. A result is held in the 64-bit register
+//! sign-extended for a signed type and zero-extended otherwise; a store writes its value
+//! cut to the store's width the same way.
 
 use models::event::{BarrierTag, FenceKind};
 use models::vocab::{FenceSem, LoadSem, Proxy, RmwSem, Scope, StoreSem};
 
 use crate::ir::{
-    AddrBase, AtomOp, Bar, BarKind, CmpOp, Fence, Imm, Instr, Ld, Op, Operand, VarRef,
+    AddrBase, AtomOp, Bar, BarKind, Fence, Imm, Instr, Ld, MulMode, Op, Operand, Type, VarRef,
 };
+use crate::semantics::int::{self as si, IntOp};
 
 use super::{Deps, Domain, Ending, EvKind, EventError, Limits, ThreadCode, Trace, TraceEvent};
 
@@ -47,6 +55,11 @@ impl Clone for State {
 }
 
 impl State {
+    /// The events the path has recorded so far.
+    pub(super) fn events_len(&self) -> usize {
+        self.events.len()
+    }
+
     /// The state at the thread's first instruction, registers holding their initial values.
     pub(super) fn start(code: &ThreadCode) -> State {
         let mut regs = vec![0i64; code.nregs];
@@ -149,20 +162,26 @@ fn set_reg(
     }
 }
 
-fn cmp(c: CmpOp, a: i64, b: i64) -> bool {
-    match c {
-        CmpOp::Eq | CmpOp::Equ => a == b,
-        CmpOp::Ne | CmpOp::Neu => a != b,
-        CmpOp::Lt | CmpOp::Ltu => a < b,
-        CmpOp::Le | CmpOp::Leu => a <= b,
-        CmpOp::Gt | CmpOp::Gtu => a > b,
-        CmpOp::Ge | CmpOp::Geu => a >= b,
-        CmpOp::Lo => (a as u64) < (b as u64),
-        CmpOp::Ls => (a as u64) <= (b as u64),
-        CmpOp::Hi => (a as u64) > (b as u64),
-        CmpOp::Hs => (a as u64) >= (b as u64),
-        CmpOp::Num => true,
-        CmpOp::Nan => false,
+/// The bits of a `ty` result as a register value: sign-extended for a signed type,
+/// zero-extended otherwise.
+pub(super) fn typed_value(bits: u64, ty: Type) -> i64 {
+    let w = ty.bits().min(64);
+    if ty.is_signed() {
+        si::sign_extend(bits, w)
+    } else {
+        si::wrap(bits, w) as i64
+    }
+}
+
+/// Refuses a type event mode does not compute with: only integer types are values here.
+fn integer(ty: Type, index: usize) -> Result<Type, EventError> {
+    if ty.is_integer() && ty.bits() <= 64 {
+        Ok(ty)
+    } else {
+        Err(unsupported(
+            index,
+            format!("event mode computes with integer types, not .{ty}"),
+        ))
     }
 }
 
@@ -182,37 +201,22 @@ fn base_event(kind: EvKind, st: &State, instr: usize, proxy: Option<Proxy>) -> T
     }
 }
 
-fn atom_value(op: AtomOp, old: i64, b: i64, c: i64) -> i64 {
-    match op {
-        AtomOp::Add => old.wrapping_add(b),
-        AtomOp::And => old & b,
-        AtomOp::Or => old | b,
-        AtomOp::Xor => old ^ b,
-        AtomOp::Exch => b,
-        AtomOp::Cas => {
-            if old == b {
-                c
-            } else {
-                old
-            }
-        }
-        AtomOp::Min => old.min(b),
-        AtomOp::Max => old.max(b),
-        AtomOp::Inc => {
-            if old >= b {
-                0
-            } else {
-                old + 1
-            }
-        }
-        AtomOp::Dec => {
-            if old == 0 || old > b {
-                b
-            } else {
-                old - 1
-            }
-        }
-    }
+/// The value an `atom`/`red` of `op` on `ty` writes, by the interpreter's value function; a
+/// failed `cas` writes the old value back (deviation 1 of `crate::event`).
+pub(super) fn atom_value(
+    op: AtomOp,
+    ty: Type,
+    old: i64,
+    b: i64,
+    c: i64,
+    index: usize,
+) -> Result<i64, EventError> {
+    let f = crate::semantics::atomic::value_fn(op, ty)
+        .ok_or_else(|| unsupported(index, format!("atom.{op:?}.{ty} does not exist")))?;
+    Ok(match f(old as u64, b as u64, c as u64) {
+        Some(new) => typed_value(new, ty),
+        None => old,
+    })
 }
 
 /// The qualifiers of an `atom` or `red`.
@@ -220,6 +224,7 @@ struct Rmw {
     sem: Option<RmwSem>,
     scope: Option<Scope>,
     op: AtomOp,
+    ty: Type,
     red: bool,
 }
 
@@ -245,6 +250,7 @@ fn rmw(
     };
     let read_acquires = sem.read_acquires();
     let write_releases = sem.write_releases();
+    let ty = integer(q.ty, index)?;
     each_value(st, domain(loc), |mut s, v| {
         let ri = s.events.len();
         let mut r = base_event(EvKind::Read { loc, value: v }, &s, index, Some(proxy));
@@ -254,7 +260,7 @@ fn rmw(
         r.rmw = Some(None);
         r.red = q.red;
         s.events.push(r);
-        let nv = atom_value(q.op, v, b, c);
+        let nv = atom_value(q.op, ty, v, b, c, index)?;
         let mut w = base_event(EvKind::Write { loc, value: nv }, &s, index, Some(proxy));
         w.strong = true;
         w.scope = Some(scope);
@@ -268,7 +274,13 @@ fn rmw(
         w.data = data;
         s.events.push(w);
         if !q.red {
-            set_reg(&mut s, ins.args.first(), v, read, index)?;
+            set_reg(
+                &mut s,
+                ins.args.first(),
+                typed_value(v as u64, ty),
+                read,
+                index,
+            )?;
         }
         s.pc += 1;
         stack.push(s);
@@ -322,6 +334,7 @@ pub(super) fn run(
                     sem: a.sem,
                     scope: a.scope,
                     op: a.op,
+                    ty: a.ty,
                     red: false,
                 };
                 return rmw(ins, st, index, proxy, r, domain, stack);
@@ -331,6 +344,7 @@ pub(super) fn run(
                     sem: rd.sem,
                     scope: rd.scope,
                     op: rd.op,
+                    ty: rd.ty,
                     red: true,
                 };
                 return rmw(ins, st, index, proxy, r, domain, stack);
@@ -396,12 +410,15 @@ fn load(
     e.strong = sem.is_strong();
     e.scope = sem.scope();
     e.acquire = matches!(sem, LoadSem::Acquire(_));
+    let ty = integer(ld.ty, index)?;
     each_value(st, domain(loc), |mut s, v| {
         let mut ev = e.clone();
         ev.kind = EvKind::Read { loc, value: v };
         let ri = s.events.len();
         s.events.push(ev);
-        set_reg(&mut s, ins.args.first(), v, Deps::from([ri]), index)?;
+        // The register holds what a load of the type gives; the event keeps the value read.
+        let r = typed_value(v as u64, ty);
+        set_reg(&mut s, ins.args.first(), r, Deps::from([ri]), index)?;
         s.pc += 1;
         stack.push(s);
         Ok(())
@@ -481,6 +498,7 @@ fn straight_line(
         Op::St(stq) => {
             let loc = loc_of(ins, 0, index)?;
             let (v, taint) = value(st, ins.args.get(1), index)?;
+            let v = typed_value(v as u64, integer(stq.ty, index)?);
             let sem = StoreSem::effective(stq.sem());
             let mut e = base_event(EvKind::Write { loc, value: v }, st, index, Some(proxy));
             e.strong = sem.is_strong();
@@ -507,8 +525,12 @@ fn straight_line(
             e.scope = Some(level.scope());
             st.events.push(e);
         }
-        Op::Mov(_) => {
+        Op::Mov(ty) => {
             let (v, t) = value(st, ins.args.get(1), index)?;
+            let v = match ty {
+                Type::Pred => v,
+                _ => typed_value(v as u64, integer(*ty, index)?),
+            };
             set_reg(st, ins.args.first(), v, t, index)?;
         }
         Op::Add(_) | Op::Sub(_) | Op::Mul(_) | Op::Div(_) | Op::And(_) | Op::Or(_) | Op::Xor(_) => {
@@ -517,7 +539,7 @@ fn straight_line(
             set_reg(
                 st,
                 ins.args.first(),
-                int_op(op, a, b),
+                int_op(op, a, b, index)?,
                 union(&ta, &tb),
                 index,
             )?;
@@ -525,7 +547,11 @@ fn straight_line(
         Op::Setp(sp) => {
             let (a, ta) = value(st, ins.args.get(1), index)?;
             let (b, tb) = value(st, ins.args.get(2), index)?;
-            let r = cmp(sp.cmp, a, b);
+            let ty = integer(sp.ty, index)?;
+            if sp.bool_op.is_some() {
+                return Err(unsupported(index, "setp with a combining predicate"));
+            }
+            let r = si::compare(sp.cmp, a as u64, b as u64, ty.bits(), ty.is_signed());
             let dst = match ins.args.first() {
                 Some(Operand::Dual(p, _)) => Some(Operand::Reg(*p)),
                 other => other.cloned(),
@@ -572,22 +598,35 @@ fn fence_event(f: &Fence) -> (FenceKind, Option<Scope>, Option<Proxy>) {
     }
 }
 
-/// The value of a two-operand integer instruction (`add`, `sub`, `mul`, `div`, `and`, `or`,
-/// `xor`) on litmus registers; division by zero gives -1.
-fn int_op(op: &Op, a: i64, b: i64) -> i64 {
-    match op {
-        Op::Add(_) => a.wrapping_add(b),
-        Op::Sub(_) => a.wrapping_sub(b),
-        Op::Mul(_) => a.wrapping_mul(b),
-        Op::Div(_) => {
-            if b == 0 {
-                -1
-            } else {
-                a.wrapping_div(b)
-            }
+/// The value of a two-operand integer instruction (`add`, `sub`, `mul.lo`, `div`, `and`,
+/// `or`, `xor`) on litmus registers, by the interpreter's semantics on the instruction's type
+/// (division by zero: `div.s` gives -1, `div.u` all ones).
+pub(super) fn int_op(op: &Op, a: i64, b: i64, index: usize) -> Result<i64, EventError> {
+    let plain = |ar: &crate::ir::Arith| -> Result<Type, EventError> {
+        if ar.sat || ar.cc {
+            return Err(unsupported(
+                index,
+                "event mode computes no .sat or .cc forms",
+            ));
         }
-        Op::And(_) => a & b,
-        Op::Or(_) => a | b,
-        _ => a ^ b,
-    }
+        integer(ar.ty, index)
+    };
+    let (which, ty) = match op {
+        Op::Add(ar) => (IntOp::Add, plain(ar)?),
+        Op::Sub(ar) => (IntOp::Sub, plain(ar)?),
+        Op::Mul(m) if matches!(m.mode, Some(MulMode::Lo)) => (IntOp::MulLo, plain(&m.arith)?),
+        Op::Mul(_) => return Err(unsupported(index, "event mode computes mul.lo only")),
+        Op::Div(d) => (IntOp::Div, integer(d.ty, index)?),
+        Op::And(t) => (IntOp::And, integer(*t, index)?),
+        Op::Or(t) => (IntOp::Or, integer(*t, index)?),
+        Op::Xor(t) => (IntOp::Xor, integer(*t, index)?),
+        other => {
+            return Err(unsupported(
+                index,
+                format!("{other:?} is not an integer operation"),
+            ))
+        }
+    };
+    let bits = si::int_op(which, a as u64, b as u64, ty.bits(), ty.is_signed());
+    Ok(typed_value(bits, ty))
 }

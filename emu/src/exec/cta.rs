@@ -7,11 +7,14 @@
 //! expected number of threads has arrived: the count operand if given, else every thread of
 //! the CTA that has not exited (PTX ISA "bar, barrier").
 
+use super::ctx::{Ctx, LaneIds};
 use super::fault::{Fault, FaultKind, FaultSite, LaneFault};
 use super::frames;
+use super::hooks::observers::Observers;
+use super::launch::{CtaOutput, LaunchInfo, Request};
 use super::memory::Bytes;
 use super::program::{DInstr, Flow, GUARD_NEG, NO_GUARD};
-use super::step::{CtaOutput, Ctx, LaneIds, LaunchInfo, Request};
+use super::reserve::{Budget, ReserveError};
 use super::warp::Warp;
 use super::Env;
 
@@ -19,10 +22,9 @@ mod barrier;
 pub(crate) mod pair_check;
 pub(crate) mod peers;
 
-pub use barrier::BarrierRequest;
 use barrier::{lane_list, BarrierState};
 
-use super::cluster::ClusterPeers;
+use crate::cluster::peers::ClusterPeers;
 
 /// Counters of executed instructions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -92,20 +94,34 @@ pub struct Cta {
     /// Tensor Memory, made by the CTA's first tcgen05 instruction.
     tmem: Option<Box<crate::tcgen05::memory::TensorMemory>>,
     /// Pending `cp.async` copies and mbarrier objects.
-    asyncs: super::step::async_copy::AsyncState,
+    asyncs: crate::async_copy::state::AsyncState,
     /// The warps' `wgmma` groups in flight.
-    wgmma: super::step::wgmma::WgmmaState,
+    wgmma: crate::wgmma::state::WgmmaState,
 
     /// The race detector's state of this CTA, with `--race`.
     race: Option<Box<crate::race::CtaRace>>,
     /// Lanes waiting at `barrier.cluster.wait`: (warp, lanes).
     cluster_waiters: Vec<(usize, u32)>,
+    /// The run's budget, which holds this CTA's shared and local memory until it is dropped.
+    budget: std::sync::Arc<Budget>,
+}
+
+impl Drop for Cta {
+    fn drop(&mut self) {
+        let local: u64 = self.warps.iter().map(Warp::local_bytes).sum();
+        self.budget.give_back(local + self.shared.data.len() as u64);
+    }
 }
 
 impl Cta {
     /// Creates the CTA `ctaid` of a launch: its warps at the kernel's entry and zeroed shared
-    /// memory (static plus dynamic).
-    pub fn new(env: &Env<'_>, ctaid: [u32; 3], linear: u64) -> Cta {
+    /// memory (static plus dynamic), their memory taken from the run's budget (and given back
+    /// when the CTA is dropped).
+    ///
+    /// # Errors
+    /// The CTA's shared or local memory is past the run's limit or refused by the host.
+    pub fn new(env: &Env<'_>, ctaid: [u32; 3], linear: u64) -> Result<Cta, ReserveError> {
+        let budget = env.global.budget();
         let prog = env.prog;
         let block = env.block;
         let nthreads = block[0] * block[1] * block[2];
@@ -134,7 +150,7 @@ impl Cta {
                 warp: w,
                 frame_base: [frame_base; 32],
             };
-            warps.push(Warp::new(
+            let warp = Warp::new(
                 prog,
                 valid,
                 ids,
@@ -142,35 +158,58 @@ impl Cta {
                 entry,
                 frame_base,
                 f.frame.size,
-            ));
+                budget,
+            );
+            match warp {
+                Ok(w) => warps.push(w),
+                Err(mut e) => {
+                    budget.give_back(warps.iter().map(Warp::local_bytes).sum());
+                    e.what = format!("{} of CTA ({},{},{})", e.what, ctaid[0], ctaid[1], ctaid[2]);
+                    return Err(e);
+                }
+            }
         }
+        let shared = Bytes::reserved(budget, env.shared_bytes, || {
+            format!(
+                "the shared memory of CTA ({},{},{})",
+                ctaid[0], ctaid[1], ctaid[2]
+            )
+        });
+        let shared = match shared {
+            Ok(s) => s,
+            Err(e) => {
+                budget.give_back(warps.iter().map(Warp::local_bytes).sum());
+                return Err(e);
+            }
+        };
         let mut launch = env.launch_template.clone();
         launch.ctaid = ctaid;
         launch.nwarpid = nwarps;
-        launch.cluster = super::cluster::ClusterIds::of(
+        launch.cluster = crate::cluster::shape::ClusterIds::of(
             ctaid,
             launch.nctaid,
             launch.cluster.dims,
             launch.cluster.explicit,
         );
-        Cta {
+        Ok(Cta {
+            budget: budget.clone(),
             ctaid,
             linear,
             warps,
-            shared: Bytes::zeroed(env.shared_bytes as usize),
+            shared,
             barriers: vec![BarrierState::default(); 16],
             launch,
             out: CtaOutput::default(),
             counts: Counts::default(),
             next_warp: 0,
             tmem: None,
-            asyncs: super::step::tma_map::async_state(env.proxy),
-            wgmma: super::step::wgmma::WgmmaState::new(env.wgmma_strict),
+            asyncs: crate::async_copy::state::AsyncState::new(env.proxy),
+            wgmma: crate::wgmma::state::WgmmaState::new(env.wgmma_strict),
             race: env
                 .race
                 .map(|r| Box::new(crate::race::CtaRace::new(r, linear))),
             cluster_waiters: Vec::new(),
-        }
+        })
     }
 
     /// Runs the CTA until it finishes or has executed about `quantum` warp instructions.
@@ -238,7 +277,7 @@ impl Cta {
             Some(a) if t.checked() => {
                 let wi = (a.warp as usize).min(self.warps.len().saturating_sub(1));
                 Err(Box::new(Fault {
-                    kind: super::step::tcgen05::leak(a),
+                    kind: crate::tcgen05::exec::alloc::leak(a),
                     site: self.site(env, wi, a.pc, None),
                 }))
             }
@@ -371,8 +410,6 @@ impl Cta {
             out: &mut self.out,
             heap: env.heap,
             request: Request::None,
-            nc: env.nc,
-            l1: env.l1,
             group_mask: g.mask,
             valid,
             live,
@@ -380,7 +417,7 @@ impl Cta {
             tmem_opts: env.tmem,
             asyncs: &mut self.asyncs,
             wgmma: &mut self.wgmma,
-            race: self.race.as_deref_mut(),
+            obs: Observers::new(self.race.as_deref_mut(), env.nc, env.l1),
             cluster: peers,
         };
         let code: &[DInstr] = &prog.code;
@@ -418,10 +455,8 @@ impl Cta {
             }
             ctx.mask = mask;
             ctx.pc = pc;
-            if ctx.wgmma.busy {
-                if let Err(fault) = super::step::wgmma_access::before_read(&mut ctx, ins) {
-                    break Action::Fault { fault, pc };
-                }
+            if let Err(fault) = ctx.before_instruction(ins) {
+                break Action::Fault { fault, pc };
             }
             match (ins.exec)(&mut ctx, ins) {
                 Ok(Flow::Next) => group.pc += 1,

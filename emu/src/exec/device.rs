@@ -3,12 +3,15 @@
 //! [`Machine::load_onto`], and lends it to a module's machine for a launch or a variable
 //! access with [`Machine::swap_memory`].
 
-use super::builtins::Heap;
+use std::sync::Arc;
+
 use super::decode::{self, DecodeError};
+use super::launch::heap::Heap;
 use super::memory::{GlobalMemory, GLOBAL_BASE};
 use super::program::DFuncKind;
+use super::reserve::{Budget, ReserveError};
 use super::{frames, LaunchConfig, Machine, HEAP_SIZE};
-use crate::ir::Module;
+use crate::validate::Validated;
 
 /// Global memory, the device heap and the grid-sync workspace of one device.
 #[derive(Debug)]
@@ -24,16 +27,31 @@ impl Default for DeviceMemory {
 }
 
 impl DeviceMemory {
-    /// Empty device memory.
+    /// Empty device memory with no limit of its own (the host's limits still apply).
     pub fn new() -> DeviceMemory {
+        DeviceMemory::with_limit(None)
+    }
+
+    /// Empty device memory whose run may hold at most `limit` bytes (`--memory-limit`):
+    /// buffers, module variables, the heap, the running CTAs' shared and local memory and
+    /// the race detector's shadow memory (see [`super::reserve`]).
+    pub fn with_limit(limit: Option<u64>) -> DeviceMemory {
         DeviceMemory {
-            global: GlobalMemory::new(GLOBAL_BASE),
+            global: GlobalMemory::with_budget(GLOBAL_BASE, Arc::new(Budget::new(limit))),
             launch_memory: None,
         }
     }
 
+    /// The budget the device's allocations draw from.
+    pub fn budget(&self) -> &Arc<Budget> {
+        self.global.budget()
+    }
+
     /// Allocates a zero-filled buffer of `len` bytes (aligned to 256); returns its address.
-    pub fn alloc(&mut self, len: u64, label: &str) -> u64 {
+    ///
+    /// # Errors
+    /// The bytes are past the limit, or the host refuses them.
+    pub fn alloc(&mut self, len: u64, label: &str) -> Result<u64, ReserveError> {
         self.global.allocate(len, 256, label)
     }
 
@@ -67,7 +85,8 @@ impl DeviceMemory {
 }
 
 impl Machine {
-    /// Decodes a module whose global variables are placed in `memory`, after what is already
+    /// Decodes a module the validator accepted, whose global variables are placed in `memory`,
+    /// after what is already
     /// allocated there. The machine takes the memory (leaving empty memory in its place) until
     /// [`Machine::swap_memory`] lends it back; on an error `memory` is left as it was.
     ///
@@ -75,24 +94,26 @@ impl Machine {
     /// A construct the interpreter cannot run.
     pub fn load_onto(
         memory: &mut DeviceMemory,
-        module: &Module,
+        module: &Validated,
         file_name: &str,
         source: &str,
     ) -> Result<Machine, DecodeError> {
+        let module = module.module();
         let base = memory.global.next_base(256);
         let prog = decode::decode(module, file_name, source, base)?;
-        let mut memory = std::mem::take(memory);
         if !prog.globals_image.is_empty() {
-            let at = memory.alloc(prog.globals_image.len() as u64, "module globals");
+            // Placed through the run's budget before anything else of the run is allocated:
+            // fresh device memory is zero, so only the initialisers are written, and an
+            // untouched page of a large `.global` array costs no host memory.
+            let at = memory
+                .alloc(prog.globals_image.len, "the module's .global variables")
+                .map_err(DecodeError::Memory)?;
             debug_assert_eq!(at, prog.globals_base);
-            // Only the pages with initialisers are written: fresh device memory is zero, and
-            // an untouched page of a large `.global` array then costs no host memory.
-            for (k, page) in prog.globals_image.chunks(4096).enumerate() {
-                if page.iter().any(|&b| b != 0) {
-                    memory.write(at + k as u64 * 4096, page);
-                }
+            for (off, bytes) in &prog.globals_image.inits {
+                memory.write(at + off, bytes);
             }
         }
+        let memory = std::mem::take(memory);
         Ok(Machine::assemble(prog, module, memory))
     }
 
@@ -104,24 +125,6 @@ impl Machine {
 }
 
 impl Machine {
-    /// Checks a launch's cluster shape (`None`: the kernel's `.reqnctapercluster`, else one
-    /// CTA) against the kernel's cluster directives and the grid, as a launch checks it.
-    ///
-    /// # Errors
-    /// No such kernel, or why the launch would be refused (a directive it contradicts, a
-    /// cluster over the size limit, a grid the cluster does not divide).
-    pub fn check_cluster(
-        &self,
-        kernel: &str,
-        cluster: Option<[u32; 3]>,
-        grid: [u32; 3],
-    ) -> Result<(), String> {
-        let Some((_, dirs)) = self.cluster_dirs.iter().find(|(n, _)| n == kernel) else {
-            return Err(format!("no kernel named `{kernel}`"));
-        };
-        super::cluster::launch_shape(kernel, cluster, dirs, grid).map(|_| ())
-    }
-
     /// What a launch of `cfg` would hold in host memory besides its buffer arguments, largest
     /// first: the module's global variables, the device heap (made by the first launch), and
     /// for the CTAs that run at once (one per host thread) their shared memory and their
@@ -141,13 +144,16 @@ impl Machine {
         };
         let at_once = ctas.min(threads as u64).max(1);
         let per_cta: u64 = cfg.block.iter().map(|&x| u64::from(x)).product();
-        let shared = decode::shared::CtaShared::of(&f.shared, u64::from(cfg.dynamic_shared));
+        let shared = crate::exec::launch::shared_layout::CtaShared::of(
+            &f.shared,
+            u64::from(cfg.dynamic_shared),
+        );
         let local = self.prog.module_local_size.div_ceil(16) * 16 + f.frame.size;
         let regs = frames::register_bytes(f.value_slots, f.pred_slots) * per_cta.div_ceil(32);
         let mut parts = vec![
             (
                 "the module's global variables".to_string(),
-                self.prog.globals_image.len() as u64,
+                self.prog.globals_image.len,
             ),
             (
                 format!("shared memory of {at_once} CTA(s) running at once"),

@@ -70,6 +70,11 @@ pub enum FaultKind {
         /// What is missing.
         what: String,
     },
+    /// Memory the launch needs (a CTA's shared or local memory, a deeper call's frame, the
+    /// race detector's shadow memory) is past the run's limit or refused by the host: a limit
+    /// of the run, which [`super::Machine::launch`] reports as
+    /// [`super::LaunchError::Memory`], not as a fault of the program.
+    HostMemory(super::reserve::ReserveError),
 }
 
 impl fmt::Display for FaultKind {
@@ -106,6 +111,7 @@ impl fmt::Display for FaultKind {
             FaultKind::AssertFailed { message } => write!(f, "assertion failed: {message}"),
             FaultKind::Undefined { detail } => write!(f, "undefined behaviour: {detail}"),
             FaultKind::Unsupported { what } => write!(f, "unsupported by ptxemu: {what}"),
+            FaultKind::HostMemory(e) => write!(f, "{e}"),
         }
     }
 }
@@ -175,7 +181,7 @@ impl fmt::Display for SourceLine {
 /// Where a fault happened.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FaultSite {
-    /// The kernel's name.
+    /// The kernel's name as the PTX declares it (mangled); the message shows it demangled.
     pub kernel: String,
     /// The CTA's index in the grid.
     pub cta: [u32; 3],
@@ -213,7 +219,11 @@ impl fmt::Display for Fault {
         write!(
             f,
             "\n  in kernel `{}`, CTA ({},{},{}), warp {}",
-            s.kernel, s.cta[0], s.cta[1], s.cta[2], s.warp
+            crate::ir::kernel_name::display(&s.kernel),
+            s.cta[0],
+            s.cta[1],
+            s.cta[2],
+            s.warp
         )?;
         if let Some(lane) = s.lane {
             write!(f, ", lane {lane}")?;

@@ -9,12 +9,13 @@
 //! (`vprintf`, `malloc`, `free`, `__assertfail`) run at once without a frame.
 
 use super::builtins;
+use super::ctx::fit;
 use super::fault::{FaultKind, LaneFault};
+use super::launch::CtaOutput;
 use super::memory::FUNCTION_BASE;
 use super::program::{
     ArgSource, Builtin, CallSite, DFunc, DFuncKind, Dst, Extra, Program, RetDest, Src,
 };
-use super::step::{fit, CtaOutput};
 use super::warp::{Frame, RegBlock, Warp};
 use super::Env;
 
@@ -302,7 +303,12 @@ fn enter(
         lane: Some(l as u32),
         address: None,
     })?;
-    warp.ensure_local(l, new_sp);
+    warp.ensure_local(l, new_sp, env.global.budget())
+        .map_err(|e| LaneFault {
+            kind: FaultKind::HostMemory(e),
+            lane: Some(l as u32),
+            address: None,
+        })?;
     warp.local[l].data[fb as usize..new_sp as usize].fill(0);
     pass_args(warp, from, f, callee_block, l, caller_fb, fb);
     warp.stack[l].push(Frame {

@@ -1,10 +1,12 @@
 //! Running the CTAs of one launch on host threads (PTX ISA §2.2, "Thread hierarchy": the
 //! clusters of a grid execute independently, in no defined order).
 //!
-//! Clusters (of one CTA unless the launch gives a cluster shape; see [`super::cluster`]) are
+//! Clusters (of one CTA unless the launch gives a cluster shape; see [`crate::cluster::shape`]) are
 //! handed out in linear order and run in time slices (a cluster that has used its slice goes
 //! to the back of a queue), so clusters that wait for each other make progress while
-//! independent ones run in parallel; the CTAs of one cluster share its host thread.
+//! independent ones run in parallel; the CTAs of one cluster share its host thread and run in
+//! turn ([`Cluster`]), so that they can wait for each other (cluster barriers, a peer's
+//! mbarrier, flags in a peer's shared memory).
 //!
 //! The fault reported is the fault of the lowest-numbered cluster that faults, whatever the
 //! number of host threads and their timing: once cluster `L` faults, no cluster after `L`
@@ -18,10 +20,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::cluster::Cluster;
+use super::cta::Cta;
 use super::cta::{Counts, CtaStatus};
 use super::fault::{Fault, FaultKind, FaultSite};
-use super::{step, Env, LaunchConfig};
+use super::reserve::ReserveError;
+use super::{Env, LaunchConfig};
+use crate::cluster::barrier::ClusterBarrier;
+use crate::cluster::shape::triple;
 
 /// Warp instructions a CTA runs before it yields its host thread. Small enough that CTAs
 /// spinning on each other (grid sync) hand over quickly, large enough that requeueing costs
@@ -33,7 +38,7 @@ const QUANTUM: u64 = 1 << 16;
 pub const AFTER_FAULT_BUDGET: u64 = 64 * QUANTUM;
 
 /// CTAs waiting for another slice (the clusters not yet started are counted by the launch's
-/// [`super::cluster_launch::LaunchControl`], which `clusterlaunchcontrol.try_cancel` shares).
+/// [`crate::cluster_launch::control::LaunchControl`], which `clusterlaunchcontrol.try_cancel` shares).
 struct Queue {
     paused: VecDeque<Cluster>,
     in_flight: usize,
@@ -68,7 +73,7 @@ struct Grid<'e, 'a> {
     /// Warp instructions run since the first fault.
     after_fault: AtomicU64,
     fault: Mutex<Option<(u64, Fault)>>,
-    outputs: Mutex<Vec<(u64, step::CtaOutput)>>,
+    outputs: Mutex<Vec<(u64, super::launch::CtaOutput)>>,
     totals: Mutex<Counts>,
 }
 
@@ -147,11 +152,20 @@ impl Grid<'_, '_> {
         local.warp_instructions += used;
         local.thread_instructions += after.thread_instructions - before.thread_instructions;
         let (first, index) = (cluster.ctas[0].ctaid, cluster.index);
+        if let Some(e) = self.env.race.and_then(|r| r.memory_refused()) {
+            self.refused_memory(index, e);
+            return None;
+        }
         match result {
             Err((_, f)) => {
-                self.finished();
-                self.keep_output(&mut cluster);
-                self.record_fault(index, *f);
+                match f.kind {
+                    FaultKind::HostMemory(e) => self.refused_memory(index, e),
+                    kind => {
+                        self.finished();
+                        self.keep_output(&mut cluster);
+                        self.record_fault(index, Fault { kind, site: f.site });
+                    }
+                }
                 None
             }
             // The budget bounds the launch's total: a CTA that finishes past it (the last of
@@ -176,7 +190,14 @@ impl Grid<'_, '_> {
                 self.stop.store(true, Ordering::Relaxed);
                 None
             }
-            Ok(status) if self.deadline.is_some_and(|d| Instant::now() >= d) => {
+            Ok(status)
+                if self.deadline.is_some_and(|d| Instant::now() >= d)
+                    || self
+                        .cfg
+                        .cancel
+                        .as_ref()
+                        .is_some_and(|c| c.load(Ordering::Relaxed)) =>
+            {
                 if status == CtaStatus::Done {
                     self.finished();
                 }
@@ -219,6 +240,34 @@ impl Grid<'_, '_> {
         self.stop.store(true, Ordering::Relaxed);
     }
 
+    /// Stops the launch because memory it needs was refused (noticed by cluster `index`):
+    /// recorded as a [`FaultKind::HostMemory`] fault, which wins over program faults, since
+    /// the launch cannot go on.
+    fn refused_memory(&self, index: u64, e: crate::exec::reserve::ReserveError) {
+        let f = Fault {
+            kind: FaultKind::HostMemory(e),
+            site: FaultSite {
+                kernel: self.cfg.kernel.clone(),
+                ..FaultSite::default()
+            },
+        };
+        if let Ok(mut slot) = self.fault.lock() {
+            if !matches!(
+                slot.as_ref(),
+                Some((
+                    _,
+                    Fault {
+                        kind: FaultKind::HostMemory(_),
+                        ..
+                    }
+                ))
+            ) {
+                *slot = Some((index, f));
+            }
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
     /// One host thread: takes CTAs until none is left.
     fn work(&self) {
         let mut local = Counts::default();
@@ -229,7 +278,16 @@ impl Grid<'_, '_> {
                     std::thread::yield_now();
                     continue;
                 }
-                Next::Start(index) => Cluster::new(self.env, index),
+                Next::Start(index) => match Cluster::new(self.env, index) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        self.refused_memory(index, e);
+                        if let Ok(mut q) = self.queue.lock() {
+                            q.in_flight -= 1;
+                        }
+                        continue;
+                    }
+                },
                 Next::Resume(c) => *c,
             };
             let again = self.slice(cta, &mut local);
@@ -253,7 +311,7 @@ pub(super) fn run_grid(
     env: &Env<'_>,
     cfg: &LaunchConfig,
     ctas: u64,
-) -> (Counts, Vec<step::CtaOutput>, Option<Fault>) {
+) -> (Counts, Vec<super::launch::CtaOutput>, Option<Fault>) {
     // The race detector's schedule is one host thread's, so that it can be replayed.
     let workers = if cfg.race.is_some() {
         1
@@ -306,4 +364,164 @@ pub(super) fn run_grid(
     let counts = grid.totals.into_inner().unwrap_or_default();
     let fault = grid.fault.into_inner().unwrap_or(None).map(|(_, f)| f);
     (counts, outs, fault)
+}
+
+/// One cluster of a launch: its CTAs (by rank), run together.
+pub struct Cluster {
+    /// Its linear index among the launch's clusters (x fastest).
+    pub index: u64,
+    /// Its CTAs, by rank.
+    pub ctas: Vec<Cta>,
+    done: Vec<bool>,
+    barrier: ClusterBarrier,
+}
+
+impl Cluster {
+    /// Creates cluster `index` of the launch: its CTAs at the kernel's entry.
+    ///
+    /// # Errors
+    /// A CTA's memory is past the run's limit or refused by the host.
+    pub fn new(env: &Env<'_>, index: u64) -> Result<Cluster, ReserveError> {
+        let grid = env.launch_template.nctaid;
+        let dims = env.launch_template.cluster.dims.map(|d| d.max(1));
+        let nc: [u64; 3] = std::array::from_fn(|i| u64::from(grid[i] / dims[i]).max(1));
+        let cid = [
+            (index % nc[0]) as u32,
+            ((index / nc[0]) % nc[1]) as u32,
+            (index / (nc[0] * nc[1])) as u32,
+        ];
+        let size = dims[0] * dims[1] * dims[2];
+        let mut ctas = Vec::with_capacity(size as usize);
+        for r in 0..size {
+            let local = [
+                r % dims[0],
+                (r / dims[0]) % dims[1],
+                r / (dims[0] * dims[1]),
+            ];
+            let ctaid: [u32; 3] = std::array::from_fn(|i| cid[i] * dims[i] + local[i]);
+            let linear = u64::from(ctaid[0])
+                + u64::from(ctaid[1]) * u64::from(grid[0])
+                + u64::from(ctaid[2]) * u64::from(grid[0]) * u64::from(grid[1]);
+            ctas.push(Cta::new(env, ctaid, linear)?);
+        }
+        let per_cta = env.block[0] * env.block[1] * env.block[2];
+        Ok(Cluster {
+            index,
+            done: vec![false; ctas.len()],
+            barrier: ClusterBarrier::new(size, per_cta),
+            ctas,
+        })
+    }
+
+    /// Instructions executed by its CTAs.
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for t in &self.ctas {
+            c.warp_instructions += t.counts.warp_instructions;
+            c.thread_instructions += t.counts.thread_instructions;
+        }
+        c
+    }
+
+    /// Runs the cluster's CTAs in turn until all finish or about `quantum` warp instructions
+    /// ran; a fault comes with the rank of the CTA that faulted.
+    ///
+    /// # Errors
+    /// A fault of a CTA, or a cluster-wide deadlock.
+    pub fn run(&mut self, env: &Env<'_>, quantum: u64) -> Result<CtaStatus, (usize, Box<Fault>)> {
+        let n = self.ctas.len();
+        let share = if n == 1 {
+            quantum
+        } else {
+            (quantum / n as u64).max(4096)
+        };
+        let mut used = 0u64;
+        loop {
+            let mut all_blocked = true;
+            for k in 0..n {
+                if self.done[k] {
+                    continue;
+                }
+                let before = self.ctas[k].counts.warp_instructions;
+                let status = self.run_one(env, k, share).map_err(|f| (k, f))?;
+                used += self.ctas[k].counts.warp_instructions - before;
+                match status {
+                    CtaStatus::Done => {
+                        self.done[k] = true;
+                        all_blocked = false;
+                    }
+                    CtaStatus::Paused => all_blocked = false,
+                    CtaStatus::Blocked => {}
+                }
+            }
+            if self.done.iter().all(|d| *d) {
+                crate::exec::cta::pair_check::check_pairs(&self.ctas, env)?;
+                return Ok(CtaStatus::Done);
+            }
+            let released = self.check_barrier(env);
+            if !released && all_blocked {
+                return Err(self.deadlock(env));
+            }
+            if used >= quantum {
+                return Ok(CtaStatus::Paused);
+            }
+        }
+    }
+
+    fn run_one(&mut self, env: &Env<'_>, k: usize, quantum: u64) -> Result<CtaStatus, Box<Fault>> {
+        let (lo, rest) = self.ctas.split_at_mut(k);
+        let (me, hi) = rest.split_first_mut().expect("rank in range");
+        let mut peers = crate::exec::cta::peers::CtaPeers::new(k as u32, lo, hi, &mut self.barrier);
+        me.run(env, quantum, &mut peers)
+    }
+
+    /// Completes the cluster barrier's phase when every live thread arrived, releasing its
+    /// waiters; returns whether it did.
+    fn check_barrier(&mut self, env: &Env<'_>) -> bool {
+        if self.barrier.arrived == 0 {
+            return false;
+        }
+        let live: u32 = self.ctas.iter().map(Cta::live_threads).sum();
+        if !self.barrier.try_complete(live) {
+            return false;
+        }
+        if let Some(r) = env.race {
+            r.cluster_phase_done(self.index as u32);
+        }
+        for (r, cta) in self.ctas.iter_mut().enumerate() {
+            cta.release_cluster_waiters(env, r as u32, &mut self.barrier);
+        }
+        true
+    }
+
+    /// Describes a cluster whose CTAs all wait and whose barrier cannot complete.
+    fn deadlock(&self, env: &Env<'_>) -> (usize, Box<Fault>) {
+        let live: u32 = self.ctas.iter().map(Cta::live_threads).sum();
+        let mut parts = vec![format!(
+            "cluster {}: phase {} of the cluster barrier has {} of {} arrivals (live threads of the cluster)",
+            triple(self.ctas[0].launch_ids().clusterid),
+            self.barrier.phase,
+            self.barrier.arrived,
+            live
+        )];
+        let mut first: Option<(usize, Box<Fault>)> = None;
+        for (r, cta) in self.ctas.iter().enumerate() {
+            if self.done[r] {
+                parts.push(format!("CTA {} (rank {r}) exited", triple(cta.ctaid)));
+                continue;
+            }
+            let f = cta.blocked_fault(env);
+            if let FaultKind::BarrierDeadlock { detail } = &f.kind {
+                parts.push(format!("CTA {} (rank {r}): {detail}", triple(cta.ctaid)));
+            }
+            if first.is_none() {
+                first = Some((r, f));
+            }
+        }
+        let (r, mut f) = first.unwrap_or_else(|| (0, self.ctas[0].blocked_fault(env)));
+        f.kind = FaultKind::BarrierDeadlock {
+            detail: parts.join("; "),
+        };
+        (r, f)
+    }
 }

@@ -287,7 +287,7 @@ mod tests {
     #[test]
     fn lines_hit_go_stale_and_are_replaced_evict_first_then_lru() {
         let mut g = GlobalMemory::new(1 << 32);
-        let base = g.allocate(4096, 256, "t");
+        let base = g.allocate(4096, 256, "t").unwrap();
         let r = g.find(base, 4096).expect("allocated");
         let l1 = L1System::new(2, 2);
         assert_eq!(l1.load(0, r, base, 4, LoadOp::Ca), 0);

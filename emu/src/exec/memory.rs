@@ -16,6 +16,9 @@
 //!    landing in a neighbouring buffer as they might on hardware.
 
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+
+use super::reserve::{Budget, ReserveError};
 
 /// Base of the generic window onto the executing CTA's shared memory.
 pub const SHARED_WINDOW: u64 = 0x0000_7f00_0000_0000;
@@ -86,21 +89,16 @@ pub struct Region {
 }
 
 impl Region {
-    fn new(base: u64, len: u64, label: String) -> Region {
-        let n = len.div_ceil(8).max(1) as usize;
-        // A zeroed u64 buffer comes from the allocator's zeroed pages (cheap for large
-        // allocations); AtomicU64 has the same size, alignment and bit validity as u64.
-        let zeroed: Box<[u64]> = vec![0u64; n].into_boxed_slice();
-        // SAFETY: `AtomicU64` is documented to have the same in-memory representation as
-        // `u64`, so a boxed slice of one is a valid boxed slice of the other.
-        let words: Box<[AtomicU64]> =
-            unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU64]) };
-        Region {
+    /// A zeroed allocation whose words come from `budget` (the allocator's zeroed pages:
+    /// cheap for large allocations until touched).
+    fn new(base: u64, len: u64, label: String, budget: &Budget) -> Result<Region, ReserveError> {
+        let words = budget.zeroed_words(len, || label.clone())?;
+        Ok(Region {
             base,
             len,
             label,
             words,
-        }
+        })
     }
 
     /// Whether `[addr, addr+size)` lies inside this allocation.
@@ -271,30 +269,62 @@ impl Region {
 }
 
 /// Global memory: a sorted set of allocations, each readable and writable from any host
-/// thread.
+/// thread, and the run's memory budget they (and the launch's other allocations) draw from.
 #[derive(Debug)]
 pub struct GlobalMemory {
     regions: Vec<Region>,
     next: u64,
+    budget: Arc<Budget>,
 }
 
 impl GlobalMemory {
-    /// Empty global memory whose allocations start at `base`.
+    /// Empty global memory whose allocations start at `base`, with no limit of its own.
     pub fn new(base: u64) -> GlobalMemory {
+        GlobalMemory::with_budget(base, Arc::new(Budget::default()))
+    }
+
+    /// Empty global memory whose allocations start at `base` and draw from `budget`.
+    pub fn with_budget(base: u64, budget: Arc<Budget>) -> GlobalMemory {
         GlobalMemory {
             regions: Vec::new(),
             next: base,
+            budget,
         }
+    }
+
+    /// The budget every allocation of the run draws from.
+    pub fn budget(&self) -> &Arc<Budget> {
+        &self.budget
     }
 
     /// Allocates `len` bytes aligned to `align` (at least 256, as `cudaMalloc`), zeroed;
     /// returns the base address.
-    pub fn allocate(&mut self, len: u64, align: u64, label: impl Into<String>) -> u64 {
+    ///
+    /// # Errors
+    /// The run's budget or the host refuses the bytes; nothing is allocated then.
+    pub fn allocate(
+        &mut self,
+        len: u64,
+        align: u64,
+        label: impl Into<String>,
+    ) -> Result<u64, ReserveError> {
         let align = align.max(256);
-        let base = self.next.div_ceil(align) * align;
-        self.regions.push(Region::new(base, len, label.into()));
+        let label = label.into();
+        let base = self
+            .next
+            .checked_next_multiple_of(align)
+            .filter(|b| b.checked_add(len.max(1) + GUARD_GAP).is_some())
+            .ok_or_else(|| ReserveError {
+                what: label.clone(),
+                bytes: len,
+                held: self.budget.held(),
+                limit: self.budget.limit(),
+                host_refused: true,
+            })?;
+        self.regions
+            .push(Region::new(base, len, label, &self.budget)?);
         self.next = base + len.max(1) + GUARD_GAP;
-        base
+        Ok(base)
     }
 
     /// Frees the allocation that starts at `base` (its addresses are never given out again,
@@ -302,7 +332,8 @@ impl GlobalMemory {
     pub fn free(&mut self, base: u64) -> bool {
         match self.regions.binary_search_by_key(&base, |r| r.base) {
             Ok(i) => {
-                self.regions.remove(i);
+                let r = self.regions.remove(i);
+                self.budget.give_back(r.len);
                 true
             }
             Err(_) => false,
@@ -382,9 +413,24 @@ pub struct Bytes {
 }
 
 impl Bytes {
-    /// Zeroed memory of `len` bytes.
+    /// Zeroed memory of `len` bytes (small, fixed sizes: parameters, tests).
     pub fn zeroed(len: usize) -> Bytes {
         Bytes { data: vec![0; len] }
+    }
+
+    /// Zeroed memory of `len` bytes for `what`, taken from `budget` (sizes the input names:
+    /// shared and local memory).
+    ///
+    /// # Errors
+    /// The budget or the host refuses the bytes.
+    pub fn reserved(
+        budget: &Budget,
+        len: u64,
+        what: impl Fn() -> String,
+    ) -> Result<Bytes, ReserveError> {
+        Ok(Bytes {
+            data: budget.zeroed_bytes(len, what)?,
+        })
     }
 
     /// Whether `[off, off+size)` is inside.
@@ -440,8 +486,8 @@ mod tests {
     #[test]
     fn global_allocations_are_aligned_and_guarded() {
         let mut g = GlobalMemory::new(GLOBAL_BASE);
-        let a = g.allocate(10, 1, "argument 0");
-        let b = g.allocate(4, 1, "argument 1");
+        let a = g.allocate(10, 1, "argument 0").unwrap();
+        let b = g.allocate(4, 1, "argument 1").unwrap();
         assert_eq!(a % 256, 0);
         assert_eq!(b % 256, 0);
         assert!(b >= a + 10 + GUARD_GAP);
@@ -463,8 +509,8 @@ mod tests {
         // Rodinia srad_v2 reads J[tx - cols] in its first row of CTAs: 256 bytes before J, which
         // (J's predecessor filling whole 256-byte units) lies inside the predecessor's guard gap.
         let mut g = GlobalMemory::new(GLOBAL_BASE);
-        let a = g.allocate(16384, 256, "argument 3");
-        let b = g.allocate(16384, 256, "argument 4");
+        let a = g.allocate(16384, 256, "argument 3").unwrap();
+        let b = g.allocate(16384, 256, "argument 4").unwrap();
         assert_eq!(
             b,
             a + 16384 + GUARD_GAP,
@@ -485,7 +531,7 @@ mod tests {
     #[test]
     fn global_loads_and_stores_of_every_size() {
         let mut g = GlobalMemory::new(GLOBAL_BASE);
-        let a = g.allocate(16, 1, "buf");
+        let a = g.allocate(16, 1, "buf").unwrap();
         let r = g.find(a, 16).unwrap();
         r.store(a, 8, 0x1122_3344_5566_7788);
         assert_eq!(r.load(a, 1), 0x88);

@@ -1,13 +1,31 @@
 //! The PTX interpreter: launches a kernel over a 3-D grid of CTAs of warps of 32 lanes.
 //!
 //! A [`Machine`] holds a decoded module and global memory. [`Machine::launch`] runs a kernel:
-//! CTAs are distributed over host threads; each CTA runs in time slices, so CTAs that wait for
-//! each other (grid-wide sync, producer/consumer flags) make progress, while independent CTAs
-//! run in parallel on every core. Execution is sequentially consistent: every load sees the
-//! latest store to its bytes; `membar`/`fence` are no-ops.
+//! clusters of CTAs are distributed over host threads ([`grid`]); each cluster runs its CTAs
+//! in time slices, so CTAs that wait for each other (grid-wide sync, producer/consumer flags,
+//! cluster barriers) make progress, while independent clusters run in parallel on every core.
+//! Values are sequentially consistent: every load sees the latest store to its bytes. Fences
+//! order nothing further for values; with the L1 model (`--cache-model l1`) they invalidate
+//! the SM's L1, and the checkers follow them (`--race`, the proxy checker, Tensor Memory's
+//! checks).
+//!
+//! The layers, from the bottom (docs/architecture.md draws them):
+//! - the decoded program ([`program`]: instructions with their execution function and
+//!   operands; each family's decoded form lives in its own folder) and its lowering from the
+//!   IR ([`decode`]);
+//! - what an instruction sees ([`ctx`]), the launch-wide state below the scheduler
+//!   ([`launch`]), memory ([`memory`]), and the services every family uses: address
+//!   resolution ([`address`]) and warp convergence ([`converge`]);
+//! - the instructions: the small families in [`step`], the larger ones in their folders at the
+//!   crate root (`mma`, `wgmma`, `tcgen05`, `tma`, `async_copy`, `cluster`);
+//! - the scheduler: [`grid`] (clusters over host threads), [`cta`] (warps, barriers), [`warp`]
+//!   (divergence), [`frames`] (calls) and [`builtins`] (`vprintf`, `malloc`, `__assertfail`);
+//! - the checks a launch may turn on: [`nc_check`] (`--check-nc`), [`l1`] (the L1 model),
+//!   [`proxy_check`] (`--proxy-check`), the race detector (`crate::race`) and Tensor Memory's
+//!   checks (`crate::tcgen05::memory`).
 //!
 //! Not modelled here: weak memory behaviours (the axiomatic models in `models` and the litmus
-//! layer cover them), texture/surface memory, tensor cores.
+//! layer cover them), texture/surface memory.
 //!
 //! Deliberate deviations:
 //! 1. `%clock`/`%clock64` count the warp's executed instructions and `%globaltimer` is
@@ -15,19 +33,24 @@
 //! 2. `printf` output is ordered by CTA (linear index) and, within a CTA, by execution order,
 //!    so the text does not depend on the number of host threads.
 
+pub mod address;
 pub mod builtins;
-pub mod cluster;
-pub mod cluster_launch;
+pub mod converge;
 pub mod cta;
+pub mod ctx;
 pub mod decode;
 pub mod device;
 pub mod fault;
 pub mod frames;
 pub mod grid;
+pub mod hooks;
 pub mod l1;
+pub mod launch;
 pub mod memory;
 pub mod nc_check;
 pub mod program;
+pub mod proxy_check;
+pub mod reserve;
 pub mod shape;
 pub mod step;
 pub mod symbols;
@@ -35,16 +58,17 @@ pub mod warp;
 
 use std::time::{Duration, Instant};
 
-use builtins::Heap;
 use cta::Counts;
 pub use decode::DecodeError;
 pub use device::DeviceMemory;
 pub use fault::{Fault, FaultKind, FaultSite};
+use launch::heap::Heap;
+use launch::LaunchInfo;
 use memory::{Bytes, GlobalMemory};
 use program::{DFuncKind, Program};
-use step::LaunchInfo;
 
 use crate::ir::{FunctionKind, Module};
+use crate::validate::Validated;
 
 /// Everything a CTA needs from its launch (shared, read-only, by every host thread).
 pub struct Env<'a> {
@@ -73,7 +97,7 @@ pub struct Env<'a> {
     /// The L1 caches, with `--cache-model l1`.
     pub l1: Option<&'a l1::L1System>,
     /// How Tensor Memory is checked and traced.
-    pub tmem: step::tcgen05::TmemOptions,
+    pub tmem: crate::tcgen05::memory::TmemOptions,
     /// (`--proxy-check`, the program has async-proxy instructions).
     pub proxy: (bool, bool),
     /// `--wgmma-check strict`: an early read of a wgmma accumulator is a fault.
@@ -108,7 +132,7 @@ pub struct LaunchConfig {
     /// Model per-SM non-coherent L1 caches: (SMs, lines per SM); `None` keeps memory coherent.
     pub l1: Option<(u32, usize)>,
     /// Tensor Memory checks (on by default) and `--trace-tmem`.
-    pub tmem: step::tcgen05::TmemOptions,
+    pub tmem: crate::tcgen05::memory::TmemOptions,
     /// `--proxy-check`: report accesses through different proxies the memory model leaves
     /// unordered (on by default).
     pub proxy_check: bool,
@@ -127,10 +151,13 @@ pub struct LaunchConfig {
     /// `--max-call-depth`: the most nested calls a thread may make (a deeper call faults).
     pub max_call_depth: u32,
     /// Whether `clusterlaunchcontrol.try_cancel` succeeds while clusters remain unstarted.
-    pub cancel: cluster_launch::CancelPolicy,
+    pub try_cancel: crate::cluster_launch::control::CancelPolicy,
     /// The GPU the launch runs on, as far as the program can see it: `%nsmid` and the most
     /// shared memory a CTA may have.
     pub device: DeviceLimits,
+    /// A host's request to stop (the Python package's Ctrl-C): once set, the launch stops
+    /// between slices as `--timeout` stops it (a [`FaultKind::TimedOut`] fault, no result).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What a GPU reports to a kernel (and limits), as far as ptxemu models it.
@@ -175,7 +202,7 @@ impl LaunchConfig {
             threads: 0,
             check_nc: false,
             l1: None,
-            tmem: step::tcgen05::TmemOptions::default(),
+            tmem: crate::tcgen05::memory::TmemOptions::default(),
             proxy_check: true,
             wgmma_strict: false,
 
@@ -183,8 +210,9 @@ impl LaunchConfig {
             timeout: None,
             progress: None,
             max_call_depth: frames::DEFAULT_MAX_CALL_DEPTH,
-            cancel: cluster_launch::CancelPolicy::default(),
+            try_cancel: crate::cluster_launch::control::CancelPolicy::default(),
             device: DeviceLimits::GENERIC,
+            cancel: None,
         }
     }
 }
@@ -239,6 +267,11 @@ pub enum LaunchError {
         /// The construct, with its line.
         error: DecodeError,
     },
+    /// Memory the launch needs (the heap, a CTA's shared or local memory, the race
+    /// detector's shadow memory) is past the run's limit or refused by the host; the launch
+    /// stopped there, without a result.
+    #[error("{0}")]
+    Memory(reserve::ReserveError),
 }
 
 /// A loaded module and its device memory.
@@ -251,18 +284,22 @@ pub struct Machine {
     /// CUDA keeps `malloc`ed memory across launches.
     launch_memory: Option<(Heap, u64)>,
     /// Each kernel's cluster directives.
-    cluster_dirs: Vec<(String, cluster::Directives)>,
+    cluster_dirs: Vec<(String, crate::cluster::shape::Directives)>,
+    /// Each kernel's performance-tuning directives (`.reqntid`, `.maxntid` are checked at
+    /// launch).
+    perf_dirs: Vec<(String, Vec<crate::ir::PerfDirective>)>,
 }
 
 /// The default device heap size for `malloc` (CUDA's default limit is 8 MiB).
 pub const HEAP_SIZE: u64 = 8 << 20;
 
 impl Machine {
-    /// Decodes a module and places its global variables in device memory.
+    /// Decodes a module the validator accepted and places its global variables in device
+    /// memory.
     ///
     /// # Errors
     /// A construct the interpreter cannot run.
-    pub fn load(module: &Module, file_name: &str) -> Result<Machine, DecodeError> {
+    pub fn load(module: &Validated, file_name: &str) -> Result<Machine, DecodeError> {
         Machine::load_with_source(module, file_name, "")
     }
 
@@ -272,7 +309,7 @@ impl Machine {
     /// # Errors
     /// A construct the interpreter cannot run.
     pub fn load_with_source(
-        module: &Module,
+        module: &Validated,
         file_name: &str,
         source: &str,
     ) -> Result<Machine, DecodeError> {
@@ -302,10 +339,22 @@ impl Machine {
             .functions
             .iter()
             .filter(|f| f.kind == FunctionKind::Entry)
-            .map(|f| (f.name.clone(), cluster::Directives::of(&f.perf)))
+            .map(|f| {
+                (
+                    f.name.clone(),
+                    crate::cluster::shape::Directives::of(&f.perf),
+                )
+            })
+            .collect();
+        let perf_dirs = module
+            .functions
+            .iter()
+            .filter(|f| f.kind == FunctionKind::Entry)
+            .map(|f| (f.name.clone(), f.perf.clone()))
             .collect();
         Machine {
             cluster_dirs,
+            perf_dirs,
             prog,
             global: memory.global,
             consts,
@@ -329,8 +378,16 @@ impl Machine {
 
     /// Allocates a zero-filled global buffer of `len` bytes (aligned to 256); returns its
     /// address.
-    pub fn alloc(&mut self, len: u64, label: &str) -> u64 {
+    ///
+    /// # Errors
+    /// The bytes are past the run's memory limit, or the host refuses them.
+    pub fn alloc(&mut self, len: u64, label: &str) -> Result<u64, reserve::ReserveError> {
         self.global.allocate(len, 256, label)
+    }
+
+    /// The budget every allocation of this machine's runs draws from.
+    pub fn budget(&self) -> &std::sync::Arc<reserve::Budget> {
+        self.global.budget()
     }
 
     /// Writes bytes into global memory at `addr` (which must lie in one allocation).
@@ -346,10 +403,51 @@ impl Machine {
 
     /// Reads `len` bytes of global memory at `addr`, if they lie in one allocation.
     pub fn read(&self, addr: u64, len: u64) -> Option<Vec<u8>> {
-        let r = self.global.find(addr, len.max(1))?;
-        let bytes = r.read_bytes();
-        let off = (addr - r.base) as usize;
-        Some(bytes[off..off + len as usize].to_vec())
+        let n = usize::try_from(len).ok()?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(n).ok()?;
+        out.resize(n, 0);
+        self.read_into(addr, &mut out).then_some(out)
+    }
+
+    /// Fills `out` with the bytes of global memory at `addr`; false when they do not lie in
+    /// one allocation (a host program reads a large buffer piece by piece this way).
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> bool {
+        match self.global.find(addr, out.len().max(1) as u64) {
+            Some(r) => {
+                r.read_bytes_into(addr - r.base, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Checks `cfg`'s shape against its kernel without running or allocating anything: the
+    /// grid and block limits, `.reqntid`/`.maxntid`, the cluster shape against the grid and the
+    /// kernel's cluster directives, local and shared memory per CTA. A launch makes the same
+    /// checks; this lets a caller refuse a whole plan before its first step runs.
+    ///
+    /// # Errors
+    /// An unknown kernel or the first shape rule `cfg` breaks.
+    pub fn check_launch_shape(&self, cfg: &LaunchConfig) -> Result<(), LaunchError> {
+        let Some((_, kernel, _)) = self.entry_kinds.iter().find(|(n, _, _)| *n == cfg.kernel)
+        else {
+            return Err(LaunchError::NoSuchKernel {
+                name: cfg.kernel.clone(),
+                available: self
+                    .entry_kinds
+                    .iter()
+                    .map(|(n, _, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        self.launch_shape(cfg, *kernel).map(|_| ())
+    }
+
+    /// The global allocation holding `addr`: its base address and length in bytes.
+    pub fn allocation_of(&self, addr: u64) -> Option<(u64, u64)> {
+        self.global.find(addr, 1).map(|r| (r.base, r.len))
     }
 
     /// Launches a kernel with its parameter values (raw little-endian bytes, one entry per
@@ -368,14 +466,23 @@ impl Machine {
         let shape = self.launch_shape(cfg, kernel)?;
         let smem = &shape.smem;
         let shared_bytes = smem.bytes;
-        let global = &mut self.global;
-        let (heap, workspace) = &*self.launch_memory.get_or_insert_with(|| {
-            let heap_base = global.allocate(HEAP_SIZE, 256, "device heap");
-            // Cooperative launches read a workspace pointer as (%envreg1 << 32) | %envreg2
-            // (as nvcc's grid.sync() assembles it with bfi.b64).
-            let workspace = global.allocate(4096, 256, "grid-sync workspace");
-            (Heap::new(heap_base, HEAP_SIZE), workspace)
-        });
+        let made = match self.launch_memory.take() {
+            Some(m) => m,
+            None => {
+                let heap_base = self
+                    .global
+                    .allocate(HEAP_SIZE, 256, "device heap")
+                    .map_err(LaunchError::Memory)?;
+                // Cooperative launches read a workspace pointer as (%envreg1 << 32) |
+                // %envreg2 (as nvcc's grid.sync() assembles it with bfi.b64).
+                let workspace = self
+                    .global
+                    .allocate(4096, 256, "grid-sync workspace")
+                    .map_err(LaunchError::Memory)?;
+                (Heap::new(heap_base, HEAP_SIZE), workspace)
+            }
+        };
+        let (heap, workspace) = &*self.launch_memory.insert(made);
         let workspace = *workspace;
         if let Some(r) = self.global.find(workspace, 4096) {
             r.write_bytes(0, &[0u8; 4096]);
@@ -393,13 +500,13 @@ impl Machine {
                     cfg.grid,
                     cfg.block,
                 )
-                .with_cluster(shape.cluster_dims),
+                .with_cluster(shape.cluster_dims)
+                .with_budget(self.global.budget().clone()),
             )
         });
-        let launch_control = std::sync::Arc::new(cluster_launch::LaunchControl::new(
-            shape.clusters,
-            cfg.cancel,
-        ));
+        let launch_control = std::sync::Arc::new(
+            crate::cluster_launch::control::LaunchControl::new(shape.clusters, cfg.try_cancel),
+        );
         let env = Env {
             prog: &self.prog,
             global: &self.global,
@@ -419,10 +526,10 @@ impl Machine {
                 total_smem: u32::try_from(smem.user_bytes).unwrap_or(u32::MAX),
                 reserved: smem.reserved,
                 nwarpid: 0,
-                cluster: cluster::ClusterIds {
+                cluster: crate::cluster::shape::ClusterIds {
                     dims: shape.cluster_dims,
                     explicit: shape.explicit,
-                    ..cluster::ClusterIds::default()
+                    ..crate::cluster::shape::ClusterIds::default()
                 },
                 nsmid: cfg.device.sms,
                 launch_control: std::sync::Arc::clone(&launch_control),
@@ -432,7 +539,7 @@ impl Machine {
             tmem: cfg.tmem,
             proxy: (
                 cfg.proxy_check,
-                cfg.proxy_check && step::tma_map::uses_async_proxy(&self.prog),
+                cfg.proxy_check && crate::tma::tensormap::uses_async_proxy(&self.prog),
             ),
             wgmma_strict: cfg.wgmma_strict,
 
@@ -440,6 +547,13 @@ impl Machine {
             max_call_depth: cfg.max_call_depth,
         };
         let (counts, outputs, fault) = grid::run_grid(&env, cfg, shape.clusters);
+        if let Some(Fault {
+            kind: FaultKind::HostMemory(e),
+            ..
+        }) = fault
+        {
+            return Err(LaunchError::Memory(e));
+        }
         let mut stdout = Vec::new();
         let mut tmem_trace = Vec::new();
         for o in outputs {
@@ -450,7 +564,14 @@ impl Machine {
             .map(|t| {
                 t.conflicts()
                     .into_iter()
-                    .map(|c| nc_check::NcReport::of(&c, &self.prog, &cfg.kernel))
+                    .map(|c| {
+                        nc_check::NcReport::of(
+                            &c,
+                            &self.prog.info,
+                            &self.prog.file_name,
+                            &cfg.kernel,
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -464,7 +585,7 @@ impl Machine {
             tmem_trace,
             races: race.map(|r| {
                 let mut rep = r.finish();
-                rep.locate(&self.prog);
+                rep.locate(&self.prog.info);
                 rep
             }),
             clusters_canceled: launch_control.canceled(),
@@ -522,6 +643,10 @@ impl Machine {
         if let Some(why) = shape::launch_shape_error(cfg.grid, cfg.block) {
             return Err(LaunchError::BadShape(why));
         }
+        let perf = self.perf_dirs.iter().find(|(n, _)| *n == cfg.kernel);
+        if let Some(why) = perf.and_then(|(n, p)| shape::ntid_error(n, p, cfg.block)) {
+            return Err(LaunchError::BadShape(why));
+        }
         let dirs = self
             .cluster_dirs
             .iter()
@@ -529,7 +654,7 @@ impl Machine {
             .map(|(_, d)| d.clone())
             .unwrap_or_default();
         let (cluster_dims, explicit) =
-            cluster::launch_shape(&cfg.kernel, cfg.cluster, &dirs, cfg.grid)
+            crate::cluster::shape::launch_shape(&cfg.kernel, cfg.cluster, &dirs, cfg.grid)
                 .map_err(LaunchError::BadShape)?;
         let clusters = (0..3)
             .map(|i| u64::from(cfg.grid[i] / cluster_dims[i]))
@@ -560,7 +685,10 @@ impl Machine {
                 frames::LOCAL_LIMIT
             )));
         }
-        let smem = decode::shared::CtaShared::of(&f.shared, u64::from(cfg.dynamic_shared));
+        let smem = crate::exec::launch::shared_layout::CtaShared::of(
+            &f.shared,
+            u64::from(cfg.dynamic_shared),
+        );
         if smem.user_bytes > cfg.device.max_shared_per_cta {
             return Err(LaunchError::BadShape(format!(
                 "a CTA of `{}` would have {} bytes of shared memory ({} static, {} dynamic); the most a CTA can have is {}",
@@ -589,5 +717,5 @@ struct Shape {
     /// The number of clusters in the grid.
     clusters: u64,
     /// Each CTA's shared memory.
-    smem: decode::shared::CtaShared,
+    smem: crate::exec::launch::shared_layout::CtaShared,
 }

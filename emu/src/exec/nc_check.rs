@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use smallvec::SmallVec;
 
 use super::fault::FaultSite;
-use super::program::Program;
+use super::program::info::InstrInfo;
 
 /// One access: which instruction, which thread, which address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,9 +182,8 @@ pub struct NcReport {
     pub byte: u64,
 }
 
-fn site(a: &NcAccess, prog: &Program, kernel: &str) -> FaultSite {
-    let (line, instr, source) = prog
-        .info
+fn site(a: &NcAccess, info: &[InstrInfo], file: &str, kernel: &str) -> FaultSite {
+    let (line, instr, source) = info
         .get(a.pc as usize)
         .map(|i| (i.span.line, i.text.clone(), i.source.as_deref().cloned()))
         .unwrap_or_default();
@@ -194,7 +193,7 @@ fn site(a: &NcAccess, prog: &Program, kernel: &str) -> FaultSite {
         warp: a.warp,
         lane: Some(a.lane),
         tid: Some(a.tid),
-        file: prog.file_name.clone(),
+        file: file.to_string(),
         line,
         instr,
         source,
@@ -204,10 +203,10 @@ fn site(a: &NcAccess, prog: &Program, kernel: &str) -> FaultSite {
 
 impl NcReport {
     /// Names both sites of a conflict.
-    pub fn of(c: &NcConflict, prog: &Program, kernel: &str) -> NcReport {
+    pub fn of(c: &NcConflict, info: &[InstrInfo], file: &str, kernel: &str) -> NcReport {
         NcReport {
-            read: site(&c.read, prog, kernel),
-            write: site(&c.write, prog, kernel),
+            read: site(&c.read, info, file, kernel),
+            write: site(&c.write, info, file, kernel),
             order: c.order,
             byte: c.byte,
         }

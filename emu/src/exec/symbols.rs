@@ -12,8 +12,8 @@
 //! 1. A write shorter than the variable writes a prefix and leaves the rest as it was (as
 //!    `cudaMemcpyToSymbol` with a count does); a write at an offset is not offered.
 
+use super::decode::error::DecodeError;
 use super::decode::layout::{layout, Place};
-use super::decode::DecodeError;
 use super::Machine;
 use crate::ir::{Module, StateSpace};
 
@@ -219,7 +219,11 @@ mod tests {
 
     fn machine(src: &str) -> (Machine, Symbols) {
         let m = crate::front::parse_module(src, "t.ptx").expect("parses");
-        let machine = Machine::load(&m, "t.ptx").expect("loads");
+        let machine = Machine::load(
+            &crate::validate::Validated::new(m.clone()).expect("the module validates"),
+            "t.ptx",
+        )
+        .expect("loads");
         let symbols = Symbols::of(&m, &machine).expect("lays out");
         (machine, symbols)
     }

@@ -18,9 +18,10 @@
 //! 1. Lanes spinning on a lock held by another lane of the same warp can starve it (as on
 //!    pre-Volta hardware); independent thread scheduling is not modelled.
 
+use super::ctx::{LaneIds, FULL};
 use super::memory::Bytes;
 use super::program::Program;
-use super::step::{LaneIds, FULL};
+use super::reserve::{Budget, ReserveError};
 
 /// One call frame of a lane.
 #[derive(Clone, Copy, Debug)]
@@ -94,7 +95,12 @@ pub struct Warp {
 
 impl Warp {
     /// A warp whose `valid` lanes start at `entry` in function `func` at depth 0, with local
-    /// memory starting with the module's `.local` variables and then the kernel's frame.
+    /// memory starting with the module's `.local` variables and then the kernel's frame
+    /// (taken from `budget`, per lane).
+    ///
+    /// # Errors
+    /// The lanes' local memory is past the run's limit or refused by the host.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         prog: &Program,
         valid: u32,
@@ -103,17 +109,27 @@ impl Warp {
         entry: u32,
         frame_base: u64,
         frame_size: u64,
-    ) -> Warp {
+        budget: &Budget,
+    ) -> Result<Warp, ReserveError> {
         let f = &prog.funcs[func as usize];
         let block = RegBlock {
             func,
             vals: vec![0; f.value_slots as usize * 32],
             preds: vec![0; f.pred_slots as usize],
         };
-        let local_size = (frame_base + frame_size) as usize;
+        let local_size = frame_base + frame_size;
+        let mut local = Vec::with_capacity(32);
+        for l in 0..32 {
+            local.push(Bytes::reserved(budget, local_size, || {
+                format!(
+                    "the local memory of lane {l} of warp {} ({local_size} bytes per thread)",
+                    ids.warp
+                )
+            })?);
+        }
         let mut ids = ids;
         ids.frame_base = [frame_base; 32];
-        Warp {
+        Ok(Warp {
             valid,
             exited: !valid,
             at_barrier: 0,
@@ -123,11 +139,16 @@ impl Warp {
             stack: vec![Vec::new(); 32],
             sp: [frame_base + frame_size; 32],
             ids,
-            local: (0..32).map(|_| Bytes::zeroed(local_size)).collect(),
+            local,
             blocks: vec![vec![block]],
             group: Group::default(),
             clock: 0,
-        }
+        })
+    }
+
+    /// The bytes of local memory the warp's lanes hold (what its budget gave them).
+    pub fn local_bytes(&self) -> u64 {
+        self.local.iter().map(|b| b.data.len() as u64).sum()
     }
 
     /// Lanes that could run now.
@@ -226,11 +247,20 @@ impl Warp {
         self.blocks[d].len() - 1
     }
 
-    /// Makes sure lane `l`'s local memory holds at least `len` bytes.
-    pub fn ensure_local(&mut self, l: usize, len: u64) {
-        let b = &mut self.local[l];
-        if (b.data.len() as u64) < len {
-            b.data.resize(len as usize, 0);
-        }
+    /// Makes sure lane `l`'s local memory holds at least `len` bytes, the growth taken from
+    /// `budget`.
+    ///
+    /// # Errors
+    /// The growth is past the run's limit or refused by the host.
+    pub fn ensure_local(
+        &mut self,
+        l: usize,
+        len: u64,
+        budget: &Budget,
+    ) -> Result<(), ReserveError> {
+        let warp = self.ids.warp;
+        budget.grow_zeroed(&mut self.local[l].data, len, || {
+            format!("a call's frame in the local memory of lane {l} of warp {warp} ({len} bytes)")
+        })
     }
 }

@@ -116,9 +116,33 @@ pub fn render_at(src: &str, file: &str, span: Span, message: &str) -> String {
 pub const SHOWN_CHARS: usize = 160;
 
 /// `s` with every control character but tab escaped (`\u{0}`, `\u{7}`, `\u{1b}`), so text read
-/// from a file cannot move the terminal's cursor, ring its bell or change its colours.
+/// from a file cannot move the terminal's cursor, ring its bell or change its colours. This is
+/// the one escaping function: the command line's standard error and output, and the Python
+/// package's exception messages, pass what they show through it ([`printable_lines`]).
 pub fn printable(s: &str) -> String {
-    s.chars().map(printable_char).collect()
+    escaped(s, false)
+}
+
+/// [`printable`], keeping line breaks: for whole messages, which may span lines.
+pub fn printable_lines(s: &str) -> String {
+    escaped(s, true)
+}
+
+/// `s` with its control characters escaped, but tab and (when `lines`) line feed.
+fn escaped(s: &str, lines: bool) -> String {
+    let kept = |c: char| !c.is_control() || c == '\t' || (lines && c == '\n');
+    if s.chars().all(kept) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if kept(c) {
+            out.push(c);
+        } else {
+            out.extend(c.escape_default());
+        }
+    }
+    out
 }
 
 /// `s` made [`printable`] and cut to `max` characters, with `…` where it is cut: for messages

@@ -13,28 +13,19 @@
 /// overflowing the stack.
 pub const MAX_NESTING: u32 = 200;
 
-pub mod async_copy;
 mod body;
-pub mod cluster;
-pub mod cluster_launch;
 pub mod constexpr;
 pub mod cursor;
 mod debug_info;
 pub mod error;
 pub mod lexer;
-pub mod mma;
 pub mod module;
 pub mod opcodes;
 pub mod operands;
 pub mod printer;
 pub mod quals;
 mod scope;
-pub mod tcgen05;
-pub mod tcgen05_cp;
-pub mod tcgen05_mma;
-pub mod tma;
 mod var_decl;
-pub mod wgmma;
 
 pub use error::{Error, ErrorKind};
 pub use module::parse_module;

@@ -14,7 +14,6 @@ mod float;
 mod memory;
 mod sync;
 
-use arith::arith;
 use float::float_fn;
 
 /// Opcodes of instruction families ptxemu recognises but does not implement.
@@ -80,10 +79,8 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         ));
     }
     let op = match opcode {
-        "add" => Op::Add(arith(q)?),
-        "sub" => Op::Sub(arith(q)?),
+        "add" | "sub" | "fma" => arith::add_sub_fma(opcode, q)?,
         "mul" | "mad" => arith::mul_mad(opcode, q)?,
-        "fma" => Op::Fma(arith(q)?),
         "mul24" | "mad24" => arith::mul24(opcode, q)?,
         "sad" => Op::Sad(q.ty()?),
         "div" => arith::div(q)?,
@@ -150,7 +147,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "redux" => sync::redux(q)?,
         "activemask" => sync::activemask(q)?,
         "elect" => sync::elect(q)?,
-        "barrier" if q.take("cluster") => super::cluster::parse(opcode, q)?,
+        "barrier" if q.take("cluster") => crate::cluster::syntax::parse(opcode, q)?,
         "bar" | "barrier" => sync::bar(opcode, q)?,
         "membar" => sync::membar(q)?,
         "fence" => sync::fence(q)?,
@@ -168,14 +165,16 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "exit" => Op::Exit,
         "trap" => Op::Trap,
         "brkpt" => Op::Brkpt,
-        "tcgen05" => super::tcgen05::parse(q)?,
-        "cp" => super::async_copy::parse_cp(q)?,
-        "tensormap" => super::tma::parse_tensormap(q)?,
-        "mapa" | "getctarank" => super::cluster::parse(opcode, q)?,
-        "clusterlaunchcontrol" => super::cluster_launch::parse(q)?,
-        "mbarrier" => super::async_copy::parse_mbarrier(q)?,
-        "wgmma" => super::wgmma::parse(q)?,
-        "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => super::mma::parse(opcode, q)?,
+        "tcgen05" => crate::tcgen05::syntax::parse(q)?,
+        "cp" => crate::async_copy::syntax::parse_cp(q)?,
+        "tensormap" => crate::tma::syntax::parse_tensormap(q)?,
+        "mapa" | "getctarank" => crate::cluster::syntax::parse(opcode, q)?,
+        "clusterlaunchcontrol" => crate::cluster_launch::syntax::parse(q)?,
+        "mbarrier" => crate::async_copy::syntax::parse_mbarrier(q)?,
+        "wgmma" => crate::wgmma::syntax::parse(q)?,
+        "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => {
+            crate::mma::syntax::parse(opcode, q)?
+        }
         _ => {
             return Err(Error::new(
                 ErrorKind::UnknownInstruction(opcode.to_string()),

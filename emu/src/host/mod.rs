@@ -1,12 +1,15 @@
 //! What a host program does around launches, shared by the `ptxemu` command line and the
-//! Python bindings: reading a module as `ptxemu run` does ([`parse_checked`]), Triton's
-//! launch metadata ([`triton`]), and tensor maps made from the driver's parameters
+//! Python bindings: reading a module as `ptxemu run` does ([`parse_checked`]) and Triton's
+//! launch metadata ([`triton`]), the JSON reader every input file goes through ([`json`]), the
+//! size-checked file reader ([`read`]), and tensor maps made from the driver's parameters
 //! ([`tensor_map`]).
 
+pub mod json;
+pub mod read;
 pub mod tensor_map;
 pub mod triton;
 
-use crate::ir::Module;
+use crate::validate::Validated;
 
 /// Why a module was refused before it could be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,21 +33,17 @@ impl std::error::Error for LoadError {}
 ///
 /// # Errors
 /// Parse errors, or validation diagnostics (all of them, rendered).
-pub fn parse_checked(src: &str, name: &str) -> Result<Module, LoadError> {
+pub fn parse_checked(src: &str, name: &str) -> Result<Validated, LoadError> {
     let module = crate::front::parse_module(src, name).map_err(|e| LoadError {
         kind: "parse",
         message: e.render(src),
     })?;
-    let diags: Vec<String> = crate::validate::validate_module(&module)
-        .into_iter()
-        .filter(|d| d.rule != crate::validate::UNSUPPORTED)
-        .map(|d| d.render(src, name))
-        .collect();
-    if !diags.is_empty() {
-        return Err(LoadError {
-            kind: "validation",
-            message: diags.join("\n"),
-        });
-    }
-    Ok(module)
+    Validated::new(module).map_err(|diags| LoadError {
+        kind: "validation",
+        message: diags
+            .iter()
+            .map(|d| d.render(src, name))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    })
 }

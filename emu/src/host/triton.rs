@@ -58,6 +58,17 @@ fn field_u32(v: &Json, key: &str, path: &Path) -> Result<Option<u32>, String> {
         .transpose()
 }
 
+/// Whether `s` is a PTX identifier (`[a-zA-Z_$%][a-zA-Z0-9_$]*`, or starting with a digit
+/// after `_`/`$`/`%`): a kernel name the metadata gives must be one, so that it cannot carry
+/// control bytes or text into messages.
+fn is_ptx_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '$' | '%'));
+    first_ok && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$'))
+}
+
 impl TritonMeta {
     /// Parses Triton metadata text read from `path`.
     ///
@@ -66,11 +77,25 @@ impl TritonMeta {
     /// or asks for a cluster launch.
     pub fn parse(text: &str, path: &Path) -> Result<TritonMeta, String> {
         let v: Json =
-            serde_json::from_str(text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+            super::json::parse(text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
         let name = v["name"]
             .as_str()
             .ok_or_else(|| format!("{}: no kernel `name`", path.display()))?
             .to_string();
+        if !is_ptx_name(&name) {
+            return Err(format!(
+                "{}: `name` {} is not a PTX identifier",
+                path.display(),
+                crate::front::error::clipped(&format!("{name:?}"), 80)
+            ));
+        }
+        let warp_size = field_u32(&v, "warp_size", path)?.unwrap_or(32);
+        if warp_size != 32 {
+            return Err(format!(
+                "{}: warp_size = {warp_size}, but NVIDIA GPUs (and ptxemu) run warps of 32 threads",
+                path.display()
+            ));
+        }
         let num_warps = field_u32(&v, "num_warps", path)?
             .ok_or_else(|| format!("{}: no `num_warps`", path.display()))?;
         let num_ctas = field_u32(&v, "num_ctas", path)?.unwrap_or(1);
@@ -81,7 +106,7 @@ impl TritonMeta {
             path: path.to_path_buf(),
             name,
             num_warps,
-            warp_size: field_u32(&v, "warp_size", path)?.unwrap_or(32),
+            warp_size,
             shared: field_u32(&v, "shared", path)?.unwrap_or(0),
             num_ctas,
             global_scratch_size: field_u64(&v, "global_scratch_size", path)?.unwrap_or(0),
@@ -205,5 +230,20 @@ mod tests {
             ([3, 2, 1], None)
         );
         assert!(m.cta_grid([u32::MAX, 1, 1]).is_err());
+    }
+
+    #[test]
+    fn metadata_that_contradicts_the_gpu_or_hides_text_is_refused() {
+        let p = Path::new("k.json");
+        let e = TritonMeta::parse(r#"{"name": "k", "num_warps": 4, "warp_size": 8}"#, p);
+        assert!(e.unwrap_err().contains("warp_size = 8"));
+        let e = TritonMeta::parse("{\"name\": \"k\\u001b[2J\", \"num_warps\": 4}", p);
+        let e = e.unwrap_err();
+        assert!(
+            e.contains("not a PTX identifier") && !e.contains('\u{1b}'),
+            "{e:?}"
+        );
+        let e = TritonMeta::parse(r#"{"name": "k", "num_warps": 4, "name": "j"}"#, p);
+        assert!(e.unwrap_err().contains("duplicate key `name`"));
     }
 }

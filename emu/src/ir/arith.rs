@@ -34,6 +34,50 @@ impl Arith {
     }
 }
 
+/// The 16-bit float type of a mixed-precision instruction's narrow operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HalfType {
+    /// `.f16`: IEEE binary16.
+    F16,
+    /// `.bf16`: bfloat16.
+    BF16,
+}
+
+impl HalfType {
+    /// The type qualifier it is written as.
+    pub fn ty(self) -> Type {
+        match self {
+            HalfType::F16 => Type::F16,
+            HalfType::BF16 => Type::BF16,
+        }
+    }
+
+    /// The half type a type qualifier names, if it names one.
+    pub fn of(ty: Type) -> Option<HalfType> {
+        match ty {
+            Type::F16 => Some(HalfType::F16),
+            Type::BF16 => Some(HalfType::BF16),
+            _ => None,
+        }
+    }
+}
+
+/// Qualifiers of the mixed-precision `add`, `sub` and `fma` (PTX ISA "Mixed Precision
+/// Floating-Point Instructions"; PTX ISA 8.6, sm_100): `add{.rnd}{.sat}.f32.atype d, a, c`,
+/// `sub` alike, and `fma.rnd{.sat}.f32.abtype d, a, b, c`. The narrow operands (`a`, and `b`
+/// of `fma`) are converted exactly to `.f32`; `c` and `d` are `.f32`. There is no `.ftz` and
+/// no mixed-precision `mul`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mixed {
+    /// The type of the narrow operands.
+    pub half: HalfType,
+    /// `.rn .rz .rm .rp` (`None`: the default `.rn`, which also allows contraction; `fma`
+    /// requires one, which the validator checks).
+    pub rnd: Option<FloatRounding>,
+    /// `.sat`: clamp the result to [0.0, 1.0], NaN to +0.0.
+    pub sat: bool,
+}
+
 /// Which part of a product `mul`/`mad` keeps (integers only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MulMode {

@@ -3,8 +3,8 @@
 //!
 //! `.sync.aligned` is mandatory on all of them, so it is implied rather than stored. Which
 //! shape goes with which element types, and the register count of each fragment, are checked by
-//! the validator (`validate/mma.rs`), which names the rule; the fragment layouts themselves live
-//! with the executor (`exec/step/mma.rs`).
+//! the validator (`mma/validate.rs`), which names the rule; the fragment layouts themselves live
+//! with the executor (`mma/layout.rs`).
 
 use crate::ir::SpaceQual;
 

@@ -27,11 +27,13 @@ mod convert;
 pub mod debug_info;
 mod function;
 mod ids;
+pub mod kernel_name;
 mod memory_ops;
 pub mod mma;
 mod module;
+pub mod opcode;
 mod operand;
-pub mod regalloc;
+pub mod setmaxnreg;
 mod special;
 mod sync;
 pub mod tcgen05;
@@ -66,7 +68,8 @@ pub use mma::{
 pub use models::vocab::{
     FenceSem, LoadSem, ParamWindow, Proxy, RmwSem, Scope, SharedWindow, StateSpace, StoreSem,
 };
-pub use regalloc::Setmaxnreg;
+pub use opcode::{Arity, Family, MemoryClass, Opcode, OpcodeInfo, Requires, OPCODES};
+pub use setmaxnreg::Setmaxnreg;
 pub use special::{ReservedSmem, SpecialReg};
 pub use tcgen05::{
     CtaGroup, Repeat, Tcgen05, Tcgen05Alloc, Tcgen05Fence, Tcgen05Ld, Tcgen05St, Tcgen05Wait,
@@ -100,6 +103,13 @@ pub enum Op {
     Mad(Mul),
     /// `fma` — `d, a, b, c` (floats only; a rounding is required).
     Fma(Arith),
+    /// Mixed-precision `add.f32.{f16,bf16}` — `d, a, c`: `d = f32(a) + c` (sm_100).
+    AddMixed(Mixed),
+    /// Mixed-precision `sub.f32.{f16,bf16}` — `d, a, c`: `d = f32(a) - c` (sm_100).
+    SubMixed(Mixed),
+    /// Mixed-precision `fma.rnd.f32.{f16,bf16}` — `d, a, b, c`: `d = f32(a) * f32(b) + c`,
+    /// rounded once (sm_100).
+    FmaMixed(Mixed),
     /// `mul24` — `d, a, b`.
     Mul24(Mul24),
     /// `mad24` — `d, a, b, c`.

@@ -127,6 +127,18 @@ impl Module {
             .map(|(i, f)| (FuncId(i as u32), f))
     }
 
+    /// The mangled name of the kernel that `name` names: its mangled name, demangled C++
+    /// signature or unique base name ([`kernel_name::resolve`](super::kernel_name::resolve)).
+    ///
+    /// # Errors
+    /// No kernel has the name, or several do.
+    pub fn resolve_kernel(
+        &self,
+        name: &str,
+    ) -> Result<&str, super::kernel_name::KernelLookupError> {
+        super::kernel_name::resolve(self.kernels().map(|(_, f)| f.name.as_str()), name)
+    }
+
     /// The kernels (`.entry` functions with bodies) of the module.
     pub fn kernels(&self) -> impl Iterator<Item = (FuncId, &Function)> {
         self.functions

@@ -17,7 +17,7 @@ use super::{RaceShared, Rng};
 mod asyncs;
 mod bulk;
 mod cells;
-pub mod cluster;
+pub mod cluster_sync;
 mod tensor;
 mod warp;
 
@@ -128,7 +128,7 @@ impl CtaRace {
                 .lock()
                 .ok()
                 .and_then(|mut p| p.pop())
-                .unwrap_or_else(Shadow::flat),
+                .unwrap_or_else(|| Shadow::flat().counted(sh.budget.as_ref())),
             bars: vec![None; 16],
             bar_done: vec![None; 16],
             sc_cta: empty,
@@ -271,11 +271,14 @@ impl CtaRace {
         for w in first_word..=last_word {
             let cell = shadow.cell(w);
             check(sh, gen, (th, me), &acc, (sem, scope), cell, &mut found);
+            let room = cell.earlier.capacity();
             if writes {
                 add_write(sh, gen, th, &acc, cell, payload.clone());
             } else {
                 add_read(gen, th, &acc, cell);
             }
+            let grew = cell.earlier.capacity().saturating_sub(room);
+            shadow.earlier_grew(grew);
             if sh.sc_order {
                 shadow.reach.access(w, &mut th.base, reads, writes);
             }

@@ -5,10 +5,12 @@
 //! `column`, `inlined_at`; `null` without `.loc`), `kind` (read/write/atomic), `sem`, `scope` (`cta`,
 //! `cluster`, `gpu`, `sys`, or `null` for a weak access: the one spelling of "no scope"),
 //! `space`, `cta`, `thread`, `warp`, `lane`, `address` (a hex string; an offset for `space:
-//! shared`), `bytes`, and for shared memory in clusters `owner_cta` and `owner_rank`. Each
-//! race: `first`, `second`, `reason`, `count` (racing access pairs of the two instructions),
-//! `fence_sc_dependent` and `identical_lanes` (both writes of identical bytes, by lanes of one
-//! warp executing one instruction).
+//! shared`), `bytes`, `argument` (for a global address in a buffer passed as an argument:
+//! `index`, `name` (the PTX parameter's), `offset` in bytes; else `null`), and for shared
+//! memory in clusters `owner_cta` and `owner_rank`. Each race: `first`, `second`, `reason`,
+//! `count` (racing access pairs of the two instructions), `fence_sc_dependent` and
+//! `identical_lanes` (both writes of identical bytes, by lanes of one warp executing one
+//! instruction).
 
 use serde_json::{json, Value};
 
@@ -30,6 +32,11 @@ pub fn access(a: &AccessReport) -> Value {
         "lane": a.lane,
         "address": format!("0x{:x}", a.address),
         "bytes": a.bytes,
+        "argument": a.argument.as_ref().map(|b| json!({
+            "index": b.index,
+            "name": b.name,
+            "offset": b.offset,
+        })),
     });
     if let Some((cta, rank)) = a.owner {
         j["owner_cta"] = json!(cta);

@@ -15,6 +15,7 @@
 //!
 //! The detector costs nothing when off: the interpreter's hooks test one `Option`.
 
+pub mod buffers;
 pub mod cta;
 pub mod json;
 pub mod op;
@@ -29,6 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use models::vocab::FenceSem;
 
+pub use buffers::BufferArg;
 pub use cta::CtaRace;
 pub use op::{describe, Kind, RaceOp, Sem};
 pub use report::{AccessReport, Race, RaceReport};
@@ -113,7 +115,7 @@ pub struct RaceShared {
     /// The cluster shape in CTAs (1×1×1 without clusters).
     pub cluster: [u32; 3],
     /// Per cluster: the cluster barrier's clocks and its Fence-SC clock (`cta::cluster`).
-    pub(crate) clusters: Mutex<HashMap<u32, cta::cluster::ClusterClock>>,
+    pub(crate) clusters: Mutex<HashMap<u32, cta::cluster_sync::ClusterClock>>,
     pub(crate) global: Mutex<Shadow>,
     /// The clock of gpu/sys-scope `fence.sc` (Fence-SC order, taken as execution order).
     pub(crate) sc_gpu: Mutex<Arc<Vc>>,
@@ -129,6 +131,8 @@ pub struct RaceShared {
     /// Shared-memory shadows of finished CTAs, reset, for the next CTAs to reuse.
     pub(crate) smem_pool: Mutex<Vec<Shadow>>,
     rng: Mutex<Rng>,
+    /// The run's memory budget, which the shadows draw from.
+    pub(crate) budget: Option<Arc<shadow::ShadowBudget>>,
 }
 
 impl RaceShared {
@@ -168,7 +172,22 @@ impl RaceShared {
             races: Mutex::new(HashMap::new()),
             smem_pool: Mutex::new(Vec::new()),
             rng: Mutex::new(Rng::new(seed)),
+            budget: None,
         }
+    }
+
+    /// The same state with its shadow memory counted against `budget` (the run's).
+    pub fn with_budget(mut self, budget: Arc<crate::exec::reserve::Budget>) -> Self {
+        let b = Arc::new(shadow::ShadowBudget::new(budget));
+        let global = std::mem::take(self.global.get_mut().unwrap_or_else(|p| p.into_inner()));
+        self.global = Mutex::new(global.counted(Some(&b)));
+        self.budget = Some(b);
+        self
+    }
+
+    /// The refusal that stops the launch, once shadow memory went past the run's limit.
+    pub fn memory_refused(&self) -> Option<crate::exec::reserve::ReserveError> {
+        self.budget.as_ref().and_then(|b| b.refused())
     }
 
     /// The same state for a launch in clusters of `dims` CTAs.

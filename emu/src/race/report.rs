@@ -10,7 +10,7 @@ use super::sc_order::NamedFence;
 use super::shadow::{Acc, Rel};
 use super::RaceShared;
 use crate::exec::fault::SourceLine;
-use crate::exec::program::Program;
+use crate::exec::program::info::InstrInfo;
 
 /// Why an expected synchronisation did not happen, remembered per thread.
 #[derive(Clone, Debug)]
@@ -70,6 +70,9 @@ pub struct AccessReport {
     /// rank of the CTA that owns the bytes (the accessing CTA's, or a peer's reached through a
     /// `.shared::cluster` address).
     pub owner: Option<([u32; 3], u32)>,
+    /// For a global access: the launch argument whose buffer holds the address (filled by
+    /// [`RaceReport::name_arguments`]).
+    pub argument: Option<super::BufferArg>,
 }
 
 /// A data race between two instructions (reported once per pair).
@@ -109,16 +112,16 @@ pub struct RaceReport {
 
 impl RaceReport {
     /// Fills in lines and instruction texts from the program.
-    pub fn locate(&mut self, prog: &Program) {
+    pub fn locate(&mut self, info: &[InstrInfo]) {
         for r in &mut self.races {
             for a in [&mut r.first, &mut r.second] {
-                if let Some(i) = prog.info.get(a.pc as usize) {
+                if let Some(i) = info.get(a.pc as usize) {
                     a.line = i.span.line;
                     a.instruction.clone_from(&i.text);
                     a.source = i.source.as_deref().cloned();
                 }
             }
-            let lines = |pc: u32| match prog.info.get(pc as usize) {
+            let lines = |pc: u32| match info.get(pc as usize) {
                 Some(i) => match &i.source {
                     Some(s) => format!("line {} ({})", i.span.line, s.at),
                     None => format!("line {}", i.span.line),
@@ -190,6 +193,7 @@ fn describe(sh: &RaceShared, a: &Acc) -> AccessReport {
         address: a.addr,
         bytes: u32::from(a.size),
         owner: None,
+        argument: None,
     }
 }
 
@@ -474,13 +478,17 @@ impl fmt::Display for AccessReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} {}{} of {} bytes at {} 0x{:x}{} by {} (warp {}, lane {}), line {}{}: {}",
+            "{} {}{} of {} bytes at {} 0x{:x}{}{} by {} (warp {}, lane {}), line {}{}: {}",
             self.kind,
             self.sem,
             self.scope.map(|s| format!(".{s}")).unwrap_or_default(),
             self.bytes,
             self.space,
             self.address,
+            match &self.argument {
+                Some(a) => format!(" ({a})"),
+                None => String::new(),
+            },
             match self.owner {
                 Some((c, r)) => format!(" of CTA ({},{},{}) (cluster rank {r})", c[0], c[1], c[2]),
                 None => String::new(),

@@ -1,17 +1,21 @@
 //! Shadow memory: per 4-byte word touched, the last write, the reads since it, and the
 //! release payload the last strong write carries. Memory grows with the words touched, not
 //! with threads × bytes: a word holds one write and the reads no later access has made
-//! redundant.
+//! redundant. It counts against the run's memory budget (`exec::reserve`, `--memory-limit`):
+//! pages of cells, the flat cells of shared memory and the growth of each word's list of
+//! earlier accesses (the Fence-SC reach map of `sc_order` is not counted).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use models::vocab::Scope;
 use smallvec::SmallVec;
 
 use super::sc_order::ReachMap;
 use super::vc::Vc;
+use crate::exec::reserve::{Budget, ReserveError};
 
 /// Entries kept per word beside the last write (reads, and earlier writes) before new ones are
 /// forgotten (a later access then cannot be checked against them; docs/race.md).
@@ -158,6 +162,57 @@ const PAGE_WORDS: u64 = 256;
 /// Words of a flat shadow (shared memory) past which cells go to pages instead.
 const FLAT_WORDS: u64 = 1 << 16;
 
+/// Host bytes of one cell, as the budget counts them.
+pub const CELL_BYTES: usize = std::mem::size_of::<Cell>();
+
+/// The run's memory budget as the shadows of one launch draw from it, and the first refusal
+/// (the launch stops at the end of the slice that met it: `exec::grid`).
+#[derive(Debug)]
+pub struct ShadowBudget {
+    budget: Arc<Budget>,
+    refused: Mutex<Option<ReserveError>>,
+    failed: AtomicBool,
+}
+
+impl ShadowBudget {
+    /// Shadows drawing from `budget`.
+    pub fn new(budget: Arc<Budget>) -> ShadowBudget {
+        ShadowBudget {
+            budget,
+            refused: Mutex::new(None),
+            failed: AtomicBool::new(false),
+        }
+    }
+
+    /// The first refusal, if shadow memory went past the run's limit.
+    pub fn refused(&self) -> Option<ReserveError> {
+        if !self.failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.refused.lock().ok().and_then(|r| r.clone())
+    }
+
+    /// Takes `bytes` of shadow memory; false (the refusal kept) when the budget refuses.
+    fn take(&self, bytes: u64) -> bool {
+        if self.failed.load(Ordering::Relaxed) {
+            return false;
+        }
+        match self
+            .budget
+            .take(bytes, || "the race detector's shadow memory".to_string())
+        {
+            Ok(()) => true,
+            Err(e) => {
+                if let Ok(mut r) = self.refused.lock() {
+                    r.get_or_insert(e);
+                }
+                self.failed.store(true, Ordering::Relaxed);
+                false
+            }
+        }
+    }
+}
+
 /// Shadow memory of one address space (global memory, or one CTA's shared memory).
 #[derive(Default)]
 pub struct Shadow {
@@ -168,6 +223,21 @@ pub struct Shadow {
     last: Option<(u64, *mut Cell)>,
     /// The fence reach its words pass on (kernels with `fence.sc` only: `sc_order`).
     pub reach: ReachMap,
+    /// Where the shadow's pages, flat cells and access lists are counted (none: uncounted).
+    budget: Option<Arc<ShadowBudget>>,
+    /// Bytes taken from the budget (given back when the shadow is dropped).
+    held: u64,
+    /// The cell handed out once the budget has refused: the detector's work after that point
+    /// is discarded, since the launch stops at the end of the slice.
+    spare: Option<Box<Cell>>,
+}
+
+impl Drop for Shadow {
+    fn drop(&mut self) {
+        if let Some(b) = &self.budget {
+            b.budget.give_back(self.held);
+        }
+    }
 }
 
 // SAFETY: `last` points into a page owned by `pages` (boxed slices never move while the map
@@ -177,23 +247,63 @@ unsafe impl Send for Shadow {}
 impl Shadow {
     /// A shadow kept as one vector indexed by word (below 64Ki words; pages past it).
     pub fn flat() -> Shadow {
-        Shadow {
-            flat: Some(Vec::new()),
-            ..Shadow::default()
+        let mut s = Shadow::default();
+        s.flat = Some(Vec::new());
+        s
+    }
+
+    /// A shadow counted against `budget` (see [`Shadow::flat`] for the kind).
+    pub fn counted(mut self, budget: Option<&Arc<ShadowBudget>>) -> Shadow {
+        if self.budget.is_none() {
+            if let Some(b) = budget {
+                let held = (self.words() * CELL_BYTES) as u64;
+                if b.take(held) {
+                    self.held = held;
+                }
+                self.budget = Some(b.clone());
+            }
+        }
+        self
+    }
+
+    /// Takes `bytes` from the budget (always granted without one).
+    fn take(&mut self, bytes: u64) -> bool {
+        match &self.budget {
+            None => true,
+            Some(b) if b.take(bytes) => {
+                self.held += bytes;
+                true
+            }
+            Some(_) => false,
+        }
+    }
+
+    /// Counts `n` more kept accesses' room (a word's list of earlier accesses grew).
+    pub fn earlier_grew(&mut self, n: usize) {
+        if n > 0 {
+            self.take((n * std::mem::size_of::<Acc>()) as u64);
         }
     }
 
     /// The cell of word `w` (address / 4), made on first use.
     #[inline]
     pub fn cell(&mut self, w: u64) -> &mut Cell {
-        if let Some(v) = &mut self.flat {
-            if w < FLAT_WORDS {
-                let i = w as usize;
-                if i >= v.len() {
-                    v.resize((i + 1).next_power_of_two().max(64), Cell::default());
+        if self.flat.is_some() && w < FLAT_WORDS {
+            let i = w as usize;
+            let len = self.flat.as_ref().map_or(0, Vec::len);
+            let room = i < len || {
+                let to = (i + 1).next_power_of_two().max(64);
+                let granted = self.take(((to - len) * CELL_BYTES) as u64);
+                if let (true, Some(v)) = (granted, self.flat.as_mut()) {
+                    v.resize(to, Cell::default());
                 }
-                return &mut v[i];
-            }
+                granted
+            };
+            let Shadow { flat, spare, .. } = self;
+            return match flat.as_mut() {
+                Some(v) if room => &mut v[i],
+                _ => cleared(spare),
+            };
         }
         let (page, index) = (w / PAGE_WORDS, (w % PAGE_WORDS) as usize);
         if let Some((p, ptr)) = self.last {
@@ -201,6 +311,10 @@ impl Shadow {
                 // SAFETY: see the `Send` impl; `index` < PAGE_WORDS.
                 return unsafe { &mut *ptr.add(index) };
             }
+        }
+        if !self.pages.contains_key(&page) && !self.take(PAGE_WORDS * CELL_BYTES as u64) {
+            self.last = None;
+            return cleared(&mut self.spare);
         }
         let cells = self
             .pages
@@ -225,13 +339,26 @@ impl Shadow {
                 c.one_cta = false;
             }
         }
+        let pages = (self.pages.len() as u64) * PAGE_WORDS * CELL_BYTES as u64;
         self.reach.clear();
         self.pages.clear();
         self.last = None;
+        if let Some(b) = &self.budget {
+            let freed = pages.min(self.held);
+            b.budget.give_back(freed);
+            self.held -= freed;
+        }
     }
 
     /// Words with a shadow (whole pages).
     pub fn words(&self) -> usize {
         self.pages.len() * PAGE_WORDS as usize + self.flat.as_ref().map_or(0, Vec::len)
     }
+}
+
+/// The spare cell, cleared: what an access gets once the budget refused.
+fn cleared(spare: &mut Option<Box<Cell>>) -> &mut Cell {
+    let c = spare.get_or_insert_with(Box::default);
+    **c = Cell::default();
+    c
 }

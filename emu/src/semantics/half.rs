@@ -85,7 +85,9 @@ fn calc<F: Float>(op: HalfOp, a: F, b: F, c: F) -> F {
     }
 }
 
-fn to_f32(b: u16, k: HalfKind) -> f32 {
+/// The `.f32` value of 16-bit float bits `b` of format `k`: exact, subnormals included (every
+/// `.f16` and `.bf16` value is an `.f32` value); a NaN stays a NaN.
+pub fn to_f32(b: u16, k: HalfKind) -> f32 {
     match k {
         HalfKind::BF16 => f32::from_bits(u32::from(b) << 16),
         HalfKind::F16 => {

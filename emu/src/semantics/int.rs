@@ -1,10 +1,104 @@
 //! Integer arithmetic whose exact meaning needs care: saturation, 24-bit multiplies, carry
-//! chains, dot products, and division by zero.
+//! chains, dot products, and division by zero; and the plain `w`-bit operations (wrapping
+//! `add`, `sub`, `mul.lo`, the logic operations, `div`, comparisons) that the interpreter and
+//! the litmus event mode (`crate::event`) both compute with, so that the two cannot disagree.
 //!
 //! Deliberate deviations:
 //! 1. The PTX ISA leaves division by zero unspecified. ptxemu defines it as NVIDIA's compiled
 //!    division sequences behave: `div.u` gives all ones, `div.s` gives -1, and `rem` gives the
 //!    dividend; the most negative value divided by -1 wraps to itself (remainder 0).
+
+/// The low `w` bits of `v` (`w` in 1..=64).
+#[inline(always)]
+pub fn wrap(v: u64, w: u32) -> u64 {
+    if w >= 64 {
+        v
+    } else {
+        v & ((1u64 << w) - 1)
+    }
+}
+
+/// The low `w` bits of `v` read as a signed integer.
+#[inline(always)]
+pub fn sign_extend(v: u64, w: u32) -> i64 {
+    if w >= 64 {
+        v as i64
+    } else {
+        ((v << (64 - w)) as i64) >> (64 - w)
+    }
+}
+
+/// The plain two-operand integer operations of PTX, on `w`-bit operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntOp {
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `mul.lo`
+    MulLo,
+    /// `div` (`signed`: `div.s`)
+    Div,
+    /// `and`
+    And,
+    /// `or`
+    Or,
+    /// `xor`
+    Xor,
+}
+
+/// `op` on `w`-bit operands (of which only the low `w` bits count), signed or not; the result
+/// is `w` bits wide.
+#[inline(always)]
+pub fn int_op(op: IntOp, a: u64, b: u64, w: u32, signed: bool) -> u64 {
+    wrap(
+        match op {
+            IntOp::Add => a.wrapping_add(b),
+            IntOp::Sub => a.wrapping_sub(b),
+            IntOp::MulLo => a.wrapping_mul(b),
+            IntOp::Div if signed => div_s64(sign_extend(a, w), sign_extend(b, w), w) as u64,
+            IntOp::Div => div_u64(wrap(a, w), wrap(b, w), w),
+            IntOp::And => a & b,
+            IntOp::Or => a | b,
+            IntOp::Xor => a ^ b,
+        },
+        w,
+    )
+}
+
+/// An integer comparison of `w`-bit operands (`setp`, `set`, `slct`): `.eq`/`.ne` and the
+/// unsigned `.lo`/`.ls`/`.hi`/`.hs` compare the bits, `.lt`/`.le`/`.gt`/`.ge` compare as
+/// `signed` says; the floating-point-only comparisons are false.
+#[inline(always)]
+pub fn compare(cmp: crate::ir::CmpOp, a: u64, b: u64, w: u32, signed: bool) -> bool {
+    use crate::ir::CmpOp;
+    let (ux, uy) = (wrap(a, w), wrap(b, w));
+    let (x, y) = if signed {
+        (i128::from(sign_extend(a, w)), i128::from(sign_extend(b, w)))
+    } else {
+        (i128::from(ux), i128::from(uy))
+    };
+    match cmp {
+        CmpOp::Eq => ux == uy,
+        CmpOp::Ne => ux != uy,
+        CmpOp::Lt => x < y,
+        CmpOp::Le => x <= y,
+        CmpOp::Gt => x > y,
+        CmpOp::Ge => x >= y,
+        CmpOp::Lo => ux < uy,
+        CmpOp::Ls => ux <= uy,
+        CmpOp::Hi => ux > uy,
+        CmpOp::Hs => ux >= uy,
+        CmpOp::Equ
+        | CmpOp::Neu
+        | CmpOp::Ltu
+        | CmpOp::Leu
+        | CmpOp::Gtu
+        | CmpOp::Geu
+        | CmpOp::Num
+        | CmpOp::Nan => false,
+    }
+}
 
 /// `add.sat.s32`: the sum clamped to the `i32` range.
 #[inline]

@@ -450,6 +450,9 @@ pub fn dot_int(a: &[i64], b: &[i64], c: i32, satfinite: bool) -> i32 {
     }
 }
 
+#[path = "mma_tile.rs"]
+pub mod tile;
+
 #[cfg(test)]
 #[path = "mma_tests.rs"]
 mod tests;

@@ -6,7 +6,8 @@
 //!
 //! | module | instructions |
 //! |---|---|
-//! | [`int`] | `add.sat`, `mad.hi.sat`, `mul24`/`mad24`, `div`/`rem` (by zero), carries, `dp4a`/`dp2a` |
+//! | [`int`] | plain `w`-bit `add sub mul.lo div and or xor` and integer comparisons; `add.sat`, `mad.hi.sat`, `mul24`/`mad24`, `div`/`rem` (by zero), carries, `dp4a`/`dp2a` |
+//! | [`atomic`] | the value functions of `atom`/`red` for each operation and type |
 //! | [`block_scale`] | `tcgen05.mma` block scaling: where the scale factors sit in Tensor Memory, the scaled dot product |
 //! | [`bits`] | `popc clz brev bfind fns bfe bfi bmsk szext prmt lop3 shf` |
 //! | [`float`] | `add sub mul div fma sqrt rcp neg abs` on `.f32/.f64` with `.rnd .ftz .sat` |
@@ -14,6 +15,7 @@
 //! | [`compare`] | float `setp/set` comparisons, `min/max`, `testp`, `copysign` |
 //! | [`convert`] | `cvt` between every integer and float type; `.f16/.bf16/.tf32/.e4m3/.e5m2` |
 //! | [`half`] | `.f16/.bf16` and packed `x2` arithmetic |
+//! | [`mixed`] | the sm_100 mixed-precision `add/sub/fma.f32.{f16,bf16}` |
 //! | [`matrix_unpack`] | the packed 6-/4-bit source rows of `ldmatrix .b8x16` widened to bytes |
 //! | [`mma`] | the dot products of `mma`: integer, single-bit, binary64, and the tensor-core accumulation model |
 //! | [`narrow_float`] | the sm_100 narrow element formats e2m1, e2m3, e3m2 (and e4m3, e5m2) and the scale formats ue8m0, ue4m3, decoded exactly |
@@ -26,6 +28,7 @@
 //! | [`wgmma_desc`] | the shared-memory matrix descriptor of `wgmma.mma_async`: fields, canonical layouts, swizzle |
 
 pub mod approx;
+pub mod atomic;
 pub mod bits;
 pub mod block_scale;
 pub mod bulk_reduce;
@@ -35,6 +38,7 @@ pub mod float;
 pub mod half;
 pub mod int;
 pub mod matrix_unpack;
+pub mod mixed;
 pub mod mma;
 pub mod mma_sync;
 pub mod narrow_float;
@@ -42,6 +46,7 @@ pub mod tcgen05_cp;
 pub mod tcgen05_desc;
 pub mod tcgen05_dlayout;
 pub mod tcgen05_idesc;
+pub mod tile;
 pub mod tma;
 pub mod tma_rules;
 pub mod wgmma_desc;

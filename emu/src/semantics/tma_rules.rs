@@ -76,16 +76,40 @@ pub enum EncodeError {
     /// `tensorRank` below 3 with an interleaved layout.
     InterleaveRank(u32),
     /// `globalAddress` not aligned as the interleave requires.
-    Address { addr: u64, align: u64 },
+    Address {
+        /// The global address.
+        addr: u64,
+        /// The alignment it needs, in bytes.
+        align: u64,
+    },
     /// `globalStrides[dim]` not a multiple of the interleave's alignment.
-    Stride { dim: usize, stride: u64, align: u64 },
+    Stride {
+        /// The index in `globalStrides` (the stride of dimension `dim + 1`).
+        dim: usize,
+        /// The stride, in bytes.
+        stride: u64,
+        /// The alignment it needs, in bytes.
+        align: u64,
+    },
     /// `swizzle` other than 32B with 32B interleave.
     InterleaveSwizzle(u32),
     /// `boxDim[0] * elementSize` (or `channelsPerPixel * elementSize`) not a multiple of 16
     /// without interleave.
-    BoxInner { bytes: u64, im2col: bool },
+    BoxInner {
+        /// The inner dimension's width, in bytes.
+        bytes: u64,
+        /// Whether the map is im2col (the width is then `channelsPerPixel * elementSize`).
+        im2col: bool,
+    },
     /// The box's inner dimension wider than the swizzle span, without interleave.
-    SwizzleSpan { bytes: u64, span: u64, im2col: bool },
+    SwizzleSpan {
+        /// The inner dimension's width, in bytes.
+        bytes: u64,
+        /// The swizzle's span, in bytes.
+        span: u64,
+        /// Whether the map is im2col.
+        im2col: bool,
+    },
 }
 
 impl fmt::Display for EncodeError {

@@ -433,6 +433,29 @@ impl TensorMemory {
     }
 }
 
+/// How the launch treats Tensor Memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TmemOptions {
+    /// Fault on the undefined accesses of [`crate::tcgen05::memory`] (default on).
+    pub checked: bool,
+    /// Record a [`crate::tcgen05::trace::TmemEvent`] per instruction (`--trace-tmem`).
+    pub trace: bool,
+    /// With `checked`, also require the reading thread's `tcgen05.fence::after_thread_sync`
+    /// between its observation of an MMA's commit and its `tcgen05.ld` (`--tmem-check
+    /// strict`; the PTX ISA's canonical pattern, which Triton 3.9's output omits).
+    pub fence: bool,
+}
+
+impl Default for TmemOptions {
+    fn default() -> TmemOptions {
+        TmemOptions {
+            checked: true,
+            trace: false,
+            fence: false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

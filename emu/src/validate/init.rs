@@ -3,7 +3,7 @@
 //! zero-filled); a vector element takes a list of exactly as many values as it has lanes; a
 //! scalar takes one value.
 
-use super::Diagnostic;
+use super::diagnostic::Diagnostic;
 use crate::ir::{ArrayDim, Initializer, Module, Variable};
 
 /// What is wrong with the shape of `v`'s initialiser, if anything.

@@ -1,64 +1,21 @@
 //! Operand shapes of each instruction family: how many operands, and which must be
 //! registers, addresses or labels.
 
-use super::Diagnostic;
-use crate::ir::{BarKind, Function, Instr, Module, Op, Operand, Type, VoteMode};
+use super::diagnostic::Diagnostic;
+use crate::ir::{Arity, BarKind, Function, Instr, Module, Op, Operand, Type, VoteMode};
 
-/// The operand counts an instruction accepts (inclusive range).
+/// The operand counts an instruction accepts (inclusive range): the opcode table's, or, for
+/// an opcode whose form decides ([`Arity::Form`]), its family's.
 fn arity(op: &Op) -> (usize, usize) {
+    match op.info().arity {
+        Arity::Fixed(lo, hi) => (usize::from(lo), usize::from(hi)),
+        Arity::Form => form_arity(op),
+    }
+}
+
+/// The operand counts of the opcodes whose form decides them.
+fn form_arity(op: &Op) -> (usize, usize) {
     match op {
-        Op::Add(_)
-        | Op::Sub(_)
-        | Op::Mul(_)
-        | Op::Div(_)
-        | Op::Rem(_)
-        | Op::And(_)
-        | Op::Or(_)
-        | Op::Xor(_)
-        | Op::Shl(_)
-        | Op::Shr(_)
-        | Op::Copysign(_)
-        | Op::Mul24(_)
-        | Op::Addc(_)
-        | Op::Subc(_)
-        | Op::Bmsk(_)
-        | Op::Szext(_) => (3, 3),
-        Op::Min(_) | Op::Max(_) => (3, 4),
-        Op::Mad(_)
-        | Op::Fma(_)
-        | Op::Mad24(_)
-        | Op::Sad(_)
-        | Op::Madc(_)
-        | Op::Selp(_)
-        | Op::Slct(_)
-        | Op::Bfe(_)
-        | Op::Prmt(_)
-        | Op::Shf(_)
-        | Op::Dp4a(_)
-        | Op::Dp2a(_)
-        | Op::Fns => (4, 4),
-        Op::Bfi(_) | Op::Lop3 => (5, 5),
-        Op::Abs(_)
-        | Op::Neg(_)
-        | Op::Not(_)
-        | Op::Cnot(_)
-        | Op::Popc(_)
-        | Op::Clz(_)
-        | Op::Brev(_)
-        | Op::Bfind(_)
-        | Op::Rcp(_)
-        | Op::Sqrt(_)
-        | Op::Rsqrt(_)
-        | Op::Sin(_)
-        | Op::Cos(_)
-        | Op::Lg2(_)
-        | Op::Ex2(_)
-        | Op::Tanh(_)
-        | Op::Mov(_)
-        | Op::Cvta(_)
-        | Op::Isspacep(_)
-        | Op::Testp(_)
-        | Op::Ldu(_) => (2, 2),
         // `cvt.rn.f16x2.f32 d, a, b` packs two sources (PTX ISA "cvt").
         Op::Cvt(c) if c.src == Type::F32 && c.dst.is_packed_pair() => (3, 3),
         Op::Cvt(_) => (2, 2),
@@ -76,7 +33,6 @@ fn arity(op: &Op) -> (usize, usize) {
                 (3, 3)
             }
         }
-        Op::Ld(_) | Op::St(_) => (2, 3),
         Op::Atom(a) => {
             let base = if a.op == crate::ir::AtomOp::Cas { 4 } else { 3 };
             (base, base + usize::from(a.cache_hint))
@@ -96,45 +52,32 @@ fn arity(op: &Op) -> (usize, usize) {
                 (2, 2)
             }
         }
-        Op::Redux(_) => (3, 3),
-        Op::Match(_) | Op::CvtPack(_) => (3, 4),
-        Op::Activemask
-        | Op::BarWarpSync
-        | Op::Bra { .. }
-        | Op::Nanosleep
-        | Op::Pmevent { .. }
-        | Op::Prefetch(_) => (1, 1),
-        Op::Setmaxnreg(_) => (1, 1),
-        Op::CpAsync(c) => super::async_copy::arity(c),
-        Op::Mbarrier(m) => super::async_copy::mbarrier_arity(m),
-        Op::Tma(t) => super::tma::arity(t),
+        Op::CpAsync(c) => crate::async_copy::validate::arity(c),
+        Op::Mbarrier(m) => crate::async_copy::validate::mbarrier_arity(m),
+        Op::Tma(t) => crate::tma::validate::arity(t),
         Op::Cluster(c) => match c {
             crate::ir::ClusterOp::Mapa { .. } => (3, 3),
             crate::ir::ClusterOp::Getctarank { .. } => (2, 2),
             crate::ir::ClusterOp::Arrive { .. } | crate::ir::ClusterOp::Wait { .. } => (0, 0),
         },
-        Op::ClusterLaunch(c) => super::cluster_launch::arity(c),
-        Op::Elect | Op::BrxIdx { .. } | Op::ApplyPriority | Op::Discard => (2, 2),
-        Op::CreatePolicy(_) => (2, 4),
+        Op::ClusterLaunch(c) => crate::cluster_launch::validate::arity(c),
         Op::Bar(b) => match b.kind {
             BarKind::Sync | BarKind::Arrive => (1, 2),
             BarKind::Red(_) => (3, 4),
         },
         Op::Fence(crate::ir::Fence::ProxyTensormap { release: false, .. }) => (0, 2),
-        Op::Membar(_)
-        | Op::Fence(_)
-        | Op::Ret { .. }
-        | Op::Exit
-        | Op::Trap
-        | Op::Brkpt
-        | Op::Griddepcontrol(_) => (0, 0),
-        Op::Call(_) => (0, 0),
-        Op::Tcgen05(t) => super::tcgen05_mma::arity(t).unwrap_or_else(|| {
-            let n = super::tcgen05::operand_count(t);
+        Op::Fence(_) => (0, 0),
+        Op::Tcgen05(t) => crate::tcgen05::validate::mma::arity(t).unwrap_or_else(|| {
+            let n = crate::tcgen05::validate::operand_count(t);
             (n, n)
         }),
-        Op::WarpMatrix(w) => super::mma::operand_count(w),
-        Op::Wgmma(w) => super::wgmma::operand_count(w),
+        Op::WarpMatrix(w) => crate::mma::validate::operand_count(w),
+        Op::Wgmma(w) => crate::wgmma::validate::operand_count(w),
+        // The table gives the others a fixed count.
+        _ => match op.info().arity {
+            Arity::Fixed(lo, hi) => (usize::from(lo), usize::from(hi)),
+            Arity::Form => (0, 0),
+        },
     }
 }
 

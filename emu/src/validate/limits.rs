@@ -2,7 +2,7 @@
 //! and the `.const` variables of a module share one 64 KiB constant bank ("File uses too much
 //! global constant data").
 
-use super::Diagnostic;
+use super::diagnostic::Diagnostic;
 use crate::exec::memory::CONST_BANK_SIZE;
 use crate::ir::{ArrayDim, Linkage, Module, StateSpace};
 

@@ -6,7 +6,7 @@
 //! Where NVIDIA's ptxas is stricter or looser than the ISA text, the rule follows ptxas and says
 //! so; tests/ptxas holds the recorded verdicts these rules are checked against.
 
-use super::Diagnostic;
+use super::diagnostic::Diagnostic;
 use crate::front::quals;
 use crate::ir::{
     CacheHints, CacheOp, Function, FunctionKind, Instr, Operand, SpaceQual, Type, TypeClass,

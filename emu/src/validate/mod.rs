@@ -4,56 +4,23 @@
 //! The interpreter trusts a module that validates; everything it could stumble on is caught
 //! here with the rule's name and the instruction's position.
 
-mod async_copy;
-mod cluster_launch;
+pub mod diagnostic;
 pub mod init;
 mod instr;
 mod limits;
 mod memory;
-pub mod mma;
-mod prefetch;
+pub(crate) mod prefetch;
 mod target;
 
 pub use target::is_known_arch_name;
-mod tcgen05;
-mod tcgen05_cp;
-mod tcgen05_group;
-mod tcgen05_mma;
-mod tma;
 mod types;
+pub mod validated;
 mod warp_level;
-mod wgmma;
-mod wmma;
 
-use crate::front::error::render_at;
-use crate::ir::{Module, Span, Stmt};
+pub use diagnostic::{Diagnostic, UNSUPPORTED};
+pub use validated::Validated;
 
-/// A broken rule, at a position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// A short name of the rule (`operand-count`, `requires-sm_70`, …).
-    pub rule: &'static str,
-    /// What is wrong.
-    pub message: String,
-    /// Where.
-    pub span: Span,
-}
-
-impl Diagnostic {
-    /// Renders `file:line:col: error[rule]: message` with the source line and a caret.
-    pub fn render(&self, src: &str, file: &str) -> String {
-        render_at(
-            src,
-            file,
-            self.span,
-            &format!("error[{}]: {}", self.rule, self.message),
-        )
-    }
-}
-
-/// The rule of a diagnostic for an instruction ptxemu does not implement. Such an instruction
-/// does not make the module invalid to run: only the kernels that reach it are refused.
-pub const UNSUPPORTED: &str = "unsupported";
+use crate::ir::{Module, Stmt};
 
 /// Checks a module; returns every diagnostic, in source order.
 pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
@@ -69,7 +36,7 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                 span: *span,
             });
         }
-        tcgen05_group::check_function(f, &mut out);
+        crate::tcgen05::validate::group::check_function(f, &mut out);
         let Some(body) = &f.body else { continue };
         let mut stack = vec![body];
         while let Some(b) = stack.pop() {
@@ -82,13 +49,13 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                             memory::check(f, i, &mut out);
                             prefetch::check(m, f, i, &mut out);
                             types::check(f, i, &mut out);
-                            tcgen05::check(f, i, &mut out);
+                            crate::tcgen05::validate::check(f, i, &mut out);
                             warp_level::check(m, f, i, &mut out);
-                            async_copy::check(m, f, i, &mut out);
-                            tma::check(m, f, i, &mut out);
-                            cluster_launch::check(m, f, i, &mut out);
-                            mma::check(f, i, &mut out);
-                            wgmma::check(f, i, &mut out);
+                            crate::async_copy::validate::check(m, f, i, &mut out);
+                            crate::tma::validate::check(m, f, i, &mut out);
+                            crate::cluster_launch::validate::check(m, f, i, &mut out);
+                            crate::mma::validate::check(f, i, &mut out);
+                            crate::wgmma::validate::check(f, i, &mut out);
                         }
                         target::check_instr(m, i, &mut out);
                     }

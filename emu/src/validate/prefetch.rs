@@ -121,7 +121,7 @@ fn same_space(var: StateSpace, instr: StateSpace) -> bool {
 }
 
 /// The state space of the variable `v` names (`None`: a function's address).
-pub(super) fn var_space(m: &Module, f: &Function, v: VarRef) -> Option<StateSpace> {
+pub(crate) fn var_space(m: &Module, f: &Function, v: VarRef) -> Option<StateSpace> {
     match v {
         VarRef::Global(g) => m.globals.get(g.index()).map(|x| x.space),
         VarRef::Local(l) => f.locals.get(l.index()).map(|x| x.space),

@@ -1,6 +1,6 @@
 //! PTX ISA version and target requirements of the module header and of instructions.
 
-use super::Diagnostic;
+use super::diagnostic::Diagnostic;
 use crate::ir::{
     ArchSuffix, BarKind, CacheHints, Fence, Instr, Module, Op, SpaceQual, Type, VecWidth, Version,
 };
@@ -172,16 +172,13 @@ fn reqs(i: &Instr) -> Vec<Req> {
         })
     };
     let cluster = |s: Option<Scope>| s == Some(Scope::Cluster);
+    // What every form of the opcode needs (the opcode table), then what this form needs.
+    if let Some(need) = i.op.info().requires {
+        add(need.what, need.ptx, need.sm);
+    }
     match &i.op {
         Op::Shfl(s) if s.sync => add("shfl.sync", (6, 0), 30),
         Op::Vote(v) if v.sync => add("vote.sync", (6, 0), 30),
-        Op::Match(_) => add("match.sync", (6, 0), 70),
-        Op::Redux(_) => add("redux.sync", (7, 0), 80),
-        Op::Activemask => add("activemask", (6, 2), 30),
-        Op::Nanosleep => add("nanosleep", (6, 3), 70),
-        Op::Elect => add("elect.sync", (8, 0), 90),
-        Op::Griddepcontrol(_) => add("griddepcontrol", (7, 8), 90),
-        Op::BarWarpSync => add("bar.warp.sync", (6, 0), 30),
         Op::Bar(b) if b.barrier => add("barrier", (6, 0), 30),
         Op::Bar(b) if matches!(b.kind, BarKind::Arrive | BarKind::Red(_)) => {
             add("bar.arrive/bar.red", (2, 0), 20)
@@ -196,11 +193,6 @@ fn reqs(i: &Instr) -> Vec<Req> {
         Op::Fence(Fence::MbarrierInit) => add("fence.mbarrier_init", (8, 0), 90),
         Op::Fence(Fence::ProxyAsync(_)) => add("fence.proxy.async", (8, 0), 90),
         Op::Fence(Fence::ProxyTensormap { .. }) => add("fence.proxy.tensormap", (8, 3), 90),
-        Op::Bmsk(_) | Op::Szext(_) => add("bmsk/szext", (7, 6), 70),
-        Op::CreatePolicy(_) => add("createpolicy", (7, 4), 80),
-        Op::Tanh(_) => add("tanh", (7, 0), 75),
-        Op::Dp4a(_) | Op::Dp2a(_) => add("dp4a/dp2a", (5, 0), 61),
-        Op::Copysign(_) => add("copysign", (4, 2), 20),
         Op::Add(a) | Op::Sub(a) | Op::Fma(a) if a.ty == Type::F32x2 => {
             add("arithmetic on .f32x2", (8, 6), 100)
         }
@@ -320,13 +312,13 @@ pub fn check_instr(m: &Module, i: &Instr, out: &mut Vec<Diagnostic>) {
         return;
     }
     if let Op::Tcgen05(t) = &i.op {
-        super::tcgen05::check_target(m, i, t, out);
+        crate::tcgen05::validate::check_target(m, i, t, out);
     }
     if let Op::WarpMatrix(w) = &i.op {
-        super::mma::check_target(m, i, w, out);
+        crate::mma::validate::check_target(m, i, w, out);
     }
     if let Op::Wgmma(_) = &i.op {
-        super::wgmma::check_target(m, i, out);
+        crate::wgmma::validate::check_target(m, i, out);
     }
     for r in reqs(i) {
         if m.version < r.ptx {

@@ -9,8 +9,11 @@
 //! An integer operation takes no float literal and an `.f32`/`.f64` one no integer literal.
 //! `!` negates predicates only. Logic operations take bit-size types or `.pred`. A `cvt` from
 //! float to integer, integer to float, or float to a narrower float names its rounding.
+//! The mixed-precision `add`/`sub`/`fma` (`.f32.f16`, `.f32.bf16`) read their narrow operands
+//! from `.b16` registers (or `.f16` ones for `.f16`), never immediates, and `fma` names its
+//! rounding.
 
-use super::Diagnostic;
+use super::diagnostic::Diagnostic;
 use crate::ir::{Cvt, Function, Imm, Instr, MulMode, Op, Operand, Type, TypeClass};
 
 /// The operation type of `mov` and the arithmetic family, and whether it is a `.wide` form.
@@ -109,10 +112,52 @@ fn expected(op: &Op, k: usize) -> Option<Type> {
         Op::Shl(t) | Op::Shr(t) => Some(if k < 2 { *t } else { Type::U32 }),
         Op::Setp(s) => (k == 1 || k == 2).then_some(s.ty),
         Op::Selp(t) => (k < 3).then_some(*t),
+        Op::AddMixed(m) | Op::SubMixed(m) | Op::FmaMixed(m) => Some(if is_narrow(op, k) {
+            m.half.ty()
+        } else {
+            Type::F32
+        }),
         _ => {
             let (ty, wide) = operation_type(op)?;
             let widen = wide && (k == 0 || (k == 3 && matches!(op, Op::Mad(_))));
             Some(if widen { widened(ty)? } else { ty })
+        }
+    }
+}
+
+/// Whether operand `k` of a mixed-precision instruction is one of its narrow (`.f16`/`.bf16`)
+/// operands: `a` of `add`/`sub` (`d, a, c`), `a` and `b` of `fma` (`d, a, b, c`).
+fn is_narrow(op: &Op, k: usize) -> bool {
+    match op {
+        Op::FmaMixed(_) => k == 1 || k == 2,
+        _ => k == 1,
+    }
+}
+
+/// The mixed-precision `add`/`sub`/`fma` (PTX 8.6, sm_100): `fma` names its rounding, and the
+/// narrow operands are registers (ptxas 13.5: "Rounding modifier required for instruction
+/// 'fma'", and "Arguments mismatch" for an immediate narrow operand).
+fn check_mixed(i: &Instr, mnemonic: &str, push: &mut dyn FnMut(&'static str, String)) {
+    let (Op::AddMixed(m) | Op::SubMixed(m) | Op::FmaMixed(m)) = &i.op else {
+        return;
+    };
+    if matches!(i.op, Op::FmaMixed(_)) && m.rnd.is_none() {
+        push(
+            "rounding",
+            format!("`{mnemonic}` needs a rounding modifier (.rn, .rz, .rm or .rp)"),
+        );
+    }
+    for (k, a) in i.args.iter().enumerate() {
+        if is_narrow(&i.op, k) && matches!(a, Operand::Imm(_)) {
+            push(
+                "operand-type",
+                format!(
+                    "operand {} of `{mnemonic}` is an immediate; its .{} operands are registers (.b16{})",
+                    k + 1,
+                    m.half.ty().name(),
+                    if m.half.ty() == Type::F16 { " or .f16" } else { "" }
+                ),
+            );
         }
     }
 }
@@ -143,6 +188,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
     if let Op::Cvt(c) = &i.op {
         check_cvt(f, i, c, &mnemonic, &mut push);
     }
+    check_mixed(i, &mnemonic, &mut push);
     if let Some((ty, _)) = operation_type(&i.op) {
         if !matches!(i.op, Op::Mov(_)) && matches!(ty.class(), TypeClass::Bits | TypeClass::Pred) {
             push(

@@ -10,7 +10,7 @@
 //! * `setmaxnreg`: `.sync.aligned` and an immediate count in 24..=256, a multiple of 8, at an
 //!   arch-specific (`a`) target of sm_90 or later.
 
-use super::Diagnostic;
+use super::diagnostic::Diagnostic;
 use crate::ir::{
     ArchSuffix, Function, Instr, Module, Op, Operand, ReduxOp, Setmaxnreg, Type, Version,
 };

@@ -90,13 +90,18 @@ pub fn launch_with(
             .collect::<Vec<_>>()
             .join("\n")
     );
-    let mut m = Machine::load_with_source(&module, "test.ptx", src).expect("decode");
+    let mut m = Machine::load_with_source(
+        &emu::validate::Validated::new(module.clone()).expect("the module validates"),
+        "test.ptx",
+        src,
+    )
+    .expect("decode");
     let mut values = Vec::new();
     let mut addrs = Vec::new();
     for (i, a) in args.iter().enumerate() {
         match a {
             Arg::Buf(b) => {
-                let addr = m.alloc(b.len() as u64, &format!("argument {i}"));
+                let addr = m.alloc(b.len() as u64, &format!("argument {i}")).unwrap();
                 m.write(addr, b);
                 values.push(addr.to_le_bytes().to_vec());
                 addrs.push(Some((addr, b.len())));

@@ -89,6 +89,9 @@ pub struct Access {
     /// The program's source position (`file:line` or `file:line:column`), when the PTX
     /// carries `.loc`.
     pub source: Option<String>,
+    /// The launch argument whose buffer holds the address (`arg 1, byte 16`, with the
+    /// parameter's name when it has its own), when the report names one.
+    pub argument: Option<String>,
 }
 
 /// Whether a race was seen on every explored schedule or on some.
@@ -189,6 +192,9 @@ impl Access {
             let _ = write!(s, "{sp} ");
         }
         let _ = write!(s, "{:#x}", self.address);
+        if let Some(a) = &self.argument {
+            let _ = write!(s, " ({a})");
+        }
         if let Some(b) = self.bytes {
             let _ = write!(s, ", {b} byte(s)");
         }
@@ -219,7 +225,7 @@ impl RaceReport {
     /// from).
     pub fn title(&self, name: &str) -> String {
         match &self.kernel {
-            Some(k) => format!("Data races in {k}"),
+            Some(k) => format!("Data races in {}", emu::ir::kernel_name::display(k)),
             None => format!("Data races of {name}"),
         }
     }
@@ -227,10 +233,9 @@ impl RaceReport {
     /// The report in words.
     pub fn text(&self) -> String {
         let mut s = String::new();
-        let of = self
-            .kernel
-            .as_deref()
-            .map_or(String::new(), |k| format!(" in kernel {k}"));
+        let of = self.kernel.as_deref().map_or(String::new(), |k| {
+            format!(" in kernel {}", emu::ir::kernel_name::display(k))
+        });
         if self.races.is_empty() {
             let _ = writeln!(s, "No data race{of} in the report.");
             return s;

@@ -80,6 +80,9 @@ pub enum HarnessError {
     /// It declares aliases.
     #[error("location `{0}` is a virtual alias; the harness cannot map one physical location at two addresses")]
     Alias(String),
+    /// Two of its threads sit in different CTAs of one cluster (`,cluster N`).
+    #[error("P{0} and P{1} are in different CTAs of one cluster; the harness launches no clusters (each CTA is a cluster of its own)")]
+    Cluster(u32, u32),
     /// An instruction cannot run as the test means it on hardware.
     #[error("line {line}: thread P{thread}: {why}")]
     Unsupported {
@@ -180,6 +183,17 @@ pub fn generate(test: &Test, file: &str, o: &HarnessOptions) -> Result<Harness, 
         return Err(HarnessError::Alias(name.clone()));
     }
     let p = prepare(test)?;
+    for (k, a) in test.threads.iter().enumerate() {
+        if let Some((_, b)) = test
+            .threads
+            .iter()
+            .enumerate()
+            .skip(k + 1)
+            .find(|(j, b)| p.clusters[k] == p.clusters[*j] && (a.gpu, a.cta) != (b.gpu, b.cta))
+        {
+            return Err(HarnessError::Cluster(a.id, b.id));
+        }
+    }
     let locations = p.locs.names.clone();
 
     // Groups of threads by CTA id, in order of first appearance.

@@ -2,6 +2,7 @@
 //! `PTX` (the name and quoted comments), the `{ init }` block of locations, aliases and
 //! register values, and the thread header row (`P0@cta 0,gpu 0 | …;`).
 
+use super::address::{is_location_name, AddressReg};
 use super::{err, parse_int, too_many_threads, RawError, Text, MAX_THREADS};
 use crate::ast::{LocDecl, ThreadDecl};
 use crate::cell::proxy_of_name;
@@ -24,8 +25,15 @@ pub(super) fn header(t: &mut Text<'_>) -> Result<(String, Vec<String>), RawError
     Ok((name, comments))
 }
 
-/// The locations (values and aliases, in order) and register initial values.
-pub(super) type InitialState = (Vec<(String, LocDecl)>, Vec<(u32, String, i64)>);
+/// What the `{ init }` block declares.
+pub(super) struct InitialState {
+    /// The locations (values and aliases, in order).
+    pub locations: Vec<(String, LocDecl)>,
+    /// Register initial values.
+    pub reg_init: Vec<(u32, String, i64)>,
+    /// Registers holding a location's address (`P0:r2=x;`).
+    pub addresses: Vec<AddressReg>,
+}
 
 /// The `{ init }` block.
 pub(super) fn initial_state(t: &mut Text<'_>) -> Result<InitialState, RawError> {
@@ -35,13 +43,15 @@ pub(super) fn initial_state(t: &mut Text<'_>) -> Result<InitialState, RawError> 
         .ok_or_else(|| err(init_line, "unterminated `{` initial state"))?;
     let mut locations = Vec::new();
     let mut reg_init = Vec::new();
+    let mut addresses: Vec<AddressReg> = Vec::new();
     // The offset of each entry, kept as the entries are walked: summing the lengths before
     // each entry anew made 20,000 locations take minutes.
     let mut next = init_line;
     // Where each location is in `locations`, so a reference to one is found in constant time.
     let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for entry in init.split(';') {
-        let line = next;
+        // Errors point at the entry itself, past the whitespace (and lines) before it.
+        let line = next + (entry.len() - entry.trim_start().len());
         next += entry.len() + 1;
         let e = entry.trim();
         if e.is_empty() {
@@ -84,13 +94,30 @@ pub(super) fn initial_state(t: &mut Text<'_>) -> Result<InitialState, RawError> 
                 .trim_start_matches('P')
                 .parse()
                 .map_err(|_| err(line, format!("bad thread in `{lhs}`")))?;
-            let v = parse_int(rhs).ok_or_else(|| {
-                err(
-                    line,
-                    format!("`{rhs}`: register initial values must be integers"),
-                )
-            })?;
-            reg_init.push((th, reg.trim().to_string(), v));
+            let reg = reg.trim().trim_start_matches('%').to_string();
+            let target = rhs.trim_start_matches('&').trim();
+            match parse_int(rhs) {
+                Some(v) => reg_init.push((th, reg, v)),
+                // herd's register holding a location's address: `0:r2=x;` (or `&x`).
+                None if is_location_name(target) => {
+                    if addresses.iter().any(|a| a.thread == th && a.reg == reg) {
+                        return Err(err(line, format!("P{th}:{reg} is given two addresses")));
+                    }
+                    addresses.push(AddressReg {
+                        thread: th,
+                        reg,
+                        loc: target.to_string(),
+                    });
+                }
+                None => {
+                    return Err(err(
+                        line,
+                        format!(
+                            "`{rhs}`: a register starts with an integer or a location's address"
+                        ),
+                    ))
+                }
+            }
         } else {
             let v = match parse_int(rhs) {
                 Some(v) => v,
@@ -108,10 +135,23 @@ pub(super) fn initial_state(t: &mut Text<'_>) -> Result<InitialState, RawError> 
             locations.push((lhs.to_string(), LocDecl::Value(v)));
         }
     }
-    Ok((locations, reg_init))
+    // A register holding a location's address declares the location, as in herd (initial
+    // value 0), unless the block declares it.
+    for a in &addresses {
+        if !index.contains_key(&a.loc) {
+            index.insert(a.loc.clone(), locations.len());
+            locations.push((a.loc.clone(), LocDecl::Value(0)));
+        }
+    }
+    Ok(InitialState {
+        locations,
+        reg_init,
+        addresses,
+    })
 }
 
-/// The thread header row: each thread's position (`@cta N,gpu M{,warp W}`), numbered in order.
+/// The thread header row: each thread's position (`@cta N,gpu M{,warp W}{,cluster C}`),
+/// numbered in order.
 pub(super) fn thread_header(t: &mut Text<'_>) -> Result<Vec<ThreadDecl>, RawError> {
     t.skip_ws();
     let th_line = t.pos;
@@ -141,17 +181,18 @@ pub(super) fn thread_header(t: &mut Text<'_>) -> Result<Vec<ThreadDecl>, RawErro
         let mut cta = None;
         let mut gpu = None;
         let mut warp = None;
+        let mut cluster = None;
         for part in pos.split(',') {
             let w: Vec<&str> = part.split_whitespace().collect();
+            let number = |what: &str, n: &str| {
+                n.parse::<u32>()
+                    .map_err(|_| err(th_line, format!("cannot read the {what} of `{d}`")))
+            };
             match w.as_slice() {
                 ["cta", n] => cta = n.parse().ok(),
                 ["gpu", n] => gpu = n.parse().ok(),
-                ["warp", n] => {
-                    warp = Some(
-                        n.parse()
-                            .map_err(|_| err(th_line, format!("cannot read the warp of `{d}`")))?,
-                    )
-                }
+                ["warp", n] => warp = Some(number("warp", n)?),
+                ["cluster", n] => cluster = Some(number("cluster", n)?),
                 _ => return Err(err(th_line, format!("cannot read the position `{pos}`"))),
             }
         }
@@ -160,7 +201,26 @@ pub(super) fn thread_header(t: &mut Text<'_>) -> Result<Vec<ThreadDecl>, RawErro
             cta: cta.ok_or_else(|| err(th_line, format!("thread P{id} needs a cta")))?,
             gpu: gpu.ok_or_else(|| err(th_line, format!("thread P{id} needs a gpu")))?,
             warp,
+            cluster,
         });
     }
+    same_cluster_per_cta(&threads).map_err(|why| err(th_line, why))?;
     Ok(threads)
+}
+
+/// Refuses two threads of one CTA that name different clusters: a CTA lies in one cluster.
+fn same_cluster_per_cta(threads: &[ThreadDecl]) -> Result<(), String> {
+    for (k, a) in threads.iter().enumerate() {
+        for b in &threads[k + 1..] {
+            if let (Some(ca), Some(cb)) = (a.cluster, b.cluster) {
+                if (a.gpu, a.cta) == (b.gpu, b.cta) && ca != cb {
+                    return Err(format!(
+                        "P{} and P{} share CTA {} of GPU {} but name clusters {ca} and {cb}",
+                        a.id, b.id, a.cta, a.gpu
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }

@@ -9,7 +9,7 @@ pub(crate) fn to_event(p: &Prepared, t: usize, e: &TraceEvent) -> Event {
     ev.thread = Some(t as u32);
     ev.pos = ThreadPos {
         gpu,
-        cluster: cta,
+        cluster: p.clusters[t],
         cta,
     };
     ev.strong = e.strong;
@@ -184,7 +184,9 @@ pub fn executions(
     ro: &RunOptions,
     visit: &mut dyn FnMut(&Judged<'_>) -> Next,
 ) -> Result<Counts, RunError> {
-    let all = thread_paths(p, ro.liveness, ro.limits)?;
+    let start = crate::clock::Started::now();
+    let all =
+        thread_paths(p, ro.liveness, ro.path_limits(&start)).map_err(|e| ro.halted(e, &start))?;
     let per = usable_paths(&all, ro.liveness);
     let mut total = Counts::default();
     if per.iter().any(Vec::is_empty) {

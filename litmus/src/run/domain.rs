@@ -63,7 +63,7 @@
 
 use std::collections::BTreeMap;
 
-use emu::event::{traces_and_dropped, EvKind, Limits, Trace, TraceEvent};
+use emu::event::{traces_and_dropped, EvKind, EventError, Limits, Trace, TraceEvent};
 use emu::ir::Op;
 
 use super::shape::Shapes;
@@ -197,9 +197,19 @@ impl Round {
                 }
             };
             let ts = traces_and_dropped(&l.code, &d, liveness, limits, &mut note).map_err(|e| {
-                RunError::Event {
-                    thread: t,
-                    message: e.to_string(),
+                match e {
+                    // The caller names the brake with its value (`RunOptions::halted`).
+                    EventError::TimedOut => RunError::Halted {
+                        brake: "--timeout".into(),
+                        explored: 0,
+                        executions: 0,
+                        allowed: 0,
+                        millis: 0,
+                    },
+                    e => RunError::Event {
+                        thread: t,
+                        message: e.to_string(),
+                    },
                 }
             })?;
             for tr in &ts {

@@ -1,26 +1,8 @@
 //! Where the axioms put a new write in coherence order, and which writes a read may take,
 //! when a read-modify-write is involved, so that [`super::moves`] builds only the moves that
-//! can pass the checks.
-//!
-//! Three facts; a check (2 or 3) would find the first two at once on the placement, the
-//! third in every completion:
-//!
-//! - **The source comes first.** An RMW `(r, w)` whose read takes write `s` has `s` before `w`
-//!   in coherence when `s` and `r` are morally strong on a plain location (v7.5: `obs(s, r)`
-//!   and `r po w`, generic accesses of one address, put `(s, w)` in causality; v6.0:
-//!   `obs ; po-loc` lies in causality; either way the Coherence lower bound orders them), and
-//!   always under SC (`rf`, `po` and `co` are acyclic together).
-//! - **Nothing comes between.** Atomicity (`(ms & fr) ; (ms & co)` never meets `rmw`; under
-//!   SC without `ms`): a write `x` after `s` in coherence and before `w` would be read over by
-//!   `r`. So a write `x` coherence-after `s` that is morally strong with `r` and `w` goes after
-//!   `w`; and when a new write `s` becomes the source of a present RMW's read, a write `x`
-//!   coherence-before `w` goes before `s`.
-//! - **No sharing.** An RMW read does not take a present write that a present RMW has read
-//!   when atomicity keeps the two from sharing it ([`Search::rmw_clash`], check 1's
-//!   argument: both writes follow the source, so one of them lies inside the other RMW).
-//!
-//! Coherence-after here is the closed coherence of the partial execution, which every
-//! completion keeps, so a placement dropped here fails a check in every completion.
+//! can pass the checks: the source comes first, nothing comes between, no sharing
+//! ([`Search::rmw_clash`]). Why a placement dropped here fails a check in every completion is
+//! Lemma 8 of docs/spec/explorer.md.
 
 use smallvec::SmallVec;
 

@@ -1,34 +1,9 @@
 //! Check 4 of the module docs: deferred reads that every write able to serve them would follow
-//! causally, so that none can (`rf ; cause` would be reflexive).
-//!
-//! A read `r` of a plain location is doomed when every unfinished thread that can still write
-//! its location and value is *bound after* `r`: each of that thread's future events is
-//! base-causally after `r` (`cb`) in every consistent completion. The threads bound after `r`
-//! include the greatest set `A` of unfinished threads such that each `u` in `A`
-//!
-//! - has a present event `e` with `cb(r, e)` (a *seed*), or
-//! - has a deferred *hand-off* read `a` ([`handoff_reads`]: an acquire read of a plain
-//!   location that only release writes morally strong with it can serve) such that every
-//!   unfinished thread that can write `a`'s location and value is in `A` or is `r`'s own
-//!   thread.
-//!
-//! Why every future event `f` of `u ∈ A` is `cb`-after `r`, in a consistent completion: for a
-//! seed, `f` is program-order after `e` and `cb ; po ⊆ cb`. Otherwise `f` is program-order
-//! after `a` (present), and `a` reads a future write `W` of a thread `v` in `A` or `r`'s
-//! thread; `W` is a release morally strong with `a`, so `sync(W, a)`. If `v` is `r`'s thread,
-//! `W` is program-order after `r` and `po ; sb ; po ⊆ cb` gives `cb(r, f)`. If `v` is in `A`,
-//! the same argument for `W` (a future event of `v`) gives `cb(r, W)` and `cb ; sb ; po ⊆ cb`
-//! gives `cb(r, f)`. The argument does not go round for ever: the writes `W₁, W₂, …` it visits
-//! satisfy `cb(Wᵢ₊₁, Wᵢ)` (`sb ; po`), and were one visited twice, `Wⱼ₊₁` would read-from
-//! into a read `a` with `cb(a, Wⱼ₊₁)` (`po` then the cycle), a reflexive `rf ; cause` on
-//! `a`'s plain location, which no consistent completion has. (`cb` is `po? ; (sb ; po?)+` in
-//! v6.0, with `po` added in v7.5; both are transitive and absorb `po` on either side.)
-//!
-//! So `r`, on a plain location, reading a future write of a thread bound after it, would have
-//! `rf(w, r)` and `cause(r, w)` (`cause ⊇ cb` between two generic accesses of one address):
-//! the Causality axiom fails in every completion. A ticket lock's critical-section read that
-//! waits for a thread still queued behind the lock is dropped at once, not when that thread
-//! is finally synchronised after it.
+//! causally, so that none can (`rf ; cause` would be reflexive). A read of a plain location is
+//! doomed when every unfinished thread that can still write its location and value is *bound
+//! after* it: a seed (a present event base-causally after the read), or a thread waiting on a
+//! *hand-off* read ([`handoff_reads`]) that only threads bound after the read, or the read's own
+//! thread, can serve. The proof is Lemma 4 of docs/spec/explorer.md.
 
 use smallvec::SmallVec;
 

@@ -1,21 +1,12 @@
 //! Checks 2 and 3 of the module docs on executions of at most 64 events, with each relation
 //! a row of one word per event on the stack: the same relations as
 //! [`crate::ptx::Statics::cause`] and [`crate::ptx::Statics::check`] build with an empty
-//! Fence-SC order and barrier matching (the partial check), without allocating one.
-//! Executions with a proxy fence or an alias fence (the other clauses of v7.5's proxy-preserved
-//! causality) take the general path. Debug builds check every answer against it.
+//! Fence-SC order and barrier matching, without allocating one. Executions with a proxy fence
+//! or an alias fence take the general path. Debug builds check every answer against it.
 //!
-//! Two parts look only at what changed since the last check on the search path, sound because
-//! every relation involved only grows along a path (module docs) and that check passed:
-//! - coherence: the closure of the chosen edges and the Coherence lower bound is the closure
-//!   kept for the partial execution before (`Search::ch.co`) with the pairs it lacks inserted
-//!   one by one (each insertion keeps the relation transitive), since the closure of a
-//!   relation that contains the old closure and is contained in the new relation is the new
-//!   closure; a step that adds no pair (a read) keeps the old closure in place;
-//! - causality, `irreflexive((rf | fr) ; cause)`: a loop closed now uses a pair of `rf | fr`
-//!   or of `cause` that the last check's ([`Memo`], kept per search depth) did not have, so only
-//!   those pairs are looked at. A memo is valid only while the move at its depth is the one it
-//!   was made after; events added since (quiet steps) have no rows in it and count as new.
+//! Coherence and causality look only at what changed since the last check on the search path
+//! ([`Memo`], kept per search depth); why that is enough is Lemma 9 of
+//! docs/spec/explorer.md.
 
 use super::pairs::{ACQ_PAT, DEPS, PFO, REL_PAT, RMW};
 use super::search::Search;

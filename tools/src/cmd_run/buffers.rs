@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use serde_json::Value as Json;
 
 use crate::argspec::{self, ArgSpec, BufRef};
@@ -106,13 +106,33 @@ pub(crate) fn named_of(buffers: &[String]) -> Result<Vec<(String, ArgSpec)>> {
     Ok(out)
 }
 
+/// Places a buffer (argument `i`'s, or a `--buffer`, named by `label`) in `machine`'s global
+/// memory, through the run's memory budget, and writes its initial contents.
+///
+/// # Errors
+/// The buffer is past the run's memory limit or refused by the host (kind `memory`).
+pub(crate) fn place_on(
+    machine: &mut emu::exec::Machine,
+    contents: &argspec::Contents,
+    label: &str,
+) -> Result<u64> {
+    let addr = machine
+        .alloc(contents.len() as u64, label)
+        .map_err(launch::memory)?;
+    contents.write_with(|off, b| machine.write(addr + off, b));
+    Ok(addr)
+}
+
 /// Places every buffer argument and named buffer in device memory with `place` (given the
 /// initial contents and a label, it allocates, fills and returns the address); scalars pass
 /// as bytes; tensor maps and by-value structs are finished with the buffers' addresses.
+///
+/// # Errors
+/// A spec's contents cannot be read, or `place` refuses.
 pub(crate) fn lay_out(
     specs: &[ArgSpec],
     named: &[(String, ArgSpec)],
-    mut place: impl FnMut(&argspec::Contents, &str) -> u64,
+    mut place: impl FnMut(&argspec::Contents, &str) -> Result<u64>,
 ) -> Result<LaidOut> {
     let mut out = LaidOut {
         values: Vec::new(),
@@ -129,7 +149,7 @@ pub(crate) fn lay_out(
                 let bytes = spec
                     .buffer_contents()
                     .map_err(|e| anyhow!("--arg {i}: {e}"))?;
-                let addr = place(&bytes, &format!("argument {i}"));
+                let addr = place(&bytes, &format!("argument {i}"))?;
                 out.values.push(addr.to_le_bytes().to_vec());
                 out.buffers.push(Some((addr, bytes.len())));
             }
@@ -138,7 +158,7 @@ pub(crate) fn lay_out(
                 match &t.data {
                     Some(d) => {
                         let bytes = d.buffer_contents().map_err(|e| anyhow!("--arg {i}: {e}"))?;
-                        let addr = place(&bytes, &format!("argument {i}"));
+                        let addr = place(&bytes, &format!("argument {i}"))?;
                         out.buffers.push(Some((addr, bytes.len())));
                     }
                     None => out.buffers.push(None),
@@ -154,7 +174,7 @@ pub(crate) fn lay_out(
         let bytes = spec
             .buffer_contents()
             .map_err(|e| anyhow!("--buffer {name}: {e}"))?;
-        let addr = place(&bytes, &format!("buffer `{name}`"));
+        let addr = place(&bytes, &format!("buffer `{name}`"))?;
         out.named.push((name.clone(), addr, bytes.len()));
     }
     // Tensor maps and structs hold buffer addresses, known once every buffer is placed.
@@ -207,16 +227,45 @@ pub(crate) fn dumps_of(dumps: &[String], laid: &LaidOut) -> Result<Vec<(u64, usi
     Ok(out)
 }
 
-/// Writes the dumps, reading final bytes with `read`.
+/// Writes the dumps, reading final bytes with `read` (into a buffer, at an address).
 pub(crate) fn write_dumps(
     dumps: &[(u64, usize, PathBuf)],
-    read: impl Fn(u64, u64) -> Option<Vec<u8>>,
+    read: impl Fn(u64, &mut [u8]) -> bool,
 ) -> Result<()> {
     for (addr, len, path) in dumps {
-        let bytes = read(*addr, *len as u64).unwrap_or_default();
-        std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+        dump_to(path, *addr, *len as u64, &read)?;
     }
     Ok(())
+}
+
+/// Writes the `len` bytes at device address `addr` to `path`, a piece of at most 1 MiB at a
+/// time (a 16 GiB buffer needs no 16 GiB of host memory to be dumped).
+///
+/// # Errors
+/// The file cannot be written, or the bytes cannot be read (kind `io`).
+pub(crate) fn dump_to(
+    path: &std::path::Path,
+    addr: u64,
+    len: u64,
+    read: &impl Fn(u64, &mut [u8]) -> bool,
+) -> Result<()> {
+    use std::io::Write;
+    let cannot = |e: &dyn std::fmt::Display| {
+        launch::refuse("io", format!("cannot write {}: {e}", path.display()))
+    };
+    let f = std::fs::File::create(path).map_err(|e| cannot(&e))?;
+    let mut w = std::io::BufWriter::new(f);
+    let mut chunk = vec![0u8; len.min(1 << 20) as usize];
+    let mut at = 0u64;
+    while at < len {
+        let n = (len - at).min(chunk.len() as u64) as usize;
+        if !read(addr + at, &mut chunk[..n]) {
+            return Err(cannot(&format!("0x{:x} is not device memory", addr + at)));
+        }
+        w.write_all(&chunk[..n]).map_err(|e| cannot(&e))?;
+        at += n as u64;
+    }
+    w.flush().map_err(|e| cannot(&e))
 }
 
 /// The `buffers` array of `--json` (values for buffers of at most 4096 elements): buffer
@@ -257,7 +306,7 @@ pub(crate) fn after_dumps(status: u8, dumped: Result<()>) -> u8 {
     match dumped {
         Ok(()) => status,
         Err(e) => {
-            eprintln!("ptxemu: {e:#}");
+            errln!("ptxemu: {e:#}");
             if status == 0 {
                 2
             } else {

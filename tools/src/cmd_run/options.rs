@@ -97,14 +97,14 @@ pub(crate) struct Checks {
     threads: usize,
     check_nc: bool,
     l1: Option<(u32, usize)>,
-    tmem: emu::exec::step::tcgen05::TmemOptions,
+    tmem: emu::tcgen05::memory::TmemOptions,
     /// `--trace-tmem`.
     pub trace_tmem: bool,
     proxy_check: bool,
     wgmma_strict: bool,
     timeout: Option<std::time::Duration>,
     max_call_depth: Option<u32>,
-    cancel: emu::exec::cluster_launch::CancelPolicy,
+    cancel: emu::cluster_launch::control::CancelPolicy,
     device: emu::exec::DeviceLimits,
 }
 
@@ -137,8 +137,8 @@ impl Checks {
             resident_ctas: a.resident_ctas,
         };
         let cancel = match a.try_cancel.as_deref() {
-            None => emu::exec::cluster_launch::CancelPolicy::default(),
-            Some(t) => emu::exec::cluster_launch::CancelPolicy::parse(t)
+            None => emu::cluster_launch::control::CancelPolicy::default(),
+            Some(t) => emu::cluster_launch::control::CancelPolicy::parse(t)
                 .map_err(|e| launch::refuse("options", format!("--try-cancel {e}")))?,
         };
         let l1 = match a.cache_model.as_deref().unwrap_or("coherent") {
@@ -182,7 +182,7 @@ impl Checks {
                 ))
             }
         };
-        let tmem = emu::exec::step::tcgen05::TmemOptions {
+        let tmem = emu::tcgen05::memory::TmemOptions {
             checked,
             trace: a.trace_tmem,
             fence,
@@ -218,6 +218,12 @@ impl Checks {
     ) -> LaunchConfig {
         let mut cfg = LaunchConfig::new(kernel, grid, block);
         cfg.dynamic_shared = shared;
+        self.apply(cfg)
+    }
+
+    /// `cfg` (a launch's own kernel, shapes, cluster and shared bytes) with these checks and
+    /// budgets set on it; nothing the launch itself names is replaced.
+    pub fn apply(&self, mut cfg: LaunchConfig) -> LaunchConfig {
         cfg.max_steps = self.max_steps;
         cfg.threads = self.threads;
         cfg.check_nc = self.check_nc;
@@ -229,7 +235,7 @@ impl Checks {
         if let Some(d) = self.max_call_depth {
             cfg.max_call_depth = d;
         }
-        cfg.cancel = self.cancel;
+        cfg.try_cancel = self.cancel;
         cfg.device = self.device;
         cfg
     }

@@ -145,13 +145,19 @@ pub fn run_emu_on(
     if let Some(sm) = sm {
         module.target.sm = sm;
     }
+    let module = match emu::validate::Validated::new(module) {
+        Ok(v) => v,
+        Err(d) => return vec![Err(d[0].render(ptx, "difftest.ptx")); n],
+    };
     let mut machine = match Machine::load_with_source(&module, "difftest.ptx", ptx) {
         Ok(m) => m,
         Err(e) => return vec![Err(e.to_string()); n],
     };
     let size = (FRAME * THREADS) as u64;
-    let din = machine.alloc(size, "in");
-    let dout = machine.alloc(size, "out");
+    let (din, dout) = match (machine.alloc(size, "in"), machine.alloc(size, "out")) {
+        (Ok(i), Ok(o)) => (i, o),
+        (Err(e), _) | (_, Err(e)) => return vec![Err(e.to_string()); n],
+    };
     machine.write(din, input);
     (0..n)
         .map(|k| {
@@ -323,7 +329,7 @@ pub fn run(a: &DifftestArgs) -> Result<ExitCode> {
     let mut found = tally.mismatches.into_inner().expect("lock");
     if timed_out.load(Ordering::Relaxed) && (compared as u64) < a.count {
         let _ = std::fs::remove_dir_all(&work);
-        eprintln!(
+        errln!(
             "ptxemu difftest: stopped by --timeout {} after {} of {} kernel(s) compared ({} mismatch(es), {} error(s) so far) in {elapsed:.1} s; no verdict",
             a.timeout.unwrap_or_default(),
             compared,

@@ -21,7 +21,7 @@
 //! exponents spread over the whole masked range).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -312,19 +312,26 @@ fn form(c: &Case) -> String {
 /// Replays a record on ptxemu; writes `out/replay.json` (the counts) and
 /// `out/replay.emu.jsonl` (ptxemu's words, in the record's format) and prints a table.
 pub fn replay(path: &Path, out: &Path, gpu: Option<Gpu>) -> Result<std::process::ExitCode> {
-    let f = std::fs::File::open(path).with_context(|| path.display().to_string())?;
-    let mut lines = std::io::BufReader::new(f).lines();
+    // Read whole, size checked first: a record is text, and `/dev/zero` or a huge file is
+    // refused with its size instead of filling memory one endless line at a time.
+    let text = crate::bounded::read_text(path).with_context(|| path.display().to_string())?;
+    let mut lines = text.lines();
     let head_line = lines
         .next()
-        .ok_or_else(|| anyhow!("{}: empty", path.display()))??;
-    let head = parse_head(&serde_json::from_str(&head_line)?)?;
+        .ok_or_else(|| anyhow!("{}: empty", path.display()))?;
+    let head = parse_head(
+        &emu::host::json::parse(head_line).with_context(|| format!("{} line 1", path.display()))?,
+    )?;
     let mut by_module: BTreeMap<u64, Vec<Entry>> = BTreeMap::new();
     for (n, l) in lines.enumerate() {
-        let l = l?;
         if l.trim().is_empty() {
             continue;
         }
-        let e = parse_entry(&serde_json::from_str(&l)?, n + 2)?;
+        let e = parse_entry(
+            &emu::host::json::parse(l)
+                .with_context(|| format!("{} line {}", path.display(), n + 2))?,
+            n + 2,
+        )?;
         if super::kernel_seed(head.seed, e.i) != e.seed {
             bail!(
                 "record line {}: kernel {} of run seed {} is not seed {}",
@@ -335,6 +342,12 @@ pub fn replay(path: &Path, out: &Path, gpu: Option<Gpu>) -> Result<std::process:
             );
         }
         by_module.entry(e.i / head.per_module).or_default().push(e);
+    }
+    if by_module.is_empty() {
+        bail!(
+            "{}: the record has no kernels: nothing to replay",
+            path.display()
+        );
     }
     let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
     std::fs::create_dir_all(out).with_context(|| out.display().to_string())?;

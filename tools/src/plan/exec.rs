@@ -6,7 +6,7 @@
 //! and dumps; a fault stops the plan at that launch (exit status 1), naming the step, the
 //! round and the launch's index.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use emu::exec::symbols::ModuleVar;
@@ -14,7 +14,7 @@ use emu::exec::LaunchConfig;
 use serde_json::{json, Value as Json};
 
 use super::format::{path_text, LaunchStep, Plan, PlanArg, Step, StepKind, Until};
-use crate::argspec::{ArgSpec, BufRef, ElemType};
+use crate::argspec::{ArgSpec, BufRef, Contents, ElemType};
 use crate::cmd_run::Checks;
 use crate::launch::{self, refuse, ArgShape, Loaded, VarWrite};
 
@@ -28,10 +28,18 @@ struct Buffer {
     ty: ElemType,
     /// Element count.
     count: usize,
-    /// Initial bytes (an inline argument gets them again at each launch).
-    init: Vec<u8>,
+    /// Initial contents (an inline argument gets them again at each launch); zero and filled
+    /// buffers are not materialised in host memory.
+    init: Contents,
     /// Its address once allocated.
     addr: u64,
+}
+
+impl Buffer {
+    /// Its size in bytes.
+    fn len(&self) -> u64 {
+        self.init.len() as u64
+    }
 }
 
 /// A launch argument, resolved.
@@ -57,7 +65,7 @@ enum Action {
     Set(VarWrite),
     Write {
         buffer: usize,
-        bytes: Vec<u8>,
+        contents: Contents,
     },
     Repeat {
         until: Rounds,
@@ -112,8 +120,7 @@ impl Program {
         let total = |p: &[(String, u64)]| p.iter().fold(0u64, |t, (_, b)| t.saturating_add(*b));
         let mut worst: Vec<(String, u64)> = Vec::new();
         walk(&self.steps, &mut |base| {
-            let cfg = checks.config(&base.kernel, base.grid, base.block, base.dynamic_shared);
-            if let Some(p) = machine.footprint(&cfg) {
+            if let Some(p) = machine.footprint(&checks.apply(base.clone())) {
                 if total(&p) > total(&worst) {
                     worst = p;
                 }
@@ -122,7 +129,7 @@ impl Program {
         let mut parts: Vec<(String, u64)> = self
             .buffers
             .iter()
-            .map(|b| (b.label.clone(), b.init.len() as u64))
+            .map(|b| (b.label.clone(), b.len()))
             .collect();
         parts.extend(worst);
         parts
@@ -146,7 +153,7 @@ pub(crate) fn check(plan: &Plan, loaded: &Loaded) -> Result<Program> {
             continue;
         };
         let init = spec
-            .buffer_bytes()
+            .buffer_contents()
             .map_err(|e| refuse("plan", format!("buffer `{name}`: {e}")))?;
         buffers.push(Buffer {
             name: Some(name.clone()),
@@ -157,7 +164,7 @@ pub(crate) fn check(plan: &Plan, loaded: &Loaded) -> Result<Program> {
             addr: 0,
         });
     }
-    let steps = check_steps(&plan.steps, &plan.dir, loaded, &mut buffers)?;
+    let steps = check_steps(&plan.steps, loaded, &mut buffers)?;
     Ok(Program { buffers, steps })
 }
 
@@ -167,7 +174,6 @@ fn named(buffers: &[Buffer], name: &str) -> Option<usize> {
 
 fn check_steps(
     steps: &[Step],
-    dir: &Path,
     loaded: &Loaded,
     buffers: &mut Vec<Buffer>,
 ) -> Result<Vec<CheckedStep>> {
@@ -191,27 +197,30 @@ fn check_steps(
         };
         let action = match &s.kind {
             StepKind::Launch(l) => check_launch(l, &at, loaded, buffers)?,
-            StepKind::Set(text) => Action::Set(
-                launch::var_write(loaded, text, Some(dir))
+            StepKind::Set { name, spec } => Action::Set(
+                launch::var_write_spec(loaded, name, spec)
                     .map_err(|e| bad(&at, "set", format!("{e:#}")))?,
             ),
             StepKind::Write { buffer, spec } => {
                 let Some(b) = named(buffers, buffer) else {
                     return Err(unknown("write", buffer, buffers));
                 };
-                let bytes = spec.buffer_bytes().map_err(|e| bad(&at, "write", e))?;
-                let have = buffers[b].init.len();
-                if bytes.len() != have {
+                let have = buffers[b].len();
+                let size = spec.buffer_len().unwrap_or(0) as u64;
+                if size != have {
                     return Err(bad(
                         &at,
                         "write",
                         format!(
-                            "`{buffer}` is {have} bytes but {spec} is {} bytes; a write replaces the whole buffer",
-                            bytes.len()
+                            "`{buffer}` is {have} bytes but {spec} is {size} bytes; a write replaces the whole buffer"
                         ),
                     ));
                 }
-                Action::Write { buffer: b, bytes }
+                let contents = spec.buffer_contents().map_err(|e| bad(&at, "write", e))?;
+                Action::Write {
+                    buffer: b,
+                    contents,
+                }
             }
             StepKind::Repeat { until, steps } => {
                 let until = match until {
@@ -224,7 +233,7 @@ fn check_steps(
                         None => return Err(unknown("repeat", buffer, buffers)),
                     },
                 };
-                let steps = check_steps(steps, dir, loaded, buffers)?;
+                let steps = check_steps(steps, loaded, buffers)?;
                 Action::Repeat { until, steps }
             }
             StepKind::Dump { buffer, path } => match named(buffers, buffer) {
@@ -234,10 +243,13 @@ fn check_steps(
                 },
                 None => return Err(unknown("dump", buffer, buffers)),
             },
-            StepKind::DumpVar(text) => {
-                let (var, path) = launch::var_dump(loaded, text)
+            StepKind::DumpVar { name, path } => {
+                let var = launch::host_variable(loaded, name, "--dump-var")
                     .map_err(|e| bad(&at, "dump_var", format!("{e:#}")))?;
-                Action::DumpVar { var, path }
+                Action::DumpVar {
+                    var,
+                    path: path.clone(),
+                }
             }
         };
         out.push(CheckedStep { at, action });
@@ -304,7 +316,7 @@ fn check_launch(
                         format!("argument {i}: no buffer named `{name}`"),
                     ));
                 };
-                let len = buffers[b].init.len() as u64;
+                let len = buffers[b].len();
                 if *offset >= len {
                     return Err(bad(
                         at,
@@ -325,7 +337,7 @@ fn check_launch(
                         let own = match spec {
                             ArgSpec::TensorMap(t) => match &t.data {
                                 Some(d) => {
-                                    let init = d.buffer_bytes().map_err(|e| {
+                                    let init = d.buffer_contents().map_err(|e| {
                                         bad(at, "launch", format!("argument {i}: data=: {e}"))
                                     })?;
                                     let ArgSpec::Buffer { ty, count, .. } = **d else {
@@ -365,7 +377,7 @@ fn check_launch(
                     }
                     ArgSpec::Buffer { ty, count, .. } => {
                         let init = spec
-                            .buffer_bytes()
+                            .buffer_contents()
                             .map_err(|e| bad(at, "launch", format!("argument {i}: {e}")))?;
                         buffers.push(Buffer {
                             name: None,
@@ -381,21 +393,15 @@ fn check_launch(
             }
         }
     }
-    launch::check_args(loaded, &l.kernel, &shapes).map_err(fail)?;
+    let kernel = launch::check_args(loaded, &l.kernel, &shapes).map_err(fail)?;
     launch::check_shape(l.grid, l.block).map_err(fail)?;
-    loaded
-        .machine
-        .check_cluster(&l.kernel, l.cluster, l.grid)
-        .map_err(|e| bad(at, "launch", format!("cluster: {e}")))?;
-    let cfg = LaunchConfig::new(&l.kernel, l.grid, l.block);
-    Ok(Action::Launch {
-        cfg: LaunchConfig {
-            dynamic_shared: l.shared_bytes,
-            cluster: l.cluster,
-            ..cfg
-        },
-        args,
-    })
+    let cfg = LaunchConfig {
+        dynamic_shared: l.shared_bytes,
+        cluster: l.cluster,
+        ..LaunchConfig::new(&kernel, l.grid, l.block)
+    };
+    launch::check_launch_shape(&loaded.machine, &cfg).map_err(fail)?;
+    Ok(Action::Launch { cfg, args })
 }
 
 /// Why a plan stopped early.
@@ -410,7 +416,13 @@ pub(crate) enum Stop {
     TimedOut(Json),
 }
 
-/// The running plan: its machine, buffers and what it has reported.
+/// `set` records `--json` lists; past them, a count (`sets_omitted`) stands for the rest, so
+/// that a set inside a long loop cannot keep a record per round until memory runs out.
+pub(crate) const MAX_SET_RECORDS: usize = 100_000;
+
+/// The running plan: its machine, buffers and what it has reported. With `--json`, each
+/// launch's object is written to standard output as it completes (inside the plan object
+/// `plan::run` opens), so nothing per launch is kept; without it nothing is kept at all.
 pub(crate) struct Runner<'a> {
     /// The module and its machine.
     pub loaded: &'a mut Loaded,
@@ -418,10 +430,12 @@ pub(crate) struct Runner<'a> {
     pub checks: &'a Checks,
     /// `--json`.
     pub json: bool,
-    /// Per-launch `--json` objects so far.
-    pub launches: Vec<Json>,
-    /// `--set`-like records of the plan's set steps.
+    /// Launches executed so far.
+    pub launches: u64,
+    /// `--set`-like records of the plan's set steps (at most [`MAX_SET_RECORDS`]).
     pub sets: Vec<Json>,
+    /// Set steps executed past [`MAX_SET_RECORDS`].
+    pub sets_omitted: u64,
     /// Some launch had `--check-nc` conflicts.
     pub nc_conflicts: bool,
     /// `--race`: every launch runs with the detector and reports its own races.
@@ -436,17 +450,30 @@ impl Runner<'_> {
     /// Allocates every buffer and runs the steps.
     ///
     /// # Errors
-    /// The first fault or step that could not be carried out.
+    /// The first fault or step that could not be carried out (a buffer past the run's memory
+    /// limit among them).
     pub fn run(&mut self, prog: &mut Program) -> Result<(), Stop> {
         for b in &mut prog.buffers {
             let machine = &mut self.loaded.machine;
-            b.addr = machine.alloc(b.init.len() as u64, &b.label);
-            machine.write(b.addr, &b.init);
+            b.addr = machine.alloc(b.len(), &b.label).map_err(|e| {
+                let e = launch::memory(e);
+                let j = json!({"kind": "memory", "message": format!("{e:#}")});
+                Stop::Refused(e, j)
+            })?;
+            let addr = b.addr;
+            b.init
+                .write_with(|off, bytes| machine.write(addr + off, bytes));
         }
         let steps = std::mem::take(&mut prog.steps);
         let result = self.steps(&steps, &prog.buffers, None);
         prog.steps = steps;
         result
+    }
+
+    /// Whether `--timeout` has run out.
+    fn out_of_time(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
     }
 
     fn steps(
@@ -456,10 +483,7 @@ impl Runner<'_> {
         round: Option<u64>,
     ) -> Result<(), Stop> {
         for s in steps {
-            if self
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
-            {
+            if self.out_of_time() {
                 return Err(self.timed_out(&s.at, round, None));
             }
             self.step(s, buffers, round)?;
@@ -468,15 +492,15 @@ impl Runner<'_> {
     }
 
     /// The stop `--timeout` makes at step `at` (in launch `launch`, if one was running).
-    fn timed_out(&self, at: &str, round: Option<u64>, launch: Option<usize>) -> Stop {
+    fn timed_out(&self, at: &str, round: Option<u64>, launch: Option<u64>) -> Stop {
         let secs = self.checks.timeout().unwrap_or_default().as_secs_f64();
         let round_text = round.map_or(String::new(), |r| format!(", round {r}"));
         let launch_text = launch.map_or(String::new(), |i| format!(", launch {i}"));
         let message = format!(
             "plan stopped by --timeout {secs}s at step {at}{round_text}{launch_text} ({} launch(es) done); no result",
-            self.launches.len()
+            self.launches
         );
-        eprintln!("ptxemu: {message}");
+        errln!("ptxemu: {message}");
         Stop::TimedOut(json!({
             "kind": "timeout",
             "step": at,
@@ -486,11 +510,28 @@ impl Runner<'_> {
         }))
     }
 
+    /// A buffer's bytes (small buffers only: `--json` lists at most 4096 elements).
     fn read(&self, b: &Buffer) -> Vec<u8> {
         self.loaded
             .machine
-            .read(b.addr, b.init.len() as u64)
+            .read(b.addr, b.len())
             .unwrap_or_default()
+    }
+
+    /// Whether every byte of a buffer is zero, read a piece at a time.
+    fn all_zero(&self, b: &Buffer) -> bool {
+        let mut chunk = vec![0u8; b.len().min(1 << 16) as usize];
+        let mut at = 0u64;
+        while at < b.len() {
+            let n = (b.len() - at).min(chunk.len() as u64) as usize;
+            if !self.loaded.machine.read_into(b.addr + at, &mut chunk[..n])
+                || chunk[..n].iter().any(|&x| x != 0)
+            {
+                return false;
+            }
+            at += n as u64;
+        }
+        true
     }
 
     fn step(
@@ -512,22 +553,33 @@ impl Runner<'_> {
             Action::Set(w) => {
                 let mut rec =
                     launch::apply_var_write(&mut self.loaded.machine, w).map_err(refused)?;
-                rec["step"] = json!(at);
-                self.sets.push(rec);
+                if self.json {
+                    if self.sets.len() < MAX_SET_RECORDS {
+                        rec["step"] = json!(at);
+                        self.sets.push(rec);
+                    } else {
+                        self.sets_omitted += 1;
+                    }
+                }
                 Ok(())
             }
-            Action::Write { buffer, bytes } => {
-                self.loaded.machine.write(buffers[*buffer].addr, bytes);
+            Action::Write { buffer, contents } => {
+                let (machine, b) = (&mut self.loaded.machine, &buffers[*buffer]);
+                // `write_with` leaves zero contents unwritten (fresh memory is zero); an
+                // overwrite must clear what the buffer holds.
+                if matches!(contents, Contents::Zero(_)) {
+                    zero(machine, b);
+                } else {
+                    contents.write_with(|off, bytes| machine.write(b.addr + off, bytes));
+                }
                 Ok(())
             }
             Action::Dump { buffer, path } => {
-                let bytes = self.read(&buffers[*buffer]);
-                std::fs::write(path, bytes).map_err(|e| {
-                    refused(refuse(
-                        "io",
-                        format!("cannot write {}: {e}", path.display()),
-                    ))
+                let (b, machine) = (&buffers[*buffer], &self.loaded.machine);
+                crate::cmd_run::dump_to(path, b.addr, b.len(), &|addr, out| {
+                    machine.read_into(addr, out)
                 })
+                .map_err(refused)
             }
             Action::DumpVar { var, path } => {
                 launch::write_var_dump(&self.loaded.machine, var, path).map_err(refused)
@@ -535,6 +587,11 @@ impl Runner<'_> {
             Action::Repeat { until, steps } => match until {
                 Rounds::Times(n) => {
                     for r in 0..*n {
+                        // Checked each round, not only before a step: a round of no steps
+                        // (or of quick ones) repeated 2^64 times must stop too.
+                        if self.out_of_time() {
+                            return Err(self.timed_out(at, Some(r), None));
+                        }
                         self.steps(steps, buffers, Some(r))?;
                     }
                     Ok(())
@@ -542,8 +599,11 @@ impl Runner<'_> {
                 Rounds::WhileNonzero { buffer, max } => {
                     let b = &buffers[*buffer];
                     for r in 0..*max {
+                        if self.out_of_time() {
+                            return Err(self.timed_out(at, Some(r), None));
+                        }
                         self.steps(steps, buffers, Some(r))?;
-                        if self.read(b).iter().all(|&x| x == 0) {
+                        if self.all_zero(b) {
                             return Ok(());
                         }
                     }
@@ -552,7 +612,7 @@ impl Runner<'_> {
                         "plan step {at}: `{name}` is still non-zero after round {} (max {max} rounds)",
                         max.saturating_sub(1)
                     );
-                    eprintln!("ptxemu: {message}");
+                    errln!("ptxemu: {message}");
                     Err(Stop::NoConvergence(json!({
                         "kind": "repeat_max",
                         "step": at,
@@ -573,12 +633,9 @@ impl Runner<'_> {
         buffers: &[Buffer],
         round: Option<u64>,
     ) -> Result<(), Stop> {
-        let index = self.launches.len();
-        let mut cfg = self
-            .checks
-            .config(&base.kernel, base.grid, base.block, base.dynamic_shared);
-        // The launch's `cluster` key, checked against the kernel when the plan was read.
-        cfg.cluster = base.cluster;
+        let index = self.launches;
+        // The step's own configuration (its cluster, shared bytes) with the run's checks.
+        let mut cfg = self.checks.apply(base.clone());
         cfg.race = self.race.map(|p| p.opts);
         // The plan's time left, not the whole --timeout, bounds each launch.
         cfg.timeout = self
@@ -591,7 +648,13 @@ impl Runner<'_> {
                 Arg::Buffer(i, offset) => {
                     let b = &buffers[*i];
                     if b.name.is_none() {
-                        self.loaded.machine.write(b.addr, &b.init);
+                        let machine = &mut self.loaded.machine;
+                        if matches!(b.init, Contents::Zero(_)) {
+                            zero(machine, b);
+                        } else {
+                            b.init
+                                .write_with(|off, bytes| machine.write(b.addr + off, bytes));
+                        }
                     }
                     values.push((b.addr + offset).to_le_bytes().to_vec());
                 }
@@ -612,7 +675,14 @@ impl Runner<'_> {
                                 .find(|(r, _, _)| *r == BufRef::Index(usize::MAX))
                             {
                                 let buf = &buffers[*b];
-                                self.loaded.machine.write(buf.addr, &buf.init);
+                                let machine = &mut self.loaded.machine;
+                                if matches!(buf.init, Contents::Zero(_)) {
+                                    zero(machine, buf);
+                                } else {
+                                    buf.init.write_with(|off, bytes| {
+                                        machine.write(buf.addr + off, bytes)
+                                    });
+                                }
                             }
                             let r = t.buf.clone().unwrap_or(BufRef::Index(usize::MAX));
                             resolve(&r).and_then(|b| t.bytes(b))
@@ -634,21 +704,23 @@ impl Runner<'_> {
         }
         let round_text = round.map_or(String::new(), |r| format!(", round {r}"));
         let context = format!("plan step {at}{round_text}, launch {index}: ");
-        let report = launch::launch(&mut self.loaded.machine, &cfg, &values).map_err(|e| {
+        let report = launch::launch(&mut self.loaded.machine, &self.loaded.module, &cfg, &values).map_err(|e| {
             let kind = launch::kind_of(&e);
             let err = json!({"kind": kind, "step": at, "round": round, "launch": index, "message": format!("{e:#}")});
             Stop::Refused(refuse(kind, format!("{context}{e:#}")), err)
         })?;
         if crate::timeout::stopped(&report) {
             if !self.json {
-                crate::out::write_bytes(&report.stdout);
+                crate::out::write_program_output(&report.stdout);
             }
+            // A launch the timeout stopped is not counted as done.
             return Err(self.timed_out(at, round, Some(index)));
         }
+        self.launches += 1;
         let machine = &self.loaded.machine;
         let races = self
             .race
-            .map(|p| crate::race_run::Merged::new(p, report.races.as_ref()));
+            .map(|p| crate::race_run::Merged::new(p, &cfg.kernel, report.races.as_ref()));
         self.races_found |= races.as_ref().is_some_and(|m| m.fails());
         if self.json {
             let bufs = args
@@ -678,9 +750,9 @@ impl Runner<'_> {
                 o.insert("race_schedules".into(), s);
                 o.insert("race_summary".into(), sum);
             }
-            self.launches.push(Json::Object(o));
+            let sep = if index == 0 { "" } else { "," };
+            out!("{sep}{}", Json::Object(o));
         } else {
-            self.launches.push(Json::Null);
             launch::print_text(&report, machine, self.checks.trace_tmem);
         }
         if let Some(m) = races.as_ref().filter(|m| m.any()) {
@@ -699,5 +771,16 @@ impl Runner<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Zeroes an inline buffer before a launch of its step, a piece at a time.
+fn zero(machine: &mut emu::exec::Machine, b: &Buffer) {
+    let chunk = vec![0u8; b.len().min(1 << 20) as usize];
+    let mut at = 0u64;
+    while at < b.len() {
+        let n = (b.len() - at).min(chunk.len() as u64) as usize;
+        machine.write(b.addr + at, &chunk[..n]);
+        at += n as u64;
     }
 }

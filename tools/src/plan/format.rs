@@ -1,5 +1,7 @@
 //! The launch-plan file (`ptxemu run --plan FILE`, docs/plan-format.md, version 1): JSON read
-//! into a typed [`Plan`]. Every key is known or refused, every spec is parsed here, and every
+//! into a typed [`Plan`]. Every key is known or refused (a key given twice too), every spec is
+//! parsed here, every file the plan names is checked against the path policy
+//! (`crate::confine`: inside the plan's folder unless `--plan-root` says otherwise), and every
 //! error names the step it is in; what needs the module (kernels, parameters, variables) is
 //! checked by `plan::check`.
 
@@ -9,13 +11,12 @@ use anyhow::Result;
 use serde_json::{Map, Value as Json};
 
 use crate::argspec::{self, ArgSpec};
+use crate::confine::{Confined, Use};
 use crate::launch::refuse;
 
 /// A parsed plan.
 #[derive(Debug)]
 pub(crate) struct Plan {
-    /// The plan's folder (relative `module` and `file=` paths start there).
-    pub dir: PathBuf,
     /// The module, relative to the current folder (the plan's `module` joined to its folder).
     pub module: Option<PathBuf>,
     /// Named buffers, in allocation order, with their specs (`file=` made relative to the
@@ -50,8 +51,13 @@ pub(crate) struct Step {
 pub(crate) enum StepKind {
     /// A kernel launch.
     Launch(LaunchStep),
-    /// `NAME=SPEC` written to a module variable (the text as `--set` takes it).
-    Set(String),
+    /// `NAME=SPEC` written to a module variable (as `--set` takes it).
+    Set {
+        /// The variable.
+        name: String,
+        /// Its new (leading) bytes.
+        spec: ArgSpec,
+    },
     /// A named buffer overwritten with a buffer spec of its size.
     Write {
         /// The buffer.
@@ -70,11 +76,16 @@ pub(crate) enum StepKind {
     Dump {
         /// The buffer.
         buffer: String,
-        /// The file.
+        /// The file (checked against the path policy).
         path: PathBuf,
     },
     /// `NAME=PATH`: a module variable's bytes written to a file (as `--dump-var` takes it).
-    DumpVar(String),
+    DumpVar {
+        /// The variable.
+        name: String,
+        /// The file (checked against the path policy).
+        path: PathBuf,
+    },
 }
 
 /// When a repeat stops.
@@ -133,7 +144,11 @@ fn known_keys(o: &Map<String, Json>, allowed: &[&str], at: &str) -> Result<()> {
         if !allowed.contains(&k.as_str()) {
             return Err(bad(
                 at,
-                format!("unknown key `{k}` (expected {})", allowed.join(", ")),
+                format!(
+                    "unknown key `{}` (expected {})",
+                    shown(k),
+                    allowed.join(", ")
+                ),
             ));
         }
     }
@@ -168,10 +183,27 @@ fn dims(v: &Json, at: &str, what: &str) -> Result<[u32; 3]> {
     crate::cmd_run::shape(&text, what).map_err(|e| bad(at, format!("{e:#}")))
 }
 
-fn spec(text: &str, dir: &Path, at: &str) -> Result<ArgSpec> {
-    argspec::parse(text)
-        .map(|s| s.relative_to(dir))
-        .map_err(|e| bad(at, e))
+/// An `--arg` spec of the plan, its `file=` taken from the plan's folder and checked against
+/// the path policy before anything reads it. Tensor maps are refused here, before their spec
+/// could read a file (`tmap:driver,file=`): plans do not take them yet.
+fn spec(text: &str, files: &Confined, at: &str) -> Result<ArgSpec> {
+    if text.trim_start().starts_with("tmap:") {
+        return Err(bad(
+            at,
+            "tensor maps are not supported in plans yet; use a single `ptxemu run`".into(),
+        ));
+    }
+    let s = argspec::parse(text).map_err(|e| bad(at, e))?;
+    if let ArgSpec::Buffer {
+        init: argspec::Init::File(p),
+        ..
+    } = &s
+    {
+        files
+            .resolve(p, Use::Read)
+            .map_err(|e| bad(at, format!("{e:#}")))?;
+    }
+    Ok(s.relative_to(files.base()))
 }
 
 /// `NAME=REST` of a step.
@@ -179,21 +211,27 @@ fn name_eq<'a>(v: &'a Json, at: &str, key: &str, form: &str) -> Result<(&'a str,
     let text = string(v, at, key)?;
     match text.split_once('=') {
         Some((n, rest)) if !n.trim().is_empty() && !rest.is_empty() => Ok((n.trim(), rest)),
-        _ => Err(bad(at, format!("`{key}` takes {form}, got `{text}`"))),
+        _ => Err(bad(
+            at,
+            format!("`{key}` takes {form}, got `{}`", shown(text)),
+        )),
     }
 }
 
-/// Reads a plan file.
+/// Reads a plan file; its files must lie inside `root` (`--plan-root`), by default the
+/// plan's folder.
 ///
 /// # Errors
-/// An unreadable file, JSON that is not a version-1 plan, an unknown key, or a malformed
-/// value, naming the step (the caller names the file).
-pub(crate) fn read(path: &Path) -> Result<Plan> {
+/// An unreadable file, JSON that is not a version-1 plan (a key given twice included), an
+/// unknown key, a malformed value, or a path outside the root, naming the step (the caller
+/// names the file).
+pub(crate) fn read(path: &Path, root: Option<&Path>) -> Result<Plan> {
     let text = crate::bounded::read_text(path)
         .map_err(|e| refuse("io", format!("cannot read {}: {e}", path.display())))?;
     let json: Json =
-        serde_json::from_str(&text).map_err(|e| refuse("plan", format!("not JSON: {e}")))?;
-    let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        emu::host::json::parse(&text).map_err(|e| refuse("plan", format!("not JSON: {e}")))?;
+    let files = Confined::new(path.parent().unwrap_or(Path::new("")), root)?;
+    let dir = &files;
     let at = "the plan";
     let Json::Object(top) = &json else {
         return Err(bad(at, "a plan is a JSON object".into()));
@@ -206,7 +244,13 @@ pub(crate) fn read(path: &Path) -> Result<Plan> {
     }
     let module = top
         .get("module")
-        .map(|m| string(m, at, "module").map(|m| dir.join(m)))
+        .map(|m| {
+            string(m, at, "module").and_then(|m| {
+                files
+                    .resolve(Path::new(m), Use::Read)
+                    .map_err(|e| bad(at, format!("`module`: {e:#}")))
+            })
+        })
         .transpose()?;
     let mut buffers: Vec<(String, ArgSpec)> = Vec::new();
     if let Some(b) = top.get("buffers") {
@@ -214,8 +258,8 @@ pub(crate) fn read(path: &Path) -> Result<Plan> {
             return Err(bad(at, "`buffers` must be an object of NAME: SPEC".into()));
         };
         for (name, v) in b {
-            let bat = format!("buffer `{name}`");
-            let s = spec(string(v, &bat, name)?, &dir, &bat)?;
+            let bat = format!("buffer `{}`", shown(name));
+            let s = spec(string(v, &bat, name)?, dir, &bat)?;
             if !matches!(s, ArgSpec::Buffer { .. }) {
                 return Err(bad(
                     &bat,
@@ -228,19 +272,30 @@ pub(crate) fn read(path: &Path) -> Result<Plan> {
         buffers.sort_by_key(|(n, _)| order.iter().position(|o| o == n));
     }
     let steps = match top.get("steps") {
-        Some(Json::Array(s)) => steps_of(s, &[], &dir)?,
+        Some(Json::Array(s)) => steps_of(s, &[], dir)?,
         Some(other) => return Err(bad(at, format!("`steps` must be an array, not {other}"))),
         None => return Err(bad(at, "`steps` is missing".into())),
     };
     Ok(Plan {
-        dir,
         module,
         buffers,
         steps,
     })
 }
 
-fn steps_of(list: &[Json], parent: &[usize], dir: &Path) -> Result<Vec<Step>> {
+/// A key or name read from the plan, as messages show it (control bytes escaped, cut).
+fn shown(s: &str) -> String {
+    emu::front::error::clipped(s, 80)
+}
+
+/// The path of `NAME=PATH`, checked as a file the plan writes.
+fn output(files: &Confined, p: &str, at: &str) -> Result<PathBuf> {
+    files
+        .resolve(Path::new(p), Use::Write)
+        .map_err(|e| bad(at, format!("{e:#}")))
+}
+
+fn steps_of(list: &[Json], parent: &[usize], dir: &Confined) -> Result<Vec<Step>> {
     let mut out = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
         let mut at = parent.to_vec();
@@ -251,7 +306,7 @@ fn steps_of(list: &[Json], parent: &[usize], dir: &Path) -> Result<Vec<Step>> {
     Ok(out)
 }
 
-fn step(v: &Json, path: &[usize], dir: &Path) -> Result<StepKind> {
+fn step(v: &Json, path: &[usize], dir: &Confined) -> Result<StepKind> {
     let at = format!("step {}", path_text(path));
     let kinds = ["launch", "set", "write", "repeat", "dump", "dump_var"];
     let Json::Object(o) = v else {
@@ -268,12 +323,15 @@ fn step(v: &Json, path: &[usize], dir: &Path) -> Result<StepKind> {
         ));
     };
     let body = &o[key];
-    let at = format!("{at} ({key})");
+    let at = format!("{at} ({})", shown(key));
     Ok(match key.as_str() {
         "launch" => StepKind::Launch(launch(body, &at, dir)?),
         "set" => {
-            name_eq(body, &at, "set", "NAME=SPEC")?;
-            StepKind::Set(string(body, &at, "set")?.to_string())
+            let (name, s) = name_eq(body, &at, "set", "NAME=SPEC")?;
+            StepKind::Set {
+                name: name.to_string(),
+                spec: spec(s, dir, &at)?,
+            }
         }
         "write" => {
             let (name, s) = name_eq(body, &at, "write", "NAME=SPEC")?;
@@ -294,23 +352,30 @@ fn step(v: &Json, path: &[usize], dir: &Path) -> Result<StepKind> {
             let (name, p) = name_eq(body, &at, "dump", "NAME=PATH")?;
             StepKind::Dump {
                 buffer: name.to_string(),
-                path: PathBuf::from(p),
+                path: output(dir, p, &at)?,
             }
         }
         "dump_var" => {
-            name_eq(body, &at, "dump_var", "NAME=PATH")?;
-            StepKind::DumpVar(string(body, &at, "dump_var")?.to_string())
+            let (name, p) = name_eq(body, &at, "dump_var", "NAME=PATH")?;
+            StepKind::DumpVar {
+                name: name.to_string(),
+                path: output(dir, p, &at)?,
+            }
         }
         other => {
             return Err(bad(
                 &at,
-                format!("unknown step `{other}` (expected {})", kinds.join(", ")),
+                format!(
+                    "unknown step `{}` (expected {})",
+                    shown(other),
+                    kinds.join(", ")
+                ),
             ))
         }
     })
 }
 
-fn launch(v: &Json, at: &str, dir: &Path) -> Result<LaunchStep> {
+fn launch(v: &Json, at: &str, dir: &Confined) -> Result<LaunchStep> {
     let Json::Object(o) = v else {
         return Err(bad(at, "`launch` must be an object".into()));
     };
@@ -377,7 +442,7 @@ fn launch(v: &Json, at: &str, dir: &Path) -> Result<LaunchStep> {
     })
 }
 
-fn repeat(v: &Json, path: &[usize], at: &str, dir: &Path) -> Result<StepKind> {
+fn repeat(v: &Json, path: &[usize], at: &str, dir: &Confined) -> Result<StepKind> {
     let Json::Object(o) = v else {
         return Err(bad(at, "`repeat` must be an object".into()));
     };

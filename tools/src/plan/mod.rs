@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use serde_json::{json, Map, Value as Json};
+use serde_json::{json, Value as Json};
 
 use crate::cmd_run::{Checks, RunArgs};
 use crate::launch::{self, refuse};
@@ -26,7 +26,7 @@ use exec::{Runner, Stop};
 pub(crate) fn run(a: &RunArgs, plan_path: &Path) -> Result<ExitCode> {
     let checks = Checks::of(a)?;
     let race = a.race.plan()?;
-    if race.as_ref().is_some_and(|p| p.seeds.len() > 1) {
+    if race.as_ref().is_some_and(|p| p.runs > 1) {
         return Err(refuse(
             "options",
             "--runs with --plan: a plan's launches change its buffers, so they cannot be run again; explore one seed per run",
@@ -36,7 +36,7 @@ pub(crate) fn run(a: &RunArgs, plan_path: &Path) -> Result<ExitCode> {
         "io" => e,
         kind => refuse(kind, format!("{}: {e:#}", plan_path.display())),
     };
-    let plan = format::read(plan_path).map_err(in_plan)?;
+    let plan = format::read(plan_path, a.plan_root.as_deref()).map_err(in_plan)?;
     let module = match (&a.file, &plan.module) {
         (Some(f), _) => f.clone(),
         (None, Some(m)) => m.clone(),
@@ -50,18 +50,31 @@ pub(crate) fn run(a: &RunArgs, plan_path: &Path) -> Result<ExitCode> {
             ))
         }
     };
-    let mut loaded = launch::load_on(&module, a.gpu.map(crate::difftest::record::Gpu::sm))?;
+    let mut loaded = launch::load_on(
+        &module,
+        a.gpu.map(crate::difftest::record::Gpu::sm),
+        crate::memlimit::limit(a.memory_limit),
+    )?;
     let mut prog = exec::check(&plan, &loaded).map_err(in_plan)?;
     crate::memlimit::check(
         crate::memlimit::limit(a.memory_limit),
         &prog.memory_parts(&loaded.machine, &checks),
     )?;
+    if a.json {
+        // The plan object is opened now and its launches written as they complete.
+        out!(
+            "{{\"plan\":{},\"module\":{},\"launches\":[",
+            json!(plan_path.display().to_string()),
+            json!(module.display().to_string())
+        );
+    }
     let mut runner = Runner {
         loaded: &mut loaded,
         checks: &checks,
         json: a.json,
-        launches: Vec::new(),
+        launches: 0,
         sets: Vec::new(),
+        sets_omitted: 0,
         nc_conflicts: false,
         race: race.as_ref(),
         races_found: false,
@@ -75,20 +88,22 @@ pub(crate) fn run(a: &RunArgs, plan_path: &Path) -> Result<ExitCode> {
         Err(Stop::Fault(e) | Stop::NoConvergence(e)) => (1, Some(e)),
         Err(Stop::TimedOut(e)) => (3, Some(e)),
         Err(Stop::Refused(err, e)) => {
-            eprintln!("ptxemu: {err:#}");
+            errln!("ptxemu: {err:#}");
             (2, Some(e))
         }
     };
     if a.json {
-        let mut o = Map::new();
-        o.insert("plan".into(), json!(plan_path.display().to_string()));
-        o.insert("module".into(), json!(module.display().to_string()));
-        o.insert("launches".into(), Json::Array(runner.launches));
-        o.insert("sets".into(), Json::Array(runner.sets));
-        if let Some(e) = error {
-            o.insert("error".into(), e);
+        out!(
+            "],\"sets\":{}",
+            Json::Array(std::mem::take(&mut runner.sets))
+        );
+        if runner.sets_omitted > 0 {
+            out!(",\"sets_omitted\":{}", runner.sets_omitted);
         }
-        outln!("{}", Json::Object(o));
+        if let Some(e) = error {
+            out!(",\"error\":{e}");
+        }
+        outln!("}}");
     }
     Ok(ExitCode::from(code))
 }

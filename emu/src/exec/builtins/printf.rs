@@ -2,7 +2,7 @@
 //! device's argument buffer.
 
 use super::{read_cstr, read_generic};
-use crate::exec::fault::LaneFault;
+use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::GlobalMemory;
 use crate::exec::warp::Warp;
 
@@ -39,6 +39,10 @@ impl ArgReader<'_> {
         read_cstr(self.global, self.warp, self.lane, p)
     }
 }
+
+/// The widest field (width or precision) `printf` formats: Rust's formatter takes precisions
+/// up to 65,535, and CUDA's device printf buffer (1 MiB by default) holds little more.
+const MAX_FIELD: usize = 65_535;
 
 /// One parsed conversion specification.
 #[derive(Default)]
@@ -84,7 +88,8 @@ impl Spec {
                 w.push(chars[*i]);
                 *i += 1;
             }
-            s.width = w.parse().ok();
+            // A run of digits too long for a number is a width past any bound.
+            s.width = (!w.is_empty()).then(|| w.parse().unwrap_or(usize::MAX));
         }
         if *i < chars.len() && chars[*i] == '.' {
             *i += 1;
@@ -98,7 +103,21 @@ impl Spec {
                     p.push(chars[*i]);
                     *i += 1;
                 }
-                s.prec = Some(p.parse().unwrap_or(0));
+                s.prec = Some(if p.is_empty() {
+                    0
+                } else {
+                    p.parse().unwrap_or(usize::MAX)
+                });
+            }
+        }
+        for (what, v) in [("width", s.width), ("precision", s.prec)] {
+            if v.is_some_and(|v| v > MAX_FIELD) {
+                return Err(LaneFault::new(FaultKind::Unsupported {
+                    what: format!(
+                        "a printf field {what} of {} (ptxemu formats fields of at most {MAX_FIELD} characters)",
+                        v.unwrap_or(0)
+                    ),
+                }));
             }
         }
         while *i < chars.len() && matches!(chars[*i], 'h' | 'l' | 'L' | 'z' | 'j' | 't' | 'q') {
@@ -226,7 +245,7 @@ fn unsigned(conv: char, s: &Spec, args: &mut ArgReader<'_>) -> Result<String, La
 }
 
 fn int_digits(v: u64, radix: u32, upper: bool, prec: Option<usize>) -> String {
-    let mut d = if v == 0 && prec == Some(0) {
+    let d = if v == 0 && prec == Some(0) {
         String::new()
     } else {
         match radix {
@@ -236,12 +255,10 @@ fn int_digits(v: u64, radix: u32, upper: bool, prec: Option<usize>) -> String {
             _ => v.to_string(),
         }
     };
-    if let Some(p) = prec {
-        while d.len() < p {
-            d.insert(0, '0');
-        }
+    match prec {
+        Some(p) if d.len() < p => format!("{}{d}", "0".repeat(p - d.len())),
+        _ => d,
     }
-    d
 }
 
 fn pad_text(text: &str, s: &Spec) -> String {

@@ -4,6 +4,8 @@
 
 use super::Cta;
 use crate::exec::fault::{Fault, FaultKind, LaneFault};
+use crate::exec::hooks::sync;
+use crate::exec::launch::BarrierRequest;
 use crate::exec::program::Dst;
 use crate::exec::{frames, Env};
 use crate::ir::BarRedOp;
@@ -84,12 +86,7 @@ impl Cta {
             let f = LaneFault::new(FaultKind::DivergentCollective { detail });
             return Err(self.lane_fault(env, wi, pc, f));
         }
-        if let Some(r) = &mut self.race {
-            r.barrier_arrive(id, wi, mask);
-        }
-        if let Some(t) = self.tmem.as_mut().filter(|t| t.checked()) {
-            crate::exec::step::tcgen05::barrier_arrive(t, id as u32, wi as u32, mask);
-        }
+        sync::barrier_arrived(self.race.as_deref_mut(), &mut self.tmem, id, wi, mask);
         b.arrived += mask.count_ones();
         b.popc += (req.pred & mask).count_ones();
         b.all &= req.pred & mask == mask;
@@ -138,16 +135,8 @@ impl Cta {
                 continue;
             }
             let b = std::mem::take(&mut self.barriers[id]);
-            if let Some(r) = &mut self.race {
-                for w in &b.waiters {
-                    r.barrier_wait(id, w.warp, w.lanes);
-                }
-                r.barrier_reset(id);
-            }
-            if let Some(t) = self.tmem.as_mut().filter(|t| t.checked()) {
-                let lanes = b.waiters.iter().map(|w| (w.warp as u32, w.lanes));
-                crate::exec::step::tcgen05::barrier_release(t, id as u32, lanes);
-            }
+            let waiters = b.waiters.iter().map(|w| (w.warp, w.lanes));
+            sync::barrier_released(self.race.as_deref_mut(), &mut self.tmem, id, waiters);
             let result = match b.red {
                 Some(BarRedOp::Popc) => u64::from(b.popc),
                 Some(BarRedOp::And) => u64::from(b.all),
@@ -224,25 +213,6 @@ impl Cta {
             site: self.site(env, wi, pc, None),
         })
     }
-}
-
-/// A barrier arrival as decoded by the barrier instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BarrierRequest {
-    /// Barrier number.
-    pub id: u32,
-    /// Expected thread count, if given.
-    pub count: Option<u32>,
-    /// The predicate of `bar.red` per lane.
-    pub pred: u32,
-    /// `bar.arrive`.
-    pub arrive_only: bool,
-    /// `.aligned` (all `bar` forms; `barrier` with `.aligned`).
-    pub aligned: bool,
-    /// The reduction of `bar.red`.
-    pub red: Option<BarRedOp>,
-    /// Where `bar.red` writes its result.
-    pub dst: Option<Dst>,
 }
 
 pub(super) fn lane_list(mask: u32) -> String {

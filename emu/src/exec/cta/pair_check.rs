@@ -1,11 +1,11 @@
 //! The end-of-cluster check of CTA pairs' allocation rendezvous
-//! ([`crate::exec::step::tcgen05_pair_alloc`]): a CTA that made `.cta_group::2` allocation
+//! ([`crate::tcgen05::exec::pair_alloc`]): a CTA that made `.cta_group::2` allocation
 //! operations its pair peer never made.
 
 use super::Cta;
 use crate::exec::fault::Fault;
-use crate::exec::step::tcgen05_pair_alloc::{unmatched, unmatched_fault};
 use crate::exec::Env;
+use crate::tcgen05::exec::alloc::{unmatched, unmatched_fault};
 use crate::tcgen05::pair_log::PairLog;
 
 impl Cta {

@@ -2,10 +2,12 @@
 //! ([`CtaPeers`]), and the lanes waiting at the cluster barrier.
 
 use super::{lane_list, Cta, Fault};
-use crate::exec::cluster::{ClusterBarrier, ClusterIds, ClusterPeers, PeerCta};
+use crate::async_copy::state::AsyncState;
+use crate::cluster::barrier::ClusterBarrier;
+use crate::cluster::peers::{ClusterPeers, PeerCta};
+use crate::cluster::shape::ClusterIds;
 use crate::exec::fault::FaultKind;
 use crate::exec::memory::Bytes;
-use crate::exec::step::async_copy::AsyncState;
 use crate::exec::Env;
 
 /// The other CTAs of a cluster while the CTA of rank `rank` runs: those of lower rank and

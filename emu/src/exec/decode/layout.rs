@@ -1,13 +1,13 @@
 //! Where every variable lives: module globals in one global region, `.const` variables in the
 //! constant bank, `.shared` variables (module and function scope) in each kernel's own shared
-//! memory layout ([`super::shared`]), module `.local` variables at the start of each thread's
+//! memory layout ([`crate::exec::launch::shared_layout`]), module `.local` variables at the start of each thread's
 //! local memory, and each function's parameters and function-scope `.local`/`.param` variables
 //! in its activation frame. Initialisers are written into the images here, with symbol
 //! addresses resolved.
 
-use super::DecodeError;
+use super::error::DecodeError;
 use crate::exec::memory::FUNCTION_BASE;
-use crate::exec::program::FrameLayout;
+use crate::exec::program::{FrameLayout, GlobalsImage};
 use crate::ir::{
     ArrayDim, FloatImm, Function, FunctionKind, InitValue, Initializer, Module, ParamKind, Span,
     StateSpace, SymbolRef, Type, Variable,
@@ -18,7 +18,8 @@ use crate::ir::{
 pub enum Place {
     /// A global address.
     Global(u64),
-    /// A sized `.shared` variable: its offset depends on the kernel ([`super::shared`]).
+    /// A sized `.shared` variable: its offset depends on the kernel
+    /// ([`crate::exec::launch::shared_layout`]).
     Shared,
     /// An offset in the constant bank.
     Const(u64),
@@ -33,8 +34,8 @@ pub enum Place {
 pub struct Layout {
     /// Placement of each module-scope variable.
     pub globals: Vec<Option<Place>>,
-    /// Bytes of the globals region.
-    pub globals_image: Vec<u8>,
+    /// The globals region: its size and initialisers.
+    pub globals_image: GlobalsImage,
     /// Where the globals region starts.
     pub globals_base: u64,
     /// Constant bank contents.
@@ -44,7 +45,7 @@ pub struct Layout {
     /// Frame layout of each function, and the frame offset of each function-scope variable.
     pub frames: Vec<(FrameLayout, Vec<Option<u64>>)>,
     /// Each kernel's shared memory, and the shared offsets each function's code uses.
-    pub shared: super::shared::SharedPlan,
+    pub shared: crate::exec::launch::shared_layout::SharedPlan,
 }
 
 fn align_to(x: u64, a: u64) -> u64 {
@@ -59,7 +60,7 @@ fn align_to(x: u64, a: u64) -> u64 {
 pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError> {
     let mut l = Layout {
         globals_base,
-        shared: super::shared::plan(module),
+        shared: crate::exec::launch::shared_layout::plan(module),
         ..Layout::default()
     };
     let mut global_off = 0u64;
@@ -118,7 +119,12 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
                 .map_or_else(Span::default, |v| v.span),
         });
     }
-    l.globals_image = vec![0; global_off as usize];
+    // The globals region is not materialised here: only its initialisers' bytes are kept,
+    // and device memory (which starts zeroed) receives them when the module is loaded.
+    l.globals_image = GlobalsImage {
+        len: global_off,
+        inits: Vec::new(),
+    };
     l.const_bank = vec![0; const_off as usize];
     for f in &module.functions {
         l.frames.push(frame_layout(f));
@@ -126,9 +132,9 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
     // Initialisers.
     for (i, v) in module.globals.iter().enumerate() {
         let Some(init) = &v.init else { continue };
-        let (image, off) = match l.globals[i] {
-            Some(Place::Global(a)) => (&mut l.globals_image, a - globals_base),
-            Some(Place::Const(o)) => (&mut l.const_bank, o),
+        let (global, off) = match l.globals[i] {
+            Some(Place::Global(a)) => (true, a - globals_base),
+            Some(Place::Const(o)) => (false, o),
             Some(Place::Shared | Place::Local(_) | Place::DynamicShared) | None => continue,
         };
         if let Some(what) = crate::validate::init::shape_error(v) {
@@ -136,17 +142,25 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
         }
         let mut bytes = Vec::new();
         encode_shaped(v, init, 0, &l.globals, &mut bytes)?;
-        let end = off as usize + bytes.len();
-        let Some(dst) = image.get_mut(off as usize..end) else {
-            return Err(DecodeError::Invalid {
-                what: format!(
-                    "the initialiser of `{}` is larger than the variable",
-                    v.name
-                ),
-                span: v.span,
-            });
+        let too_large = || DecodeError::Invalid {
+            what: format!(
+                "the initialiser of `{}` is larger than the variable",
+                v.name
+            ),
+            span: v.span,
         };
-        dst.copy_from_slice(&bytes);
+        let end = off.checked_add(bytes.len() as u64).ok_or_else(too_large)?;
+        if global {
+            if end > l.globals_image.len {
+                return Err(too_large());
+            }
+            l.globals_image.inits.push((off, bytes));
+        } else {
+            let Some(dst) = l.const_bank.get_mut(off as usize..end as usize) else {
+                return Err(too_large());
+            };
+            dst.copy_from_slice(&bytes);
+        }
     }
     Ok(l)
 }

@@ -2,7 +2,7 @@
 //!
 //! Each function's body is flattened (nested blocks disappear: names were resolved by the
 //! parser), labels become program counters, registers become slots, variables become fixed
-//! addresses or frame offsets ([`layout`], [`shared`]), and each instruction gets the execution
+//! addresses or frame offsets ([`layout`], [`crate::exec::launch::shared_layout`]), and each instruction gets the execution
 //! function for its opcode and types ([`ops`]).
 //!
 //! A construct the interpreter cannot lower refuses only the kernels that reach it: the
@@ -10,103 +10,25 @@
 //! directly or indirectly is refused at launch with that error ([`DFunc::refused`]). The
 //! other kernels of the module run.
 
-pub mod async_copy;
-pub mod cluster;
-pub mod cluster_launch;
+pub mod context;
+pub mod error;
 pub mod layout;
-pub mod mma;
 pub mod operands;
 pub mod ops;
-pub mod shared;
 mod source_lines;
-pub mod tcgen05;
-pub mod tcgen05_mma;
-pub mod tma;
-pub mod wgmma;
 
 use crate::exec::fault::SourceLine;
+use crate::exec::launch::shared_layout::KernelSharedInfo;
 use crate::exec::program::{
-    Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, KernelSharedInfo,
-    Program, Src, NO_GUARD,
+    Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, Program, Src, NO_GUARD,
 };
-use crate::ir::{Block, Function, Instr, LabelId, Module, Op, ParamKind, RegId, Span, Stmt, Type};
+use crate::ir::{Block, Function, Instr, MemoryClass, Module, Op, ParamKind, Stmt, Type};
 use smallvec::SmallVec;
 use source_lines::SourceLines;
 use std::sync::Arc;
 
-use layout::Layout;
-
-/// Why a module cannot be run.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeError {
-    /// A construct the interpreter does not implement (a limit of the tool).
-    #[error("line {}: unsupported by the interpreter: {what}", span.line)]
-    Unsupported {
-        /// What.
-        what: String,
-        /// Where.
-        span: Span,
-    },
-    /// A malformed instruction the validator should have rejected.
-    #[error("line {}: {what}", span.line)]
-    Invalid {
-        /// What is wrong.
-        what: String,
-        /// Where.
-        span: Span,
-    },
-}
-
-/// Where a register lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SlotInfo {
-    /// Value slots starting at `slot` (`count` > 1 for `.b128` and vector registers).
-    Val {
-        /// First slot.
-        slot: u32,
-        /// Width in bits of one element.
-        bits: u8,
-        /// Number of consecutive slots.
-        count: u8,
-    },
-    /// A predicate slot.
-    Pred(u32),
-}
-
-/// What lowering an instruction may need to know about its function.
-pub struct FnCtx<'a> {
-    /// The module.
-    pub module: &'a Module,
-    /// The function.
-    pub func: &'a Function,
-    /// Its index.
-    pub fid: u32,
-    /// The module's layout.
-    pub layout: &'a Layout,
-    /// Register → slot.
-    pub slots: Vec<SlotInfo>,
-    /// Label → pc.
-    pub labels: Vec<u32>,
-    /// The hidden predicate slot holding the carry flag (`.cc`).
-    pub cc_slot: u32,
-}
-
-impl FnCtx<'_> {
-    /// The slot of a register.
-    pub fn slot(&self, r: RegId) -> SlotInfo {
-        self.slots[r.index()]
-    }
-
-    /// The type a register was declared with.
-    pub fn reg_ty(&self, r: RegId) -> Type {
-        self.func.regs[r.index()].ty
-    }
-
-    /// The pc of a label.
-    pub fn label_pc(&self, l: LabelId) -> u32 {
-        self.labels[l.index()]
-    }
-}
+use context::{FnCtx, SlotInfo};
+pub use error::DecodeError;
 
 fn builtin_for(name: &str) -> Option<Builtin> {
     Some(match name {
@@ -183,7 +105,7 @@ fn assign_slots(f: &Function) -> (Vec<SlotInfo>, u32, u32) {
 /// never runs.
 fn placeholder() -> DInstr {
     DInstr {
-        exec: crate::exec::step::mem::nop,
+        exec: crate::exec::step::hints::nop,
         guard: NO_GUARD,
         d: [Dst::Sink; 2],
         s: [Src::None; 4],
@@ -215,6 +137,7 @@ fn refuse_callers(funcs: &mut [DFunc], callees: &[Vec<u32>]) {
                         what: format!("{what} (in `{via}`, which it calls)"),
                         span,
                     },
+                    DecodeError::Memory(m) => DecodeError::Memory(m),
                 });
                 changed = true;
             }
@@ -397,7 +320,7 @@ fn lower_body(
                 .unwrap_or_else(|| operands::describe(fx, ins)),
             source: source.clone(),
         };
-        out.push(d, crate::race::describe(&ins.op), info, fx.fid);
+        out.push(d, memory_role(&ins.op), info, fx.fid);
     }
     if let Some(body) = &f.body {
         let implicit = Instr {
@@ -416,5 +339,19 @@ fn lower_body(
             source: None,
         };
         out.push(d, crate::race::RaceOp::Other, info, fx.fid);
+    }
+}
+
+/// What an instruction is to the race detector: nothing when the opcode table gives its
+/// opcode no memory-model class, else its form's description.
+fn memory_role(op: &Op) -> crate::race::RaceOp {
+    match op.info().memory {
+        MemoryClass::None => crate::race::RaceOp::Other,
+        MemoryClass::Access
+        | MemoryClass::Fence
+        | MemoryClass::Async
+        | MemoryClass::Mbarrier
+        | MemoryClass::ClusterBarrier
+        | MemoryClass::TensorCore => crate::race::describe(op),
     }
 }

@@ -2,9 +2,10 @@
 //! symbols to addresses (fixed, or frame-relative per lane), and address operands to a base,
 //! an offset and a state space.
 
+use super::context::{FnCtx, SlotInfo};
+use super::error::DecodeError;
 use super::layout::Place;
-use super::shared::SharedKey;
-use super::{DecodeError, FnCtx, SlotInfo};
+use crate::exec::launch::shared_layout::SharedKey;
 use crate::exec::memory::{CONST_WINDOW, FUNCTION_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
 use crate::exec::program::{AddrBase as DBase, AddrSpace, DAddr, Dst, Src};
 use crate::ir::{

@@ -2,8 +2,9 @@
 //! `bfe`, `bfi`, `bmsk`, `szext`, `lop3`, `shf`, `prmt`; per-lane meaning in
 //! `crate::semantics::bits`.
 
-use super::{quaternary, ternary, unary, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::ctx::{quaternary, ternary, unary, Ctx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow, Src};
 use crate::ir::{Imm, Instr, Op, Operand, PrmtMode, ShiftMode, Type};
@@ -85,14 +86,14 @@ fn shift_mode(q: u64) -> ShiftMode {
 
 fn bmsk(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = shift_mode(p(i));
-    super::binary(c, i, |a, b| u64::from(sb::bmsk(a as u32, b as u32, m)));
+    crate::exec::ctx::binary(c, i, |a, b| u64::from(sb::bmsk(a as u32, b as u32, m)));
     Ok(Flow::Next)
 }
 
 fn szext(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let q = p(i);
     let (m, signed) = (shift_mode(q), q & 2 != 0);
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         u64::from(sb::szext(a as u32, b as u32, m, signed))
     });
     Ok(Flow::Next)

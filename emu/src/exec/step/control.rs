@@ -4,9 +4,10 @@
 //! These instructions only decide; the warp scheduler and the CTA apply the decision
 //! (divergence, frames, barrier arrival) because they own the per-lane state.
 
-use super::{Ctx, Request};
-use crate::exec::cta::BarrierRequest;
+use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::launch::BarrierRequest;
+use crate::exec::launch::Request;
 use crate::exec::program::{DInstr, Extra, Flow, Src};
 
 type R = Result<Flow, LaneFault>;
@@ -75,7 +76,7 @@ pub fn ret(_c: &mut Ctx<'_>, _i: &DInstr) -> R {
 /// `exit`.
 pub fn exit(c: &mut Ctx<'_>, _i: &DInstr) -> R {
     if c.asyncs.has_pending() {
-        super::async_copy::deliver_on_exit(c, c.mask);
+        crate::async_copy::cp_async::deliver_on_exit(c, c.mask);
     }
     Ok(Flow::Exit)
 }
@@ -158,9 +159,6 @@ pub fn bar_warp_sync(c: &mut Ctx<'_>, i: &DInstr) -> R {
     if members & !c.mask != 0 {
         return Ok(Flow::WaitCollective);
     }
-    let warp = c.ids.warp as usize;
-    if let Some(r) = c.race.as_deref_mut() {
-        r.warp_sync(warp, members & c.mask);
-    }
+    c.after_warp_sync(members & c.mask);
     Ok(Flow::Next)
 }

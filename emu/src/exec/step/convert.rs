@@ -1,8 +1,9 @@
 //! Conversions in the lane loop: `cvt` (scalar and packed forms) and `cvt.pack`, with the
 //! per-lane meaning in `crate::semantics::convert`.
 
-use super::{binary, unary, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::ctx::{binary, unary, Ctx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
 use crate::ir::{Cvt, CvtPack, CvtRounding, FloatRounding, Instr, Operand, Type};
@@ -313,7 +314,7 @@ fn cvt_pack_exec(c: &mut Ctx<'_>, i: &DInstr) -> R {
         };
         (x.clamp(lo, hi) as u64) & ((1u64 << bits) - 1)
     };
-    super::ternary(c, i, |a, b, cc| {
+    crate::exec::ctx::ternary(c, i, |a, b, cc| {
         let base = if has_c {
             (cc << (2 * bits)) & 0xFFFF_FFFF
         } else {

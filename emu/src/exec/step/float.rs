@@ -1,17 +1,20 @@
-//! Floating-point arithmetic in the lane loop: `add`/`sub`/`mul`/`fma`, division, `neg`/`abs`
-//! and the half-precision forms, plus the lowering helpers its siblings `float_cmp`
-//! (`setp`, `set`, `slct`) and `float_fn` (`min`/`max`, special functions, `testp`,
-//! `copysign`) share. The per-lane meaning is in `crate::semantics`; this module picks a
-//! specialised function per instruction (a host fast path for plain `.rn`).
+//! Floating-point arithmetic in the lane loop: `add`/`sub`/`mul`/`fma`, division, `neg`/`abs`,
+//! the half-precision forms and the mixed-precision `add/sub/fma.f32.{f16,bf16}`, plus the
+//! lowering helpers its siblings `float_cmp` (`setp`, `set`, `slct`) and `float_fn`
+//! (`min`/`max`, special functions, `testp`, `copysign`) share. The per-lane meaning is in
+//! `crate::semantics`; this module picks a specialised function per instruction (a host fast
+//! path for plain `.rn`).
 
-use super::{for_lanes, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::ctx::{for_lanes, Ctx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
-use crate::ir::{Arith, Div, DivKind, FloatRounding, Instr, Operand, Type};
+use crate::ir::{Arith, Div, DivKind, FloatRounding, HalfType, Instr, Mixed, Operand, Type};
 use crate::semantics::approx;
 use crate::semantics::float::{self as sf, BinOp, Mode};
 use crate::semantics::half::{op16, op16x2, HalfKind, HalfMode, HalfOp};
+use crate::semantics::mixed;
 
 pub use super::float_cmp::{lower_set, lower_setp, lower_slct};
 pub use super::float_fn::{lower_copysign, lower_fn, lower_minmax, lower_testp};
@@ -36,28 +39,28 @@ pub enum Kind {
     Abs,
 }
 
-pub(super) fn unsupported(ins: &Instr, what: String) -> DecodeError {
+pub(crate) fn unsupported(ins: &Instr, what: String) -> DecodeError {
     DecodeError::Unsupported {
         what,
         span: ins.span,
     }
 }
 
-pub(super) fn invalid(ins: &Instr, what: &str) -> DecodeError {
+pub(crate) fn invalid(ins: &Instr, what: &str) -> DecodeError {
     DecodeError::Invalid {
         what: what.into(),
         span: ins.span,
     }
 }
 
-pub(super) fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
+pub(crate) fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
     ins.args
         .get(k)
         .ok_or_else(|| invalid(ins, "missing operand"))
 }
 
 /// Sets `d[0]` and `s[0..n]` for type `ty`.
-pub(super) fn dn(
+pub(crate) fn dn(
     fx: &FnCtx<'_>,
     ins: &Instr,
     d: &mut DInstr,
@@ -71,7 +74,7 @@ pub(super) fn dn(
     Ok(())
 }
 
-pub(super) fn rnd_code(r: FloatRounding) -> u64 {
+pub(crate) fn rnd_code(r: FloatRounding) -> u64 {
     match r {
         FloatRounding::Rn => 0,
         FloatRounding::Rz => 1,
@@ -82,7 +85,7 @@ pub(super) fn rnd_code(r: FloatRounding) -> u64 {
     }
 }
 
-pub(super) fn code_rnd(c: u64) -> FloatRounding {
+pub(crate) fn code_rnd(c: u64) -> FloatRounding {
     match c & 7 {
         1 => FloatRounding::Rz,
         2 => FloatRounding::Rm,
@@ -93,12 +96,12 @@ pub(super) fn code_rnd(c: u64) -> FloatRounding {
     }
 }
 
-pub(super) fn encode(m: Mode) -> u64 {
+pub(crate) fn encode(m: Mode) -> u64 {
     rnd_code(m.rnd) | u64::from(m.ftz) << 3 | u64::from(m.sat) << 4
 }
 
 #[inline(always)]
-pub(super) fn mode_of(i: &DInstr) -> Mode {
+pub(crate) fn mode_of(i: &DInstr) -> Mode {
     let p = match i.extra {
         Extra::Param(p) => p,
         _ => 0,
@@ -111,17 +114,17 @@ pub(super) fn mode_of(i: &DInstr) -> Mode {
 }
 
 #[inline(always)]
-pub(super) fn f32of(v: u64) -> f32 {
+pub(crate) fn f32of(v: u64) -> f32 {
     f32::from_bits(v as u32)
 }
 
 #[inline(always)]
-pub(super) fn b32(x: f32) -> u64 {
+pub(crate) fn b32(x: f32) -> u64 {
     u64::from(x.to_bits())
 }
 
 #[inline(always)]
-pub(super) fn canon32(x: f32) -> u64 {
+pub(crate) fn canon32(x: f32) -> u64 {
     if x.is_nan() {
         u64::from(sf::NAN32)
     } else {
@@ -129,12 +132,12 @@ pub(super) fn canon32(x: f32) -> u64 {
     }
 }
 
-pub(super) const ADD: u8 = 0;
-pub(super) const SUB: u8 = 1;
-pub(super) const MUL: u8 = 2;
-pub(super) const DIV: u8 = 3;
+pub(crate) const ADD: u8 = 0;
+pub(crate) const SUB: u8 = 1;
+pub(crate) const MUL: u8 = 2;
+pub(crate) const DIV: u8 = 3;
 
-pub(super) fn binop(op: u8) -> BinOp {
+pub(crate) fn binop(op: u8) -> BinOp {
     match op {
         ADD => BinOp::Add,
         SUB => BinOp::Sub,
@@ -144,8 +147,8 @@ pub(super) fn binop(op: u8) -> BinOp {
 }
 
 /// Plain `.rn` f32 binary operation on the host.
-pub(super) fn f32_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    super::binary(c, i, |a, b| {
+pub(crate) fn f32_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    crate::exec::ctx::binary(c, i, |a, b| {
         let (a, b) = (f32of(a), f32of(b));
         canon32(match OP {
             ADD => a + b,
@@ -158,17 +161,17 @@ pub(super) fn f32_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 }
 
 /// f32 binary operation with modifiers.
-pub(super) fn f32_mode<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+pub(crate) fn f32_mode<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mode_of(i);
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         b32(sf::bin32(binop(OP), f32of(a), f32of(b), m))
     });
     Ok(Flow::Next)
 }
 
 /// Plain `.rn` f64 binary operation on the host.
-pub(super) fn f64_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    super::binary(c, i, |a, b| {
+pub(crate) fn f64_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    crate::exec::ctx::binary(c, i, |a, b| {
         let (a, b) = (f64::from_bits(a), f64::from_bits(b));
         let r = match OP {
             ADD => a + b,
@@ -182,16 +185,16 @@ pub(super) fn f64_rn<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 }
 
 /// f64 binary operation with modifiers.
-pub(super) fn f64_mode<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+pub(crate) fn f64_mode<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mode_of(i);
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         sf::bin64(binop(OP), f64::from_bits(a), f64::from_bits(b), m).to_bits()
     });
     Ok(Flow::Next)
 }
 
-pub(super) fn fma32_rn(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    super::ternary(c, i, |a, b, d| {
+pub(crate) fn fma32_rn(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    crate::exec::ctx::ternary(c, i, |a, b, d| {
         canon32(f32of(a).mul_add(f32of(b), f32of(d)))
     });
     Ok(Flow::Next)
@@ -199,7 +202,7 @@ pub(super) fn fma32_rn(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// `fma.rn.f32` with the host's FMA instruction (chosen at decode time when the CPU has one).
 #[cfg(target_arch = "x86_64")]
-pub(super) fn fma32_rn_hw(c: &mut Ctx<'_>, i: &DInstr) -> R {
+pub(crate) fn fma32_rn_hw(c: &mut Ctx<'_>, i: &DInstr) -> R {
     #[target_feature(enable = "fma")]
     fn lanes(mask: u32, a: &[u64; 32], b: &[u64; 32], d: &[u64; 32], out: &mut [u64; 32]) {
         use std::arch::x86_64::{_mm_cvtss_f32, _mm_fmadd_ss, _mm_set_ss};
@@ -223,7 +226,7 @@ pub(super) fn fma32_rn_hw(c: &mut Ctx<'_>, i: &DInstr) -> R {
 }
 
 /// The best plain `fma.rn.f32` for this host.
-pub(super) fn fma32_rn_best() -> crate::exec::program::ExecFn {
+pub(crate) fn fma32_rn_best() -> crate::exec::program::ExecFn {
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("fma") {
@@ -233,17 +236,17 @@ pub(super) fn fma32_rn_best() -> crate::exec::program::ExecFn {
     fma32_rn
 }
 
-pub(super) fn fma32_mode(c: &mut Ctx<'_>, i: &DInstr) -> R {
+pub(crate) fn fma32_mode(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mode_of(i);
-    super::ternary(c, i, |a, b, d| {
+    crate::exec::ctx::ternary(c, i, |a, b, d| {
         b32(sf::fma32(f32of(a), f32of(b), f32of(d), m))
     });
     Ok(Flow::Next)
 }
 
-pub(super) fn fma64_mode(c: &mut Ctx<'_>, i: &DInstr) -> R {
+pub(crate) fn fma64_mode(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mode_of(i);
-    super::ternary(c, i, |a, b, d| {
+    crate::exec::ctx::ternary(c, i, |a, b, d| {
         sf::fma64(f64::from_bits(a), f64::from_bits(b), f64::from_bits(d), m).to_bits()
     });
     Ok(Flow::Next)
@@ -251,7 +254,7 @@ pub(super) fn fma64_mode(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// Half-precision operations: `Param` = kind (bit 0: bf16) | packed (bit 1) | op << 4 |
 /// ftz << 12 | sat << 13 | relu << 14 | nan << 15.
-pub(super) fn half(c: &mut Ctx<'_>, i: &DInstr) -> R {
+pub(crate) fn half(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let Extra::Param(p) = i.extra else {
         return Ok(Flow::Next);
     };
@@ -277,7 +280,7 @@ pub(super) fn half(c: &mut Ctx<'_>, i: &DInstr) -> R {
         relu: p & (1 << 14) != 0,
         nan: p & (1 << 15) != 0,
     };
-    super::ternary(c, i, |a, b, d| {
+    crate::exec::ctx::ternary(c, i, |a, b, d| {
         if packed {
             u64::from(op16x2(k, op, a as u32, b as u32, d as u32, m))
         } else {
@@ -287,7 +290,7 @@ pub(super) fn half(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-pub(super) fn half_code(
+pub(crate) fn half_code(
     ty: Type,
     op: HalfOp,
     ftz: bool,
@@ -374,15 +377,84 @@ pub fn lower_arith(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, kind: Kind, a: Ar
     Ok(d)
 }
 
-pub(super) fn div_approx(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    let ftz = mode_of(i).ftz;
-    super::binary(c, i, |a, b| b32(approx::div32(f32of(a), f32of(b), ftz)));
+/// The `Param` bit of a mixed-precision instruction whose narrow operands are `.bf16` (beside
+/// `encode`'s rounding and `.sat`).
+const MIXED_BF16: u64 = 1 << 5;
+
+fn mixed_kind(p: u64) -> HalfKind {
+    if p & MIXED_BF16 != 0 {
+        HalfKind::BF16
+    } else {
+        HalfKind::F16
+    }
+}
+
+fn param(i: &DInstr) -> u64 {
+    match i.extra {
+        Extra::Param(p) => p,
+        _ => 0,
+    }
+}
+
+/// Mixed-precision `add`/`sub.f32.{f16,bf16} d, a, c`.
+pub(crate) fn mixed_add_sub<const OP: u8>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let (m, k) = (mode_of(i), mixed_kind(param(i)));
+    crate::exec::ctx::binary(c, i, |a, x| {
+        b32(mixed::add_sub(
+            binop(OP),
+            a as u16,
+            f32of(x),
+            k,
+            m.rnd,
+            m.sat,
+        ))
+    });
     Ok(Flow::Next)
 }
 
-pub(super) fn div_full(c: &mut Ctx<'_>, i: &DInstr) -> R {
+/// Mixed-precision `fma.rnd.f32.{f16,bf16} d, a, b, c`.
+pub(crate) fn mixed_fma(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let (m, k) = (mode_of(i), mixed_kind(param(i)));
+    crate::exec::ctx::ternary(c, i, |a, b, x| {
+        b32(mixed::fma(a as u16, b as u16, f32of(x), k, m.rnd, m.sat))
+    });
+    Ok(Flow::Next)
+}
+
+/// Lowers the mixed-precision `add`/`sub`/`fma` (`kind`): the narrow operands are read as
+/// their 16-bit type, `c` and `d` as `.f32`.
+pub fn lower_mixed(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, kind: Kind, m: Mixed) -> D {
+    let narrow = if kind == Kind::Fma { 2 } else { 1 };
+    d.d[0] = fx.dst(arg(ins, 0)?, Type::F32, ins.span)?;
+    for k in 0..=narrow {
+        let ty = if k < narrow { m.half.ty() } else { Type::F32 };
+        d.s[k] = fx.src(arg(ins, k + 1)?, ty, ins.span)?;
+    }
+    let bf16 = match m.half {
+        HalfType::F16 => 0,
+        HalfType::BF16 => MIXED_BF16,
+    };
+    d.extra = Extra::Param(encode(mixed::mode(m.rnd.unwrap_or(FloatRounding::Rn), m.sat)) | bf16);
+    d.exec = match kind {
+        Kind::Add => mixed_add_sub::<ADD>,
+        Kind::Sub => mixed_add_sub::<SUB>,
+        Kind::Fma => mixed_fma,
+        Kind::Mul | Kind::Neg | Kind::Abs => {
+            return Err(unsupported(ins, format!("mixed-precision {kind:?}")))
+        }
+    };
+    Ok(d)
+}
+
+pub(crate) fn div_approx(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let ftz = mode_of(i).ftz;
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| b32(approx::div32(f32of(a), f32of(b), ftz)));
+    Ok(Flow::Next)
+}
+
+pub(crate) fn div_full(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let ftz = mode_of(i).ftz;
+    crate::exec::ctx::binary(c, i, |a, b| {
         b32(approx::div_full32(f32of(a), f32of(b), ftz))
     });
     Ok(Flow::Next)
@@ -423,9 +495,9 @@ pub fn lower_div(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, dv: Div) -> D {
     Ok(d)
 }
 
-pub(super) fn neg_abs<const NEG: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+pub(crate) fn neg_abs<const NEG: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let ftz = mode_of(i).ftz;
-    super::unary(c, i, |a| {
+    crate::exec::ctx::unary(c, i, |a| {
         b32(if NEG {
             sf::neg32(f32of(a), ftz)
         } else {
@@ -435,8 +507,8 @@ pub(super) fn neg_abs<const NEG: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-pub(super) fn neg_abs64<const NEG: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    super::unary(c, i, |a| {
+pub(crate) fn neg_abs64<const NEG: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    crate::exec::ctx::unary(c, i, |a| {
         let x = f64::from_bits(a);
         (if NEG { sf::neg64(x) } else { sf::abs64(x) }).to_bits()
     });

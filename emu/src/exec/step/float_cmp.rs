@@ -3,8 +3,9 @@
 //! `crate::semantics::compare`.
 
 use super::float::{arg, encode, f32of, mode_of, unsupported};
-use super::{for_lanes, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::ctx::{for_lanes, Ctx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Dst, Extra, Flow, Src};
 use crate::ir::{BoolOp, CmpOp, FloatRounding, Instr, Operand, Set, Setp, Slct, Type};
@@ -69,47 +70,7 @@ enum Cls {
 #[inline(always)]
 fn compare_lanes(cls: Cls, cmp: CmpOp, ftz: bool, a: u64, b: u64) -> bool {
     match cls {
-        Cls::Int { bits, signed } => {
-            let ext = |v: u64| -> i128 {
-                if signed {
-                    let sh = 64 - bits;
-                    i128::from(((v << sh) as i64) >> sh)
-                } else if bits >= 64 {
-                    i128::from(v)
-                } else {
-                    i128::from(v & ((1u64 << bits) - 1))
-                }
-            };
-            let uns = |v: u64| -> u128 {
-                if bits >= 64 {
-                    u128::from(v)
-                } else {
-                    u128::from(v & ((1u64 << bits) - 1))
-                }
-            };
-            let (x, y) = (ext(a), ext(b));
-            let (ux, uy) = (uns(a), uns(b));
-            match cmp {
-                CmpOp::Eq => ux == uy,
-                CmpOp::Ne => ux != uy,
-                CmpOp::Lt => x < y,
-                CmpOp::Le => x <= y,
-                CmpOp::Gt => x > y,
-                CmpOp::Ge => x >= y,
-                CmpOp::Lo => ux < uy,
-                CmpOp::Ls => ux <= uy,
-                CmpOp::Hi => ux > uy,
-                CmpOp::Hs => ux >= uy,
-                CmpOp::Equ
-                | CmpOp::Neu
-                | CmpOp::Ltu
-                | CmpOp::Leu
-                | CmpOp::Gtu
-                | CmpOp::Geu
-                | CmpOp::Num
-                | CmpOp::Nan => false,
-            }
-        }
+        Cls::Int { bits, signed } => crate::semantics::int::compare(cmp, a, b, bits, signed),
         Cls::Float(Type::F32) => compare::fcmp32(cmp, f32of(a), f32of(b), ftz),
         Cls::Float(ty) => compare::fcmp(
             cmp,
@@ -262,7 +223,7 @@ pub fn lower_set(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, s: Set) -> D {
 
 fn slct_exec<const F: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let ftz = mode_of(i).ftz;
-    super::ternary(c, i, |a, b, s| {
+    crate::exec::ctx::ternary(c, i, |a, b, s| {
         let take_a = if F {
             let x = f32of(s);
             let x = if ftz { sf::ftz32(x) } else { x };

@@ -3,8 +3,9 @@
 //! function. The per-lane meaning is in `crate::semantics`.
 
 use super::float::*;
-use super::{for_lanes, Ctx};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::ctx::{for_lanes, Ctx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow, Src};
 use crate::ir::{DivKind, FloatFn, FloatRounding, Instr, MinMax, Op, Testp, Type};
@@ -35,10 +36,10 @@ fn minmax32<const MAX: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     // H100 returned 0x7FC00000 for it, where two NaN registers give the canonical NaN).
     let same = matches!((i.s[0], i.s[1]), (Src::Reg(x), Src::Reg(y)) if x == y);
     if same && !m.ftz && !m.nan && !m.xorsign_abs {
-        super::binary(c, i, |a, _| a & 0xFFFF_FFFF);
+        crate::exec::ctx::binary(c, i, |a, _| a & 0xFFFF_FFFF);
         return Ok(Flow::Next);
     }
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         b32(compare::minmax32(f32of(a), f32of(b), MAX, m))
     });
     Ok(Flow::Next)
@@ -52,7 +53,7 @@ fn minmax64<const MAX: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         ftz: false,
         ..minmax_mode(p)
     };
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         compare::minmax64(f64::from_bits(a), f64::from_bits(b), MAX, m).to_bits()
     });
     Ok(Flow::Next)
@@ -63,7 +64,7 @@ fn minmax32x3<const MAX: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
         return Ok(Flow::Next);
     };
     let m = minmax_mode(p);
-    super::ternary(c, i, |a, b, d| {
+    crate::exec::ctx::ternary(c, i, |a, b, d| {
         let ab = compare::minmax32(f32of(a), f32of(b), MAX, m);
         b32(compare::minmax32(ab, f32of(d), MAX, m))
     });
@@ -127,7 +128,7 @@ fn ffn32(c: &mut Ctx<'_>, i: &DInstr) -> R {
         sat: false,
     };
     let f = (p >> 8) & 0xFF;
-    super::unary(c, i, |a| {
+    crate::exec::ctx::unary(c, i, |a| {
         let x = f32of(a);
         b32(match f {
             0 => approx::rcp32(x, ftz),
@@ -156,7 +157,7 @@ fn ffn64(c: &mut Ctx<'_>, i: &DInstr) -> R {
         sat: false,
     };
     let f = (p >> 8) & 0xFF;
-    super::unary(c, i, |a| {
+    crate::exec::ctx::unary(c, i, |a| {
         let x = f64::from_bits(a);
         (match f {
             0 => approx::rcp64_ftz(x),
@@ -192,7 +193,7 @@ fn ffn16(c: &mut Ctx<'_>, i: &DInstr) -> R {
             false,
         )
     };
-    super::unary(c, i, |a| {
+    crate::exec::ctx::unary(c, i, |a| {
         if packed {
             (one(a >> 16) << 16) | one(a)
         } else {
@@ -280,7 +281,7 @@ pub fn lower_testp(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, t: Testp) -> D {
 }
 
 fn copysign_exec<const W64: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    super::binary(c, i, |a, b| {
+    crate::exec::ctx::binary(c, i, |a, b| {
         if W64 {
             compare::copysign64(f64::from_bits(a), f64::from_bits(b)).to_bits()
         } else {

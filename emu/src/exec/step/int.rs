@@ -6,7 +6,7 @@
 //! any sign extension). Operations whose exact meaning needs care (division by zero, bit
 //! fields, saturation, carries) delegate to `crate::semantics`.
 
-use super::{binary, for_lanes, ternary, unary, Ctx};
+use crate::exec::ctx::{binary, for_lanes, ternary, unary, Ctx};
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Flow};
 use crate::semantics::int as si;
@@ -16,32 +16,24 @@ type R = Result<Flow, LaneFault>;
 /// The low `W` bits of `v`.
 #[inline(always)]
 pub fn lo<const W: u32>(v: u64) -> u64 {
-    if W >= 64 {
-        v
-    } else {
-        v & ((1u64 << W) - 1)
-    }
+    si::wrap(v, W)
 }
 
 /// `v` read as a signed `W`-bit integer.
 #[inline(always)]
 pub fn sx<const W: u32>(v: u64) -> i64 {
-    if W >= 64 {
-        v as i64
-    } else {
-        ((v << (64 - W)) as i64) >> (64 - W)
-    }
+    si::sign_extend(v, W)
 }
 
 /// `add`
 pub fn add<const W: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    binary(c, i, |a, b| lo::<W>(a.wrapping_add(b)));
+    binary(c, i, |a, b| si::int_op(si::IntOp::Add, a, b, W, false));
     Ok(Flow::Next)
 }
 
 /// `sub`
 pub fn sub<const W: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    binary(c, i, |a, b| lo::<W>(a.wrapping_sub(b)));
+    binary(c, i, |a, b| si::int_op(si::IntOp::Sub, a, b, W, false));
     Ok(Flow::Next)
 }
 
@@ -63,7 +55,7 @@ pub fn sub_sat_s32(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// `mul.lo`
 pub fn mul_lo<const W: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    binary(c, i, |a, b| lo::<W>(a.wrapping_mul(b)));
+    binary(c, i, |a, b| si::int_op(si::IntOp::MulLo, a, b, W, false));
     Ok(Flow::Next)
 }
 
@@ -170,15 +162,13 @@ pub fn sad<const W: u32, const S: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// `div.uW`
 pub fn div_u<const W: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    binary(c, i, |a, b| lo::<W>(si::div_u64(lo::<W>(a), lo::<W>(b), W)));
+    binary(c, i, |a, b| si::int_op(si::IntOp::Div, a, b, W, false));
     Ok(Flow::Next)
 }
 
 /// `div.sW`
 pub fn div_s<const W: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    binary(c, i, |a, b| {
-        lo::<W>(si::div_s64(sx::<W>(a), sx::<W>(b), W) as u64)
-    });
+    binary(c, i, |a, b| si::int_op(si::IntOp::Div, a, b, W, true));
     Ok(Flow::Next)
 }
 
@@ -251,19 +241,19 @@ pub fn minmax_16x2<const MAX: bool, const SIGNED: bool, const RELU: bool>(
 
 /// `and`
 pub fn and<const W: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    binary(c, i, |a, b| lo::<W>(a & b));
+    binary(c, i, |a, b| si::int_op(si::IntOp::And, a, b, W, false));
     Ok(Flow::Next)
 }
 
 /// `or`
 pub fn or<const W: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    binary(c, i, |a, b| lo::<W>(a | b));
+    binary(c, i, |a, b| si::int_op(si::IntOp::Or, a, b, W, false));
     Ok(Flow::Next)
 }
 
 /// `xor`
 pub fn xor<const W: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
-    binary(c, i, |a, b| lo::<W>(a ^ b));
+    binary(c, i, |a, b| si::int_op(si::IntOp::Xor, a, b, W, false));
     Ok(Flow::Next)
 }
 

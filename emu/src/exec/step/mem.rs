@@ -1,358 +1,25 @@
-//! Memory instructions: `ld`, `ldu` and `st` (moves, `cvta` and the hints are in `mov_cvta`,
-//! the specialised fast paths in `mem_fast`, the race detector's view in `mem_race`).
+//! Memory instructions: `ld`, `ldu` and `st` (moves and `cvta` are in `mov`, fences in `fence`, the hints in `hints`).
 //!
 //! Every access is checked: it must be aligned to its size (the whole vector for `.v2/.v4`),
 //! and lie inside an allocation or window; otherwise the lane faults with the address.
 //! Loads of signed types sign-extend into wider registers, others zero-extend; stores write
 //! the low bytes of wider registers (PTX ISA "ld", "st", relaxed type-checking rules).
+//! Addresses are resolved by [`crate::exec::address`].
 //!
-//! A `.shared` state-space address is 32 bits wide: `base + offset` is taken modulo 2³², as
-//! the hardware computes it (nvcc emits `[%r+68]` with `%r` briefly negative, e.g. in
-//! Rodinia's needleman-wunsch). Generic addresses are 64-bit and do not wrap.
+//! Specialised `ld`/`st` serve the common cases a decoded instruction can prove in advance
+//! ([`fast_path`]): `.shared` and `.global` scalars of one size with a register-plus-offset
+//! address, and uniform `.param` loads. Each keeps every check of the general path.
 
-use super::{for_lanes, Ctx, FULL};
+use crate::exec::address::*;
+use crate::exec::ctx::{for_lanes, Ctx, FULL};
 use crate::exec::fault::{FaultKind, LaneFault};
-use crate::exec::l1::L1Use;
-use crate::exec::memory::{window_of, Region, Window};
+use crate::exec::hooks::events::AccessKind;
+use crate::exec::memory::{GlobalMemory, Region};
 use crate::exec::program::{AddrBase, AddrSpace, DAddr, DInstr, Dst, Extra, Flow, MemAccess};
-use crate::race::cta::Access as RaceAccess;
-
-pub use super::mem_fast::{
-    fast_path, ld_global, ld_param_uniform, ld_shared, st_global, st_shared,
-};
-pub use super::mem_race::race_elem;
-pub(super) use super::mem_race::*;
-pub use super::mov_cvta::{
-    createpolicy, cvta_from_generic, cvta_to_generic, fence, isspacep, mov, mov_pack, mov_unpack,
-    nop,
-};
 
 type R = Result<Flow, LaneFault>;
 
-/// A resolved memory location.
-pub(super) enum Loc<'g> {
-    Global(&'g Region, u64),
-    Shared(u64),
-    /// Bytes of another CTA of the cluster: its rank and offset.
-    Peer(u32, u64),
-    Local(u64),
-    Param(u64),
-    Const(u64),
-}
-
-pub(super) fn space_name(s: AddrSpace) -> &'static str {
-    match s {
-        AddrSpace::Generic => "generic",
-        AddrSpace::Global => "global",
-        AddrSpace::Shared => "shared",
-        AddrSpace::Local => "local",
-        AddrSpace::KernelParam => "param",
-        AddrSpace::Const => "const",
-    }
-}
-
-pub(super) fn oob(space: &str, size: u32, detail: String, lane: usize, addr: u64) -> LaneFault {
-    LaneFault {
-        kind: FaultKind::OutOfBounds {
-            space: space.to_string(),
-            size,
-            detail,
-        },
-        lane: Some(lane as u32),
-        address: Some(addr),
-    }
-}
-
-/// The address of a lane for a decoded address (before the element offset).
-#[inline(always)]
-pub(crate) fn lane_addr(c: &Ctx<'_>, a: &DAddr, lane: usize) -> u64 {
-    let base = match a.base {
-        AddrBase::Reg(slot) => c.vals[slot as usize * 32 + lane],
-        AddrBase::Fixed(v) => v,
-        AddrBase::Frame(off) => c.ids.frame_base[lane] + off,
-    };
-    base.wrapping_add(a.offset as u64)
-}
-
-/// Resolves `addr` in `space` for `size` bytes for one lane, checking bounds and alignment.
-#[inline]
-pub(super) fn resolve<'g>(
-    c: &Ctx<'g>,
-    space: AddrSpace,
-    addr: u64,
-    size: u32,
-    align: u32,
-    lane: usize,
-    write: bool,
-) -> Result<Loc<'g>, LaneFault> {
-    let addr = match space {
-        AddrSpace::Shared => shared_wrap(addr),
-        AddrSpace::Generic
-        | AddrSpace::Global
-        | AddrSpace::Local
-        | AddrSpace::KernelParam
-        | AddrSpace::Const => addr,
-    };
-    if align > 1 && !addr.is_multiple_of(u64::from(align)) {
-        return Err(LaneFault {
-            kind: FaultKind::Misaligned { align },
-            lane: Some(lane as u32),
-            address: Some(addr),
-        });
-    }
-    let (space, off) = match space {
-        AddrSpace::Generic => match window_of(addr) {
-            Window::Shared(o) => (AddrSpace::Shared, o),
-            Window::Local(o) => (AddrSpace::Local, o),
-            Window::Const(o) => (AddrSpace::Const, o),
-            Window::Param(o) => (AddrSpace::KernelParam, o),
-            Window::Global(g) => (AddrSpace::Global, g),
-        },
-        s => (s, addr),
-    };
-    let off = if space == AddrSpace::Shared {
-        c.own_shared(off)
-    } else {
-        off
-    };
-    let sz = u64::from(size);
-    match space {
-        AddrSpace::Global | AddrSpace::Generic => match c.global.find(off, sz) {
-            Some(r) => Ok(Loc::Global(r, off)),
-            None => Err(oob(
-                "global",
-                size,
-                c.global.explain_miss(off, sz),
-                lane,
-                addr,
-            )),
-        },
-        AddrSpace::Shared => {
-            if c.asyncs.has_pending() {
-                if let Some(f) = super::async_copy::pending_fault(c, lane, addr, off, sz, write) {
-                    return Err(f);
-                }
-            }
-            if c.shared.contains(off, sz) {
-                Ok(Loc::Shared(off))
-            } else if let Some(r) = super::cluster::locate(c, off, sz) {
-                match r {
-                    Ok((rank, o)) if rank == c.cluster.rank() => Ok(Loc::Shared(o)),
-                    Ok((rank, o)) => Ok(Loc::Peer(rank, o)),
-                    Err(detail) => Err(oob("shared::cluster", size, detail, lane, addr)),
-                }
-            } else {
-                Err(oob(
-                    "shared",
-                    size,
-                    format!(
-                        "offset {off} is outside the CTA's {} bytes of shared memory",
-                        c.shared.data.len()
-                    ),
-                    lane,
-                    addr,
-                ))
-            }
-        }
-        AddrSpace::Local => {
-            if c.local[lane].contains(off, sz) {
-                Ok(Loc::Local(off))
-            } else {
-                Err(oob(
-                    "local",
-                    size,
-                    format!(
-                        "offset {off} is outside the thread's {} bytes of local memory",
-                        c.local[lane].data.len()
-                    ),
-                    lane,
-                    addr,
-                ))
-            }
-        }
-        AddrSpace::KernelParam => {
-            if write {
-                return Err(LaneFault {
-                    kind: FaultKind::Undefined {
-                        detail: "store to kernel parameter memory, which is read-only".into(),
-                    },
-                    lane: Some(lane as u32),
-                    address: Some(addr),
-                });
-            }
-            if c.params.contains(off, sz) {
-                Ok(Loc::Param(off))
-            } else {
-                Err(oob(
-                    "param",
-                    size,
-                    format!(
-                        "offset {off} is outside the {} bytes of kernel parameters",
-                        c.params.data.len()
-                    ),
-                    lane,
-                    addr,
-                ))
-            }
-        }
-        AddrSpace::Const => {
-            if write {
-                return Err(LaneFault {
-                    kind: FaultKind::Undefined {
-                        detail: "store to constant memory".into(),
-                    },
-                    lane: Some(lane as u32),
-                    address: Some(addr),
-                });
-            }
-            if c.consts.contains(off, sz) {
-                Ok(Loc::Const(off))
-            } else {
-                Err(oob(
-                    "const",
-                    size,
-                    format!(
-                        "offset {off} is outside the {} bytes of constant memory",
-                        c.consts.data.len()
-                    ),
-                    lane,
-                    addr,
-                ))
-            }
-        }
-    }
-}
-
-#[inline]
-pub(super) fn load_at(c: &Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize) -> u64 {
-    match *loc {
-        Loc::Global(r, a) => r.load(a, size),
-        Loc::Shared(o) => c.shared.load(o, size),
-        Loc::Peer(r, o) => super::cluster::peer_load(c, r, o, size),
-        Loc::Local(o) => c.local[lane].load(o, size),
-        Loc::Param(o) => c.params.load(o, size),
-        Loc::Const(o) => c.consts.load(o, size),
-    }
-}
-
-#[inline]
-pub(super) fn store_at(c: &mut Ctx<'_>, loc: &Loc<'_>, size: u32, lane: usize, v: u64) {
-    match *loc {
-        Loc::Global(r, a) => r.store(a, size, v),
-        Loc::Shared(o) => c.shared.store(o, size, v),
-        Loc::Peer(r, o) => super::cluster::peer_store(c, r, o, size, v),
-        Loc::Local(o) => c.local[lane].store(o, size, v),
-        Loc::Param(_) | Loc::Const(_) => {}
-    }
-}
-
-/// Stores the 32-bit `v` at `a` for `lane`, an address that must lie in the CTA's shared
-/// memory (a `.shared::cta` address, or a generic one in the shared window); returns it.
-///
-/// # Errors
-/// An address outside the CTA's shared memory, or not 4-byte aligned.
-pub fn store_shared_u32(c: &mut Ctx<'_>, a: &DAddr, lane: usize, v: u32) -> Result<u64, LaneFault> {
-    let addr = lane_addr(c, a, lane);
-    store_shared(c, a.space, addr, 4, 4, lane, u64::from(v))?;
-    Ok(addr)
-}
-
-/// The offset in the CTA's shared memory of `addr`, a `.shared::cta` address or a generic one
-/// in the shared window.
-pub(super) fn shared_offset(space: AddrSpace, addr: u64, lane: usize) -> Result<u64, LaneFault> {
-    let offset = match space {
-        AddrSpace::Shared => Some(addr),
-        AddrSpace::Generic => match window_of(addr) {
-            Window::Shared(o) => Some(o),
-            Window::Local(_) | Window::Const(_) | Window::Param(_) | Window::Global(_) => None,
-        },
-        AddrSpace::Global | AddrSpace::Local | AddrSpace::KernelParam | AddrSpace::Const => None,
-    };
-    let Some(off) = offset else {
-        return Err(LaneFault {
-            kind: FaultKind::Undefined {
-                detail: format!("the address 0x{addr:x} is not in the CTA's shared memory"),
-            },
-            lane: Some(lane as u32),
-            address: Some(addr),
-        });
-    };
-    Ok(off)
-}
-
-/// Loads `size` bytes at `addr` in `space` (any state space, or generic) for `lane`, aligned
-/// to `size`.
-///
-/// # Errors
-/// An address outside every allocation of the space, or misaligned.
-pub fn load_elem(
-    c: &Ctx<'_>,
-    space: AddrSpace,
-    addr: u64,
-    size: u32,
-    lane: usize,
-) -> Result<u64, LaneFault> {
-    let loc = resolve(c, space, addr, size, size, lane, false)?;
-    Ok(load_at(c, &loc, size, lane))
-}
-
-/// Stores `size` bytes of `v` at `addr` in `space` (any writable state space, or generic) for
-/// `lane`, aligned to `size`.
-///
-/// # Errors
-/// An address outside every allocation of the space, misaligned, or read-only.
-pub fn store_elem(
-    c: &mut Ctx<'_>,
-    space: AddrSpace,
-    addr: u64,
-    size: u32,
-    lane: usize,
-    v: u64,
-) -> Result<(), LaneFault> {
-    let loc = resolve(c, space, addr, size, size, lane, true)?;
-    store_at(c, &loc, size, lane, v);
-    Ok(())
-}
-
-/// Loads `size` bytes (aligned to `align`) at `addr` in the CTA's shared memory (`space`:
-/// `.shared` or generic) for `lane`.
-///
-/// # Errors
-/// An address outside the CTA's shared memory, or misaligned.
-pub fn load_shared(
-    c: &Ctx<'_>,
-    space: AddrSpace,
-    addr: u64,
-    size: u32,
-    align: u32,
-    lane: usize,
-) -> Result<u64, LaneFault> {
-    let off = shared_offset(space, addr, lane)?;
-    let loc = resolve(c, AddrSpace::Shared, off, size, align, lane, false)?;
-    Ok(load_at(c, &loc, size, lane))
-}
-
-/// Stores `size` bytes of `v` (aligned to `align`) at `addr` in the CTA's shared memory
-/// (`space`: `.shared` or generic) for `lane`.
-///
-/// # Errors
-/// An address outside the CTA's shared memory, or misaligned.
-pub fn store_shared(
-    c: &mut Ctx<'_>,
-    space: AddrSpace,
-    addr: u64,
-    size: u32,
-    align: u32,
-    lane: usize,
-    v: u64,
-) -> Result<(), LaneFault> {
-    let off = shared_offset(space, addr, lane)?;
-    let loc = resolve(c, AddrSpace::Shared, off, size, align, lane, true)?;
-    store_at(c, &loc, size, lane, v);
-    Ok(())
-}
-
-pub(super) fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
+pub(crate) fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
     match &i.extra {
         Extra::Mem(m) => Ok(m),
         _ => Err(LaneFault::new(FaultKind::Unsupported {
@@ -363,7 +30,7 @@ pub(super) fn mem_of(i: &DInstr) -> Result<&MemAccess, LaneFault> {
 
 /// Checks that a vector access's first address is aligned to the whole vector.
 #[inline]
-pub(super) fn check_vector_align(addr: u64, align: u32, lane: usize) -> Result<(), LaneFault> {
+pub(crate) fn check_vector_align(addr: u64, align: u32, lane: usize) -> Result<(), LaneFault> {
     if align > 1 && !addr.is_multiple_of(u64::from(align)) {
         return Err(LaneFault {
             kind: FaultKind::Misaligned { align },
@@ -376,7 +43,7 @@ pub(super) fn check_vector_align(addr: u64, align: u32, lane: usize) -> Result<(
 
 /// Alignment a vector access needs: its element size times its element count (PTX requires
 /// vector accesses to be aligned to the whole vector).
-pub(super) fn vector_align(m: &MemAccess) -> u32 {
+pub(crate) fn vector_align(m: &MemAccess) -> u32 {
     m.size * m.count
 }
 
@@ -413,24 +80,12 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 false,
             ) {
                 Ok(loc) => {
-                    out[l] = match (c.l1, m.l1, &loc) {
-                        (Some(l1), L1Use::Load(op), Loc::Global(r, ga)) => {
-                            l1.load(c.cta_linear(), r, *ga, m.size, op)
-                        }
-                        _ => load_at(c, &loc, m.size, l),
-                    };
-                    if let (true, Some(t), Loc::Global(_, ga)) = (m.nc, c.nc, &loc) {
-                        t.nc_read(c.nc_access(l, *ga), m.size);
-                    }
-                    if c.race.is_some() {
-                        race_access(c, &loc, l, m.size, RaceAccess::Read);
-                    }
+                    out[l] = c.load_through_caches(&loc, m.size, l, m.cache);
+                    c.after_read(&loc, l, m.size, m.nc);
                 }
                 Err(e) => {
-                    if c.race.is_some() {
-                        let a = a.wrapping_add(u64::from(m.size) * k as u64);
-                        race_pending(c, m.addr.space, a, m.size, l, RaceAccess::Read);
-                    }
+                    let a = a.wrapping_add(u64::from(m.size) * k as u64);
+                    c.refused_access(m.addr.space, a, m.size, l, AccessKind::Read);
                     err = Some(e)
                 }
             }
@@ -441,13 +96,11 @@ pub fn ld(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let _ = FULL;
         c.write(d, &out);
     }
-    if let (Some(l1), L1Use::Acquire) = (c.l1, m.l1) {
-        l1.invalidate(c.cta_linear());
-    }
+    c.after_acquire(m.cache);
     Ok(Flow::Next)
 }
 
-pub(super) fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
+pub(crate) fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
     for (k, d) in m.dsts.iter().enumerate() {
         let Dst::Reg { slot, .. } = *d else { continue };
         let mut lo = [0u64; 32];
@@ -460,27 +113,14 @@ pub(super) fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
             let a = lane_addr(c, &m.addr, l).wrapping_add(16 * k as u64);
             match resolve(c, m.addr.space, a, 16, 16, l, false) {
                 Ok(loc) => {
-                    (lo[l], hi[l]) = match (c.l1, m.l1, &loc) {
-                        (Some(l1), L1Use::Load(op), Loc::Global(r, ga)) => (
-                            l1.load(c.cta_linear(), r, *ga, 8, op),
-                            l1.load(c.cta_linear(), r, *ga + 8, 8, op),
-                        ),
-                        _ => (
-                            load_at(c, &shift(&loc, 0), 8, l),
-                            load_at(c, &shift(&loc, 8), 8, l),
-                        ),
-                    };
-                    if let (true, Some(t), Loc::Global(_, ga)) = (m.nc, c.nc, &loc) {
-                        t.nc_read(c.nc_access(l, *ga), 16);
-                    }
-                    if c.race.is_some() {
-                        race_access(c, &loc, l, 16, RaceAccess::Read);
-                    }
+                    (lo[l], hi[l]) = (
+                        c.load_through_caches(&shift(&loc, 0), 8, l, m.cache),
+                        c.load_through_caches(&shift(&loc, 8), 8, l, m.cache),
+                    );
+                    c.after_read(&loc, l, 16, m.nc);
                 }
                 Err(e) => {
-                    if c.race.is_some() {
-                        race_pending(c, m.addr.space, a, 16, l, RaceAccess::Read);
-                    }
+                    c.refused_access(m.addr.space, a, 16, l, AccessKind::Read);
                     err = Some(e)
                 }
             }
@@ -502,17 +142,6 @@ pub(super) fn ld_b128(c: &mut Ctx<'_>, m: &MemAccess, mask: u32) -> R {
         c.write(&dh, &hi);
     }
     Ok(Flow::Next)
-}
-
-pub(super) fn shift<'g>(loc: &Loc<'g>, by: u64) -> Loc<'g> {
-    match *loc {
-        Loc::Global(r, a) => Loc::Global(r, a + by),
-        Loc::Shared(o) => Loc::Shared(o + by),
-        Loc::Peer(r, o) => Loc::Peer(r, o + by),
-        Loc::Local(o) => Loc::Local(o + by),
-        Loc::Param(o) => Loc::Param(o + by),
-        Loc::Const(o) => Loc::Const(o + by),
-    }
 }
 
 /// `st`.
@@ -548,32 +177,19 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
             let a = base.wrapping_add(u64::from(m.size) * k as u64);
             match resolve(c, m.addr.space, a, m.size, m.size, l, true) {
                 Ok(loc) => {
-                    if let (Some(t), Loc::Global(_, ga)) = (c.nc, &loc) {
-                        t.write(c.nc_access(l, *ga), m.size);
-                    }
-                    if c.race.is_some() {
-                        race_access(c, &loc, l, m.size, RaceAccess::Write);
-                    }
+                    c.before_write(&loc, l, m.size);
                     if let Some(hi) = &hi {
                         store_at(c, &loc, 8, l, vals[l]);
                         store_at(c, &shift(&loc, 8), 8, l, hi[l]);
+                        c.after_store(&loc, 8, vals[l], m.cache);
+                        c.after_store(&shift(&loc, 8), 8, hi[l], m.cache);
                     } else {
                         store_at(c, &loc, m.size, l, vals[l]);
-                    }
-                    if let (Some(l1), L1Use::Store(op), Loc::Global(_, ga)) = (c.l1, m.l1, &loc) {
-                        match &hi {
-                            Some(hi) => {
-                                l1.store(c.cta_linear(), *ga, 8, vals[l], op);
-                                l1.store(c.cta_linear(), *ga + 8, 8, hi[l], op);
-                            }
-                            None => l1.store(c.cta_linear(), *ga, m.size, vals[l], op),
-                        }
+                        c.after_store(&loc, m.size, vals[l], m.cache);
                     }
                 }
                 Err(e) => {
-                    if c.race.is_some() {
-                        race_pending(c, m.addr.space, a, m.size, l, RaceAccess::Write);
-                    }
+                    c.refused_access(m.addr.space, a, m.size, l, AccessKind::Write);
                     err = Some(e);
                     break;
                 }
@@ -586,13 +202,194 @@ pub fn st(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-#[doc(hidden)]
-pub fn space_label(s: AddrSpace) -> &'static str {
-    space_name(s)
+/// The addresses of every enabled lane for an access whose base is a register or fixed.
+#[inline(always)]
+pub(crate) fn lane_addrs(c: &Ctx<'_>, a: &DAddr) -> [u64; 32] {
+    let off = a.offset as u64;
+    match a.base {
+        AddrBase::Reg(slot) => {
+            let base = slot as usize * 32;
+            let mut out = [0u64; 32];
+            for (o, v) in out.iter_mut().zip(&c.vals[base..base + 32]) {
+                *o = v.wrapping_add(off);
+            }
+            out
+        }
+        AddrBase::Fixed(v) => [v.wrapping_add(off); 32],
+        AddrBase::Frame(f) => std::array::from_fn(|l| c.ids.frame_base[l] + f + off),
+    }
 }
 
-/// A `.shared` state-space address taken modulo 2³² (shared addresses are 32-bit).
+/// Whether every enabled lane's `SIZE`-byte access lies inside shared memory of `len` bytes
+/// and is aligned (the fast paths' precondition; [`ld`]/[`st`] report any violation).
 #[inline(always)]
-pub(crate) fn shared_wrap(addr: u64) -> u64 {
-    addr & 0xffff_ffff
+fn shared_in_bounds<const SIZE: u32>(len: usize, mask: u32, addrs: &[u64; 32]) -> bool {
+    let limit = (len as u64).wrapping_sub(u64::from(SIZE));
+    let mut bad = len < SIZE as usize;
+    for_lanes(mask, |l| {
+        let a = addrs[l];
+        bad |= a > limit || !a.is_multiple_of(u64::from(SIZE));
+    });
+    !bad
+}
+
+/// The allocation holding every enabled lane's aligned `SIZE`-byte access, if one allocation
+/// (the first lane's) holds them all.
+#[inline(always)]
+fn global_region<'g, const SIZE: u32>(
+    global: &'g GlobalMemory,
+    mask: u32,
+    addrs: &[u64; 32],
+) -> Option<&'g Region> {
+    let r = global.find(addrs[mask.trailing_zeros() as usize], u64::from(SIZE))?;
+    let mut bad = false;
+    for_lanes(mask, |l| {
+        let a = addrs[l];
+        bad |= !r.contains(a, u64::from(SIZE)) || !a.is_multiple_of(u64::from(SIZE));
+    });
+    (!bad).then_some(r)
+}
+
+/// A scalar shared-memory load of `SIZE` bytes: bounds and alignment are checked for all
+/// lanes first; any problem falls back to [`ld`], which reports the precise fault.
+pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = mem_of(i)?;
+    let addrs = lane_addrs(c, &m.addr).map(|a| c.own_shared(shared_wrap(a)));
+    let mask = c.mask;
+    if !shared_in_bounds::<SIZE>(c.shared.data.len(), mask, &addrs) || c.asyncs.has_pending() {
+        return ld(c, i);
+    }
+    let mut out = [0u64; 32];
+    let data = c.shared.data.as_ptr();
+    for_lanes(mask, |l| {
+        let o = addrs[l] as usize;
+        // SAFETY: every enabled lane's `o + SIZE` was checked against the length above.
+        out[l] = unsafe {
+            match SIZE {
+                1 => u64::from(*data.add(o)),
+                2 => u64::from(u16::from_le((data.add(o) as *const u16).read_unaligned())),
+                4 => u64::from(u32::from_le((data.add(o) as *const u32).read_unaligned())),
+                _ => u64::from_le((data.add(o) as *const u64).read_unaligned()),
+            }
+        };
+    });
+    if c.observes_accesses() {
+        c.after_warp_access(true, &addrs, SIZE, AccessKind::Read);
+    }
+    let d = m.dsts[0];
+    c.write(&d, &out);
+    Ok(Flow::Next)
+}
+
+/// A scalar shared-memory store of `SIZE` bytes (fast path of [`st`]).
+pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = mem_of(i)?;
+    let addrs = lane_addrs(c, &m.addr).map(|a| c.own_shared(shared_wrap(a)));
+    let mask = c.mask;
+    if !shared_in_bounds::<SIZE>(c.shared.data.len(), mask, &addrs) || c.asyncs.has_pending() {
+        return st(c, i);
+    }
+    if c.observes_accesses() {
+        c.after_warp_access(true, &addrs, SIZE, AccessKind::Write);
+    }
+    let vals = c.fetch(&m.srcs[0]);
+    let data = &mut c.shared.data;
+    // Lanes store in lane order, so the highest lane wins a conflict (as a sequence would).
+    for_lanes(mask, |l| {
+        let o = addrs[l] as usize;
+        data[o..o + SIZE as usize].copy_from_slice(&vals[l].to_le_bytes()[..SIZE as usize]);
+    });
+    Ok(Flow::Next)
+}
+
+/// A scalar global (or generic-to-global) load of `SIZE` bytes: all lanes must fall in the
+/// allocation the first lane's address lies in; otherwise [`ld`] handles it.
+pub fn ld_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    if c.caches_global() {
+        return ld(c, i);
+    }
+    let m = mem_of(i)?;
+    let addrs = lane_addrs(c, &m.addr);
+    let mask = c.mask;
+    let Some(r) = global_region::<SIZE>(c.global, mask, &addrs) else {
+        return ld(c, i);
+    };
+    let mut out = [0u64; 32];
+    for_lanes(mask, |l| out[l] = r.load(addrs[l], SIZE));
+    if c.observes_accesses() {
+        c.after_warp_access(false, &addrs, SIZE, AccessKind::Read);
+    }
+    let d = m.dsts[0];
+    c.write(&d, &out);
+    Ok(Flow::Next)
+}
+
+/// A scalar global (or generic-to-global) store of `SIZE` bytes (fast path of [`st`]).
+pub fn st_global<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    if c.caches_global() {
+        return st(c, i);
+    }
+    let m = mem_of(i)?;
+    let addrs = lane_addrs(c, &m.addr);
+    let mask = c.mask;
+    let Some(r) = global_region::<SIZE>(c.global, mask, &addrs) else {
+        return st(c, i);
+    };
+    let vals = c.fetch(&m.srcs[0]);
+    c.before_warp_global_write(&addrs, SIZE);
+    if c.observes_accesses() {
+        c.after_warp_access(false, &addrs, SIZE, AccessKind::Write);
+    }
+    for_lanes(mask, |l| r.store(addrs[l], SIZE, vals[l]));
+    Ok(Flow::Next)
+}
+
+/// A kernel-parameter load at a fixed offset: the same value for every lane, read once.
+pub fn ld_param_uniform<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
+    let m = mem_of(i)?;
+    let AddrBase::Fixed(base) = m.addr.base else {
+        return ld(c, i);
+    };
+    let off = base.wrapping_add(m.addr.offset as u64);
+    if !c.params.contains(off, u64::from(SIZE)) || !off.is_multiple_of(u64::from(SIZE)) {
+        return ld(c, i);
+    }
+    let v = c.params.load(off, SIZE);
+    let d = m.dsts[0];
+    c.write(&d, &[v; 32]);
+    Ok(Flow::Next)
+}
+
+/// The fast-path execution function for a scalar access, if one applies.
+pub fn fast_path(m: &MemAccess, load: bool) -> Option<crate::exec::program::ExecFn> {
+    if m.count != 1 || m.nc {
+        return None;
+    }
+    if matches!(m.addr.base, AddrBase::Frame(_)) {
+        return None;
+    }
+    let f: crate::exec::program::ExecFn = match (m.addr.space, load, m.size) {
+        (AddrSpace::KernelParam, true, 1) => ld_param_uniform::<1>,
+        (AddrSpace::KernelParam, true, 2) => ld_param_uniform::<2>,
+        (AddrSpace::KernelParam, true, 4) => ld_param_uniform::<4>,
+        (AddrSpace::KernelParam, true, 8) => ld_param_uniform::<8>,
+        (AddrSpace::Shared, true, 1) => ld_shared::<1>,
+        (AddrSpace::Shared, true, 2) => ld_shared::<2>,
+        (AddrSpace::Shared, true, 4) => ld_shared::<4>,
+        (AddrSpace::Shared, true, 8) => ld_shared::<8>,
+        (AddrSpace::Shared, false, 1) => st_shared::<1>,
+        (AddrSpace::Shared, false, 2) => st_shared::<2>,
+        (AddrSpace::Shared, false, 4) => st_shared::<4>,
+        (AddrSpace::Shared, false, 8) => st_shared::<8>,
+        (AddrSpace::Global | AddrSpace::Generic, true, 1) => ld_global::<1>,
+        (AddrSpace::Global | AddrSpace::Generic, true, 2) => ld_global::<2>,
+        (AddrSpace::Global | AddrSpace::Generic, true, 4) => ld_global::<4>,
+        (AddrSpace::Global | AddrSpace::Generic, true, 8) => ld_global::<8>,
+        (AddrSpace::Global | AddrSpace::Generic, false, 1) => st_global::<1>,
+        (AddrSpace::Global | AddrSpace::Generic, false, 2) => st_global::<2>,
+        (AddrSpace::Global | AddrSpace::Generic, false, 4) => st_global::<4>,
+        (AddrSpace::Global | AddrSpace::Generic, false, 8) => st_global::<8>,
+        _ => return None,
+    };
+    Some(f)
 }

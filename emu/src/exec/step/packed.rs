@@ -9,8 +9,9 @@
 //! Deliberate deviations: none known. A missing rounding modifier is taken as `.rn`, as for
 //! scalar `.f32`.
 
-use super::Ctx;
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::ctx::Ctx;
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
 use crate::ir::{Arith, FloatRounding, Instr, Operand, Type};
@@ -71,25 +72,25 @@ pub fn fma_f32x2(a: u64, b: u64, c: u64, m: Mode) -> u64 {
 
 fn add(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = decode_mode(i);
-    super::binary(c, i, |a, b| bin_f32x2(BinOp::Add, a, b, m));
+    crate::exec::ctx::binary(c, i, |a, b| bin_f32x2(BinOp::Add, a, b, m));
     Ok(Flow::Next)
 }
 
 fn sub(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = decode_mode(i);
-    super::binary(c, i, |a, b| bin_f32x2(BinOp::Sub, a, b, m));
+    crate::exec::ctx::binary(c, i, |a, b| bin_f32x2(BinOp::Sub, a, b, m));
     Ok(Flow::Next)
 }
 
 fn mul(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = decode_mode(i);
-    super::binary(c, i, |a, b| bin_f32x2(BinOp::Mul, a, b, m));
+    crate::exec::ctx::binary(c, i, |a, b| bin_f32x2(BinOp::Mul, a, b, m));
     Ok(Flow::Next)
 }
 
 fn fma(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = decode_mode(i);
-    super::ternary(c, i, |a, b, d| fma_f32x2(a, b, d, m));
+    crate::exec::ctx::ternary(c, i, |a, b, d| fma_f32x2(a, b, d, m));
     Ok(Flow::Next)
 }
 

@@ -10,7 +10,7 @@
 //! 1. A shuffle that reads an inactive or non-member lane returns that lane's register value
 //!    (the PTX ISA leaves the result undefined).
 
-use super::{for_lanes, Ctx};
+use crate::exec::ctx::{for_lanes, Ctx};
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::{DInstr, Extra, Flow, Src};
 use crate::ir::{ReduxOp, ShflMode, VoteMode};

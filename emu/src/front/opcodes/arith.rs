@@ -3,10 +3,75 @@
 use super::float::float_fn;
 use crate::front::error::Error;
 use crate::front::quals::Quals;
-use crate::ir::{Arith, Carry, Div, Madc, MinMax, Mul, Mul24, MulMode, Op, Type, Unary};
+use crate::ir::{
+    Arith, Carry, Div, FloatRounding, HalfType, Madc, MinMax, Mixed, Mul, Mul24, MulMode, Op, Type,
+    Unary,
+};
+
+/// `add`/`sub`/`fma`: the one-type forms, or the mixed-precision `.f32.f16`/`.f32.bf16` forms
+/// (two type qualifiers).
+pub(super) fn add_sub_fma(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
+    if type_count(q) >= 2 {
+        let m = mixed(opcode, q)?;
+        return Ok(match opcode {
+            "add" => Op::AddMixed(m),
+            "sub" => Op::SubMixed(m),
+            _ => Op::FmaMixed(m),
+        });
+    }
+    let a = arith(q)?;
+    Ok(match opcode {
+        "add" => Op::Add(a),
+        "sub" => Op::Sub(a),
+        _ => Op::Fma(a),
+    })
+}
+
+/// How many type qualifiers remain.
+fn type_count(q: &Quals) -> usize {
+    q.remaining()
+        .filter(|s| Type::from_name(s).is_some())
+        .count()
+}
+
+/// The mixed-precision qualifiers `{.rnd}{.sat}.f32.{f16,bf16}` (PTX ISA "Mixed Precision
+/// Floating-Point Instructions"): the destination type first, then the narrow operands' type.
+fn mixed(opcode: &str, q: &mut Quals) -> Result<Mixed, Error> {
+    let forms = format!("`{opcode}.f32.f16` or `{opcode}.f32.bf16`");
+    let rnd = q.float_rounding();
+    if let Some(r @ (FloatRounding::Rna | FloatRounding::Rs)) = rnd {
+        return Err(q.syntax(format!(
+            "mixed-precision `{opcode}` rounds with .rn, .rz, .rm or .rp, not .{}",
+            r.name()
+        )));
+    }
+    if q.take("ftz") {
+        return Err(q.syntax(format!(
+            "mixed-precision {forms} takes no .ftz (subnormal inputs and results are kept)"
+        )));
+    }
+    let sat = q.take("sat");
+    let (dst, src) = q.two_types()?;
+    let half = match (dst, HalfType::of(src)) {
+        (Type::F32, Some(h)) => h,
+        _ => {
+            return Err(q.syntax(format!(
+            "`{opcode}.{}.{}` is not a form of `{opcode}`: the mixed-precision forms are {forms}",
+            dst.name(),
+            src.name()
+        )))
+        }
+    };
+    Ok(Mixed { half, rnd, sat })
+}
 
 /// `mul`/`mad`: `.lo`/`.hi`/`.wide` and the arithmetic qualifiers.
 pub(super) fn mul_mad(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
+    if type_count(q) >= 2 {
+        return Err(q.syntax(format!(
+            "`{opcode}` has no mixed-precision form: `.f32.f16` and `.f32.bf16` exist for add, sub and fma only"
+        )));
+    }
     let mode = mul_mode(q);
     let a = arith(q)?;
     let m = Mul { mode, arith: a };

@@ -157,7 +157,7 @@ pub(super) fn membar(q: &mut Quals) -> Result<Op, Error> {
 /// `fence`: memory, proxy and `mbarrier_init` forms.
 pub(super) fn fence(q: &mut Quals) -> Result<Op, Error> {
     let op = if q.take("mbarrier_init") {
-        crate::front::cluster::fence_mbarrier_init(q)?
+        crate::cluster::syntax::fence_mbarrier_init(q)?
     } else if q.take("proxy") {
         if q.take("alias") {
             Op::Fence(Fence::ProxyAlias)

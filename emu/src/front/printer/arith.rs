@@ -37,6 +37,10 @@ pub(super) fn int(o: &mut String, op: &Op) {
             o.push_str("fma");
             arith(o, a);
         }
+        Op::AddMixed(m) | Op::SubMixed(m) | Op::FmaMixed(m) => {
+            o.push_str(op.info().name);
+            mixed(o, m);
+        }
         Op::Mul24(m) | Op::Mad24(m) => {
             o.push_str(if matches!(op, Op::Mul24(_)) {
                 "mul24"

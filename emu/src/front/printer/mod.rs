@@ -8,10 +8,10 @@
 use std::fmt::Write;
 
 use crate::ir::{
-    AddrBase, AddressSize, ArchSuffix, ArrayDim, Block, FileDecl, FloatImm, Function, FunctionKind,
-    Imm, InitValue, Initializer, InlinedAt, Instr, LabelOrProto, Linkage, Loc, Module, ModuleItem,
-    Op, Operand, ParamDecl, ParamKind, PerfDirective, RegDeclForm, StateSpace, Stmt, SymbolRef,
-    TargetKind, TargetOption, Type, VarRef, Variable, VecElem,
+    AddrBase, AddressSize, ArchSuffix, ArrayDim, Block, Family, FileDecl, FloatImm, Function,
+    FunctionKind, Imm, InitValue, Initializer, InlinedAt, Instr, LabelOrProto, Linkage, Loc,
+    Module, ModuleItem, Op, Operand, ParamDecl, ParamKind, PerfDirective, RegDeclForm, StateSpace,
+    Stmt, SymbolRef, TargetKind, TargetOption, Type, VarRef, Variable, VecElem,
 };
 
 mod arith;
@@ -444,7 +444,7 @@ pub fn print_instruction(m: &Module, f: &Function, i: &Instr) -> String {
         let a: Vec<String> = i.args.iter().map(|o| operand(m, f, o)).collect();
         out.push(' ');
         match &i.op {
-            Op::Tma(t) => out.push_str(&super::tma::join_args(t, &a)),
+            Op::Tma(t) => out.push_str(&crate::tma::syntax::join_args(t, &a)),
             _ => out.push_str(&a.join(", ")),
         }
     }
@@ -452,108 +452,77 @@ pub fn print_instruction(m: &Module, f: &Function, i: &Instr) -> String {
     out
 }
 
-/// The mnemonic with its qualifiers, in canonical order.
+/// The mnemonic with its qualifiers, in canonical order: each family of the opcode table
+/// ([`crate::ir::Family`]) writes its own opcodes.
 pub fn mnemonic(op: &Op) -> String {
     let mut s = String::new();
     let o = &mut s;
-    match op {
-        Op::Add(_)
-        | Op::Sub(_)
-        | Op::Mul(_)
-        | Op::Mad(_)
-        | Op::Fma(_)
-        | Op::Mul24(_)
-        | Op::Mad24(_)
-        | Op::Sad(_)
-        | Op::Div(_)
-        | Op::Rem(_)
-        | Op::Abs(_)
-        | Op::Neg(_)
-        | Op::Min(_)
-        | Op::Max(_)
-        | Op::Addc(_)
-        | Op::Subc(_)
-        | Op::Madc(_) => arith::int(o, op),
-        Op::Popc(_)
-        | Op::Clz(_)
-        | Op::Bfind(_)
-        | Op::Fns
-        | Op::Brev(_)
-        | Op::Bfe(_)
-        | Op::Bfi(_)
-        | Op::Bmsk(_)
-        | Op::Szext(_)
-        | Op::Dp4a(_)
-        | Op::Dp2a(_)
-        | Op::And(_)
-        | Op::Or(_)
-        | Op::Xor(_)
-        | Op::Not(_)
-        | Op::Cnot(_)
-        | Op::Lop3
-        | Op::Shf(_)
-        | Op::Shl(_)
-        | Op::Shr(_)
-        | Op::Prmt(_) => arith::bits(o, op),
-        Op::Rcp(_)
-        | Op::Sqrt(_)
-        | Op::Rsqrt(_)
-        | Op::Sin(_)
-        | Op::Cos(_)
-        | Op::Lg2(_)
-        | Op::Ex2(_)
-        | Op::Tanh(_)
-        | Op::Testp(_)
-        | Op::Copysign(_)
-        | Op::Setp(_)
-        | Op::Set(_)
-        | Op::Selp(_)
-        | Op::Slct(_) => arith::float_cmp(o, op),
-        Op::Mov(_)
-        | Op::Ld(_)
-        | Op::Ldu(_)
-        | Op::St(_)
-        | Op::Prefetch(_)
-        | Op::ApplyPriority
-        | Op::Discard
-        | Op::CreatePolicy(_)
-        | Op::Isspacep(_)
-        | Op::Cvta(_)
-        | Op::Cvt(_)
-        | Op::CvtPack(_) => data::data(o, op),
-        Op::Shfl(_) | Op::Vote(_) | Op::Match(_) | Op::Redux(_) | Op::Activemask | Op::Elect => {
-            sync::warp(o, op)
+    match op.info().family {
+        Family::Int => arith::int(o, op),
+        Family::Bits => arith::bits(o, op),
+        Family::FloatCmp => arith::float_cmp(o, op),
+        Family::Data => data::data(o, op),
+        Family::Warp => sync::warp(o, op),
+        Family::Sync => sync::sync(o, op),
+        Family::Control => control(o, op),
+        Family::Tcgen05 => {
+            if let Op::Tcgen05(t) = op {
+                crate::tcgen05::syntax::mnemonic(o, t);
+            }
         }
-        Op::Bar(_)
-        | Op::BarWarpSync
-        | Op::Membar(_)
-        | Op::Fence(_)
-        | Op::Atom(_)
-        | Op::Red(_)
-        | Op::Nanosleep
-        | Op::Griddepcontrol(_)
-        | Op::Setmaxnreg(_) => sync::sync(o, op),
-        Op::Pmevent { mask } => o.push_str(if *mask { "pmevent.mask" } else { "pmevent" }),
-        Op::Bra { uni } => o.push_str(if *uni { "bra.uni" } else { "bra" }),
-        Op::BrxIdx { uni } => o.push_str(if *uni { "brx.idx.uni" } else { "brx.idx" }),
-        Op::Call(c) => o.push_str(if c.uni { "call.uni" } else { "call" }),
-        Op::Ret { uni } => o.push_str(if *uni { "ret.uni" } else { "ret" }),
-        Op::Exit => o.push_str("exit"),
-        Op::Trap => o.push_str("trap"),
-        Op::Brkpt => o.push_str("brkpt"),
-        Op::Tcgen05(t) => super::tcgen05::mnemonic(o, t),
-        Op::CpAsync(c) => super::async_copy::cp_mnemonic(o, c),
-        Op::Tma(t) => super::tma::mnemonic(o, t),
-        Op::Cluster(c) => o.push_str(&c.mnemonic()),
-        Op::ClusterLaunch(c) => o.push_str(&c.mnemonic()),
-        Op::Mbarrier(m) => super::async_copy::mbarrier_mnemonic(o, m),
-        Op::Wgmma(w) => super::wgmma::mnemonic(o, w),
-        Op::WarpMatrix(w) => {
-            o.push_str(super::mma::opcode(w));
-            super::mma::mnemonic(o, w);
+        Family::CpAsync => {
+            if let Op::CpAsync(c) = op {
+                crate::async_copy::syntax::cp_mnemonic(o, c);
+            }
+        }
+        Family::Mbarrier => {
+            if let Op::Mbarrier(m) = op {
+                crate::async_copy::syntax::mbarrier_mnemonic(o, m);
+            }
+        }
+        Family::Tma => {
+            if let Op::Tma(t) = op {
+                crate::tma::syntax::mnemonic(o, t);
+            }
+        }
+        Family::Cluster => {
+            if let Op::Cluster(c) = op {
+                o.push_str(&c.mnemonic());
+            }
+        }
+        Family::ClusterLaunch => {
+            if let Op::ClusterLaunch(c) = op {
+                o.push_str(&c.mnemonic());
+            }
+        }
+        Family::WarpMatrix => {
+            if let Op::WarpMatrix(w) = op {
+                o.push_str(crate::mma::syntax::opcode(w));
+                crate::mma::syntax::mnemonic(o, w);
+            }
+        }
+        Family::Wgmma => {
+            if let Op::Wgmma(w) = op {
+                crate::wgmma::syntax::mnemonic(o, w);
+            }
         }
     }
     s
+}
+
+/// The control-flow opcodes: the table's name, with `.uni` or `.mask` where written.
+fn control(o: &mut String, op: &Op) {
+    o.push_str(op.info().name);
+    let flag = match op {
+        Op::Bra { uni } | Op::BrxIdx { uni } | Op::Ret { uni } => uni.then_some("uni"),
+        Op::Call(c) => c.uni.then_some("uni"),
+        Op::Pmevent { mask } => mask.then_some("mask"),
+        _ => None,
+    };
+    if let Some(f) = flag {
+        o.push('.');
+        o.push_str(f);
+    }
 }
 
 #[doc(hidden)]

@@ -36,6 +36,19 @@ pub(super) fn arith(out: &mut String, a: &Arith) {
     q(out, ty.name());
 }
 
+/// `{.rnd}{.sat}.f32.{f16,bf16}` of the mixed-precision `add`, `sub` and `fma`.
+pub(super) fn mixed(out: &mut String, m: &Mixed) {
+    let Mixed { half, rnd, sat } = *m;
+    if let Some(r) = rnd {
+        q(out, r.name());
+    }
+    if sat {
+        q(out, "sat");
+    }
+    q(out, Type::F32.name());
+    q(out, half.ty().name());
+}
+
 pub(super) fn hints(out: &mut String, h: &CacheHints) {
     let CacheHints {
         l1,

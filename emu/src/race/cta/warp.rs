@@ -82,11 +82,14 @@ impl CtaRace {
             for w in first_word..=last_word {
                 let cell = shadow.cell(w);
                 check(sh, gen, (th, me), &acc, (sem, scope), cell, &mut lane_found);
+                let room = cell.earlier.capacity();
                 if writes {
                     add_write(sh, gen, th, &acc, cell, None);
                 } else {
                     add_read(gen, th, &acc, cell);
                 }
+                let grew = cell.earlier.capacity().saturating_sub(room);
+                shadow.earlier_grew(grew);
             }
             if !lane_found.is_empty() {
                 found.extend(lane_found.drain(..).map(|p| (t, p, acc)));

@@ -206,14 +206,12 @@ struct Region {
 pub struct SassMachine {
     regions: Vec<Region>,
     next: u64,
+    budget: crate::exec::reserve::Budget,
 }
 
 impl Default for SassMachine {
     fn default() -> SassMachine {
-        SassMachine {
-            regions: Vec::new(),
-            next: GLOBAL_BASE,
-        }
+        SassMachine::with_limit(None)
     }
 }
 
@@ -251,15 +249,27 @@ impl Thread {
 }
 
 impl SassMachine {
+    /// A machine whose buffers may total at most `limit` bytes (`--memory-limit`).
+    pub fn with_limit(limit: Option<u64>) -> SassMachine {
+        SassMachine {
+            regions: Vec::new(),
+            next: GLOBAL_BASE,
+            budget: crate::exec::reserve::Budget::new(limit),
+        }
+    }
+
     /// Allocates `len` bytes of global memory, 256-byte aligned, zeroed; returns the address.
-    pub fn alloc(&mut self, len: u64) -> u64 {
+    ///
+    /// # Errors
+    /// The bytes are past the limit, or the host refuses them (`exec::reserve`).
+    pub fn alloc(&mut self, len: u64) -> Result<u64, crate::exec::reserve::ReserveError> {
         let base = self.next.div_ceil(256) * 256;
-        self.regions.push(Region {
-            base,
-            bytes: vec![0; len as usize],
-        });
+        let bytes = self
+            .budget
+            .zeroed_bytes(len, || format!("a {len}-byte buffer"))?;
+        self.regions.push(Region { base, bytes });
         self.next = base + len.max(1) + 256;
-        base
+        Ok(base)
     }
 
     /// Writes bytes at a global address; false when they are not all inside one allocation.
@@ -277,6 +287,18 @@ impl SassMachine {
     pub fn read(&self, addr: u64, len: u64) -> Option<Vec<u8>> {
         let (k, off) = self.find(addr, len)?;
         Some(self.regions[k].bytes[off..off + len as usize].to_vec())
+    }
+
+    /// Fills `out` from the global address `addr`; false when the bytes are not all inside
+    /// one allocation.
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> bool {
+        match self.find(addr, out.len() as u64) {
+            Some((k, off)) => {
+                out.copy_from_slice(&self.regions[k].bytes[off..off + out.len()]);
+                true
+            }
+            None => false,
+        }
     }
 
     fn find(&self, addr: u64, len: u64) -> Option<(usize, usize)> {

@@ -168,6 +168,24 @@ fn access(v: &Value, path: &str) -> Result<Access, ReportError> {
         proxy: optional(o, "proxy", path, string)?,
         cluster: optional(o, "cluster", path, triple)?,
         source: optional(o, "source", path, source)?,
+        argument: optional(o, "argument", path, argument)?,
+    })
+}
+
+/// An `argument` object (`index`, optional `name` and `offset`) as `arg 1, byte 16` (with
+/// the parameter's name when it is not the compiler's `KERNEL_param_N`).
+fn argument(v: &Value, path: &str) -> Result<String, ReportError> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| shape(path, format!("expected an object, found {}", kind_of(v))))?;
+    let index = uint(required(o, "index", path)?, &format!("{path}.index"))?;
+    let name = optional(o, "name", path, string)?.unwrap_or_default();
+    let offset = optional(o, "offset", path, uint)?.unwrap_or(0);
+    let own = !name.is_empty() && !name.ends_with(&format!("_param_{index}"));
+    Ok(if own {
+        format!("arg {index} `{name}`, byte {offset}")
+    } else {
+        format!("arg {index}, byte {offset}")
     })
 }
 
@@ -213,7 +231,7 @@ fn race(v: &Value, path: &str) -> Result<Race, ReportError> {
 /// A syntax error with its line and column, or the path of the first value that does not
 /// fit the report's shape.
 pub fn parse_report(text: &str) -> Result<RaceReport, ReportError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| {
+    let v: Value = emu::host::json::parse(text).map_err(|e| {
         let full = e.to_string();
         // serde_json appends " at line L column C", which the error carries separately.
         let message = full

@@ -1,44 +1,12 @@
 //! Interchangeable threads: threads with the same code, placed alike with respect to every
 //! other thread, that differ only in values each of them alone writes (a ticket lock's
-//! threads, which store their own number in the critical section). Swapping two of them, and
-//! the values they alone write, maps every execution to an execution, consistent exactly when
-//! the first is; so the search builds one execution of each orbit, the *canonical* one, and
-//! the others are handed to the sink as its images.
+//! threads). The search builds one execution of each orbit under permutations of such
+//! threads, the *canonical* one (its *key* writes, the first write each thread of a class makes
+//! at one level of its tree, in thread order), and hands the sink its images.
 //!
-//! # Which execution of an orbit is built, and why each is visited once
-//!
-//! A class's *key* is the depth of the first write every path of its threads makes at one
-//! level of their trees (the write of a ticket lock's `atom.add`), a write to one location
-//! that every two threads of the class must order in coherence (morally strong, or any two
-//! writes under SC). In a complete execution each thread of the class has exactly one key
-//! write, and coherence orders them totally; the canonical execution orders them by thread
-//! number. For an execution `E` exactly one permutation of each class sorts its key writes,
-//! so exactly one image of `E` is canonical, and the images of a canonical execution under
-//! distinct permutations are distinct (their key writes are in distinct orders). Building
-//! every canonical execution and visiting each of its images therefore visits every
-//! execution exactly once.
-//!
-//! The search adds a key write only coherence-after the present key writes of its class's
-//! lower threads and before those of higher ones (a placement that breaks this order stays
-//! broken in every extension), and it moves a thread to its key write only once the class's
-//! previous thread has made its own, so that the order is decided early.
-//!
-//! # What makes two threads interchangeable
-//!
-//! For a swap of threads `a` and `b` of a class, each thread's tree is matched with the tree
-//! of its image thread (`a` with `b`, `b` with `a`, every other thread with itself), node by
-//! node from the root: a child matches the one child of the image node whose event has the
-//! same kind, location, address, strength, scope, semantics, proxy and instruction, and the
-//! image value, where each thread's *own* value of a location (the one value it writes that
-//! not every thread of the class writes, and that no other thread and no initial write makes)
-//! is swapped with the other thread's. The swap is kept only if every node matches exactly
-//! one, the paths' ends match, read-modify-write pairs and dependencies map onto themselves,
-//! and `a` and `b` are placed alike (same device, cluster, CTA) against every other thread.
-//! Every relation of the models is built from these attributes, the placements' equalities,
-//! reads-from (same location and value: preserved, the value map being one bijection per
-//! location), coherence and program order, so the swap maps executions to executions and
-//! keeps every verdict. Composed swaps are again such maps, and since a thread's own values
-//! travel with it, the map of a permutation does not depend on how it is composed.
+//! Swaps are found by matching every thread's tree with its image's (`matching`). Why every
+//! execution is visited exactly once, and why a kept swap maps executions to executions with
+//! the same verdict, is the symmetry theorem of docs/spec/explorer.md.
 
 use std::collections::HashMap;
 

@@ -2,7 +2,7 @@
 //! [`float`]'s lowering.
 
 use super::{arg, dn, invalid, is_int, unsupported, D};
-use crate::exec::decode::FnCtx;
+use crate::exec::decode::context::FnCtx;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::exec::step::{float, int};
 use crate::ir::{

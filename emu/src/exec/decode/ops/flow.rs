@@ -1,7 +1,8 @@
 //! Lowering control flow: barriers, branches and calls.
 
 use super::{arg, invalid, D};
-use crate::exec::decode::{DecodeError, FnCtx, SlotInfo};
+use crate::exec::decode::context::{FnCtx, SlotInfo};
+use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{ArgSource, BarrierInfo, CallSite, DInstr, Dst, Extra, RetDest, Src};
 use crate::exec::step::control;
 use crate::ir::{Bar, BarKind, Call, Instr, LabelOrProto, Operand, Type, VarRef};

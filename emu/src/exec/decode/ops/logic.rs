@@ -1,7 +1,7 @@
 //! Lowering logic, shifts and `selp`.
 
 use super::{arg, dn, invalid, D};
-use crate::exec::decode::FnCtx;
+use crate::exec::decode::context::FnCtx;
 use crate::exec::program::{DInstr, Extra};
 use crate::exec::step::int;
 use crate::ir::{Instr, Op, Type};

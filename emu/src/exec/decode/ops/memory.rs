@@ -1,12 +1,13 @@
 //! Lowering memory instructions: `ld`/`ldu`/`st`, atomics and reductions, `isspacep`, `cvta`.
 
 use super::{arg, dn, invalid, unsupported, D};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::operands::imm_bits;
-use crate::exec::decode::{DecodeError, FnCtx};
 use crate::exec::l1::{L1Use, LoadOp, StoreOp};
 use crate::exec::memory::{CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
 use crate::exec::program::{AtomInfo, DInstr, Dst, Extra, MemAccess, Src};
-use crate::exec::step::{atom, mem};
+use crate::exec::step::{atom, mem, mov};
 use crate::ir::{
     Atom, AtomOp, CacheOp, Cvta, Instr, Ld, Ldu, Operand, Red, St, StateSpace, Type, VecElem,
 };
@@ -25,7 +26,7 @@ pub(super) fn ld(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, l: &Ld) -> D {
     )?;
     let acc = MemAccess {
         nc: l.nc(),
-        l1: load_l1(l),
+        cache: load_l1(l),
         ..acc
     };
     d.exec = mem::fast_path(&acc, true).unwrap_or(mem::ld);
@@ -63,7 +64,7 @@ pub(super) fn st(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, s: &St) -> D {
         false,
     )?;
     let acc = MemAccess {
-        l1: store_l1(s),
+        cache: store_l1(s),
         ..acc
     };
     d.exec = mem::fast_path(&acc, false).unwrap_or(mem::st);
@@ -76,7 +77,7 @@ pub(super) fn isspacep(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, space: &State
     d.d[0] = fx.dst(arg(ins, 0)?, Type::Pred, ins.span)?;
     d.s[0] = fx.src(arg(ins, 1)?, Type::U64, ins.span)?;
     d.extra = Extra::Param(window_base(*space));
-    d.exec = mem::isspacep;
+    d.exec = mov::isspacep;
     Ok(d)
 }
 
@@ -85,9 +86,9 @@ pub(super) fn cvta(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: &Cvta) -> D {
     dn(fx, ins, &mut d, c.ty, 1)?;
     d.extra = Extra::Param(window_base(c.space.space));
     d.exec = if c.to {
-        mem::cvta_from_generic
+        mov::cvta_from_generic
     } else {
-        mem::cvta_to_generic
+        mov::cvta_to_generic
     };
     Ok(d)
 }
@@ -220,7 +221,7 @@ fn mem_access(
         dsts,
         srcs,
         nc: false,
-        l1: L1Use::Bypass,
+        cache: L1Use::Bypass,
     })
 }
 

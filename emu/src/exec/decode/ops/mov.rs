@@ -1,10 +1,10 @@
 //! Lowering `mov`: plain, predicate, and vector pack/unpack forms.
 
 use super::{arg, invalid, unsupported, D};
+use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::operands::imm_bits;
-use crate::exec::decode::FnCtx;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::exec::step::{int, mem};
+use crate::exec::step::{int, mov};
 use crate::ir::{Instr, Operand, Type, VecElem};
 
 pub(super) fn lower_mov(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: Type) -> D {
@@ -27,7 +27,7 @@ pub(super) fn lower_mov(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: Type) ->
                 return Err(unsupported(ins, "unpacking a .b128 register"));
             }
             d.extra = Extra::Elems(Vec::new(), dsts);
-            d.exec = mem::mov_unpack;
+            d.exec = mov::mov_unpack;
         }
         (dst, Operand::Vector(elems)) => {
             let n = elems.len() as u32;
@@ -45,7 +45,7 @@ pub(super) fn lower_mov(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: Type) ->
             d.d[0] = fx.dst(dst, ty, ins.span)?;
             d.s[1] = Src::Imm(u64::from(ty.bits() / n.max(1)));
             d.extra = Extra::Elems(srcs, Vec::new());
-            d.exec = mem::mov_pack;
+            d.exec = mov::mov_pack;
         }
         (dst, src) => {
             if let (Operand::Reg(a), Operand::Reg(b)) = (dst, src) {
@@ -58,7 +58,7 @@ pub(super) fn lower_mov(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: Type) ->
             d.exec = if ty == Type::Pred {
                 int::pred_logic
             } else {
-                mem::mov
+                mov::mov
             };
             if ty == Type::Pred {
                 d.s[1] = d.s[0];

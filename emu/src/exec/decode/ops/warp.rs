@@ -1,7 +1,8 @@
 //! Lowering warp-level instructions: `shfl`, `vote`, `match`, `redux`, `elect`.
 
 use super::{arg, invalid, D};
-use crate::exec::decode::{DecodeError, FnCtx};
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Dst, Extra};
 use crate::exec::step::warp_ops;
 use crate::ir::{Instr, Match, Operand, Redux, ReduxOp, Shfl, Type, Vote};

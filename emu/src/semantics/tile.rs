@@ -1,0 +1,290 @@
+//! The tile multiply shared by the matrix families (`mma.sync`, `wmma`, `wgmma`,
+//! `tcgen05.mma`): `D = A·B + C` on raw element bits, with the accumulation model of the
+//! target ([`crate::semantics::mma::AccModel`]) and the per-instruction variants the compiler
+//! lowers differently (`multiply_sync`, `multiply_wmma`); and the element access of register
+//! fragments (`elem_bits`, `put`).
+//!
+//! Floating-point tiles under the exponent-sum model (sm_90 and later) are multiplied whole
+//! ([`crate::semantics::mma::tile::dot_tile_f32`]: every dot product of a row of D advanced
+//! together, bit for bit the per-element model's); other models, integer and `.f64` tiles
+//! one element at a time ([`crate::semantics::mma::tile::tile_pays`] says why).
+
+use crate::ir::{Mma, MmaBitOp, MmaElem};
+use crate::semantics::convert::{f64_to_narrow, narrow_to_f64, Narrow};
+use crate::semantics::mma::tile::{dot_tile_f32, tile_pays, TileOperands};
+use crate::semantics::mma::{dot_f32, dot_f32_wide, dot_f64, dot_int, AccModel, MmaInput};
+use crate::semantics::mma_sync::{dot_fp8_as_f16, dot_m8n8k4_f16, dot_m8n8k4_f32};
+use rustc_apfloat::Round;
+
+/// Element `i` of a fragment of `e` elements as raw bits.
+pub(crate) fn elem_bits(regs: &[[u64; 32]], e: MmaElem, lane: u32, i: u32) -> u64 {
+    let p = e.per_reg();
+    let (r, j) = ((i / p) as usize, i % p);
+    let v = regs[r][lane as usize];
+    if e == MmaElem::F64 {
+        return v;
+    }
+    let bits = e.bits();
+    let mask = if bits == 32 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    (v >> (j * bits)) & mask
+}
+
+/// A floating-point element, widened exactly.
+#[inline]
+fn float_of(e: MmaElem, bits: u64) -> f64 {
+    match e {
+        MmaElem::F16 => narrow_to_f64(bits, Narrow::F16),
+        MmaElem::Bf16 => narrow_to_f64(bits, Narrow::BF16),
+        MmaElem::E4m3 => narrow_to_f64(bits, Narrow::E4M3),
+        MmaElem::E5m2 => narrow_to_f64(bits, Narrow::E5M2),
+        // The low 13 bits of a .tf32 operand are not used.
+        MmaElem::Tf32 => f64::from(f32::from_bits(bits as u32 & !0x1FFF)),
+        MmaElem::F32 => f64::from(f32::from_bits(bits as u32)),
+        MmaElem::F64 => f64::from_bits(bits),
+        MmaElem::S8 | MmaElem::U8 | MmaElem::S4 | MmaElem::U4 | MmaElem::B1 | MmaElem::S32 => {
+            int_of(e, bits) as f64
+        }
+    }
+}
+
+/// An integer element, sign-extended where signed.
+fn int_of(e: MmaElem, bits: u64) -> i64 {
+    match e {
+        MmaElem::S8 => i64::from(bits as u8 as i8),
+        MmaElem::S4 => i64::from(((bits as u8) << 4) as i8 >> 4),
+        MmaElem::S32 => i64::from(bits as u32 as i32),
+        _ => bits as i64,
+    }
+}
+
+fn input_of(e: MmaElem) -> MmaInput {
+    match e {
+        MmaElem::Bf16 => MmaInput::Bf16,
+        MmaElem::Tf32 => MmaInput::Tf32,
+        MmaElem::E4m3 | MmaElem::E5m2 => MmaInput::Fp8,
+        _ => MmaInput::F16,
+    }
+}
+
+/// A matrix of raw element bits, row-major.
+pub(crate) struct Tile {
+    cols: usize,
+    data: Vec<u64>,
+}
+
+impl Tile {
+    fn new(rows: u32, cols: u32) -> Tile {
+        Tile {
+            cols: cols as usize,
+            data: vec![0; rows as usize * cols as usize],
+        }
+    }
+
+    /// Sets element `(row, col)`.
+    #[inline]
+    pub(crate) fn set(&mut self, row: u32, col: u32, v: u64) {
+        self.data[row as usize * self.cols + col as usize] = v;
+    }
+
+    /// Element `(row, col)`.
+    #[inline]
+    pub(crate) fn get(&self, row: u32, col: u32) -> u64 {
+        self.data[row as usize * self.cols + col as usize]
+    }
+
+    /// Replaces every element `v` by `f(v)`.
+    pub(crate) fn map_in_place(&mut self, f: impl Fn(u64) -> u64) {
+        self.data.iter_mut().for_each(|v| *v = f(*v));
+    }
+
+    fn rows(&self) -> usize {
+        self.data.len() / self.cols.max(1)
+    }
+}
+
+/// The matrices of one multiplication: `a` (M×K), `b` (K×N), `c` (M×N) as raw bits.
+pub(crate) struct Tiles {
+    pub(crate) a: Tile,
+    pub(crate) b: Tile,
+    pub(crate) c: Tile,
+}
+
+impl Tiles {
+    pub(crate) fn new(m: u32, n: u32, k: u32) -> Tiles {
+        Tiles {
+            a: Tile::new(m, k),
+            b: Tile::new(k, n),
+            c: Tile::new(m, n),
+        }
+    }
+}
+
+/// The rows of A and the columns of B, converted once: `a[row·k + x]`, `b[col·k + x]`.
+fn operands<T: Copy + Default>(
+    t: &Tiles,
+    conv_a: impl Fn(u64) -> T,
+    conv_b: impl Fn(u64) -> T,
+) -> (Vec<T>, Vec<T>) {
+    let (k, cols) = (t.a.cols, t.b.cols);
+    let a = t.a.data.iter().map(|v| conv_a(*v)).collect();
+    let mut b = vec![T::default(); cols * k];
+    for x in 0..k {
+        for col in 0..cols {
+            b[col * k + x] = conv_b(t.b.data[x * cols + col]);
+        }
+    }
+    (a, b)
+}
+
+/// `D = A·B + C` on raw element bits; returns D (M×N) as raw bits of `m.d`.
+pub(crate) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
+    let (rows, cols, k) = (t.a.rows(), t.c.cols, t.a.cols);
+    let mut d = Tile::new(rows as u32, cols as u32);
+    let model = AccModel::for_target(sm, input_of(m.a));
+    let each = |d: &mut Tile, f: &mut dyn FnMut(usize, usize, u64) -> u64| {
+        for r in 0..rows {
+            for col in 0..cols {
+                d.data[r * cols + col] = f(r, col, t.c.data[r * cols + col]);
+            }
+        }
+    };
+    match m.a {
+        MmaElem::B1 => {
+            let (a, b) = operands(t, |v| v as u8, |v| v as u8);
+            each(&mut d, &mut |r, col, cbits| {
+                let ones: i64 = (0..k)
+                    .map(|x| {
+                        let (a, b) = (a[r * k + x], b[col * k + x]);
+                        i64::from(match m.bitop {
+                            Some(MmaBitOp::Xor) => a ^ b,
+                            Some(MmaBitOp::And) | None => a & b,
+                        })
+                    })
+                    .sum();
+                let s = dot_int(&[ones], &[1], int_of(MmaElem::S32, cbits) as i32, false);
+                u64::from(s as u32)
+            });
+        }
+        e if e.is_integer() => {
+            let (a, b) = operands(t, |v| int_of(m.a, v), |v| int_of(m.b, v));
+            each(&mut d, &mut |r, col, cbits| {
+                let (a, b) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
+                let c = int_of(MmaElem::S32, cbits) as i32;
+                u64::from(dot_int(a, b, c, m.satfinite) as u32)
+            });
+        }
+        _ if m.d != MmaElem::F64 && tile_pays(&model) => {
+            // The whole tile at once (the same bits: semantics::mma::tile).
+            let conv = |tile: &Tile, e: MmaElem| -> Vec<f64> {
+                tile.data.iter().map(|v| float_of(e, *v)).collect()
+            };
+            let (a, b) = (conv(&t.a, m.a), conv(&t.b, m.b));
+            let c: Vec<f32> = t.c.data.iter().map(|v| float_of(m.c, *v) as f32).collect();
+            let mut out = vec![0f32; rows * cols];
+            let mut wide = (m.d == MmaElem::F16).then(|| vec![0f64; rows * cols]);
+            let ops = TileOperands {
+                m: rows,
+                n: cols,
+                k,
+                a: &a,
+                b: &b,
+            };
+            dot_tile_f32(&model, &ops, &c, &mut out, wide.as_deref_mut());
+            for (i, v) in d.data.iter_mut().enumerate() {
+                *v = match &wide {
+                    Some(w) => f64_to_narrow(w[i], Narrow::F16, Round::NearestTiesToEven, false),
+                    None => u64::from(out[i].to_bits()),
+                };
+            }
+        }
+        _ => {
+            let (a, b) = operands(t, |v| float_of(m.a, v), |v| float_of(m.b, v));
+            each(&mut d, &mut |r, col, cbits| {
+                let (a, b) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
+                let c = float_of(m.c, cbits);
+                match m.d {
+                    MmaElem::F64 => dot_f64(a, b, c).to_bits(),
+                    MmaElem::F16 => {
+                        let s = dot_f32_wide(&model, a, b, c as f32);
+                        f64_to_narrow(s, Narrow::F16, Round::NearestTiesToEven, false)
+                    }
+                    _ => u64::from(dot_f32(&model, a, b, c as f32).to_bits()),
+                }
+            });
+        }
+    }
+    d
+}
+
+/// [`multiply`] for `mma.sync`, whose `.f16` m8n8k4 forms (sm_80 on) and FP8 forms (sm_90)
+/// the compiler lowers to other instructions ([`crate::semantics::mma_sync`]).
+pub(crate) fn multiply_sync(m: &Mma, t: &Tiles, sm: u32) -> Tile {
+    let fp8 = matches!(m.a, MmaElem::E4m3 | MmaElem::E5m2);
+    let quad = m.is_quad_pair() && m.a == MmaElem::F16;
+    if !((quad && sm >= 80) || (fp8 && (90..100).contains(&sm))) {
+        return multiply(m, t, sm);
+    }
+    let (rows, cols, k) = (t.a.rows(), t.c.cols, t.a.cols);
+    let mut d = Tile::new(rows as u32, cols as u32);
+    let (a, b) = operands(t, |v| float_of(m.a, v), |v| float_of(m.b, v));
+    let f16 = AccModel::for_target(sm, MmaInput::F16);
+    for r in 0..rows {
+        for col in 0..cols {
+            let (ar, bc) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
+            let c = float_of(m.c, t.c.data[r * cols + col]) as f32;
+            let v = match (fp8, m.d) {
+                (true, _) => dot_fp8_as_f16(&f16, ar, bc, c),
+                (false, MmaElem::F16) => dot_m8n8k4_f16(ar, bc, c),
+                (false, _) => dot_m8n8k4_f32(ar, bc, c),
+            };
+            d.data[r * cols + col] = match m.d {
+                MmaElem::F16 => {
+                    f64_to_narrow(f64::from(v), Narrow::F16, Round::NearestTiesToEven, false)
+                }
+                _ => u64::from(v.to_bits()),
+            };
+        }
+    }
+    d
+}
+
+/// [`multiply`] for `wmma.mma`: on sm_90 ptxas lowers the `.tf32` m16n16k8 to two chained
+/// k = 4 `HMMA.1684`, so its products are added in blocks of 4 (measured on an H100).
+pub(crate) fn multiply_wmma(m: &Mma, t: &Tiles, sm: u32) -> Tile {
+    if m.a != MmaElem::Tf32 || sm < 90 {
+        return multiply(m, t, sm);
+    }
+    let (rows, cols, k) = (t.a.rows(), t.c.cols, t.a.cols);
+    let mut d = Tile::new(rows as u32, cols as u32);
+    let (a, b) = operands(t, |v| float_of(m.a, v), |v| float_of(m.b, v));
+    let model = AccModel {
+        block: 4,
+        ..AccModel::for_target(sm, MmaInput::Tf32)
+    };
+    for r in 0..rows {
+        for col in 0..cols {
+            let (ar, bc) = (&a[r * k..(r + 1) * k], &b[col * k..(col + 1) * k]);
+            let c = float_of(m.c, t.c.data[r * cols + col]) as f32;
+            d.data[r * cols + col] = u64::from(dot_f32(&model, ar, bc, c).to_bits());
+        }
+    }
+    d
+}
+
+/// Packs element `i` (raw bits) into lane `lane`'s D registers.
+pub(crate) fn put(out: &mut [[u64; 32]], e: MmaElem, lane: u32, i: u32, v: u64) {
+    let p = e.per_reg();
+    let (r, j) = ((i / p) as usize, i % p);
+    let bits = if e == MmaElem::F64 { 64 } else { e.bits() };
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let slot = &mut out[r][lane as usize];
+    *slot = (*slot & !(mask << (j * bits))) | ((v & mask) << (j * bits));
+}

@@ -1,0 +1,164 @@
+//! Lowering `tcgen05` instructions: resolving `taddr`, `immHalfSplitoff`, the register vector,
+//! `redval`, `nCols` and alloc's destination once, so the step functions only fetch values.
+
+pub mod mma;
+
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
+use crate::exec::decode::error::{arg, invalid};
+use crate::exec::program::{DInstr, Dst, Extra, Src};
+use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, TmemShape, Type, VecElem};
+use crate::tcgen05::decoded::TmemInstr;
+use crate::tcgen05::exec as step;
+use models::vocab::SharedWindow;
+
+fn constant(ins: &Instr, o: &Operand) -> Result<u32, DecodeError> {
+    match o {
+        // immHalfSplitoff is a 32-bit quantity; wider literals are truncated as ptxas does.
+        Operand::Imm(Imm::Int(v)) => Ok(*v as u32),
+        _ => Err(invalid(ins, "immHalfSplitoff must be a constant")),
+    }
+}
+
+/// The registers of a brace vector, with their names.
+fn vector(
+    fx: &FnCtx<'_>,
+    ins: &Instr,
+    o: &Operand,
+) -> Result<(Vec<crate::ir::RegId>, Vec<String>), DecodeError> {
+    let Operand::Vector(v) = o else {
+        return Err(invalid(ins, "expected a vector of registers `{...}`"));
+    };
+    let mut regs = Vec::with_capacity(v.len());
+    for e in v {
+        match e {
+            VecElem::Reg(r) => regs.push(*r),
+            VecElem::Sink | VecElem::Imm(_) => {
+                return Err(invalid(ins, "tcgen05 vectors hold registers only"))
+            }
+        }
+    }
+    let names = regs
+        .iter()
+        .map(|r| fx.func.regs[r.index()].name.clone())
+        .collect();
+    Ok((regs, names))
+}
+
+/// `taddr` in brackets: its register and constant offset.
+pub(crate) fn tmem_address(
+    fx: &FnCtx<'_>,
+    ins: &Instr,
+    o: &Operand,
+) -> Result<(Src, i64), DecodeError> {
+    let a = fx.addr(o, SpaceQual::GENERIC, ins.span)?;
+    match a.base {
+        crate::exec::program::AddrBase::Reg(slot) => Ok((Src::Reg(slot), a.offset)),
+        // `[imm]`: a constant Tensor Memory address.
+        crate::exec::program::AddrBase::Fixed(v) => Ok((Src::Imm(v), a.offset)),
+        crate::exec::program::AddrBase::Frame(_) => Err(invalid(
+            ins,
+            "the Tensor Memory address must be a register or a constant",
+        )),
+    }
+}
+
+/// Lowers one `tcgen05` instruction into `d`.
+///
+/// # Errors
+/// A malformed instruction the validator should have rejected.
+pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result<(), DecodeError> {
+    if matches!(t, Tcgen05::Mma(_) | Tcgen05::Commit(_)) {
+        return crate::tcgen05::lower::mma::lower(fx, ins, t, d);
+    }
+    let mut m = TmemInstr {
+        op: *t,
+        taddr: Src::None,
+        taddr_offset: 0,
+        split: 0,
+        dsts: Vec::new(),
+        srcs: Vec::new(),
+        redval: Dst::Sink,
+        ncols: Src::None,
+        dst: None,
+        names: Vec::new(),
+    };
+    d.exec = match t {
+        Tcgen05::Alloc(a) => {
+            let space = if a.shared_cta {
+                SpaceQual {
+                    space: StateSpace::Shared(SharedWindow::Cta),
+                    explicit_window: true,
+                }
+            } else {
+                SpaceQual::GENERIC
+            };
+            m.dst = Some(fx.addr(arg(ins, 0)?, space, ins.span)?);
+            m.ncols = fx.src(arg(ins, 1)?, Type::U32, ins.span)?;
+            step::alloc::alloc
+        }
+        Tcgen05::Dealloc(_) => {
+            m.taddr = fx.src(arg(ins, 0)?, Type::U32, ins.span)?;
+            m.ncols = fx.src(arg(ins, 1)?, Type::U32, ins.span)?;
+            step::alloc::dealloc
+        }
+        Tcgen05::Relinquish(_) => step::alloc::relinquish,
+        Tcgen05::Wait(_) => step::ordering::wait,
+        Tcgen05::Fence(_) => step::ordering::fence,
+        Tcgen05::Shift(_) => {
+            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
+            step::shift::shift
+        }
+        Tcgen05::Cp(_) => {
+            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
+            m.srcs = vec![fx.src(arg(ins, 1)?, Type::B64, ins.span)?];
+            crate::tcgen05::exec::cp::cp
+        }
+        Tcgen05::Ld(l) => {
+            let split = usize::from(l.shape == TmemShape::S16x32bx2);
+            let red = usize::from(l.red.is_some());
+            let (regs, names) = vector(fx, ins, arg(ins, 0)?)?;
+            m.dsts = regs
+                .iter()
+                .map(|r| fx.dst(&Operand::Reg(*r), Type::B32, ins.span))
+                .collect::<Result<_, _>>()?;
+            m.names = names;
+            if red == 1 {
+                m.redval = fx.dst(arg(ins, 1)?, Type::B32, ins.span)?;
+            }
+            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 1 + red)?)?;
+            if split == 1 {
+                m.split = constant(ins, arg(ins, 2 + red)?)?;
+            }
+            if m.dsts.len() as u32 != l.shape.regs(l.num.count()) {
+                return Err(invalid(ins, "the vector's size does not match the shape"));
+            }
+            step::ldst::ld
+        }
+        Tcgen05::St(s) => {
+            let split = usize::from(s.shape == TmemShape::S16x32bx2);
+            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
+            if split == 1 {
+                m.split = constant(ins, arg(ins, 1)?)?;
+            }
+            let (regs, names) = vector(fx, ins, arg(ins, 1 + split)?)?;
+            m.srcs = regs
+                .iter()
+                .map(|r| fx.src(&Operand::Reg(*r), Type::B32, ins.span))
+                .collect::<Result<_, _>>()?;
+            m.names = names;
+            if m.srcs.len() as u32 != s.shape.regs(s.num.count()) {
+                return Err(invalid(ins, "the vector's size does not match the shape"));
+            }
+            step::ldst::st
+        }
+        Tcgen05::Mma(_) | Tcgen05::Commit(_) => {
+            return Err(invalid(
+                ins,
+                "tcgen05.mma/commit are lowered by tcgen05::lower::mma",
+            ))
+        }
+    };
+    d.extra = Extra::Tmem(Box::new(m));
+    Ok(())
+}

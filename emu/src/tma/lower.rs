@@ -1,0 +1,186 @@
+//! Lowering the bulk copies, tensor copies and tensor-map instructions: their addresses,
+//! coordinate vectors, sizes and values resolved once (`crate::tma::copy` runs them).
+
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
+use crate::exec::decode::error::{arg, invalid};
+use crate::exec::program::{DAddr, DInstr, Extra, Src};
+use crate::ir::tma::{BulkSpace, Completion, TensorDir, Tma};
+use crate::ir::{Fence, Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem};
+use crate::tma::copy as step;
+use crate::tma::decoded::TmaInstr;
+use crate::tma::tensormap;
+
+type D = Result<DInstr, DecodeError>;
+
+fn space(s: BulkSpace) -> SpaceQual {
+    match s {
+        BulkSpace::Global => SpaceQual {
+            space: StateSpace::Global,
+            explicit_window: false,
+        },
+        // A CTA's own `.shared::cta` addresses are valid `.shared::cluster` addresses.
+        BulkSpace::SharedCta | BulkSpace::SharedCluster => SpaceQual {
+            space: StateSpace::Shared(SharedWindow::Cta),
+            explicit_window: true,
+        },
+    }
+}
+
+fn shared_cta() -> SpaceQual {
+    space(BulkSpace::SharedCta)
+}
+
+fn addr(fx: &FnCtx<'_>, ins: &Instr, k: usize, s: SpaceQual) -> Result<DAddr, DecodeError> {
+    fx.addr(arg(ins, k)?, s, ins.span)
+}
+
+fn vector(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<Vec<Src>, DecodeError> {
+    let Operand::Vector(v) = arg(ins, k)? else {
+        return Err(invalid(
+            ins,
+            format!("operand {} is a vector {{...}}", k + 1),
+        ));
+    };
+    v.iter()
+        .map(|e| match e {
+            VecElem::Reg(r) => fx.src(&Operand::Reg(*r), Type::S32, ins.span),
+            VecElem::Imm(i) => fx.src(&Operand::Imm(*i), Type::S32, ins.span),
+            VecElem::Sink => Err(invalid(ins, "`_` in a coordinate vector")),
+        })
+        .collect()
+}
+
+fn empty(op: Tma) -> TmaInstr {
+    TmaInstr {
+        op,
+        dst: None,
+        src: None,
+        tmap: None,
+        mbar: None,
+        coords: Vec::new(),
+        offsets: Vec::new(),
+        value: Src::None,
+        ordinal: 0,
+        mask: Src::None,
+    }
+}
+
+/// Lowers one of these instructions.
+///
+/// # Errors
+/// Malformed operands (the validator reports them first).
+pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
+    let generic = SpaceQual::GENERIC;
+    let mut x = empty(*t);
+    match t {
+        Tma::Bulk(c) | Tma::Reduce(crate::ir::tma::BulkReduce { copy: c, .. }) => {
+            x.dst = Some(addr(fx, ins, 0, space(c.dst))?);
+            x.src = Some(addr(fx, ins, 1, space(c.src))?);
+            x.value = fx.src(arg(ins, 2)?, Type::U32, ins.span)?;
+            if c.completion == Completion::Mbarrier {
+                x.mbar = Some(addr(fx, ins, 3, shared_cta())?);
+            }
+            if c.multicast {
+                x.mask = fx.src(arg(ins, 4)?, Type::U16, ins.span)?;
+            }
+            d.exec = step::bulk;
+        }
+        Tma::Tensor(c) => {
+            if c.dir == TensorDir::Load {
+                x.dst = Some(addr(fx, ins, 0, space(c.shared))?);
+                x.tmap = Some(addr(fx, ins, 1, generic)?);
+                x.coords = vector(fx, ins, 2)?;
+                x.mbar = Some(addr(fx, ins, 3, shared_cta())?);
+                if c.im2col {
+                    x.offsets = vector(fx, ins, 4)?;
+                }
+                if c.multicast {
+                    x.mask = fx.src(arg(ins, 4 + usize::from(c.im2col))?, Type::U16, ins.span)?;
+                }
+            } else {
+                x.tmap = Some(addr(fx, ins, 0, generic)?);
+                x.coords = vector(fx, ins, 1)?;
+                x.src = Some(addr(fx, ins, 2, space(c.shared))?);
+            }
+            d.exec = step::tensor;
+        }
+        Tma::Prefetch { .. } | Tma::PrefetchTensor { .. } => {
+            // No effect on memory; operands are still resolved so malformed ones are refused.
+            if let Tma::PrefetchTensor { .. } = t {
+                x.tmap = Some(addr(fx, ins, 0, generic)?);
+                x.coords = vector(fx, ins, 1)?;
+            } else {
+                x.src = Some(addr(fx, ins, 0, space(BulkSpace::Global))?);
+            }
+            d.exec = step::prefetch;
+        }
+        Tma::CommitGroup => d.exec = step::commit_group,
+        Tma::WaitGroup { .. } => {
+            x.value = fx.src(arg(ins, 0)?, Type::U32, ins.span)?;
+            d.exec = step::wait_group;
+        }
+        Tma::Replace { field, shared, ty } => {
+            let s = match shared {
+                Some(true) => shared_cta(),
+                Some(false) => space(BulkSpace::Global),
+                None => generic,
+            };
+            x.tmap = Some(addr(fx, ins, 0, s)?);
+            let mut k = 1;
+            if field.has_ordinal() {
+                x.ordinal = match arg(ins, 1)? {
+                    Operand::Imm(crate::ir::Imm::Int(n @ 0..=4)) => *n as u32,
+                    _ => return Err(invalid(ins, "the ordinal is a constant 0 to 4")),
+                };
+                k = 2;
+            }
+            x.value = fx.src(arg(ins, k)?, *ty, ins.span)?;
+            d.exec = tensormap::replace;
+        }
+        Tma::CpFenceproxy { .. } => {
+            x.dst = Some(addr(fx, ins, 0, space(BulkSpace::Global))?);
+            x.src = Some(addr(fx, ins, 1, shared_cta())?);
+            d.exec = tensormap::cp_fenceproxy;
+        }
+    }
+    d.extra = Extra::Tma(Box::new(x));
+    Ok(d)
+}
+
+/// Lowers `fence.proxy.async{.space}` and `fence.proxy.tensormap::generic.*` (the proxy
+/// checker's fences).
+///
+/// # Errors
+/// Malformed operands.
+pub fn lower_fence(fx: &FnCtx<'_>, ins: &Instr, f: &Fence, mut d: DInstr) -> D {
+    let mut x = empty(Tma::CommitGroup);
+    match f {
+        Fence::ProxyAsync(s) => {
+            // Bit 0: covers shared memory; bit 1: covers global memory.
+            let bits = match s {
+                None => 3,
+                Some(StateSpace::Global) => 2,
+                Some(StateSpace::Shared(_)) => 1,
+                Some(_) => 0,
+            };
+            x.ordinal = bits;
+            d.exec = tensormap::fence_proxy_async;
+        }
+        Fence::ProxyTensormap { release: false, .. } => {
+            let a = ins
+                .args
+                .first()
+                .map(|o| fx.addr(o, SpaceQual::GENERIC, ins.span));
+            match a {
+                Some(Ok(a)) => x.tmap = Some(a),
+                Some(Err(e)) => return Err(e),
+                None => {}
+            }
+            d.exec = tensormap::fence_proxy_tensormap;
+        }
+        _ => return Err(invalid(ins, "not a proxy fence")),
+    }
+    d.extra = Extra::Tma(Box::new(x));
+    Ok(d)
+}

@@ -1,0 +1,111 @@
+//! Lowering the warpgroup-level matrix instructions (`wgmma.mma_async`, `.fence`,
+//! `.commit_group`, `.wait_group`): resolving D's registers, A's registers or descriptor, B's
+//! descriptor, scale-d and the immediates once, so the step functions only gather and scatter.
+
+use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::DecodeError;
+use crate::exec::decode::error::{arg, invalid};
+use crate::exec::program::{DInstr, Dst, Extra, Src};
+use crate::ir::{Imm, Instr, MmaElem, Operand, Type, VecElem, Wgmma};
+use crate::wgmma::decoded::WgmmaInstr;
+use crate::wgmma::exec as step;
+
+fn regs(ins: &Instr, o: &Operand) -> Result<Vec<Operand>, DecodeError> {
+    match o {
+        Operand::Vector(v) => v
+            .iter()
+            .map(|e| match e {
+                VecElem::Reg(r) => Ok(Operand::Reg(*r)),
+                VecElem::Sink | VecElem::Imm(_) => {
+                    Err(invalid(ins, "wgmma fragments hold registers only"))
+                }
+            })
+            .collect(),
+        _ => Err(invalid(ins, "expected a vector of registers `{...}`")),
+    }
+}
+
+fn int_imm(ins: &Instr, k: usize) -> Result<i64, DecodeError> {
+    match arg(ins, k)? {
+        Operand::Imm(Imm::Int(v)) => Ok(*v),
+        _ => Err(invalid(ins, "expected an integer immediate")),
+    }
+}
+
+/// Lowers one wgmma instruction into `d`.
+///
+/// # Errors
+/// A malformed instruction the validator should have rejected.
+pub fn lower(fx: &FnCtx<'_>, ins: &Instr, w: &Wgmma, d: &mut DInstr) -> Result<(), DecodeError> {
+    let mut x = WgmmaInstr {
+        op: *w,
+        d: Vec::new(),
+        c: Vec::new(),
+        a: Vec::new(),
+        a_desc: Src::None,
+        b_desc: Src::None,
+        scale_d: Src::None,
+        neg_a: false,
+        neg_b: false,
+        trans_a: false,
+        trans_b: false,
+        wait: 0,
+        sm: fx.module.target.sm,
+        names: Vec::new(),
+    };
+    d.exec = match w {
+        Wgmma::Fence => step::fence,
+        Wgmma::CommitGroup => step::commit_group,
+        Wgmma::WaitGroup => {
+            let n = int_imm(ins, 0)?;
+            if n < 0 {
+                return Err(invalid(ins, "the group count must not be negative"));
+            }
+            x.wait = u32::try_from(n).unwrap_or(u32::MAX);
+            step::wait_group
+        }
+        Wgmma::MmaAsync(m) => {
+            let dty = if m.d == MmaElem::F32 {
+                Type::F32
+            } else {
+                Type::B32
+            };
+            for o in regs(ins, arg(ins, 0)?)? {
+                if let Operand::Reg(r) = o {
+                    x.names.push(fx.func.regs[r.index()].name.clone());
+                }
+                x.d.push(fx.dst(&o, dty, ins.span)?);
+                x.c.push(fx.src(&o, dty, ins.span)?);
+            }
+            let a_regs = matches!(arg(ins, 1)?, Operand::Vector(_));
+            if a_regs {
+                for o in regs(ins, arg(ins, 1)?)? {
+                    x.a.push(fx.src(&o, Type::B32, ins.span)?);
+                }
+            } else {
+                x.a_desc = fx.src(arg(ins, 1)?, Type::B64, ins.span)?;
+            }
+            x.b_desc = fx.src(arg(ins, 2)?, Type::B64, ins.span)?;
+            x.scale_d = fx.src(arg(ins, 3)?, Type::Pred, ins.span)?;
+            if m.has_scale() {
+                x.neg_a = int_imm(ins, 4)? == -1;
+                x.neg_b = int_imm(ins, 5)? == -1;
+            }
+            if m.has_trans() {
+                if !a_regs {
+                    x.trans_a = int_imm(ins, 6)? == 1;
+                }
+                x.trans_b = int_imm(ins, ins.args.len() - 1)? == 1;
+            }
+            if x.d.len() as u32 != m.d_regs() || (a_regs && x.a.len() as u32 != m.a_regs()) {
+                return Err(invalid(ins, "a fragment's size does not match the shape"));
+            }
+            if x.d.iter().any(|r| matches!(r, Dst::Sink | Dst::Pred(_))) {
+                return Err(invalid(ins, "D must be registers"));
+            }
+            step::mma_async
+        }
+    };
+    d.extra = Extra::Wgmma(Box::new(x));
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! The `wgmma` state of a CTA: each warp's wgmma-groups (open, committed, retired by
+//! `wgmma.wait_group`) and each warpgroup's recent issues.
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::exec::program::operand::Dst;
+
+/// One issued `wgmma.mma_async` whose result is not yet in the registers.
+#[derive(Clone, Debug)]
+pub(crate) struct Pending {
+    pub(crate) pc: u32,
+    /// `(register slot, value to write, value the register held when this was issued)`.
+    pub(crate) regs: Vec<(u32, Dst, [u64; 32], [u64; 32])>,
+}
+
+/// One warp's groups.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WarpGroups {
+    pub(crate) open: Vec<Pending>,
+    pub(crate) committed: VecDeque<Vec<Pending>>,
+    pub(crate) issued: u64,
+    /// Whether the warp has executed `wgmma.fence`.
+    pub(crate) fenced: bool,
+}
+
+/// One `wgmma.mma_async` of a warpgroup, as the first of its warps issued it.
+#[derive(Clone, Debug)]
+pub(crate) struct Issue {
+    pub(crate) pc: u32,
+    pub(crate) warp: u32,
+    pub(crate) a_desc: Option<u64>,
+    pub(crate) b_desc: u64,
+}
+
+/// The `wgmma` state of a CTA: each warp's pending groups, and each warpgroup's recent issues
+/// (for the check that its four warps issue the same instructions).
+#[derive(Clone, Debug, Default)]
+pub struct WgmmaState {
+    pub(crate) warps: HashMap<u32, WarpGroups>,
+    pub(crate) issues: HashMap<u32, (u64, VecDeque<Issue>)>,
+    /// Whether some warp may hold products not yet retired (the interpreter checks register
+    /// reads against them only then).
+    pub busy: bool,
+    /// `--wgmma-check strict`: an early accumulator read is a fault, not an implicit wait.
+    pub strict: bool,
+}
+
+impl WgmmaState {
+    /// No wgmma in flight; `strict` as `--wgmma-check strict` says.
+    pub fn new(strict: bool) -> WgmmaState {
+        WgmmaState {
+            strict,
+            ..WgmmaState::default()
+        }
+    }
+
+    /// Whether every pending product of `warp` is in a committed group (none is open).
+    pub fn only_committed(&self, warp: u32) -> bool {
+        self.warps.get(&warp).is_none_or(|wg| wg.open.is_empty())
+    }
+
+    /// The pc of the oldest pending `wgmma.mma_async` of `warp` that accumulates into register
+    /// `slot`, and the register's index in its D vector.
+    pub fn pending_writer(&self, warp: u32, slot: u32) -> Option<(u32, usize)> {
+        let wg = self.warps.get(&warp)?;
+        wg.committed
+            .iter()
+            .flatten()
+            .chain(wg.open.iter())
+            .find_map(|p| {
+                let k = p.regs.iter().position(|r| r.0 == slot)?;
+                Some((p.pc, k))
+            })
+    }
+
+    pub(crate) fn refresh_busy(&mut self) {
+        self.busy = self
+            .warps
+            .values()
+            .any(|w| !w.open.is_empty() || w.committed.iter().any(|g| !g.is_empty()));
+    }
+}

@@ -620,17 +620,19 @@ fn plans_honour_and_check_the_cluster_key() {
             r#"{{"version": 1, "module": "steal.ptx", "buffers": {{"counts": "u32[16]:zero"}},
             "steps": [{{"launch": {{"kernel": "steal_pair", "grid": "{grid}", "block": "1",
             "cluster": "{cluster}", "args": ["@counts"]}}}},
-            {{"dump": "counts={}"}}]}}"#,
-            d.join("counts.bin").display()
+            {{"dump": "counts=counts.bin"}}]}}"#
         )
     };
+    // A plan writes only below the folder ptxemu runs in: run it in the scratch folder.
+    let in_dir = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_ptxemu"))
+            .current_dir(&d)
+            .args(args)
+            .output()
+            .expect("ptxemu runs")
+    };
     std::fs::write(d.join("ok.json"), plan("2", "16")).unwrap();
-    let o = ptxemu(&[
-        "run",
-        "--plan",
-        d.join("ok.json").to_str().unwrap(),
-        "--json",
-    ]);
+    let o = in_dir(&["run", "--plan", "ok.json", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let json: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(json["launches"][0]["cluster"], serde_json::json!([2, 1, 1]));
@@ -642,10 +644,12 @@ fn plans_honour_and_check_the_cluster_key() {
     assert_eq!(counts, vec![1; 16]);
     // A cluster the grid does not divide is refused before anything runs.
     std::fs::write(d.join("bad.json"), plan("3", "16")).unwrap();
-    let o = ptxemu(&["run", "--plan", d.join("bad.json").to_str().unwrap()]);
+    let o = in_dir(&["run", "--plan", "bad.json"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("step 0 (launch): cluster:"),
+        stderr(&o).contains(
+            "step 0 (launch): the grid 16x1x1 is not a whole number of clusters of 3x1x1"
+        ),
         "{}",
         stderr(&o)
     );

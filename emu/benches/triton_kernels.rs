@@ -149,7 +149,7 @@ fn halves(v: &[f32]) -> Vec<u8> {
 fn buffer(m: &mut Machine, bytes: &[u8]) -> u64 {
     let a = m
         .alloc(bytes.len() as u64, "bench buffer")
-        .expect("the bench buffer fits");
+        .expect("the bench buffer fits the device");
     assert!(m.write(a, bytes));
     a
 }
@@ -268,7 +268,8 @@ impl Launch {
             let p = if bytes == 0 {
                 0
             } else {
-                m.alloc(bytes, "Triton scratch").expect("the scratch fits")
+                m.alloc(bytes, "Triton scratch")
+                    .expect("the scratch fits the device")
             };
             args.push(p.to_le_bytes().to_vec());
         }

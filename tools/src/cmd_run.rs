@@ -444,8 +444,10 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
                 &named,
                 &a.sets,
                 &cfg,
-                crate::memlimit::limit(a.memory_limit),
-                deadline,
+                crate::race_run::RunBounds {
+                    limit: crate::memlimit::limit(a.memory_limit),
+                    deadline,
+                },
             )?;
             Some(m)
         }

@@ -507,7 +507,7 @@ pub(crate) fn host_variable(loaded: &Loaded, name: &str, what: &str) -> Result<M
     loaded
         .symbols
         .host_visible(name)
-        .map(Clone::clone)
+        .cloned()
         .map_err(|e| refuse("variable", format!("{what} {name}: {e}")))
 }
 

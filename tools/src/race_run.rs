@@ -255,9 +255,9 @@ impl Merged {
         named: &[(String, ArgSpec)],
         sets: &[String],
         cfg: &LaunchConfig,
-        limit: Option<u64>,
-        deadline: Option<std::time::Instant>,
+        bounds: RunBounds,
     ) -> Result<Option<RunsStopped>> {
+        let RunBounds { limit, deadline } = bounds;
         for k in 1..plan.runs {
             let seed = plan.first_seed.wrapping_add(u64::from(k));
             let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
@@ -438,4 +438,14 @@ fn plural(n: u64) -> &'static str {
     } else {
         "s"
     }
+}
+
+/// What bounds the further runs of a race exploration: the device memory limit of each
+/// freshly loaded module (`--memory-limit`) and the deadline none starts after (`--timeout`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunBounds {
+    /// The memory limit, in bytes, or none.
+    pub(crate) limit: Option<u64>,
+    /// The instant after which no run starts, or none.
+    pub(crate) deadline: Option<std::time::Instant>,
 }

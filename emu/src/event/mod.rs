@@ -230,7 +230,7 @@ pub fn traces_and_dropped(
         }
         // The clock is read every 64 steps of the search: cheap, and prompt enough.
         checked = checked.wrapping_add(1);
-        if checked % 64 == 0
+        if checked.is_multiple_of(64)
             && limits
                 .deadline
                 .is_some_and(|d| std::time::Instant::now() >= d)

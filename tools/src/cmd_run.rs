@@ -440,8 +440,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
             runs_stopped = m.explore(
                 p,
                 file,
-                &specs,
-                &named,
+                (&specs, &named),
                 &a.sets,
                 &cfg,
                 crate::race_run::RunBounds {

@@ -4,6 +4,7 @@
 
 pub mod async_copy;
 pub mod cluster;
+pub mod cluster_launch;
 pub mod event;
 pub mod exec;
 pub mod front;

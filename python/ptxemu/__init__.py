@@ -9,18 +9,21 @@ A `Device` holds global memory that persists across launches (`to_device`, `zero
 `copy_to_host`); numpy arrays passed straight to a kernel are copied in and back out around
 the launch. Faults raise `Fault`, with the fields of ``ptxemu run --json``. Litmus tests run
 with `litmus` and are explained with `explain`. Triton kernels launch with
-`ptxemu.triton.launch`.
+`ptxemu.triton.launch`. Tensor maps are made as the driver makes them (`TensorMap`), and
+by-value structs holding device addresses and maps (a CUTLASS kernel's Params) with `Struct`.
 """
 
 from ._errors import (DeviceMemoryError, Error, Fault, LaunchError, LitmusError, PtxError,
-                      RaceError, RaceReportError, RaceWarning, VariableError)
+                      RaceError, RaceReportError, RaceWarning, TensorMapError, VariableError)
 from ._device import Device, DeviceArray, default_device
 from ._module import Function, LaunchStats, Module
+from ._tensor_map import Struct, TensorMap
 from ._litmus import explain, explain_races, litmus
 
 __all__ = [
     "Device", "DeviceArray", "default_device", "Module", "Function", "LaunchStats",
-    "Error", "Fault", "LaunchError", "LitmusError", "PtxError", "VariableError",
+    "TensorMap", "Struct",
+    "Error", "Fault", "LaunchError", "LitmusError", "PtxError", "TensorMapError", "VariableError",
     "DeviceMemoryError", "RaceError", "RaceWarning", "RaceReportError",
     "litmus", "explain", "explain_races",
 ]

@@ -1,9 +1,18 @@
 """Devices and device arrays."""
 
+import weakref
+
 import numpy as np
 
 from . import _native
 from ._errors import DeviceMemoryError
+
+_DEVICES = weakref.WeakSet()
+
+
+def _live_devices():
+    """The devices that exist now."""
+    return list(_DEVICES)
 
 
 def _native_order(a):
@@ -56,6 +65,7 @@ class Device:
 
     def __init__(self, memory_limit=None):
         self._native = _native.Device(memory_limit)
+        _DEVICES.add(self)
 
     @property
     def id(self):

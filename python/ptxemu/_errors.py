@@ -46,6 +46,11 @@ class LaunchError(Error):
         self.message = message
 
 
+class TensorMapError(Error, ValueError):
+    """A tensor map's parameters break a requirement of cuTensorMapEncodeTiled/Im2col (the
+    message names the parameter), or ptxemu does not model the layout."""
+
+
 class VariableError(Error):
     """A module variable the host cannot reach, or more bytes than it holds."""
 

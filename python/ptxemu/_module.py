@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _native
-from ._device import DeviceArray, _bytes_view, _native_order, default_device
+from ._device import DeviceArray, _bytes_view, _live_devices, _native_order, default_device
 from ._errors import Fault, LaunchError, RaceError, RaceWarning
 from ._host_arrays import HostCopies
+from ._tensor_map import Struct, TensorMap
 
 _INT_RANGE = {
     "s": lambda bits: (-(1 << (bits - 1)), (1 << (bits - 1)) - 1),
@@ -40,6 +41,8 @@ class LaunchStats:
     #: ``ptxemu run --race --json`` reports them; else None. (``race=True`` raises RaceError
     #: when there is any, so a returned list is empty unless ``race="warn"``.)
     races: list = None
+    #: Clusters whose launch a ``clusterlaunchcontrol.try_cancel`` canceled.
+    clusters_canceled: int = 0
     #: The kernel's demangled C++ name (``kernel`` itself when it is not mangled).
     kernel_demangled: str = ""
 
@@ -83,11 +86,12 @@ def _scalar_bytes(i, value, ptype, size):
             raise LaunchError("arguments", f"argument {i}: a {value.dtype} is {len(b)} byte(s) "
                               f"but the parameter (.{ptype}) takes {size}")
         return b
-    if isinstance(value, (bytes, bytearray)):
+    if isinstance(value, (bytes, bytearray, Struct, TensorMap)):
+        value = bytes(value)
         if len(value) != size:
             raise LaunchError("arguments", f"argument {i}: {len(value)} byte(s) given for a "
                               f"{size}-byte parameter")
-        return bytes(value)
+        return value
     if ptype in _FLOAT_FORMAT and isinstance(value, (int, float)) and not isinstance(value, bool):
         return struct.pack(_FLOAT_FORMAT[ptype], value)
     if isinstance(value, (int, bool)) and ptype[0] in _INT_RANGE and ptype[1:].isdigit():
@@ -103,13 +107,19 @@ def _scalar_bytes(i, value, ptype, size):
 #: The GPUs whose numerics ptxemu emulates, and the SM each runs a module as (`run --gpu`).
 _GPU_SM = {"a100": 80, "h100": 90, "b200": 100}
 
+#: What each GPU reports to a kernel, as ``run --gpu`` sets it: its SM count (``%nsmid``) and
+#: the most shared memory one CTA may have (the opt-in limit: 163 KiB on the A100, 227 KiB on
+#: the H100 and B200).
+_GPU_LIMITS = {"a100": (108, 163 * 1024), "h100": (132, 227 * 1024), "b200": (148, 227 * 1024)}
+
 
 class Module:
     """A PTX module (text, or a path to a file), parsed and validated.
 
     gpu: ``"a100"``, ``"h100"`` or ``"b200"``: the GPU whose numerics (tensor-core results,
-    sm-dependent behaviour) to emulate, as ``ptxemu run --gpu`` does; default: the one the
-    module's ``.target`` names.
+    sm-dependent behaviour) to emulate, and what it reports to kernels (``%nsmid`` 108, 132 or
+    148; at most 163, 227 or 227 KiB of shared memory per CTA), as ``ptxemu run --gpu`` does;
+    default: the numerics of the one the module's ``.target`` names, one SM.
 
     Its kernels run on any `Device`: the module is loaded onto a device the first time a launch
     or a variable access uses it, and its variables live there, as with a CUDA context.
@@ -198,16 +208,23 @@ class Function:
     one device copy, so the same array passed twice is one buffer; a read-only array that the
     kernel writes raises `LaunchError` rather than losing the result), a numpy scalar (its bytes; the
     size must match), or a Python int or float (converted to the parameter's PTX type).
-    Keywords: shared_mem (bytes of dynamic shared memory), device (default: the device of the
-    device arrays passed, else the module's last device), tmem_check (True/"on";
+    A `ptxemu.Struct` or `ptxemu.TensorMap` passes its bytes (a by-value struct holding device
+    addresses and tensor maps; a ``const __grid_constant__ CUtensorMap``).
+    Keywords: shared_mem (bytes of dynamic shared memory), device (default: the device every
+    DeviceArray, TensorMap and Struct among the arguments names, else the module's last
+    device; arguments naming several devices are refused, and so are raw bytes that name none
+    when several devices exist), tmem_check (True/"on";
     "strict": also a tcgen05.ld of MMA results with no tcgen05.fence::after_thread_sync after
     the wait; False/"off"), race (the data-race detector: True raises `RaceError` when the
     launch races, after copying the arrays back; "warn" issues a `RaceWarning` instead and
     returns; the races are in the stats either way), check_nc, max_steps, threads (host
     threads, 0: all cores), cluster (the cluster shape in CTAs, as ``--cluster``; default: the
-    kernel's ``.reqnctapercluster``, else one CTA), wgmma_check (``"on"``: a read of a wgmma
-    accumulator before its ``wgmma.wait_group`` waits, as ptxas makes the GPU do;
-    ``"strict"``: it raises `Fault`, kind ``undefined``).
+    kernel's ``.reqnctapercluster``, else one CTA), try_cancel (``"succeed"``, ``"fail"`` or
+    ``"random:SEED"``: whether clusterlaunchcontrol.try_cancel succeeds while clusters
+    remain), sms (``%nsmid``; default: the module's GPU's, else 1), resident_ctas (at most this many CTAs run at once: later
+    clusters start as running ones finish, so try_cancel finds clusters to cancel),
+    wgmma_check (``"on"``: a read of a wgmma accumulator before its ``wgmma.wait_group``
+    waits, as ptxas makes the GPU do; ``"strict"``: it raises `Fault`, kind ``undefined``).
     Returns a `LaunchStats`; raises `Fault` when the kernel faults.
     """
 
@@ -222,23 +239,48 @@ class Function:
     def __repr__(self):
         return f"<ptxemu.Function {self.name}>"
 
+    def _device_of(self, args, device):
+        """The device a launch runs on: the one every DeviceArray, TensorMap and Struct among
+        the arguments names (refused when they name several, or another than `device`), else
+        `device`, else the module's last device; when nothing names one, raw bytes could hold
+        any device's addresses, so with several devices alive `device=` is required."""
+        named = {}
+        for a in args:
+            if isinstance(a, DeviceArray):
+                named[a.device.id] = a.device
+            elif isinstance(a, TensorMap):
+                named[a.device.id] = a.device
+            elif isinstance(a, Struct):
+                named.update(a.devices)
+        if len(named) > 1:
+            raise LaunchError("arguments", "the arguments name arrays of several devices "
+                              f"({', '.join(str(d) for d in sorted(named))}); a launch runs on one")
+        if named:
+            found = next(iter(named.values()))
+            if device is not None and device.id != found.id:
+                raise LaunchError("arguments", "the device arrays passed live on another device "
+                                  "than the launch's")
+            return self.module._device(found)
+        opaque = any(isinstance(a, (bytes, bytearray)) and len(a) >= 8 for a in args)
+        if device is None and opaque and len(_live_devices()) > 1:
+            raise LaunchError("arguments", "no argument names a device (raw bytes may hold any "
+                              "device's addresses) and several devices exist: pass device=, or "
+                              "build the struct with ptxemu.Struct from DeviceArrays and "
+                              "TensorMaps")
+        return self.module._device(device)
+
     def __call__(self, grid, block, args=(), shared_mem=0, *, device=None, tmem_check=True,
                  race=False, check_nc=False, max_steps=1_000_000_000, threads=0, cluster=None,
-                 wgmma_check="on"):
+                 try_cancel="succeed", sms=None, resident_ctas=None, wgmma_check="on"):
         """Launches the kernel over `grid` CTAs of `block` threads (ints or tuples of up to 3)
         with `args`, one per kernel parameter; the class's docstring lists the arguments and
         keywords. Returns a `LaunchStats`; raises `Fault` when the kernel faults."""
         if len(args) != len(self.params):
             raise LaunchError("arguments", f"kernel `{self.name}` takes {len(self.params)} "
                               f"parameter(s) but {len(args)} argument(s) were given")
-        devices = {a.device.id: a.device for a in args if isinstance(a, DeviceArray)}
-        if device is None and len(devices) == 1:
-            device = next(iter(devices.values()))
-        device = self.module._device(device)
-        if any(d != device.id for d in devices):
-            raise LaunchError("arguments", "the device arrays passed live on another device "
-                              "than the launch's")
+        device = self._device_of(args, device)
         race_mode = _race_mode(race)
+        gpu_sms, gpu_shared = _GPU_LIMITS.get(self.module.gpu, (None, None))
         tmem_fence = False
         if isinstance(tmem_check, str):
             if tmem_check not in ("on", "strict", "off"):
@@ -266,6 +308,10 @@ class Function:
                        "tmem_fence": tmem_fence, "check_nc": bool(check_nc),
                        "race": race_mode != "off",
                        "cluster": None if cluster is None else _shape(cluster, "cluster"),
+                       "try_cancel": str(try_cancel),
+                       "sms": int(sms) if sms is not None else gpu_sms,
+                       "max_shared": gpu_shared,
+                       "resident_ctas": None if resident_ctas is None else int(resident_ctas),
                        "wgmma_strict": _wgmma_strict(wgmma_check)}
             r = self.module._native.launch(device._native, self.name, _shape(grid, "grid"),
                                            _shape(block, "block"), values, options)
@@ -279,6 +325,7 @@ class Function:
             if fault is None:
                 raise
         fault = r.pop("fault", None)
+        r.setdefault("clusters_canceled", 0)
         r["grid"], r["block"] = tuple(r["grid"]), tuple(r["block"])
         stats = LaunchStats(**r)
         if fault is not None:

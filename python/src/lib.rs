@@ -10,6 +10,7 @@
 mod device;
 mod litmus_api;
 mod module;
+mod tensor_map_api;
 mod triton_api;
 
 use pyo3::prelude::*;
@@ -55,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(litmus_api::explain_race_report, m)?)?;
     m.add_function(wrap_pyfunction!(triton_api::triton_launch_meta, m)?)?;
     m.add_function(wrap_pyfunction!(triton_api::triton_scratch, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor_map_api::encode_tensor_map, m)?)?;
     m.add_function(wrap_pyfunction!(read_text, m)?)?;
     Ok(())
 }

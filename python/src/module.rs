@@ -44,6 +44,14 @@ pub struct Options {
     race: bool,
     /// The cluster shape in CTAs (`None`: the kernel's `.reqnctapercluster`, else 1×1×1).
     cluster: Option<[u32; 3]>,
+    /// `succeed`, `fail` or `random:SEED` (`clusterlaunchcontrol.try_cancel`).
+    try_cancel: String,
+    /// `%nsmid` (the GPU's SMs).
+    sms: Option<u32>,
+    /// The most shared memory one CTA may have (`None`: sm_90's 227 KiB).
+    max_shared: Option<u64>,
+    /// The most CTAs resident at once.
+    resident_ctas: Option<u64>,
     /// `wgmma_check="strict"`: an early wgmma accumulator read is a fault.
     wgmma_strict: bool,
 }
@@ -221,6 +229,15 @@ impl Module {
         if options.race {
             cfg.race = Some(emu::race::RaceOptions::default());
         }
+        cfg.try_cancel = emu::cluster_launch::control::CancelPolicy::parse(&options.try_cancel)
+            .map_err(|e| raise(py, "LaunchError", ("options", format!("try_cancel {e}"))))?;
+        if let Some(n) = options.sms {
+            cfg.device.sms = n.max(1);
+        }
+        if let Some(n) = options.max_shared {
+            cfg.device.max_shared_per_cta = n;
+        }
+        cfg.device.resident_ctas = options.resident_ctas.map(|n| n.max(1));
         // Ctrl-C: the launch runs on a second host thread while this one looks at Python's
         // signals every 50 ms; a KeyboardInterrupt asks the launch to stop, waits for it
         // (within a slice of the interpreter) and is raised.
@@ -287,6 +304,7 @@ impl Module {
             .map(ToString::to_string)
             .collect();
         d.set_item("nc_conflicts", conflicts)?;
+        d.set_item("clusters_canceled", report.clusters_canceled)?;
         if let Some(r) = &report.races {
             d.set_item("races", races_list(py, r)?)?;
         }

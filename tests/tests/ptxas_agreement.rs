@@ -4,7 +4,9 @@
 //! emits (gen_triton.py, triton_kernel.ptx, triton.tsv), and the warp-level matrix instructions
 //! mma, ldmatrix, stmatrix and movmatrix (gen_mma.py, mma_kernel.ptx, mma.tsv), the
 //! warpgroup-level wgmma instructions (gen_wgmma.py, wgmma_kernel.ptx, wgmma.tsv), and
-//! tcgen05.mma/commit (gen_tcgen05_mma.py, tcgen05_mma_kernel.ptx, tcgen05_mma.tsv).
+//! tcgen05.mma/commit (gen_tcgen05_mma.py, tcgen05_mma_kernel.ptx, tcgen05_mma.tsv), and the
+//! instructions CUTLASS 4.x kernels needed (every prefetch form, clusterlaunchcontrol,
+//! `.cta_group` tensor copies: gen_cutlass.py, cutlass_kernel.ptx, cutlass.tsv).
 //!
 //! The one deliberate difference (tests/ptxas/README.md): where ptxas crashes (`C`: plain
 //! `st.param` through a register in a kernel, from PTX ISA 8.7 on), ptxemu accepts, as ptxas
@@ -25,10 +27,16 @@ fn module(template: &str, target: &str, version: &str, case: &str) -> String {
     } else {
         ""
     };
+    let b128init = if v >= (8, 3) {
+        "ld.shared.b128 %q1, [%r2];"
+    } else {
+        ""
+    };
     template
         .replace("{version}", version)
         .replace("{target}", target)
         .replace("{b128regs}", b128)
+        .replace("{b128init}", b128init)
         .replace("{body}", case)
 }
 
@@ -129,6 +137,12 @@ fn assert_agreement(what: &str, a: &Agreement, at_least: usize) {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+#[test]
+fn check_agrees_with_ptxas_on_prefetch_clusterlaunchcontrol_and_cta_group_copies() {
+    let a = agreement("cutlass_kernel.ptx", "cutlass.tsv");
+    assert_agreement("cutlass", &a, 5_000);
 }
 
 #[test]

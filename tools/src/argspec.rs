@@ -8,14 +8,20 @@
 //! `0d3FF0000000000000`); `f16` and `bf16` take the same decimals (rounded once, to nearest
 //! even), and raw bits as PTX writes a 16-bit float, `0x3C00`. A struct passed by value (a `.param .align A .b8 name[N]` parameter,
 //! as nvcc declares one) is `{SCALAR,SCALAR,…}`: each field at the next offset aligned to its
-//! size and the whole padded to its largest field, as C lays a struct out.
+//! size and the whole padded to its largest field, as C lays a struct out. Its fields may also
+//! be buffer addresses (`u64:@0`, `u64:@NAME+64`) and tensor maps (`tmap(SPEC)`), placed at
+//! explicit offsets (`OFF=FIELD`); `bytes[N]:INIT{OFF=FIELD,…}` is N raw bytes (a file a host
+//! program wrote, say) with addresses and maps written over them; `u64:@REF` alone passes an
+//! address (see [`structs`]).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 mod elem;
+pub mod structs;
 
 pub use elem::{article, ElemType};
+pub use structs::{BufRef, ByValue};
 
 /// A decoded element value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -122,6 +128,9 @@ pub enum ArgSpec {
     /// A tensor map (`tmap:...`, see `crate::tmap_arg`): 128 bytes made from a buffer
     /// argument's address once buffers are placed.
     TensorMap(Box<crate::tmap_arg::TmapSpec>),
+    /// Bytes passed by value that hold buffer addresses or tensor maps ([`structs`]),
+    /// finished once buffers are placed.
+    ByValue(Box<ByValue>),
 }
 
 impl fmt::Display for ArgSpec {
@@ -130,6 +139,7 @@ impl fmt::Display for ArgSpec {
             ArgSpec::Scalar { ty, .. } => write!(f, "{} scalar", ty.name()),
             ArgSpec::Buffer { ty, count, .. } => write!(f, "{}[{count}] buffer", ty.name()),
             ArgSpec::TensorMap(_) => write!(f, "tensor map"),
+            ArgSpec::ByValue(b) => write!(f, "{}-byte struct", b.len),
         }
     }
 }
@@ -140,7 +150,16 @@ impl fmt::Display for ArgSpec {
 /// A message naming what is wrong with the text.
 pub fn parse(spec: &str) -> Result<ArgSpec, String> {
     if let Some(body) = spec.trim().strip_prefix('{') {
-        return parse_struct(spec, body);
+        let body = body
+            .strip_suffix('}')
+            .ok_or_else(|| format!("`{spec}`: a struct is written {{SCALAR,SCALAR,...}}"))?;
+        return structs::parse_struct(spec, body);
+    }
+    if let Some(rest) = spec.trim().strip_prefix("bytes[") {
+        return structs::parse_bytes(spec, &format!("[{rest}"));
+    }
+    if let Some(a) = structs::parse_address(spec) {
+        return a;
     }
     if let Some(body) = spec.trim().strip_prefix("tmap:") {
         return crate::tmap_arg::parse(body)
@@ -201,37 +220,6 @@ pub fn parse(spec: &str) -> Result<ArgSpec, String> {
     Ok(ArgSpec::Scalar { ty, bytes })
 }
 
-/// A struct by value, `{SCALAR,…}` (`body` is what follows the `{`), laid out as C lays it
-/// out; its bytes are a scalar of type `b8` as long as the struct.
-fn parse_struct(spec: &str, body: &str) -> Result<ArgSpec, String> {
-    let body = body
-        .strip_suffix('}')
-        .ok_or_else(|| format!("`{spec}`: a struct is written {{SCALAR,SCALAR,...}}"))?;
-    let mut bytes = Vec::new();
-    let mut align = 1;
-    for field in body.split(',') {
-        let field = field.trim();
-        if field.starts_with('{') || field.contains('[') {
-            return Err(format!(
-                "`{spec}`: a struct's fields are scalars (TYPE:VALUE), not `{field}`"
-            ));
-        }
-        let ArgSpec::Scalar { ty, bytes: b } =
-            parse(field).map_err(|e| format!("`{spec}`: {e}"))?
-        else {
-            unreachable!("a field without `[` parses as a scalar or fails");
-        };
-        align = align.max(ty.size());
-        bytes.resize(bytes.len().div_ceil(ty.size()) * ty.size(), 0);
-        bytes.extend(b);
-    }
-    bytes.resize(bytes.len().div_ceil(align) * align, 0);
-    Ok(ArgSpec::Scalar {
-        ty: ElemType::B8,
-        bytes,
-    })
-}
-
 impl ArgSpec {
     /// The same spec with a relative `file=` path taken from `dir`.
     pub fn relative_to(self, dir: &Path) -> ArgSpec {
@@ -249,6 +237,7 @@ impl ArgSpec {
                 t.data = t.data.map(|d| Box::new(d.relative_to(dir)));
                 ArgSpec::TensorMap(t)
             }
+            ArgSpec::ByValue(b) => ArgSpec::ByValue(Box::new(b.relative_to(dir))),
             other => other,
         }
     }

@@ -124,9 +124,9 @@ fn run_one(dir: &Path, variant: &str, m: &Value) -> Result<(String, bool)> {
                 values.push(bytes);
                 bufs.push(None);
             }
-            ArgSpec::TensorMap(_) => {
+            ArgSpec::TensorMap(_) | ArgSpec::ByValue(_) => {
                 return Err(anyhow!(
-                    "argument {i}: tensor maps are not used in examples"
+                    "argument {i}: tensor maps and structs with addresses are not used in examples"
                 ))
             }
             b @ ArgSpec::Buffer { .. } => {

@@ -25,6 +25,7 @@ use anyhow::Result;
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
 
+use crate::argspec::ArgSpec;
 use crate::launch::{self, ArgShape};
 use crate::triton_meta::{Applied, TritonMeta};
 
@@ -33,7 +34,8 @@ mod emit_launch;
 mod options;
 
 pub(crate) use buffers::{
-    after_dumps, buffers_json, dump_to, dumps_of, lay_out, place_on, shape, specs_of, write_dumps,
+    after_dumps, buffers_json, dump_to, dumps_of, lay_out, named_of, place_on, shape, specs_of,
+    write_dumps,
 };
 use options::foreign_flags;
 pub(crate) use options::Checks;
@@ -61,10 +63,16 @@ pub struct RunArgs {
     /// `.reqnctapercluster`, else 1). PTX only.
     #[arg(long)]
     pub cluster: Option<String>,
-    /// Kernel arguments in parameter order (scalars `u32:7`, buffers `f32[N]:zero`).
+    /// Kernel arguments in parameter order (scalars `u32:7`, buffers `f32[N]:zero`, structs
+    /// `{s32:1,u64:@A}`, raw bytes with relocations `bytes[N]:file=P{8=u64:@0,64=tmap(...)}`).
     #[arg(long = "arg")]
     pub args: Vec<String>,
-    /// Write buffer argument N's final bytes to PATH: N=PATH.
+    /// A device buffer that is no kernel parameter, NAME=TYPE[N]:INIT: struct fields
+    /// (`u64:@NAME`), tensor maps (`buf=NAME`) and `--dump NAME=PATH` name it. PTX only.
+    #[arg(long = "buffer", value_name = "NAME=SPEC")]
+    pub buffers: Vec<String>,
+    /// Write a buffer's final bytes to PATH: N=PATH (buffer argument N) or NAME=PATH (a
+    /// `--buffer`).
     #[arg(long = "dump")]
     pub dumps: Vec<String>,
     /// Initialise a module `.const` or `.global` variable before the launch, as
@@ -116,7 +124,9 @@ pub struct RunArgs {
     /// `ld.ca` may read lines other SMs' stores made stale (counts in `--json`).
     #[arg(long, value_name = "MODEL")]
     pub cache_model: Option<String>,
-    /// SMs of the L1 model (CTA k runs on SM k % N; default 4).
+    /// The GPU's SMs: `%nsmid`, and the L1 model's SMs (CTA k runs on SM k % N, its `%smid`).
+    /// Default: the `--gpu`'s (a100 108, h100 132, b200 148); without `--gpu`, `%nsmid` 1 and
+    /// 4 SMs for the L1 model.
     #[arg(long, value_name = "N")]
     pub sms: Option<u32>,
     /// 128-byte lines per SM in the L1 model (default 256).
@@ -148,11 +158,23 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub emit_launch: Option<PathBuf>,
     /// The GPU whose tensor-core numerics (and sm-dependent behaviour) to emulate (default:
-    /// the one the module's `.target` names, sm_80 → a100, sm_90 → h100, sm_100 → b200).
-    /// The module is still validated against its `.target`: sm_80 code run on an H100 gives
-    /// the H100's `mma` results, and `--gpu h100` reproduces them.
+    /// the one the module's `.target` names, sm_80 → a100, sm_90 → h100, sm_100 → b200),
+    /// and what it reports: its SM count (`%nsmid`; `--sms` overrides) and the shared memory
+    /// a CTA may have (a100 163 KiB, h100 and b200 227 KiB). The module is still validated
+    /// against its `.target`: sm_80 code run on an H100 gives the H100's `mma` results, and
+    /// `--gpu h100` reproduces them.
     #[arg(long, value_enum)]
     pub gpu: Option<crate::difftest::record::Gpu>,
+    /// The most CTAs resident at once (default: no limit): later clusters start only as
+    /// running ones finish, as on a GPU whose SMs are full, so that
+    /// `clusterlaunchcontrol.try_cancel` finds clusters to cancel. PTX only.
+    #[arg(long, value_name = "N")]
+    pub resident_ctas: Option<u64>,
+    /// Whether `clusterlaunchcontrol.try_cancel` succeeds while clusters remain unstarted:
+    /// succeed (default, as hardware does), fail (every request fails), or random:SEED (each
+    /// request draws success from the seed, replayably).
+    #[arg(long, value_name = "POLICY")]
+    pub try_cancel: Option<String>,
     /// SASS options (with `--isa sass`).
     #[command(flatten)]
     pub sass: crate::cmd_run_sass::SassOptions,
@@ -187,10 +209,6 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         })
         .and_then(|()| match (a.isa.as_str(), &a.plan) {
             ("sass", _) => crate::cmd_run_sass::run(a),
-            (_, Some(_)) if a.gpu.is_some() => Err(launch::refuse(
-                "arguments",
-                "--gpu applies to a single PTX launch, not to --plan",
-            )),
             (_, Some(plan)) => crate::plan::run(a, plan),
             _ => run_ptx(a),
         });
@@ -249,22 +267,40 @@ fn triton(a: &RunArgs) -> Result<(Option<TritonMeta>, Option<Applied>)> {
     Ok((meta, applied))
 }
 
+/// The module's kernel when it has exactly one (CUTLASS kernels have long mangled names), so
+/// that `--kernel` may be left out; `None` when it has several.
+///
+/// # Errors
+/// The module does not load (reported as for any run: file:line:col).
+fn only_kernel(file: &std::path::Path, limit: Option<u64>) -> Result<Option<String>> {
+    let loaded = launch::load(file, limit)?;
+    let mut k = loaded.module.kernels().map(|(_, f)| f.name.clone());
+    match (k.next(), k.next()) {
+        (Some(one), None) => Ok(Some(one)),
+        (None, _) => Err(launch::refuse(
+            "no_kernel",
+            format!("{} has no kernel", file.display()),
+        )),
+        _ => Ok(None),
+    }
+}
+
 /// The single-launch PTX path.
 fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     let (meta, applied) = triton(a)?;
+    let only = match (&applied, &a.kernel, a.file.as_deref()) {
+        (None, None, Some(f)) => only_kernel(f, crate::memlimit::limit(a.memory_limit))?,
+        _ => None,
+    };
     let Some(kernel) = applied
         .as_ref()
         .map(|x| x.kernel.as_str())
         .or(a.kernel.as_deref())
+        .or(only.as_deref())
     else {
-        // A module that does not parse says so (file:line:col) before any complaint about
-        // the arguments.
-        if let Some(f) = a.file.as_deref() {
-            launch::load(f, crate::memlimit::limit(a.memory_limit))?;
-        }
         return Err(launch::refuse(
             "arguments",
-            "--kernel NAME is required for a PTX module",
+            "--kernel NAME is required for a PTX module with several kernels",
         ));
     };
     let block_text = applied
@@ -297,6 +333,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     let block =
         shape(block_text, "block").map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     let mut specs = specs_of(&a.args).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+    let named = named_of(&a.buffers).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     let mut meta_json = applied.as_ref().map_or(Json::Null, |x| x.report.clone());
     if let (Some(m), Some(params)) = (&meta, loaded.machine.kernel_params(kernel)) {
         let ctas = grid.iter().map(|&n| u64::from(n)).product();
@@ -337,16 +374,24 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         .machine
         .footprint(&checks.config(kernel, grid, block, shared_bytes))
         .unwrap_or_default();
+    let named_specs: Vec<ArgSpec> = named.iter().map(|(_, s)| s.clone()).collect();
     crate::memlimit::check(
         crate::memlimit::limit(a.memory_limit),
-        &[crate::memlimit::buffer_parts(&specs), footprint].concat(),
+        &[
+            crate::memlimit::buffer_parts(&specs),
+            crate::memlimit::buffer_parts(&named_specs),
+            footprint,
+        ]
+        .concat(),
     )?;
     let machine = &mut loaded.machine;
-    let laid = lay_out(&specs, |contents, i| place_on(machine, contents, i))
-        .map_err(|e| launch::or_kind(e, "arguments"))?;
-    let (values, buffers) = (laid.values, laid.buffers);
+    let laid = lay_out(&specs, &named, |contents, label| {
+        place_on(machine, contents, label)
+    })
+    .map_err(|e| launch::or_kind(e, "arguments"))?;
+    let values = laid.values.clone();
     let dumps =
-        dumps_of(&a.dumps, &buffers).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
+        dumps_of(&a.dumps, &laid).map_err(|e| launch::refuse("arguments", format!("{e:#}")))?;
     let mut set_json = Vec::new();
     for w in &sets {
         set_json.push(launch::apply_var_write(machine, w)?);
@@ -384,7 +429,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     }
     // A dump that cannot be written must not hide the fault: both are reported, and the
     // exit status stays the fault's.
-    let mut dumped = write_dumps(&dumps, &buffers, |addr, out| machine.read_into(addr, out));
+    let mut dumped = write_dumps(&dumps, |addr, out| machine.read_into(addr, out));
     for (var, path) in &var_dumps {
         dumped = dumped.and_then(|()| launch::write_var_dump(machine, var, path));
     }
@@ -395,7 +440,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
             runs_stopped = m.explore(
                 p,
                 file,
-                &specs,
+                (&specs, &named),
                 &a.sets,
                 &cfg,
                 crate::race_run::RunBounds {
@@ -408,7 +453,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
         None => None,
     };
     if a.json {
-        let bufs = buffers_json(&specs, &buffers, |addr, len| machine.read(addr, len));
+        let bufs = buffers_json(&specs, &named, &laid, |addr, len| machine.read(addr, len));
         let mut out = launch::launch_json(&cfg, &report, bufs, machine, checks.trace_tmem);
         if meta.is_some() {
             out.insert("triton_metadata".into(), meta_json);
@@ -432,7 +477,7 @@ fn run_ptx(a: &RunArgs) -> Result<ExitCode> {
     let mut code = after_dumps(report_problems(&report, ""), dumped);
     if let Some(m) = &races {
         m.print("");
-        code = code.max(u8::from(m.any()));
+        code = code.max(u8::from(m.fails()));
     }
     if runs_stopped.is_some() {
         code = 3;

@@ -105,14 +105,14 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     parts.push(("the local window".into(), cfg.windows.local_size));
     crate::memlimit::check(crate::memlimit::limit(a.memory_limit), &parts)?;
     let mut machine = SassMachine::with_limit(crate::memlimit::limit(a.memory_limit));
-    let laid = lay_out(&specs, |contents, _| {
+    let laid = lay_out(&specs, &[], |contents, _| {
         let addr = machine
             .alloc(contents.len() as u64)
             .map_err(crate::launch::memory)?;
         contents.write_with(|off, b| machine.write(addr + off, b));
         Ok(addr)
     })?;
-    let dumps = dumps_of(&a.dumps, &laid.buffers)?;
+    let dumps = dumps_of(&a.dumps, &laid)?;
     let result = machine.launch(&prog, &cfg, &laid.values);
     if let Err(f @ SassFault::TimedOut { .. }) = &result {
         // As for PTX: no result, so no dumps and no buffers.
@@ -126,9 +126,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         errln!("ptxemu: {name}: {f}");
         return Ok(ExitCode::from(3));
     }
-    let dumped = write_dumps(&dumps, &laid.buffers, |addr, out| {
-        machine.read_into(addr, out)
-    });
+    let dumped = write_dumps(&dumps, |addr, out| machine.read_into(addr, out));
     let (report, fault) = match result {
         Ok(r) => (Some(r), None),
         Err(SassFault::Shape(m)) => bail!("{m}"),
@@ -159,7 +157,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             "thread_instructions": report.as_ref().map_or(0, |r| r.instructions),
             "errors": errors,
             "faults": fault.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "buffers": buffers_json(&specs, &laid.buffers, |addr, len| machine.read(addr, len)),
+            "buffers": buffers_json(&specs, &[], &laid, |addr, len| machine.read(addr, len)),
             "threads": threads,
         });
         outln!("{out}");

@@ -150,6 +150,7 @@ impl ArgShape {
             ArgSpec::TensorMap(_) => {
                 ArgShape::Scalar(ElemType::B8, emu::semantics::tma::TMAP_BYTES)
             }
+            ArgSpec::ByValue(b) => ArgShape::Scalar(ElemType::B8, b.len),
         }
     }
 }
@@ -384,6 +385,13 @@ pub(crate) fn launch_json(
     }
     o.insert("block".into(), json!(cfg.block));
     o.insert("shared_bytes".into(), json!(cfg.dynamic_shared));
+    // Only where cluster launch control ran, so other runs' objects are as before.
+    if report.clusters_canceled > 0
+        || cfg.try_cancel != emu::cluster_launch::control::CancelPolicy::default()
+    {
+        o.insert("clusters_canceled".into(), json!(report.clusters_canceled));
+        o.insert("try_cancel".into(), json!(cfg.try_cancel.name()));
+    }
     o.insert(
         "warp_instructions".into(),
         json!(report.counts.warp_instructions),
@@ -474,10 +482,10 @@ pub(crate) fn var_write_spec(loaded: &Loaded, name: &str, spec: &ArgSpec) -> Res
     let len = match spec {
         ArgSpec::Scalar { bytes, .. } => bytes.len() as u64,
         ArgSpec::Buffer { .. } => spec.buffer_len().unwrap_or(0) as u64,
-        ArgSpec::TensorMap(_) => {
+        ArgSpec::TensorMap(_) | ArgSpec::ByValue(_) => {
             return Err(refuse(
                 "arguments",
-                format!("--set {name}: a tensor map is a kernel argument, not a variable's value"),
+                format!("--set {name}: tensor maps and structs holding buffer addresses are kernel arguments, not a variable's value"),
             ))
         }
     };

@@ -50,6 +50,12 @@ pub struct RaceArgs {
     /// Print at most N races (default 100; 0: every one); `--json` lists all.
     #[arg(long, value_name = "N")]
     pub race_limit: Option<u64>,
+    /// Accept races between writes of identical bytes by the lanes of one instruction (every
+    /// lane of a warp issuing the same TMA store, as CUTLASS 4.2's epilogue does): still
+    /// reported and counted (`identical_lanes` in `--json`), but they do not make the exit
+    /// status 1. They are races under the PTX memory model (docs/cutlass.md).
+    #[arg(long)]
+    pub race_allow_identical: bool,
 }
 
 /// Races printed when `--race-limit` is not given.
@@ -67,6 +73,8 @@ pub(crate) struct RacePlan {
     pub random: bool,
     /// Races printed at most (`None`: all).
     pub limit: Option<usize>,
+    /// `--race-allow-identical`.
+    pub allow_identical: bool,
 }
 
 impl RaceArgs {
@@ -82,11 +90,12 @@ impl RaceArgs {
                 || self.race_warp_sync.is_some()
                 || self.race_sc_fence.is_some()
                 || self.race_sc_order.is_some()
-                || self.race_limit.is_some();
+                || self.race_limit.is_some()
+                || self.race_allow_identical;
             if given {
                 return Err(launch::refuse(
                     "options",
-                    "--schedule, --seed, --runs, --race-warp-sync, --race-sc-fence, --race-sc-order and --race-limit need --race",
+                    "--schedule, --seed, --runs, --race-warp-sync, --race-sc-fence, --race-sc-order, --race-limit and --race-allow-identical need --race",
                 ));
             }
             return Ok(None);
@@ -136,6 +145,7 @@ impl RaceArgs {
                 0 => None,
                 n => Some(usize::try_from(n).unwrap_or(usize::MAX)),
             },
+            allow_identical: self.race_allow_identical,
         }))
     }
 }
@@ -157,6 +167,7 @@ pub(crate) struct Merged {
     /// The runs asked for (more than `runs` when `--timeout` stopped the exploration).
     asked: u32,
     limit: Option<usize>,
+    allow_identical: bool,
     /// Pairs ordered only through Fence-SC order left undecided, over all runs.
     sc_undecided: u64,
 }
@@ -177,6 +188,7 @@ impl Merged {
             first_seed: plan.first_seed,
             asked: plan.runs,
             limit: plan.limit,
+            allow_identical: plan.allow_identical,
             sc_undecided: 0,
         };
         m.add(first);
@@ -215,6 +227,19 @@ impl Merged {
         !self.races.is_empty()
     }
 
+    /// Whether a race makes the exit status 1: any race, less those of identical bytes by one
+    /// instruction's lanes under `--race-allow-identical`.
+    pub(crate) fn fails(&self) -> bool {
+        self.races
+            .iter()
+            .any(|s| !(self.allow_identical && s.race.identical_lanes))
+    }
+
+    /// Races of identical bytes written by the lanes of one instruction.
+    fn identical(&self) -> usize {
+        self.races.iter().filter(|s| s.race.identical_lanes).count()
+    }
+
     /// Runs the launch again for each further seed of the plan, on a freshly loaded module
     /// with the same arguments and variable writes, until `deadline` (`--timeout`, counted
     /// from the first run's start): each run gets the time left, and none starts after it.
@@ -226,7 +251,7 @@ impl Merged {
         &mut self,
         plan: &RacePlan,
         file: &Path,
-        specs: &[ArgSpec],
+        (specs, named): (&[ArgSpec], &[(String, ArgSpec)]),
         sets: &[String],
         cfg: &LaunchConfig,
         bounds: RunBounds,
@@ -244,8 +269,8 @@ impl Merged {
                 .map(|s| launch::var_write(&loaded, s, None))
                 .collect::<Result<Vec<_>>>()?;
             let (machine, module) = (&mut loaded.machine, &loaded.module);
-            let laid = crate::cmd_run::lay_out(specs, |contents, i| {
-                crate::cmd_run::place_on(machine, contents, i)
+            let laid = crate::cmd_run::lay_out(specs, named, |contents, label| {
+                crate::cmd_run::place_on(machine, contents, label)
             })?;
             for w in &writes {
                 launch::apply_var_write(machine, w)?;
@@ -354,6 +379,17 @@ impl Merged {
                 "; {shown} printed (--race-limit {shown}; --json lists all)"
             ));
         }
+        match self.identical() {
+            0 => {}
+            n => line.push_str(&format!(
+                "; {n} of identical bytes written by the lanes of one instruction{}",
+                if self.allow_identical {
+                    ", allowed by --race-allow-identical"
+                } else {
+                    ""
+                }
+            )),
+        }
         if self.sc_undecided > 0 {
             line.push_str(&format!(
                 "; {} access pair{} ordered only by this run's Fence-SC order left undecided (too many fence.sc)",
@@ -382,6 +418,8 @@ impl Merged {
             "seeds": self.seeds().collect::<Vec<_>>(),
             "runs": self.runs,
             "runs_asked": self.asked,
+            "identical_lanes": self.identical(),
+            "allow_identical": self.allow_identical,
         });
         let summary = json!({
             "instruction_pairs": self.races.len(),

@@ -2,18 +2,20 @@
 //! `cuTensorMapEncodeTiled` / `cuTensorMapEncodeIm2col`, checked against the requirements
 //! those functions document, and encoded in ptxemu's 128-byte layout (docs/tensor-map.md).
 //!
-//! `tmap:tiled,dtype=f16,buf=0,dims=64x32,strides=128,box=64x8[,estrides=1x1][,offset=0]
+//! `tmap:tiled,dtype=f16,buf=0|NAME,dims=64x32,strides=128,box=64x8[,estrides=1x1][,offset=0]
 //! [,interleave=none|16B|32B][,swizzle=none|32B|64B|128B|128B_atom_32B|128B_atom_64B][,l2=none]
 //! [,oob=zero]` and
 //! `tmap:im2col,dtype=f16,buf=0,dims=CxWxHxN,strides=..,lower=WxH,upper=WxH,channels=C,
 //! pixels=P[,...]`. Lists are `x`-separated, dimension 0 (innermost) first; `strides` are the
 //! byte strides of dimensions 1 and up; `buf=N` names the buffer argument whose address
-//! (plus `offset` bytes) is the tensor's global address, or a last `data=TYPE[N]:INIT` gives
+//! (plus `offset` bytes) is the tensor's global address (`buf=NAME` a named buffer: a
+//! `--buffer` or a plan buffer), or a last `data=TYPE[N]:INIT` gives
 //! the map a buffer of its own (not a kernel parameter; `--dump` of the map's argument index
 //! writes it). The rank is the length of `dims`. `tmap:driver,bytes=HEX|file=PATH,...` takes
 //! the 128 bytes the CUDA driver wrote instead (`crate::tmap_arg_driver`).
 
-use emu::semantics::tma::{Dtype, TensorMap, TMAP_BYTES};
+use emu::host::tensor_map::{encode, EncodeParams};
+use emu::semantics::tma::{Dtype, TensorMap};
 use emu::semantics::tma_rules::{check_address, check_encode, unmodelled};
 
 /// A parsed tensor-map argument: the map (its address still relative to the buffer) and
@@ -22,8 +24,9 @@ use emu::semantics::tma_rules::{check_address, check_encode, unmodelled};
 pub struct TmapSpec {
     /// The map; `addr` holds the byte offset into the buffer.
     pub map: TensorMap,
-    /// The buffer argument's index (`buf=N`), or `None` with `data=`.
-    pub buf: Option<usize>,
+    /// The buffer (`buf=N`, a buffer argument's index, or `buf=NAME`, a named buffer), or
+    /// `None` with `data=`.
+    pub buf: Option<crate::argspec::BufRef>,
     /// The map's own buffer (`data=TYPE[N]:INIT`).
     pub data: Option<Box<crate::argspec::ArgSpec>>,
 }
@@ -59,19 +62,6 @@ fn pick(names: &[(&str, u32)], key: &str, v: &str) -> Result<u32, String> {
         })
 }
 
-/// The `KEY=VALUE` lists of a tiled or im2col map, as given.
-#[derive(Default)]
-struct Lists {
-    dims: Option<Vec<i64>>,
-    strides: Option<Vec<i64>>,
-    boxes: Option<Vec<i64>>,
-    estrides: Option<Vec<i64>>,
-    lower: Option<Vec<i64>>,
-    upper: Option<Vec<i64>>,
-    channels: Option<Vec<i64>>,
-    pixels: Option<Vec<i64>>,
-}
-
 /// Parses the text after `tmap:`.
 ///
 /// # Errors
@@ -103,199 +93,81 @@ pub fn parse(body: &str) -> Result<TmapSpec, String> {
             ))
         }
     };
-    let mut m = TensorMap::decode(&[0; TMAP_BYTES]);
-    m.im2col = im2col;
-    let (mut dtype, mut buf, mut lists) = (None, None, Lists::default());
+    let mut p = EncodeParams {
+        im2col,
+        ..EncodeParams::default()
+    };
+    let (mut buf, mut offset) = (None, 0u64);
+    let (mut dims, mut boxes) = (None, None);
     for kv in parts {
         let (k, v) = kv
             .split_once('=')
             .ok_or_else(|| format!("`{kv}`: tensor-map parameters are KEY=VALUE"))?;
         let (k, v) = (k.trim(), v.trim());
+        let one = |key: &str| -> Result<i64, String> {
+            match list(key, v)?.as_slice() {
+                [x] => Ok(*x),
+                _ => Err(format!("{key}=`{v}`: one number")),
+            }
+        };
         match k {
             "dtype" => {
-                dtype = Some(Dtype::from_name(v).ok_or_else(|| {
+                p.dtype = Some(Dtype::from_name(v).ok_or_else(|| {
                     format!("dtype=`{v}`: expected u8, u16, u32, s32, u64, s64, f16, f32, f32_ftz, f64, bf16, tf32 or tf32_ftz")
                 })?)
             }
-            "buf" => buf = Some(v.parse::<usize>().map_err(|_| format!("buf=`{v}`: an argument index"))?),
-            "offset" => m.addr = v.parse::<u64>().map_err(|_| format!("offset=`{v}`: a byte count"))?,
-            _ => scalar_or_list(&mut m, &mut lists, k, v)?,
+            "buf" => buf = Some(crate::argspec::BufRef::parse(v).map_err(|e| format!("buf=: {e}"))?),
+            "offset" => offset = v.parse::<u64>().map_err(|_| format!("offset=`{v}`: a byte count"))?,
+            "dims" => dims = Some(list(k, v)?),
+            "strides" => p.strides = list(k, v)?,
+            "box" => boxes = Some(list(k, v)?),
+            "estrides" => p.estrides = Some(list(k, v)?),
+            "lower" => p.lower = Some(list(k, v)?),
+            "upper" => p.upper = Some(list(k, v)?),
+            "channels" => p.channels = Some(one(k)?),
+            "pixels" => p.pixels = Some(one(k)?),
+            "interleave" => p.interleave = pick(&[("none", 0), ("16B", 1), ("32B", 2)], k, v)?,
+            "swizzle" => p.swizzle = pick(&SWIZZLES, k, v)?,
+            "l2" => p.l2 = pick(&[("none", 0), ("64B", 1), ("128B", 2), ("256B", 3)], k, v)?,
+            "oob" => p.oob = pick(&[("zero", 0), ("nan", 1)], k, v)?,
+            other => return Err(format!("unknown tensor-map parameter `{other}`")),
         }
     }
-    let dtype = dtype.ok_or("a tensor map needs dtype=")?;
+    if p.dtype.is_none() {
+        return Err("a tensor map needs dtype=".into());
+    }
     if buf.is_some() == data.is_some() {
-        return Err("a tensor map needs exactly one of buf=N (a buffer argument) and a last data=TYPE[N]:INIT".into());
+        return Err(NEEDS_TENSOR.into());
     }
-    m.dtype = dtype.code();
-    let rank = shape(&mut m, &lists)?;
-    if im2col {
-        im2col_box(&mut m, &lists, rank)?;
-    } else {
-        let boxes = lists.boxes.ok_or("a tiled map needs box=")?;
-        if boxes.len() != rank {
-            return Err(format!("box: a rank-{rank} map takes {rank} box sizes"));
-        }
-        for (d, &b) in boxes.iter().enumerate() {
-            if !(1..=256).contains(&b) {
-                return Err(format!("boxDim[{d}] = {b}: must be 1 to 256"));
-            }
-            m.boxes[d] = b as u32;
-        }
+    p.dims = dims.ok_or("a tensor map needs dims=")?;
+    if !im2col {
+        p.boxes = boxes.ok_or("a tiled map needs box=")?;
+    } else if boxes.is_some() {
+        return Err("an im2col map takes channels= and pixels=, not box=".into());
     }
-    checked(m, buf, data)
+    if im2col && p.channels.is_none() {
+        return Err("an im2col map needs channels= (channelsPerPixel)".into());
+    }
+    if im2col && p.pixels.is_none() {
+        return Err("an im2col map needs pixels= (pixelsPerColumn)".into());
+    }
+    let mut m = encode(&p)?;
+    m.addr = offset;
+    Ok(TmapSpec { map: m, buf, data })
 }
 
-/// One `KEY=VALUE` of the layout: a list kept in `lists`, or a mode set on `m`.
-fn scalar_or_list(m: &mut TensorMap, lists: &mut Lists, k: &str, v: &str) -> Result<(), String> {
-    let slot = match k {
-        "dims" => &mut lists.dims,
-        "strides" => &mut lists.strides,
-        "box" => &mut lists.boxes,
-        "estrides" => &mut lists.estrides,
-        "lower" => &mut lists.lower,
-        "upper" => &mut lists.upper,
-        "channels" => &mut lists.channels,
-        "pixels" => &mut lists.pixels,
-        "interleave" => {
-            m.interleave = pick(&[("none", 0), ("16B", 1), ("32B", 2)], k, v)?;
-            return Ok(());
-        }
-        "swizzle" => {
-            // CUtensorMapSwizzle's numbers; 4-6 are the 128B mode with 32B, 32B + 8B-flip
-            // and 64B atomicity.
-            let n = pick(&SWIZZLES, k, v)?;
-            (m.swizzle, m.atomicity) = if n >= 4 { (3, n - 3) } else { (n, 0) };
-            return Ok(());
-        }
-        "l2" => {
-            m.l2 = pick(&[("none", 0), ("64B", 1), ("128B", 2), ("256B", 3)], k, v)?;
-            return Ok(());
-        }
-        "oob" => {
-            m.fill = pick(&[("zero", 0), ("nan", 1)], k, v)?;
-            return Ok(());
-        }
-        other => return Err(format!("unknown tensor-map parameter `{other}`")),
-    };
-    *slot = Some(list(k, v)?);
-    Ok(())
-}
+const NEEDS_TENSOR: &str = "a tensor map needs exactly one of buf=N (a buffer argument) or buf=NAME (a named buffer) and a last data=TYPE[N]:INIT";
 
-/// The rank, dimensions, byte strides and element strides; returns the rank.
-fn shape(m: &mut TensorMap, lists: &Lists) -> Result<usize, String> {
-    let dims = lists.dims.as_ref().ok_or("a tensor map needs dims=")?;
-    let rank = dims.len();
-    m.rank = rank as u32;
-    if !(1..=5).contains(&rank) || (m.im2col && rank < 3) {
-        return Err(format!(
-            "tensorRank {rank}: {} (the length of dims)",
-            if m.im2col {
-                "im2col maps have rank 3 to 5"
-            } else {
-                "the rank is 1 to 5"
-            }
-        ));
-    }
-    for (d, &n) in dims.iter().enumerate() {
-        if n < 1 || n > i64::from(u32::MAX) {
-            return Err(format!(
-                "globalDim[{d}] = {n}: must be 1 or more and (in ptxemu's encoding) below 2^32"
-            ));
-        }
-        m.dims[d] = n as u32;
-    }
-    let strides = lists.strides.clone().unwrap_or_default();
-    if strides.len() != rank - 1 {
-        return Err(format!(
-            "strides: {} byte stride(s) given; a rank-{rank} map takes {} (dimensions 1 and up)",
-            strides.len(),
-            rank - 1
-        ));
-    }
-    for (d, &s) in strides.iter().enumerate() {
-        if s <= 0 || s % 16 != 0 || s >= 1 << 40 {
-            return Err(format!(
-                "globalStrides[{d}] = {s}: must be a positive multiple of 16 below 2^40"
-            ));
-        }
-        m.strides[d + 1] = s as u64;
-    }
-    let estrides = lists.estrides.clone().unwrap_or_else(|| vec![1; rank]);
-    if estrides.len() != rank {
-        return Err(format!(
-            "estrides: a rank-{rank} map takes {rank} element strides"
-        ));
-    }
-    for (d, &e) in estrides.iter().enumerate() {
-        if !(1..=8).contains(&e) {
-            return Err(format!("elementStrides[{d}] = {e}: must be 1 to 8"));
-        }
-        m.estrides[d] = e as u32;
-    }
-    Ok(rank)
-}
-
-/// An im2col map's channels, pixels and bounding-box corners.
-fn im2col_box(m: &mut TensorMap, lists: &Lists, rank: usize) -> Result<(), String> {
-    let c = lists
-        .channels
-        .as_ref()
-        .ok_or("an im2col map needs channels= (channelsPerPixel)")?;
-    let p = lists
-        .pixels
-        .as_ref()
-        .ok_or("an im2col map needs pixels= (pixelsPerColumn)")?;
-    let (c, p) = (
-        c.first().copied().unwrap_or(0),
-        p.first().copied().unwrap_or(0),
-    );
-    if !(1..=256).contains(&c) {
-        return Err(format!("channelsPerPixel {c}: must be 1 to 256"));
-    }
-    if !(1..=1024).contains(&p) {
-        return Err(format!("pixelsPerColumn {p}: must be 1 to 1024"));
-    }
-    m.boxes[0] = c as u32;
-    m.pixels = p as u32;
-    let spatial = rank - 2;
-    let bound = [0, 0, 0, 1 << 15, 1 << 7, 1 << 4][rank];
-    for (name, corner, out) in [
-        ("lower", &lists.lower, &mut m.lower),
-        ("upper", &lists.upper, &mut m.upper),
-    ] {
-        let v = corner.clone().unwrap_or_else(|| vec![0; spatial]);
-        if v.len() != spatial {
-            return Err(format!(
-                "{name}: a rank-{rank} im2col map takes {spatial} corner coordinates"
-            ));
-        }
-        for (s, &x) in v.iter().enumerate() {
-            if x < -bound || x >= bound {
-                return Err(format!(
-                    "pixelBox{}Corner[{s}] = {x}: a rank-{rank} map allows {} to {}",
-                    if name == "lower" { "Lower" } else { "Upper" },
-                    -bound,
-                    bound - 1
-                ));
-            }
-            out[s] = x as i32;
-        }
-    }
-    Ok(())
-}
-
-/// The checks every map passes, whichever way it was given.
+/// The checks of a map given as the driver's bytes (`tmap:driver`).
 fn checked(
     m: TensorMap,
-    buf: Option<usize>,
+    buf: Option<crate::argspec::BufRef>,
     data: Option<Box<crate::argspec::ArgSpec>>,
 ) -> Result<TmapSpec, String> {
     if buf.is_some() == data.is_some() {
-        return Err("a tensor map needs exactly one of buf=N (a buffer argument) and a last data=TYPE[N]:INIT".into());
+        return Err(NEEDS_TENSOR.into());
     }
     let dtype = m.elem().ok_or("an unknown dtype")?;
-    // The interleave-dependent rules (rank, 32-byte strides, 32B swizzle, the box's inner
-    // dimension), then the layouts ptxemu leaves unmodelled.
     check_encode(&m).map_err(|e| e.to_string())?;
     m.pattern().map_err(|e| format!("swizzle={e}"))?;
     if let Some(why) = unmodelled(&m) {
@@ -335,7 +207,9 @@ mod tests {
     fn tiled_maps_encode_their_parameters() {
         let s =
             parse("tiled,dtype=f16,buf=1,dims=64x32,strides=128,box=64x8,swizzle=128B").unwrap();
-        assert_eq!(s.buf, Some(1));
+        assert_eq!(s.buf, Some(crate::argspec::BufRef::Index(1)));
+        let n = parse("tiled,dtype=f16,buf=A,dims=64x32x1,strides=128x0,box=64x8x1").unwrap();
+        assert_eq!(n.buf, Some(crate::argspec::BufRef::Name("A".into())));
         let d = parse("tiled,dtype=u8,dims=16,box=16,data=u8[16]:fill=3").unwrap();
         assert!(d.buf.is_none() && d.data.is_some());
         let b = s.bytes((0x1000, 4096)).unwrap();

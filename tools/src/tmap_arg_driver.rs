@@ -212,7 +212,7 @@ fn hex(s: &str) -> Result<[u8; TMAP_BYTES], String> {
 ///
 /// # Errors
 /// A bad key, unreadable bytes, or a field the recorded maps do not cover.
-pub fn parse(body: &str) -> Result<(TensorMap, Option<usize>), String> {
+pub fn parse(body: &str) -> Result<(TensorMap, Option<crate::argspec::BufRef>), String> {
     let (mut bytes, mut buf, mut offset) = (None, None, 0u64);
     for kv in body.split(',').filter(|s| !s.trim().is_empty()) {
         let (k, v) = kv
@@ -232,10 +232,7 @@ pub fn parse(body: &str) -> Result<(TensorMap, Option<usize>), String> {
                 );
             }
             "buf" => {
-                buf = Some(
-                    v.parse::<usize>()
-                        .map_err(|_| format!("buf=`{v}`: an argument index"))?,
-                )
+                buf = Some(crate::argspec::BufRef::parse(v).map_err(|e| format!("buf=: {e}"))?)
             }
             "offset" => {
                 offset = v

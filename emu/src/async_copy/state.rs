@@ -32,6 +32,8 @@ pub struct AsyncState {
     pub(crate) last_change: u64,
     /// Bulk async-groups and the proxy checker's shadow state.
     pub tma: crate::exec::proxy_check::ProxyState,
+    /// The CTA's cluster launch control requests.
+    pub cluster_launch: crate::cluster_launch::decoded::CtaCancelState,
 }
 
 impl AsyncState {

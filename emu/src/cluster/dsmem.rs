@@ -5,7 +5,11 @@
 //! gives the address of offset `o` in the CTA of rank `r` as [`CLUSTER_WINDOW`]` + (r <<
 //! `[`RANK_SHIFT`]`) + o`, and its generic form lies in the generic shared window at that
 //! offset. Loads, stores, atomics and mbarrier operations on such an address reach CTA `r`'s
-//! shared memory.
+//! shared memory. As on sm_90 and sm_100, where a CTA's shared addresses carry its cluster rank
+//! from bit 24 (CUTLASS clears bit 24 to name the even CTA of a pair), the value of a shared
+//! variable's address in a CTA of rank r > 0 is that CTA's own `.shared::cluster` address of it
+//! (`Src::SharedSym`); a rank-0 CTA, and every CTA of a launch without clusters, sees plain
+//! offsets. Accesses through either form reach the same bytes.
 //!
 //! The services here reach that memory for the executing instruction: [`locate`] a
 //! `.shared::cluster` offset, load, store and read-modify-write a peer's bytes, and run an
@@ -17,6 +21,7 @@ use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::hooks::events::AccessKind;
 use crate::exec::memory::{window_of, Window};
+use crate::exec::program::operand::{AddrBase, AddrSpace, DAddr};
 use crate::exec::program::{DInstr, Flow};
 
 type R = Result<Flow, LaneFault>;
@@ -85,6 +90,24 @@ pub fn locate(c: &Ctx<'_>, off: u64, size: u64) -> Option<Result<(u32, u64), Str
         )));
     }
     Some(Ok((rank, o)))
+}
+
+/// The CTA-relative form of lane `lane`'s shared address `a` (a `.shared::cluster` address's
+/// offset, or an own offset): what a multicast operation means by "the same CTA-relative
+/// offset in each destination CTA" (PTX ISA "cp.async.bulk", "cp.async.bulk.tensor",
+/// "tcgen05.commit", "clusterlaunchcontrol.try_cancel").
+pub fn cta_relative(c: &Ctx<'_>, a: &DAddr, lane: usize) -> DAddr {
+    let addr = crate::exec::address::lane_addr(c, a, lane);
+    let off = match (a.space, window_of(addr)) {
+        (AddrSpace::Generic, Window::Shared(o)) => o,
+        _ => addr & 0xffff_ffff,
+    };
+    let (_, o) = rank_and_offset(c, off);
+    DAddr {
+        base: AddrBase::Fixed(o),
+        offset: 0,
+        space: AddrSpace::Shared,
+    }
 }
 
 /// Loads `size` bytes at offset `o` of CTA `rank`'s shared memory (checked by [`locate`]).

@@ -96,6 +96,11 @@ pub(crate) fn resolve<'g>(
         },
         s => (s, addr),
     };
+    let off = if space == AddrSpace::Shared {
+        c.own_shared(off)
+    } else {
+        off
+    };
     let sz = u64::from(size);
     match space {
         AddrSpace::Global | AddrSpace::Generic => match c.global.find(off, sz) {

@@ -86,6 +86,31 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The value of a shared variable's address (`Src::SharedSym`): its offset in a CTA of
+    /// rank 0, else the CTA's own `.shared::cluster` address of it.
+    #[inline]
+    pub fn shared_sym(&self, off: u64) -> u64 {
+        match self.launch.cluster.rank {
+            0 => off,
+            r => crate::cluster::dsmem::encode(r, off),
+        }
+    }
+
+    /// `addr`, a shared-window offset, as an offset in the executing CTA's shared memory when
+    /// it is one of the CTA's own `.shared::cluster` addresses ([`Ctx::shared_sym`]); other
+    /// addresses (a peer's, or out of range) unchanged.
+    #[inline]
+    pub fn own_shared(&self, addr: u64) -> u64 {
+        let rank = self.launch.cluster.rank;
+        if rank == 0 || addr < crate::cluster::dsmem::CLUSTER_WINDOW {
+            return addr;
+        }
+        match crate::cluster::dsmem::decode(addr) {
+            Some((r, o)) if r == rank => o,
+            _ => addr,
+        }
+    }
+
     /// The CTA's linear index in the grid (which SM it runs on, for the L1 model).
     pub fn cta_linear(&self) -> u64 {
         let (c, n) = (self.launch.ctaid, self.launch.nctaid);
@@ -111,6 +136,7 @@ impl Ctx<'_> {
             }
             Src::Special(r) => std::array::from_fn(|l| self.special(r, l)),
             Src::Frame(off) => std::array::from_fn(|l| self.ids.frame_base[l] + off),
+            Src::SharedSym(off) => [self.shared_sym(off); 32],
             Src::None => [0; 32],
         }
     }
@@ -126,6 +152,7 @@ impl Ctx<'_> {
             }
             Src::Special(r) => self.special(r, lane),
             Src::Frame(off) => self.ids.frame_base[lane] + off,
+            Src::SharedSym(off) => self.shared_sym(off),
             Src::None => 0,
         }
     }
@@ -142,7 +169,7 @@ impl Ctx<'_> {
                     0
                 }
             }
-            Src::Reg(_) | Src::Special(_) | Src::Frame(_) | Src::None => {
+            Src::Reg(_) | Src::Special(_) | Src::Frame(_) | Src::SharedSym(_) | Src::None => {
                 let v = self.fetch(s);
                 let mut m = 0;
                 for (l, x) in v.iter().enumerate() {
@@ -242,8 +269,8 @@ impl Ctx<'_> {
             SpecialReg::Laneid => u64::from(lane32),
             SpecialReg::Warpid => u64::from(self.ids.warp),
             SpecialReg::Nwarpid => u64::from(l.nwarpid),
-            SpecialReg::Smid => 0,
-            SpecialReg::Nsmid => 1,
+            SpecialReg::Smid => self.cta_linear() % u64::from(l.nsmid.max(1)),
+            SpecialReg::Nsmid => u64::from(l.nsmid.max(1)),
             SpecialReg::Gridid => 1,
             SpecialReg::LanemaskEq => 1u64 << lane,
             SpecialReg::LanemaskLe => (2u64 << lane) - 1,

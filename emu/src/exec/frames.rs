@@ -88,6 +88,9 @@ fn read_src(block: &RegBlock, s: &Src, lane: usize, frame_base: u64) -> u64 {
         Src::Pred { slot, neg } => u64::from(((block.preds[slot as usize] >> lane) & 1 == 1) ^ neg),
         Src::Imm(v) => v,
         Src::Frame(off) => frame_base + off,
+        // A call argument: the CTA-relative offset (device functions of cluster kernels are
+        // inlined by nvcc; a rank's own address works either way).
+        Src::SharedSym(off) => off,
         Src::Special(_) | Src::None => 0,
     }
 }

@@ -37,10 +37,10 @@ const QUANTUM: u64 = 1 << 16;
 /// their own.
 pub const AFTER_FAULT_BUDGET: u64 = 64 * QUANTUM;
 
-/// CTAs not yet started and CTAs waiting for another slice.
+/// CTAs waiting for another slice (the clusters not yet started are counted by the launch's
+/// [`crate::cluster_launch::control::LaunchControl`], which `clusterlaunchcontrol.try_cancel` shares).
 struct Queue {
     paused: VecDeque<Cluster>,
-    next: u64,
     in_flight: usize,
 }
 
@@ -89,11 +89,17 @@ impl Grid<'_, '_> {
             let n = q.paused.len();
             q.paused.rotate_left((pick - 1) % n);
         }
-        if q.next < self.ctas && q.next < limit && pick == 0 {
-            let linear = q.next;
-            q.next += 1;
-            q.in_flight += 1;
-            return Next::Start(linear);
+        let resident = (q.in_flight + q.paused.len()) as u64 * self.per_cluster;
+        let room = self
+            .cfg
+            .device
+            .resident_ctas
+            .is_none_or(|n| resident + self.per_cluster <= n);
+        if pick == 0 && room {
+            if let Some(linear) = self.env.launch_template.launch_control.start_next(limit) {
+                q.in_flight += 1;
+                return Next::Start(linear);
+            }
         }
         while let Some(c) = q.paused.pop_front() {
             // A CTA after the lowest fault is left unfinished.
@@ -331,7 +337,6 @@ pub(super) fn run_grid(
         ),
         queue: Mutex::new(Queue {
             paused: VecDeque::new(),
-            next: 0,
             in_flight: 0,
         }),
         steps: AtomicU64::new(0),

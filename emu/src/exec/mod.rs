@@ -150,9 +150,43 @@ pub struct LaunchConfig {
     pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     /// `--max-call-depth`: the most nested calls a thread may make (a deeper call faults).
     pub max_call_depth: u32,
+    /// Whether `clusterlaunchcontrol.try_cancel` succeeds while clusters remain unstarted.
+    pub try_cancel: crate::cluster_launch::control::CancelPolicy,
+    /// The GPU the launch runs on, as far as the program can see it: `%nsmid` and the most
+    /// shared memory a CTA may have.
+    pub device: DeviceLimits,
     /// A host's request to stop (the Python package's Ctrl-C): once set, the launch stops
     /// between slices as `--timeout` stops it (a [`FaultKind::TimedOut`] fault, no result).
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+/// What a GPU reports to a kernel (and limits), as far as ptxemu models it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// `%nsmid`: the number of SMs (CTA k runs on SM k % `sms`, its `%smid`).
+    pub sms: u32,
+    /// The most shared memory one CTA may have, static and dynamic (bytes).
+    pub max_shared_per_cta: u64,
+    /// The most CTAs resident at once (`None`: no limit): further clusters start only as
+    /// running ones finish, as on a GPU whose SMs are full, so `clusterlaunchcontrol.try_cancel`
+    /// finds clusters to cancel. A program whose CTAs wait for CTAs that cannot start then
+    /// deadlocks, as it would on such a GPU.
+    pub resident_ctas: Option<u64>,
+}
+
+impl DeviceLimits {
+    /// No particular GPU: one SM (`%nsmid` = 1, `%smid` = 0) and sm_90's 227 KiB per CTA.
+    pub const GENERIC: DeviceLimits = DeviceLimits {
+        sms: 1,
+        max_shared_per_cta: memory::MAX_SHARED_PER_CTA,
+        resident_ctas: None,
+    };
+}
+
+impl Default for DeviceLimits {
+    fn default() -> DeviceLimits {
+        DeviceLimits::GENERIC
+    }
 }
 
 impl LaunchConfig {
@@ -176,6 +210,8 @@ impl LaunchConfig {
             timeout: None,
             progress: None,
             max_call_depth: frames::DEFAULT_MAX_CALL_DEPTH,
+            try_cancel: crate::cluster_launch::control::CancelPolicy::default(),
+            device: DeviceLimits::GENERIC,
             cancel: None,
         }
     }
@@ -200,6 +236,9 @@ pub struct LaunchReport {
     pub tmem_trace: Vec<crate::tcgen05::trace::TmemEvent>,
     /// With `race`: the data races found.
     pub races: Option<crate::race::RaceReport>,
+    /// Clusters whose launch a `clusterlaunchcontrol.try_cancel` canceled (their CTAs never
+    /// ran; the requesting CTAs took their work).
+    pub clusters_canceled: u64,
 }
 
 /// A launch that could not start: a problem with the request, not with the program.
@@ -465,6 +504,9 @@ impl Machine {
                 .with_budget(self.global.budget().clone()),
             )
         });
+        let launch_control = std::sync::Arc::new(
+            crate::cluster_launch::control::LaunchControl::new(shape.clusters, cfg.try_cancel),
+        );
         let env = Env {
             prog: &self.prog,
             global: &self.global,
@@ -489,6 +531,8 @@ impl Machine {
                     explicit: shape.explicit,
                     ..crate::cluster::shape::ClusterIds::default()
                 },
+                nsmid: cfg.device.sms,
+                launch_control: std::sync::Arc::clone(&launch_control),
             },
             nc: nc_tracker.as_ref(),
             l1: l1s.as_ref(),
@@ -544,6 +588,7 @@ impl Machine {
                 rep.locate(&self.prog.info);
                 rep
             }),
+            clusters_canceled: launch_control.canceled(),
         })
     }
 
@@ -614,6 +659,12 @@ impl Machine {
         let clusters = (0..3)
             .map(|i| u64::from(cfg.grid[i] / cluster_dims[i]))
             .product::<u64>();
+        let per_cluster: u64 = cluster_dims.iter().map(|&d| u64::from(d)).product();
+        if let Some(n) = cfg.device.resident_ctas.filter(|&n| n < per_cluster) {
+            return Err(LaunchError::BadShape(format!(
+                "at most {n} CTA(s) may be resident at once, fewer than a cluster's {per_cluster}"
+            )));
+        }
         if !matches!(f.kind, DFuncKind::Code { .. }) {
             return Err(LaunchError::NoSuchKernel {
                 name: cfg.kernel.clone(),
@@ -638,14 +689,14 @@ impl Machine {
             &f.shared,
             u64::from(cfg.dynamic_shared),
         );
-        if smem.user_bytes > memory::MAX_SHARED_PER_CTA {
+        if smem.user_bytes > cfg.device.max_shared_per_cta {
             return Err(LaunchError::BadShape(format!(
                 "a CTA of `{}` would have {} bytes of shared memory ({} static, {} dynamic); the most a CTA can have is {}",
                 cfg.kernel,
                 smem.user_bytes,
                 f.shared.dynamic_offset - f.shared.base,
                 cfg.dynamic_shared,
-                memory::MAX_SHARED_PER_CTA
+                cfg.device.max_shared_per_cta
             )));
         }
         Ok(Shape {

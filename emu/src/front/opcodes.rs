@@ -30,7 +30,6 @@ const UNSUPPORTED: &[&str] = &[
     "stacksave",
     "alloca",
     "istypep",
-    "clusterlaunchcontrol",
     "st.async",
     "red.async",
     "vabsdiff",
@@ -57,7 +56,6 @@ const UNSUPPORTED: &[&str] = &[
     "vmin4",
     "vset4",
     "fma.rn.oob",
-    "prefetch.tensormap",
     "cvt.rs",
     "ld.async",
     "elect.one",
@@ -171,6 +169,7 @@ pub fn parse_op(opcode: &str, q: &mut Quals) -> Result<Op, Error> {
         "cp" => crate::async_copy::syntax::parse_cp(q)?,
         "tensormap" => crate::tma::syntax::parse_tensormap(q)?,
         "mapa" | "getctarank" => crate::cluster::syntax::parse(opcode, q)?,
+        "clusterlaunchcontrol" => crate::cluster_launch::syntax::parse(q)?,
         "mbarrier" => crate::async_copy::syntax::parse_mbarrier(q)?,
         "wgmma" => crate::wgmma::syntax::parse(q)?,
         "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma" => {

@@ -1,10 +1,12 @@
 //! What a host program does around launches, shared by the `ptxemu` command line and the
 //! Python bindings: reading a module as `ptxemu run` does ([`parse_checked`]) and Triton's
-//! launch metadata ([`triton`]), the JSON reader every input file goes through ([`json`]), and
-//! the size-checked file reader ([`read`]).
+//! launch metadata ([`triton`]), the JSON reader every input file goes through ([`json`]), the
+//! size-checked file reader ([`read`]), and tensor maps made from the driver's parameters
+//! ([`tensor_map`]).
 
 pub mod json;
 pub mod read;
+pub mod tensor_map;
 pub mod triton;
 
 use crate::validate::Validated;

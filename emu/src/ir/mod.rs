@@ -22,6 +22,7 @@ pub mod access;
 mod arith;
 pub mod async_copy;
 pub mod cluster;
+pub mod cluster_launch;
 mod convert;
 pub mod debug_info;
 mod function;
@@ -59,6 +60,7 @@ pub use warp::*;
 pub use access::{LoadCop, LoadMode, OrderedLoad, OrderedStore, StoreCop, StoreMode};
 pub use async_copy::{CpAsync, CpAsyncCopy, Mbarrier, MbarrierOp, MbarrierSem};
 pub use cluster::ClusterOp;
+pub use cluster_launch::ClusterLaunch;
 pub use mma::{
     MatrixCount, MatrixFormat, MatrixMove, MatrixShape, Mma, MmaBitOp, MmaElem, MmaLayout,
     MmaShape, WarpMatrix, WmmaFrag, WmmaLoad, WmmaMma, WmmaShape, WmmaStore,
@@ -274,6 +276,9 @@ pub enum Op {
     Setmaxnreg(Setmaxnreg),
     /// `mapa`, `getctarank`, `barrier.cluster.{arrive,wait}` — operands per [`ClusterOp`].
     Cluster(ClusterOp),
+    /// `clusterlaunchcontrol.try_cancel` — `[addr], [mbar]`; `clusterlaunchcontrol.query_cancel`
+    /// — `p, response` / `d, response` / `{x, y, z, _}, response` (per [`ClusterLaunch`]).
+    ClusterLaunch(ClusterLaunch),
     /// `pmevent{.mask}` — `a`.
     Pmevent {
         /// `.mask` form.

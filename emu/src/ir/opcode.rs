@@ -41,6 +41,9 @@ pub enum Family {
     Tma,
     /// `mapa`, `getctarank`, `barrier.cluster` (folder `cluster/`).
     Cluster,
+    /// `clusterlaunchcontrol.try_cancel`, `clusterlaunchcontrol.query_cancel` (folder
+    /// `cluster_launch/`).
+    ClusterLaunch,
     /// `mma.sync`, `ldmatrix`, `stmatrix`, `movmatrix`, `wmma` (folder `mma/`).
     WarpMatrix,
     /// `wgmma` (folder `wgmma/`).
@@ -262,6 +265,7 @@ opcodes! {
     Mbarrier = Op::Mbarrier(_) => "mbarrier", Mbarrier, FORM, ANY, Mbarrier;
     Tma = Op::Tma(_) => "cp.async.bulk", Tma, FORM, ANY, Async;
     Cluster = Op::Cluster(_) => "mapa", Cluster, FORM, ANY, ClusterBarrier;
+    ClusterLaunch = Op::ClusterLaunch(_) => "clusterlaunchcontrol", ClusterLaunch, FORM, ANY, Async;
     Tcgen05 = Op::Tcgen05(_) => "tcgen05", Tcgen05, FORM, ANY, TensorCore;
     WarpMatrix = Op::WarpMatrix(_) => "mma", WarpMatrix, FORM, ANY, Access;
     Wgmma = Op::Wgmma(_) => "wgmma", Wgmma, FORM, ANY, TensorCore;

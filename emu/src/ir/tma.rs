@@ -14,8 +14,8 @@
 //! - `Replace`: `[tmap]{, ord}, value`
 //! - `CpFenceproxy`: `[dst], [src], size`
 //!
-//! Not represented (refused by the parser, naming the form): `.multicast::cluster`, `.cta_group`,
-//! the `.tile::gather4/scatter4` and `.im2col::w(::128)` modes, and `.cp_mask`.
+//! Not represented (refused by the parser, naming the form): the `.tile::gather4/scatter4` and
+//! `.im2col::w(::128)` modes, and `.cp_mask`.
 
 pub use crate::semantics::tma::RedOp;
 use models::vocab::Scope;
@@ -110,6 +110,9 @@ pub struct TensorCopy {
     pub cache_hint: bool,
     /// `.multicast::cluster` (a `ctaMask` operand follows the mbarrier / im2col offsets).
     pub multicast: bool,
+    /// `.cta_group::1` / `::2` (loads only): with `::2` the mbarrier may be in the
+    /// destination CTA's pair peer.
+    pub cta_group: Option<super::CtaGroup>,
 }
 
 /// A field `tensormap.replace` writes.

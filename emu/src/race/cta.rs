@@ -24,7 +24,7 @@ mod warp;
 use cells::{add_read, add_write, check, Found};
 
 pub use asyncs::{MbarEvent, AGENT};
-pub use bulk::{BulkAccess, BULK};
+pub use bulk::{fingerprint, BulkAccess, BULK};
 pub use tensor::TC;
 
 /// The bits that name a thread's agents (cp.async, bulk, tensor core) in a thread id.
@@ -188,11 +188,21 @@ impl CtaRace {
         let Some(&RaceOp::Mem { kind, sem, scope }) = self.sh.ops.get(pc as usize) else {
             return;
         };
-        self.access_as(t, pc, (in_shared, addr, size), a, (kind, sem, scope), None);
+        self.access_as(
+            t,
+            pc,
+            (in_shared, addr, size),
+            a,
+            (kind, sem, scope),
+            None,
+            0,
+        );
     }
 
     /// An access as [`Self::access`], of the given kind; `actor` (gtid, clock) names who
-    /// performs it when that is not thread `t` itself (its cp.async agent).
+    /// performs it when that is not thread `t` itself (its cp.async agent); `fp` fingerprints
+    /// the bytes a write left (0: not known).
+    #[allow(clippy::too_many_arguments)]
     fn access_as(
         &mut self,
         t: usize,
@@ -201,6 +211,7 @@ impl CtaRace {
         a: Access,
         (kind, sem, scope): (Kind, Sem, Option<Scope>),
         actor: Option<(u32, u32)>,
+        fp: u32,
     ) {
         if kind == Kind::ReadNc || t >= self.threads.len() || size == 0 {
             return;
@@ -222,6 +233,7 @@ impl CtaRace {
             write: writes,
             gen: self.full_gen,
             lanes: 0,
+            fp,
         };
         // (full barriers, first thread of the CTA, threads per CTA) for `hb`'s fast path.
         let gen = (self.full_gen, self.gtid(0), self.sh.cta_threads);
@@ -566,11 +578,19 @@ impl CtaRace {
             None
         };
         let key = (first.pc.min(second.pc), first.pc.max(second.pc));
+        let identical = self.identical_lanes(t, &first, &second);
         let Ok(mut races) = self.sh.races.lock() else {
             return;
         };
         if let Some(r) = races.get_mut(&key) {
             r.count += 1;
+            if r.identical_lanes && !identical {
+                // A race of other bytes at the same pair: report that one, never hide it.
+                let miss = self.threads[t].miss.as_ref();
+                let count = r.count;
+                *r = report::race(&self.sh, first, second, miss, self.barriers_seen);
+                r.count = count;
+            }
             return;
         }
         let miss = self.threads[t].miss.as_ref();
@@ -578,10 +598,32 @@ impl CtaRace {
             Some([x, y]) => report::race_under_other_sc_order(&self.sh, first, second, x, y),
             None => report::race(&self.sh, first, second, miss, self.barriers_seen),
         };
+        race.identical_lanes = identical;
         if second.shared && self.sh.cluster_size() > 1 {
             report::set_owner(&self.sh, &mut race, self.owner);
         }
         races.insert(key, race);
+    }
+
+    /// Whether two racing writes wrote the same bytes, made by lanes of one warp executing one
+    /// instruction (as when every lane of a warp issues the same TMA store): a race under the
+    /// PTX memory model all the same, which reports classify apart. Only writes whose bytes
+    /// were fingerprinted (bulk and tensor copies) qualify.
+    fn identical_lanes(&self, t: usize, first: &Acc, second: &Acc) -> bool {
+        let thread = |g: u32| g & !AGENTS;
+        let (a, b) = (thread(first.gtid), thread(second.gtid));
+        let base = self.gtid(0);
+        first.write
+            && second.write
+            && first.pc == second.pc
+            && first.same_bytes(second)
+            && first.fp != 0
+            && first.fp == second.fp
+            && first.lanes == 0
+            && a >= base
+            && a - base < self.sh.cta_threads
+            && (a - base) / 32 == t as u32 / 32
+            && b.wrapping_sub(base) / 32 == t as u32 / 32
     }
 }
 

@@ -6,9 +6,11 @@
 //! `cluster`, `gpu`, `sys`, or `null` for a weak access: the one spelling of "no scope"),
 //! `space`, `cta`, `thread`, `warp`, `lane`, `address` (a hex string; an offset for `space:
 //! shared`), `bytes`, `argument` (for a global address in a buffer passed as an argument:
-//! `index`, `name` (the PTX parameter's), `offset` in bytes; else `null`), and for shared memory in clusters `owner_cta` and `owner_rank`. Each
-//! race: `first`, `second`, `reason`, `count` (racing access pairs of the two instructions)
-//! and `fence_sc_dependent`.
+//! `index`, `name` (the PTX parameter's), `offset` in bytes; else `null`), and for shared
+//! memory in clusters `owner_cta` and `owner_rank`. Each race: `first`, `second`, `reason`,
+//! `count` (racing access pairs of the two instructions), `fence_sc_dependent` and
+//! `identical_lanes` (both writes of identical bytes, by lanes of one warp executing one
+//! instruction).
 
 use serde_json::{json, Value};
 
@@ -51,6 +53,7 @@ pub fn race(r: &Race) -> Value {
         "reason": r.reason,
         "count": r.count,
         "fence_sc_dependent": r.fence_sc_dependent,
+        "identical_lanes": r.identical_lanes,
     })
 }
 

@@ -261,6 +261,10 @@ pub fn describe(op: &Op) -> RaceOp {
             RaceOp::ClusterArrive { release: !relaxed }
         }
         Op::Wgmma(Wgmma::MmaAsync(_)) | Op::Tcgen05(Tcgen05::Mma(_)) => RaceOp::AsyncMma,
+        // The response is written through the async proxy, as a bulk copy's bytes.
+        Op::ClusterLaunch(crate::ir::ClusterLaunch::TryCancel { .. }) => {
+            RaceOp::Bulk { reduce: false }
+        }
         _ => RaceOp::Other,
     }
 }

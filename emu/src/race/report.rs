@@ -89,6 +89,10 @@ pub struct Race {
     /// one instruction that an access of it ordered after them stands for count once (a lower
     /// bound, docs/race.md).
     pub count: u64,
+    /// Both accesses wrote identical bytes, made by lanes of one warp executing one
+    /// instruction (the race is real under the PTX memory model; reports classify it apart,
+    /// and `ptxemu run --race-allow-identical` accepts it).
+    pub identical_lanes: bool,
     /// Whether this run ordered the pair through Fence-SC order, and another Fence-SC order
     /// consistent with everything the run read and wrote leaves it unordered.
     pub fence_sc_dependent: bool,
@@ -421,6 +425,7 @@ pub(crate) fn race(
         second: rb,
         reason,
         count: 1,
+        identical_lanes: false,
         fence_sc_dependent: false,
     }
 }
@@ -464,6 +469,7 @@ pub(crate) fn race_under_other_sc_order(
         second: rb,
         reason,
         count: 1,
+        identical_lanes: false,
         fence_sc_dependent: true,
     }
 }
@@ -505,6 +511,13 @@ impl fmt::Display for Race {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "  first:  {}", self.first)?;
         writeln!(f, "  second: {}", self.second)?;
-        write!(f, "  why:    {}", self.reason)
+        write!(f, "  why:    {}", self.reason)?;
+        if self.identical_lanes {
+            write!(
+                f,
+                "\n  class:  identical bytes written by lanes of one instruction (a race under the PTX memory model all the same)"
+            )?;
+        }
+        Ok(())
     }
 }

@@ -44,6 +44,9 @@ pub struct Acc {
     /// read by several lanes of one warp at the same clock: threads `gtid + i` for each bit
     /// `i`, `gtid` being the warp's lane 0.
     pub lanes: u32,
+    /// A fingerprint of the bytes a write left (0: not known), so that writes of identical
+    /// bytes by the lanes of one instruction are told apart from other races.
+    pub fp: u32,
 }
 
 impl Acc {

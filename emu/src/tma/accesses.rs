@@ -21,6 +21,7 @@ pub(crate) fn side(place: Place, len: u64, write: bool, reduce: bool) -> Option<
         len,
         write,
         reduce: reduce && write,
+        fp: 0,
     })
 }
 
@@ -42,6 +43,7 @@ pub(crate) fn global_runs(
                 len: e,
                 write,
                 reduce: reduce && write,
+                fp: 0,
             }),
         }
     }
@@ -55,6 +57,18 @@ pub(crate) fn shared_dst(ranks: &[u32], o: u64, len: u64, reduce: bool) -> Vec<A
         .iter()
         .filter_map(|&r| side(Place::Shared(encode(r, o)), len, true, reduce))
         .collect()
+}
+
+/// Fingerprints the bytes each global write of `accesses` left (called after the copy wrote
+/// them), so that identical writes by the lanes of one instruction are classified apart.
+pub(crate) fn fingerprint_writes(c: &Ctx<'_>, accesses: &mut [AsyncAccess]) {
+    for a in accesses.iter_mut().filter(|a| a.write && !a.shared) {
+        if let Some(r) = c.global.find(a.addr, a.len) {
+            let mut bytes = vec![0u8; a.len as usize];
+            r.read_bytes_into(a.addr - r.base, &mut bytes);
+            a.fp = crate::exec::hooks::events::fingerprint(&bytes);
+        }
+    }
 }
 
 /// Reports a copy issued by `lane` with these accesses to the hooks, completing on the

@@ -12,14 +12,16 @@
 //! Tensor maps are read from global, parameter or constant memory in ptxemu's encoding
 //! (`crate::semantics::tma`, docs/tensor-map.md); interleaved maps place each box row in one
 //! 16/32-byte slice (`crate::semantics::tma_rules`). Deliberate deviations: the 128B swizzle
-//! with 8-byte flip and the packed 4/6-bit element types are refused; `.shared::cluster`
-//! addresses are the executing CTA's own (clusters of one CTA); prefetches have no effect.
+//! with 8-byte flip and the packed 4/6-bit element types are refused; prefetches have no
+//! effect. `.cta_group::2` loads complete on the mbarrier of the destination CTA's pair that
+//! the mbarrier address names ([`crate::tma::pair`]).
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::memory::{window_of, Window};
 use crate::exec::program::{AddrSpace, DAddr, DInstr, Extra, Flow, Src};
 use crate::ir::tma::{BulkReduce, TensorDir, Tma};
+use crate::ir::CtaGroup;
 use crate::ir::Type;
 use crate::semantics::tma::{
     im2col_elements, red_kind, reduce, swizzle, RedKind, Swizzle, TensorMap, TMAP_BYTES,
@@ -69,12 +71,12 @@ pub(crate) fn place(c: &Ctx<'_>, a: &DAddr, lane: usize) -> Result<(u64, Place),
     let addr = crate::exec::address::lane_addr(c, a, lane);
     let p = match a.space {
         AddrSpace::Global => Place::Global(addr),
-        AddrSpace::Shared => Place::Shared(crate::exec::address::shared_wrap(addr)),
+        AddrSpace::Shared => Place::Shared(c.own_shared(crate::exec::address::shared_wrap(addr))),
         AddrSpace::KernelParam => Place::Param(addr),
         AddrSpace::Const => Place::Const(addr),
         AddrSpace::Generic => match window_of(addr) {
             Window::Global(g) => Place::Global(g),
-            Window::Shared(o) => Place::Shared(o),
+            Window::Shared(o) => Place::Shared(c.own_shared(o)),
             Window::Param(o) => Place::Param(o),
             Window::Const(o) => Place::Const(o),
             Window::Local(_) => {
@@ -272,11 +274,16 @@ pub fn bulk(c: &mut Ctx<'_>, i: &DInstr) -> R {
             Place::Shared(o) => {
                 let mask = (x.mask != Src::None).then(|| c.fetch(&x.mask)[l]);
                 let (ranks, o) = crate::cluster::dsmem::targets(c, mask, o, l)?;
+                // A multicast completes at the same CTA-relative offset in each destination.
+                let mbar = match (&x.mbar, mask) {
+                    (Some(m), Some(_)) => Some(crate::cluster::dsmem::cta_relative(c, m, l)),
+                    (m, _) => *m,
+                };
                 for r in ranks {
                     crate::cluster::dsmem::at_rank(c, r, l, |c| {
                         check_shared(c, l, da, o, n)?;
                         c.shared.data[o as usize..(o + n) as usize].copy_from_slice(&out);
-                        if let Some(m) = &x.mbar {
+                        if let Some(m) = &mbar {
                             let (moff, phase) = complete(c, l, m, n)?;
                             c.after_async_write(o, o + n, moff, phase);
                         }
@@ -408,24 +415,53 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     };
                     vals.push((swizzle(base + el.smem, sw) as usize, v));
                 }
+                // `.cta_group::2`: each destination's mbarrier is in its CTA pair, chosen by
+                // the mbarrier address (tma_pair).
+                let pair = match (tc.cta_group, &x.mbar) {
+                    (Some(CtaGroup::Two), Some(mb)) => Some(crate::tma::pair::mbarrier(c, mb, l)?),
+                    _ => None,
+                };
                 if c.observes_async() {
                     let g = elems.iter().filter_map(|el| el.global);
                     let mut acc = accesses::global_runs(g, e as u64, false, false);
                     acc.extend(accesses::shared_dst(&ranks, base, box_bytes, false));
-                    accesses::report(c, l, &acc, x.mbar.as_ref());
+                    let same_cta = pair.is_none_or(|p| ranks.iter().all(|&r| p.rank_for(r) == r));
+                    accesses::report(c, l, &acc, x.mbar.as_ref().filter(|_| same_cta));
                 }
                 for r in ranks {
+                    if let Some(p) = pair {
+                        p.check(c, r, l)?;
+                    }
                     crate::cluster::dsmem::at_rank(c, r, l, |c| {
                         check_shared(c, l, saddr, base, span)?;
                         for &(o, v) in &vals {
                             c.shared.data[o..o + e].copy_from_slice(&v.to_le_bytes()[..e]);
                         }
-                        if let Some(mb) = &x.mbar {
-                            let (moff, phase) = complete(c, l, mb, box_bytes)?;
-                            c.after_async_write(base, base + box_bytes, moff, phase);
+                        match (&x.mbar, pair) {
+                            (Some(mb), None) => {
+                                let rel;
+                                let mb = if x.mask == Src::None {
+                                    mb
+                                } else {
+                                    rel = crate::cluster::dsmem::cta_relative(c, mb, l);
+                                    &rel
+                                };
+                                let (moff, phase) = complete(c, l, mb, box_bytes)?;
+                                c.after_async_write(base, base + box_bytes, moff, phase);
+                            }
+                            (Some(_), Some(p)) if p.rank_for(r) == r => {
+                                let (moff, phase) = complete(c, l, &p.addr(), box_bytes)?;
+                                c.after_async_write(base, base + box_bytes, moff, phase);
+                            }
+                            _ => {}
                         }
                         Ok(())
                     })?;
+                    if let Some(p) = pair.filter(|p| p.rank_for(r) != r) {
+                        crate::cluster::dsmem::at_rank(c, p.rank_for(r), l, |c| {
+                            complete(c, l, &p.addr(), box_bytes).map(|_| ())
+                        })?;
+                    }
                 }
             }
             TensorDir::Store | TensorDir::Reduce(_) => {
@@ -451,6 +487,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     let g = elems.iter().filter_map(|el| el.global);
                     let mut acc = accesses::global_runs(g, e as u64, true, red);
                     acc.extend(accesses::side(Place::Shared(base), box_bytes, false, false));
+                    accesses::fingerprint_writes(c, &mut acc);
                     accesses::report(c, l, &acc, None);
                 }
                 let t = thread(c, l);

@@ -8,6 +8,7 @@ pub mod accesses;
 pub mod copy;
 pub mod decoded;
 pub mod lower;
+pub mod pair;
 pub mod syntax;
 pub mod tensormap;
 pub mod validate;

@@ -3,15 +3,15 @@
 //! "cp.reduce.async.bulk.tensor", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
 //! "tensormap.replace", "tensormap.cp_fenceproxy").
 //!
-//! `.cta_group`, the gather/scatter and `im2col::w` modes and
-//! `.cp_mask` are refused as unsupported, naming the qualifier.
+//! The gather/scatter and `im2col::w` modes and `.cp_mask` are refused as unsupported, naming
+//! the qualifier. `.cta_group::1/::2` is read on tensor loads; elsewhere it is an error.
 
 use crate::front::error::{Error, ErrorKind};
 use crate::front::quals::Quals;
 use crate::ir::tma::{
     BulkCopy, BulkReduce, BulkSpace, Completion, RedOp, TensorCopy, TensorDir, Tma, TMAP_FIELDS,
 };
-use crate::ir::{Op, Scope};
+use crate::ir::{CtaGroup, Op, Scope};
 
 fn unsupported(q: &Quals, what: &str) -> Error {
     Error::new(ErrorKind::Unsupported(what.to_string()), q.span)
@@ -19,8 +19,6 @@ fn unsupported(q: &Quals, what: &str) -> Error {
 
 fn refuse_unmodelled(q: &mut Quals) -> Result<(), Error> {
     for (qual, why) in [
-        ("cta_group::1", "`.cta_group` bulk copies"),
-        ("cta_group::2", "`.cta_group` bulk copies"),
         ("tile::gather4", "the `.tile::gather4` mode"),
         ("tile::scatter4", "the `.tile::scatter4` mode"),
         ("im2col::w", "the `.im2col::w` mode"),
@@ -33,6 +31,20 @@ fn refuse_unmodelled(q: &mut Quals) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// An optional `.cta_group::1` / `.cta_group::2` (more than one is an error).
+fn cta_group(q: &mut Quals) -> Result<Option<CtaGroup>, Error> {
+    let all = q.take_all(|s| match s {
+        "cta_group::1" => Some(CtaGroup::One),
+        "cta_group::2" => Some(CtaGroup::Two),
+        _ => None,
+    });
+    match all.as_slice() {
+        [] => Ok(None),
+        [g] => Ok(Some(*g)),
+        _ => Err(q.syntax("more than one .cta_group qualifier".into())),
+    }
 }
 
 fn space(s: &str) -> Option<BulkSpace> {
@@ -152,6 +164,7 @@ pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
         let completion = completion(q, what)?;
         let multicast = q.take("multicast::cluster");
         let cache_hint = q.take("L2::cache_hint");
+        let cta_group = cta_group(q)?;
         let (dir, shared) = match (dst, src, op) {
             (BulkSpace::SharedCluster | BulkSpace::SharedCta, BulkSpace::Global, None) => {
                 (TensorDir::Load, dst)
@@ -173,6 +186,11 @@ pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
         };
         if multicast && dir != TensorDir::Load {
             return Err(q.syntax(".multicast::cluster is for tensor loads only".into()));
+        }
+        if cta_group.is_some() && dir != TensorDir::Load {
+            return Err(q.syntax(
+                ".cta_group is for tensor loads only (it names the CTA-pair mbarrier)".into(),
+            ));
         }
         if completion != need {
             return Err(q.syntax(format!(
@@ -198,6 +216,7 @@ pub fn parse_cp(q: &mut Quals) -> Result<Op, Error> {
             completion,
             cache_hint,
             multicast,
+            cta_group,
         })));
     }
     let what = if reduce {
@@ -348,6 +367,10 @@ pub fn mnemonic(o: &mut String, t: &Tma) {
                 "cp.async.bulk.tensor"
             });
             o.push_str(&format!(".{}d", c.dim));
+            if let Some(g) = c.cta_group {
+                o.push('.');
+                o.push_str(g.name());
+            }
             match c.dir {
                 TensorDir::Load => {
                     o.push_str(c.shared.name());

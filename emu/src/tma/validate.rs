@@ -99,7 +99,7 @@ fn vec_len(i: &Instr, k: usize) -> Option<usize> {
 }
 
 /// Checks one instruction of these families.
-pub fn check(m: &Module, _f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
+pub fn check(m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
     let Op::Tma(t) = &i.op else { return };
     let mut push = |rule: &'static str, message: String| {
         out.push(Diagnostic {
@@ -108,6 +108,9 @@ pub fn check(m: &Module, _f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             span: i.span,
         })
     };
+    if let Tma::Tensor(c) = t {
+        tensor_map_operand(m, f, i, c, &mut push);
+    }
     if m.version.major != 0 && m.target.sm != 0 {
         requirements(m, t, &mut push);
     }
@@ -162,6 +165,12 @@ pub fn check(m: &Module, _f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
 
 /// The PTX version and target the form needs, against the module's.
 fn requirements(m: &Module, t: &Tma, push: &mut dyn FnMut(&'static str, String)) {
+    if let Tma::Tensor(TensorCopy {
+        cta_group: Some(_), ..
+    }) = t
+    {
+        cta_group_requirements(m, push);
+    }
     let (what, ptx, sm, specific) = needs(t);
     if m.version < Version::new(ptx.0, ptx.1) {
         push(
@@ -176,6 +185,32 @@ fn requirements(m: &Module, t: &Tma, push: &mut dyn FnMut(&'static str, String))
                 "{what} requires sm_{sm}{} or later (the module targets sm_{})",
                 if specific { "a" } else { "" },
                 m.target.sm
+            ),
+        );
+    }
+}
+
+/// `.cta_group` on a tensor copy: sm_100a and sm_101a/sm_110a from PTX ISA 8.6, and the `f`
+/// targets of those families from 8.8 (PTX ISA "cp.async.bulk.tensor", Target ISA Notes).
+fn cta_group_requirements(m: &Module, push: &mut dyn FnMut(&'static str, String)) {
+    let t = &m.target;
+    let ok = match t.suffix {
+        ArchSuffix::Arch => matches!(t.sm, 100 | 101 | 110),
+        ArchSuffix::Family => m.version >= Version::new(8, 8) && matches!(t.sm, 100..=110),
+        ArchSuffix::None => false,
+    };
+    if m.version < Version::new(8, 6) {
+        push(
+            "requires-ptx-version",
+            ".cta_group on cp.async.bulk.tensor requires PTX ISA 8.6 or later".into(),
+        );
+    }
+    if !ok {
+        push(
+            "requires-target",
+            format!(
+                ".cta_group on cp.async.bulk.tensor requires sm_100a, sm_101a or sm_110a (or their f targets from PTX ISA 8.8); the module targets sm_{}",
+                t.sm
             ),
         );
     }
@@ -238,6 +273,34 @@ fn reduce_type(r: &BulkReduce, push: &mut dyn FnMut(&'static str, String)) {
 
 /// The coordinate and im2col-offset vectors of a tensor copy; returns the operands that
 /// must be addresses.
+/// The tensor map of a tensor copy is a generic address: ptxas refuses a `.param` or `.const`
+/// variable named there ("State space mismatch"; a kernel's `const __grid_constant__` map is
+/// passed as its generic address, or a register holding it).
+fn tensor_map_operand(
+    m: &Module,
+    f: &Function,
+    i: &Instr,
+    c: &TensorCopy,
+    push: &mut dyn FnMut(&'static str, String),
+) {
+    let k = if c.dir == TensorDir::Load { 1 } else { 0 };
+    let Some(Operand::Address(a)) = i.args.get(k) else {
+        return;
+    };
+    let crate::ir::AddrBase::Var(v) = a.base else {
+        return;
+    };
+    if matches!(
+        crate::validate::prefetch::var_space(m, f, v),
+        Some(models::vocab::StateSpace::Param(_) | models::vocab::StateSpace::Const)
+    ) {
+        push(
+            "tensor-map-space",
+            "the tensor map of a tensor copy is a generic address: name a register holding the .param/.const variable's generic address (cvta), not the variable".into(),
+        );
+    }
+}
+
 fn tensor(i: &Instr, c: &TensorCopy, push: &mut dyn FnMut(&'static str, String)) -> Vec<usize> {
     let (addrs, coords) = if c.dir == TensorDir::Load {
         (vec![0, 1, 3], 2)

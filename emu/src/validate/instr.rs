@@ -60,6 +60,7 @@ fn form_arity(op: &Op) -> (usize, usize) {
             crate::ir::ClusterOp::Getctarank { .. } => (2, 2),
             crate::ir::ClusterOp::Arrive { .. } | crate::ir::ClusterOp::Wait { .. } => (0, 0),
         },
+        Op::ClusterLaunch(c) => crate::cluster_launch::validate::arity(c),
         Op::Bar(b) => match b.kind {
             BarKind::Sync | BarKind::Arrive => (1, 2),
             BarKind::Red(_) => (3, 4),
@@ -172,6 +173,7 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         | Op::Mbarrier(_)
         | Op::Tma(_)
         | Op::Cluster(_)
+        | Op::ClusterLaunch(_)
         | Op::Call(_)
         | Op::BarWarpSync
         | Op::Nanosleep

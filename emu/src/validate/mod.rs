@@ -9,6 +9,7 @@ pub mod init;
 mod instr;
 mod limits;
 mod memory;
+pub(crate) mod prefetch;
 mod target;
 
 pub use target::is_known_arch_name;
@@ -46,11 +47,13 @@ pub fn validate_module(m: &Module) -> Vec<Diagnostic> {
                         instr::check(m, f, i, &mut out);
                         if out.len() == before {
                             memory::check(f, i, &mut out);
+                            prefetch::check(m, f, i, &mut out);
                             types::check(f, i, &mut out);
                             crate::tcgen05::validate::check(f, i, &mut out);
                             warp_level::check(m, f, i, &mut out);
                             crate::async_copy::validate::check(m, f, i, &mut out);
                             crate::tma::validate::check(m, f, i, &mut out);
+                            crate::cluster_launch::validate::check(m, f, i, &mut out);
                             crate::mma::validate::check(f, i, &mut out);
                             crate::wgmma::validate::check(f, i, &mut out);
                         }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, bail, Result};
 use serde_json::Value as Json;
 
-use crate::argspec::{self, ArgSpec};
+use crate::argspec::{self, ArgSpec, BufRef};
 use crate::launch;
 
 /// Parses `X[,Y[,Z]]`.
@@ -29,12 +29,49 @@ pub(crate) fn shape(s: &str, what: &str) -> Result<[u32; 3]> {
 }
 
 /// Buffer arguments placed in device memory: for each argument, its parameter bytes and, for
-/// a buffer, its (address, length).
+/// a buffer, its (address, length); and the named buffers (`--buffer`).
 pub(crate) struct LaidOut {
     /// Parameter values in order.
     pub values: Vec<Vec<u8>>,
     /// For each argument: the buffer's address and length, or `None` for a scalar.
     pub buffers: Vec<Option<(u64, usize)>>,
+    /// Each `--buffer NAME=SPEC`: its name, address and length.
+    pub named: Vec<(String, u64, usize)>,
+}
+
+impl LaidOut {
+    /// The (address, length) of the buffer `r` names.
+    ///
+    /// # Errors
+    /// No buffer argument at that index, or no buffer of that name.
+    pub fn resolve(&self, r: &BufRef) -> Result<(u64, usize), String> {
+        match r {
+            BufRef::Index(k) => match self.buffers.get(*k) {
+                Some(Some(b)) => Ok(*b),
+                Some(None) => Err(format!("argument {k} is not a buffer")),
+                None => Err(format!(
+                    "there is no argument {k} ({} given)",
+                    self.buffers.len()
+                )),
+            },
+            BufRef::Name(n) => self
+                .named
+                .iter()
+                .find(|(m, _, _)| m == n)
+                .map(|(_, a, l)| (*a, *l))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = self.named.iter().map(|(m, _, _)| m.as_str()).collect();
+                    format!(
+                        "no buffer named `{n}` (--buffer gives: {})",
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    )
+                }),
+        }
+    }
 }
 
 /// Parses the `--arg` specs.
@@ -44,35 +81,63 @@ pub(crate) fn specs_of(args: &[String]) -> Result<Vec<ArgSpec>> {
         .collect()
 }
 
-/// Places argument `i`'s buffer in `machine`'s global memory, through the run's memory
-/// budget, and writes its initial contents.
+/// Parses the `--buffer NAME=SPEC`s: buffers that are no kernel parameter (a `Params`
+/// struct's tensors), named for struct fields (`u64:@NAME`), tensor maps (`buf=NAME`) and
+/// `--dump NAME=PATH`.
+pub(crate) fn named_of(buffers: &[String]) -> Result<Vec<(String, ArgSpec)>> {
+    let mut out: Vec<(String, ArgSpec)> = Vec::new();
+    for b in buffers {
+        let (name, spec) = b
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--buffer takes NAME=TYPE[N]:INIT, got `{b}`"))?;
+        let name = name.trim();
+        if !matches!(BufRef::parse(name), Ok(BufRef::Name(_))) {
+            bail!("--buffer `{b}`: a buffer's name is letters, digits and `_`, not starting with a digit");
+        }
+        if out.iter().any(|(n, _)| n == name) {
+            bail!("--buffer `{name}` is given twice");
+        }
+        let spec = argspec::parse(spec).map_err(|e| anyhow!("--buffer {name}: {e}"))?;
+        if !matches!(spec, ArgSpec::Buffer { .. }) {
+            bail!("--buffer {name}: {spec} is not a buffer (TYPE[N]:INIT)");
+        }
+        out.push((name.to_string(), spec));
+    }
+    Ok(out)
+}
+
+/// Places a buffer (argument `i`'s, or a `--buffer`, named by `label`) in `machine`'s global
+/// memory, through the run's memory budget, and writes its initial contents.
 ///
 /// # Errors
 /// The buffer is past the run's memory limit or refused by the host (kind `memory`).
 pub(crate) fn place_on(
     machine: &mut emu::exec::Machine,
     contents: &argspec::Contents,
-    i: usize,
+    label: &str,
 ) -> Result<u64> {
     let addr = machine
-        .alloc(contents.len() as u64, &format!("argument {i}"))
+        .alloc(contents.len() as u64, label)
         .map_err(launch::memory)?;
     contents.write_with(|off, b| machine.write(addr + off, b));
     Ok(addr)
 }
 
-/// Places every buffer argument in device memory with `place` (given the initial contents and
-/// the argument's index, it allocates, fills and returns the address); scalars pass as bytes.
+/// Places every buffer argument and named buffer in device memory with `place` (given the
+/// initial contents and a label, it allocates, fills and returns the address); scalars pass
+/// as bytes; tensor maps and by-value structs are finished with the buffers' addresses.
 ///
 /// # Errors
 /// A spec's contents cannot be read, or `place` refuses.
 pub(crate) fn lay_out(
     specs: &[ArgSpec],
-    mut place: impl FnMut(&argspec::Contents, usize) -> Result<u64>,
+    named: &[(String, ArgSpec)],
+    mut place: impl FnMut(&argspec::Contents, &str) -> Result<u64>,
 ) -> Result<LaidOut> {
     let mut out = LaidOut {
         values: Vec::new(),
         buffers: Vec::new(),
+        named: Vec::new(),
     };
     for (i, spec) in specs.iter().enumerate() {
         match spec {
@@ -84,7 +149,7 @@ pub(crate) fn lay_out(
                 let bytes = spec
                     .buffer_contents()
                     .map_err(|e| anyhow!("--arg {i}: {e}"))?;
-                let addr = place(&bytes, i)?;
+                let addr = place(&bytes, &format!("argument {i}"))?;
                 out.values.push(addr.to_le_bytes().to_vec());
                 out.buffers.push(Some((addr, bytes.len())));
             }
@@ -93,63 +158,82 @@ pub(crate) fn lay_out(
                 match &t.data {
                     Some(d) => {
                         let bytes = d.buffer_contents().map_err(|e| anyhow!("--arg {i}: {e}"))?;
-                        let addr = place(&bytes, i)?;
+                        let addr = place(&bytes, &format!("argument {i}"))?;
                         out.buffers.push(Some((addr, bytes.len())));
                     }
                     None => out.buffers.push(None),
                 }
             }
+            ArgSpec::ByValue(_) => {
+                out.values.push(Vec::new());
+                out.buffers.push(None);
+            }
         }
     }
-    // Tensor maps hold their buffer's address, known once every buffer is placed.
+    for (name, spec) in named {
+        let bytes = spec
+            .buffer_contents()
+            .map_err(|e| anyhow!("--buffer {name}: {e}"))?;
+        let addr = place(&bytes, &format!("buffer `{name}`"))?;
+        out.named.push((name.clone(), addr, bytes.len()));
+    }
+    // Tensor maps and structs hold buffer addresses, known once every buffer is placed.
     for (i, spec) in specs.iter().enumerate() {
-        if let ArgSpec::TensorMap(t) = spec {
-            let k = t.buf.unwrap_or(i);
-            let b = out
-                .buffers
-                .get(k)
-                .copied()
-                .flatten()
-                .ok_or_else(|| anyhow!("--arg {i}: buf={k} is not a buffer argument"))?;
-            out.values[i] = t.bytes(b).map_err(|e| anyhow!("--arg {i}: {e}"))?;
+        match spec {
+            ArgSpec::TensorMap(t) => {
+                let b = match &t.buf {
+                    Some(r) => out
+                        .resolve(r)
+                        .map_err(|e| anyhow!("--arg {i}: buf=: {e}"))?,
+                    None => out.buffers[i].ok_or_else(|| anyhow!("--arg {i}: no tensor"))?,
+                };
+                out.values[i] = t.bytes(b).map_err(|e| anyhow!("--arg {i}: {e}"))?;
+            }
+            ArgSpec::ByValue(b) => {
+                out.values[i] = b
+                    .bytes(&|r| out.resolve(r))
+                    .map_err(|e| anyhow!("--arg {i}: {e}"))?;
+            }
+            ArgSpec::Scalar { .. } | ArgSpec::Buffer { .. } => {}
         }
     }
     Ok(out)
 }
 
-/// Parses `--dump N=PATH` against the laid-out arguments.
-pub(crate) fn dumps_of(
-    dumps: &[String],
-    buffers: &[Option<(u64, usize)>],
-) -> Result<Vec<(usize, PathBuf)>> {
+/// Parses `--dump N=PATH` (a buffer argument) and `--dump NAME=PATH` (a `--buffer`) against
+/// the laid-out arguments; returns each dump's (address, length, path).
+pub(crate) fn dumps_of(dumps: &[String], laid: &LaidOut) -> Result<Vec<(u64, usize, PathBuf)>> {
     let mut out = Vec::new();
     for d in dumps {
         let (n, path) = d
             .split_once('=')
-            .ok_or_else(|| anyhow!("--dump takes N=PATH, got `{d}`"))?;
-        let n: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| anyhow!("--dump: `{n}` is not an argument index"))?;
-        match buffers.get(n) {
-            Some(Some(_)) => out.push((n, PathBuf::from(path))),
-            Some(None) => bail!("--dump {n}: argument {n} is a scalar, not a buffer"),
-            None => bail!("--dump {n}: there are only {} arguments", buffers.len()),
-        }
+            .ok_or_else(|| anyhow!("--dump takes N=PATH or NAME=PATH, got `{d}`"))?;
+        let r = BufRef::parse(n).map_err(|_| {
+            anyhow!("--dump: `{n}` is neither an argument index nor a --buffer name")
+        })?;
+        let (addr, len) = match &r {
+            BufRef::Index(k) => match laid.buffers.get(*k) {
+                Some(Some(b)) => *b,
+                Some(None) => bail!("--dump {k}: argument {k} is a scalar, not a buffer"),
+                None => bail!(
+                    "--dump {k}: there are only {} arguments",
+                    laid.buffers.len()
+                ),
+            },
+            BufRef::Name(_) => laid.resolve(&r).map_err(|e| anyhow!("--dump {n}: {e}"))?,
+        };
+        out.push((addr, len, PathBuf::from(path)));
     }
     Ok(out)
 }
 
 /// Writes the dumps, reading final bytes with `read` (into a buffer, at an address).
 pub(crate) fn write_dumps(
-    dumps: &[(usize, PathBuf)],
-    buffers: &[Option<(u64, usize)>],
+    dumps: &[(u64, usize, PathBuf)],
     read: impl Fn(u64, &mut [u8]) -> bool,
 ) -> Result<()> {
-    for (n, path) in dumps {
-        if let Some((addr, len)) = buffers[*n] {
-            dump_to(path, addr, len as u64, &read)?;
-        }
+    for (addr, len, path) in dumps {
+        dump_to(path, *addr, *len as u64, &read)?;
     }
     Ok(())
 }
@@ -184,20 +268,33 @@ pub(crate) fn dump_to(
     w.flush().map_err(|e| cannot(&e))
 }
 
-/// The `buffers` array of `--json` (values for buffers of at most 4096 elements).
+/// The `buffers` array of `--json` (values for buffers of at most 4096 elements): buffer
+/// arguments (`arg`), then `--buffer`s (`name`, and `arg` null).
 pub(crate) fn buffers_json(
     specs: &[ArgSpec],
-    buffers: &[Option<(u64, usize)>],
+    named: &[(String, ArgSpec)],
+    laid: &LaidOut,
     read: impl Fn(u64, u64) -> Option<Vec<u8>>,
 ) -> Vec<Json> {
     let mut bufs = Vec::new();
-    for (i, (spec, b)) in specs.iter().zip(buffers).enumerate() {
+    for (i, (spec, b)) in specs.iter().zip(&laid.buffers).enumerate() {
         let (ArgSpec::Buffer { ty, count, .. }, Some((addr, len))) = (spec, b) else {
             continue;
         };
         let o = launch::buffer_json(i, *ty, *count, *addr, || {
             read(*addr, *len as u64).unwrap_or_default()
         });
+        bufs.push(Json::Object(o));
+    }
+    for ((name, spec), (_, addr, len)) in named.iter().zip(&laid.named) {
+        let ArgSpec::Buffer { ty, count, .. } = spec else {
+            continue;
+        };
+        let mut o = launch::buffer_json(0, *ty, *count, *addr, || {
+            read(*addr, *len as u64).unwrap_or_default()
+        });
+        o.insert("arg".into(), Json::Null);
+        o.insert("name".into(), Json::String(name.clone()));
         bufs.push(Json::Object(o));
     }
     bufs

@@ -37,7 +37,7 @@ use anyhow::Result;
 use emu::semantics::tma::{Dtype, TensorMap};
 
 use super::RunArgs;
-use crate::argspec::ArgSpec;
+use crate::argspec::{ArgSpec, BufRef};
 use crate::launch;
 use crate::tmap_arg::TmapSpec;
 
@@ -52,6 +52,7 @@ pub(super) fn refuse_unreplayable(a: &RunArgs) -> Result<()> {
         ("--set", !a.sets.is_empty()),
         ("--dump-var", !a.dump_vars.is_empty()),
         ("--dump", !a.dumps.is_empty()),
+        ("--buffer", !a.buffers.is_empty()),
     ];
     match bad.iter().find(|b| b.1) {
         Some((flag, _)) => Err(launch::refuse(
@@ -156,7 +157,17 @@ fn tmap_line(i: usize, t: &TmapSpec) -> Result<String> {
             m.pixels
         )?;
     }
-    write!(s, " {} {}", t.buf.unwrap_or(i), m.addr)?;
+    let buf = match &t.buf {
+        None => i,
+        Some(BufRef::Index(k)) => *k,
+        Some(BufRef::Name(n)) => {
+            return Err(launch::refuse(
+                "arguments",
+                format!("--arg {i}: --emit-launch replays tensor maps over buffer arguments, not over --buffer `{n}`"),
+            ))
+        }
+    };
+    write!(s, " {buf} {}", m.addr)?;
     Ok(s.replace("  ", " "))
 }
 
@@ -206,12 +217,14 @@ pub(super) fn emit(dir: &Path, l: &Launch, specs: &[ArgSpec]) -> Result<ExitCode
                 writeln!(params, "param {i} buffer {n} arg{i}.bin")?;
             }
             ArgSpec::TensorMap(t) => {
-                match (&t.data, t.buf) {
+                match (&t.data, &t.buf) {
                     (Some(d), _) => {
                         let n = write_buffer(dir, i, d)?;
                         writeln!(out, "data {i} {n} arg{i}.bin")?;
                     }
-                    (None, Some(k)) if !matches!(specs.get(k), Some(ArgSpec::Buffer { .. })) => {
+                    (None, Some(BufRef::Index(k)))
+                        if !matches!(specs.get(*k), Some(ArgSpec::Buffer { .. })) =>
+                    {
                         return Err(launch::refuse(
                             "arguments",
                             format!("--arg {i}: buf={k} is not a buffer argument"),
@@ -220,6 +233,12 @@ pub(super) fn emit(dir: &Path, l: &Launch, specs: &[ArgSpec]) -> Result<ExitCode
                     _ => {}
                 }
                 writeln!(params, "{}", tmap_line(i, t)?)?;
+            }
+            ArgSpec::ByValue(_) => {
+                return Err(launch::refuse(
+                    "arguments",
+                    format!("--arg {i}: --emit-launch does not replay structs holding buffer addresses or tensor maps yet"),
+                ));
             }
         }
     }

@@ -38,8 +38,12 @@ pub(super) fn foreign_flags(a: &RunArgs) -> Result<()> {
         ("--wgmma-check", a.wgmma_check.is_some()),
         ("--race", a.race.race),
         ("--max-call-depth", a.max_call_depth.is_some()),
+        ("--buffer", !a.buffers.is_empty()),
+        ("--try-cancel", a.try_cancel.is_some()),
+        ("--resident-ctas", a.resident_ctas.is_some()),
     ];
     let single_only = [
+        ("--buffer", !a.buffers.is_empty()),
         ("--kernel", a.kernel.is_some()),
         ("--grid", a.grid.is_some()),
         ("--block", a.block.is_some()),
@@ -100,6 +104,8 @@ pub(crate) struct Checks {
     wgmma_strict: bool,
     timeout: Option<std::time::Duration>,
     max_call_depth: Option<u32>,
+    cancel: emu::cluster_launch::control::CancelPolicy,
+    device: emu::exec::DeviceLimits,
 }
 
 impl Checks {
@@ -108,9 +114,36 @@ impl Checks {
     /// # Errors
     /// An unknown cache model or Tensor Memory check setting.
     pub fn of(a: &RunArgs) -> Result<Checks> {
+        let gpu_sms = a.gpu.map(crate::difftest::record::Gpu::sms);
+        let sms = a.sms.or(gpu_sms);
+        if sms == Some(0) {
+            return Err(launch::refuse(
+                "options",
+                "--sms 0: a GPU has at least one SM",
+            ));
+        }
+        if a.resident_ctas == Some(0) {
+            return Err(launch::refuse(
+                "options",
+                "--resident-ctas 0: at least one CTA runs",
+            ));
+        }
+        let device = emu::exec::DeviceLimits {
+            sms: sms.unwrap_or(emu::exec::DeviceLimits::GENERIC.sms),
+            max_shared_per_cta: a.gpu.map_or(
+                emu::exec::DeviceLimits::GENERIC.max_shared_per_cta,
+                crate::difftest::record::Gpu::max_shared_per_cta,
+            ),
+            resident_ctas: a.resident_ctas,
+        };
+        let cancel = match a.try_cancel.as_deref() {
+            None => emu::cluster_launch::control::CancelPolicy::default(),
+            Some(t) => emu::cluster_launch::control::CancelPolicy::parse(t)
+                .map_err(|e| launch::refuse("options", format!("--try-cancel {e}")))?,
+        };
         let l1 = match a.cache_model.as_deref().unwrap_or("coherent") {
             "coherent" => None,
-            "l1" => Some((a.sms.unwrap_or(4).max(1), a.l1_lines.unwrap_or(256).max(1))),
+            "l1" => Some((sms.unwrap_or(4).max(1), a.l1_lines.unwrap_or(256).max(1))),
             other => {
                 return Err(launch::refuse(
                     "options",
@@ -165,6 +198,8 @@ impl Checks {
             wgmma_strict,
             timeout: crate::timeout::duration(a.timeout),
             max_call_depth: a.max_call_depth,
+            cancel,
+            device,
         })
     }
 
@@ -200,6 +235,8 @@ impl Checks {
         if let Some(d) = self.max_call_depth {
             cfg.max_call_depth = d;
         }
+        cfg.try_cancel = self.cancel;
+        cfg.device = self.device;
         cfg
     }
 }

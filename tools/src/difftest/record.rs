@@ -77,6 +77,24 @@ impl Gpu {
             Gpu::B200 => 100,
         }
     }
+
+    /// Its SMs (`cudaDevAttrMultiProcessorCount`: A100 SXM 108, H100 SXM 132, B200 148).
+    pub fn sms(self) -> u32 {
+        match self {
+            Gpu::A100 => 108,
+            Gpu::H100 => 132,
+            Gpu::B200 => 148,
+        }
+    }
+
+    /// The most shared memory one CTA may have (`cudaDevAttrMaxSharedMemoryPerBlockOptin`:
+    /// 163 KiB on the A100, 227 KiB on the H100 and B200).
+    pub fn max_shared_per_cta(self) -> u64 {
+        match self {
+            Gpu::A100 => 163 * 1024,
+            Gpu::H100 | Gpu::B200 => 227 * 1024,
+        }
+    }
 }
 
 /// How a run draws its input frames.

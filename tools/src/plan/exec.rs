@@ -14,7 +14,7 @@ use emu::exec::LaunchConfig;
 use serde_json::{json, Value as Json};
 
 use super::format::{path_text, LaunchStep, Plan, PlanArg, Step, StepKind, Until};
-use crate::argspec::{ArgSpec, Contents, ElemType};
+use crate::argspec::{ArgSpec, BufRef, Contents, ElemType};
 use crate::cmd_run::Checks;
 use crate::launch::{self, refuse, ArgShape, Loaded, VarWrite};
 
@@ -48,6 +48,12 @@ enum Arg {
     Scalar(Vec<u8>),
     /// A buffer's address plus a byte offset inside it.
     Buffer(usize, u64),
+    /// A tensor map or a by-value struct, finished at each launch from the addresses of the
+    /// buffers it names (`refs`: each name's buffer and byte offset).
+    Made {
+        spec: ArgSpec,
+        refs: Vec<(BufRef, usize, u64)>,
+    },
 }
 
 /// A step, checked.
@@ -251,6 +257,46 @@ fn check_steps(
     Ok(out)
 }
 
+/// The buffers a tensor map or by-value struct argument names, each as (ref, buffer index,
+/// byte offset): a name is a plan buffer, a number a buffer argument of the same launch.
+fn refs_of(
+    spec: &ArgSpec,
+    args: &[Arg],
+    buffers: &[Buffer],
+    own: Option<usize>,
+) -> Result<Vec<(BufRef, usize, u64)>, String> {
+    let wanted: Vec<&BufRef> = match spec {
+        ArgSpec::TensorMap(t) => t.buf.iter().collect(),
+        ArgSpec::ByValue(b) => b.buffers(),
+        ArgSpec::Scalar { .. } | ArgSpec::Buffer { .. } => Vec::new(),
+    };
+    let mut out = Vec::new();
+    for r in wanted {
+        let (b, off) = match r {
+            BufRef::Name(n) => (
+                named(buffers, n).ok_or_else(|| format!("no buffer named `{n}`"))?,
+                0,
+            ),
+            BufRef::Index(k) => match args.get(*k) {
+                Some(Arg::Buffer(b, off)) => (*b, *off),
+                Some(_) => return Err(format!("argument {k} is not a buffer")),
+                None => {
+                    return Err(format!(
+                        "argument {k} is not a buffer argument before this one (buffer arguments a struct or map names come first)"
+                    ))
+                }
+            },
+        };
+        out.push((r.clone(), b, off));
+    }
+    if let (ArgSpec::TensorMap(t), Some(b)) = (spec, own) {
+        if t.buf.is_none() {
+            out.push((BufRef::Index(usize::MAX), b, 0));
+        }
+    }
+    Ok(out)
+}
+
 fn check_launch(
     l: &LaunchStep,
     at: &str,
@@ -287,12 +333,47 @@ fn check_launch(
                 shapes.push(ArgShape::of(spec));
                 match spec {
                     ArgSpec::Scalar { bytes, .. } => args.push(Arg::Scalar(bytes.clone())),
-                    ArgSpec::TensorMap(_) => {
-                        return Err(bad(
-                            at,
-                            "launch",
-                            format!("argument {i}: tensor maps are not supported in plans yet; use a single `ptxemu run`"),
-                        ))
+                    ArgSpec::TensorMap(_) | ArgSpec::ByValue(_) => {
+                        let own = match spec {
+                            ArgSpec::TensorMap(t) => match &t.data {
+                                Some(d) => {
+                                    let init = d.buffer_contents().map_err(|e| {
+                                        bad(at, "launch", format!("argument {i}: data=: {e}"))
+                                    })?;
+                                    let ArgSpec::Buffer { ty, count, .. } = **d else {
+                                        return Err(bad(
+                                            at,
+                                            "launch",
+                                            format!("argument {i}: data= is a buffer"),
+                                        ));
+                                    };
+                                    buffers.push(Buffer {
+                                        name: None,
+                                        label: format!("tensor of argument {i} of step {at}"),
+                                        ty,
+                                        count,
+                                        init,
+                                        addr: 0,
+                                    });
+                                    Some(buffers.len() - 1)
+                                }
+                                None => None,
+                            },
+                            _ => None,
+                        };
+                        let refs = refs_of(spec, &args, buffers, own)
+                            .map_err(|e| bad(at, "launch", format!("argument {i}: {e}")))?;
+                        if let ArgSpec::ByValue(b) = spec {
+                            // Read a raw-bytes file now: a bad one is refused before the plan runs.
+                            if let crate::argspec::structs::Base::Raw(r) = &b.base {
+                                r.buffer_bytes()
+                                    .map_err(|e| bad(at, "launch", format!("argument {i}: {e}")))?;
+                            }
+                        }
+                        args.push(Arg::Made {
+                            spec: spec.clone(),
+                            refs,
+                        });
                     }
                     ArgSpec::Buffer { ty, count, .. } => {
                         let init = spec
@@ -577,6 +658,48 @@ impl Runner<'_> {
                     }
                     values.push((b.addr + offset).to_le_bytes().to_vec());
                 }
+                Arg::Made { spec, refs } => {
+                    let resolve = |r: &BufRef| -> Result<(u64, usize), String> {
+                        let (_, b, off) = refs
+                            .iter()
+                            .find(|(x, _, _)| x == r)
+                            .ok_or_else(|| format!("{r} was not resolved"))?;
+                        let buf = &buffers[*b];
+                        Ok((buf.addr + off, buf.init.len() - *off as usize))
+                    };
+                    let made = match spec {
+                        ArgSpec::ByValue(b) => b.bytes(&resolve),
+                        ArgSpec::TensorMap(t) => {
+                            if let Some((_, b, _)) = refs
+                                .iter()
+                                .find(|(r, _, _)| *r == BufRef::Index(usize::MAX))
+                            {
+                                let buf = &buffers[*b];
+                                let machine = &mut self.loaded.machine;
+                                if matches!(buf.init, Contents::Zero(_)) {
+                                    zero(machine, buf);
+                                } else {
+                                    buf.init.write_with(|off, bytes| {
+                                        machine.write(buf.addr + off, bytes)
+                                    });
+                                }
+                            }
+                            let r = t.buf.clone().unwrap_or(BufRef::Index(usize::MAX));
+                            resolve(&r).and_then(|b| t.bytes(b))
+                        }
+                        ArgSpec::Scalar { .. } | ArgSpec::Buffer { .. } => Ok(Vec::new()),
+                    };
+                    match made {
+                        Ok(v) => values.push(v),
+                        Err(e) => {
+                            let message = format!("plan step {at}: {e}");
+                            return Err(Stop::Refused(
+                                refuse("arguments", message.clone()),
+                                json!({"kind": "arguments", "step": at, "round": round, "message": message}),
+                            ));
+                        }
+                    }
+                }
             }
         }
         let round_text = round.map_or(String::new(), |r| format!(", round {r}"));
@@ -598,14 +721,14 @@ impl Runner<'_> {
         let races = self
             .race
             .map(|p| crate::race_run::Merged::new(p, &cfg.kernel, report.races.as_ref()));
-        self.races_found |= races.as_ref().is_some_and(|m| m.any());
+        self.races_found |= races.as_ref().is_some_and(|m| m.fails());
         if self.json {
             let bufs = args
                 .iter()
                 .enumerate()
                 .filter_map(|(i, a)| match a {
                     Arg::Buffer(b, _) => Some((i, &buffers[*b])),
-                    Arg::Scalar(_) => None,
+                    Arg::Scalar(_) | Arg::Made { .. } => None,
                 })
                 .map(|(i, b)| {
                     let mut o = launch::buffer_json(i, b.ty, b.count, b.addr, || self.read(b));

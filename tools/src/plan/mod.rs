@@ -50,7 +50,11 @@ pub(crate) fn run(a: &RunArgs, plan_path: &Path) -> Result<ExitCode> {
             ))
         }
     };
-    let mut loaded = launch::load(&module, crate::memlimit::limit(a.memory_limit))?;
+    let mut loaded = launch::load_on(
+        &module,
+        a.gpu.map(crate::difftest::record::Gpu::sm),
+        crate::memlimit::limit(a.memory_limit),
+    )?;
     let mut prog = exec::check(&plan, &loaded).map_err(in_plan)?;
     crate::memlimit::check(
         crate::memlimit::limit(a.memory_limit),

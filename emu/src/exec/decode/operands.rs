@@ -133,6 +133,9 @@ impl FnCtx<'_> {
             Operand::Imm(i) => Src::Imm(imm_bits(*i, ty)),
             Operand::Special(s) => Src::Special(*s),
             Operand::Symbol(sa) => match self.sym_place(sa.sym, span)? {
+                SymPlace::Fixed(a, AddrSpace::Shared) => {
+                    Src::SharedSym(a.wrapping_add(sa.offset as u64))
+                }
                 SymPlace::Fixed(a, _) => Src::Imm(a.wrapping_add(sa.offset as u64)),
                 SymPlace::Frame(o) => Src::Frame(o.wrapping_add(sa.offset as u64)),
                 SymPlace::Reg(slot) => Src::Reg(slot),

@@ -107,6 +107,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Family::Mbarrier => mbarrier(fx, ins, d),
         Family::Tma => tma(fx, ins, d),
         Family::Cluster => cluster(fx, ins, d),
+        Family::ClusterLaunch => cluster_launch(fx, ins, d),
         Family::WarpMatrix => warp_matrix(fx, ins, d),
         Family::Wgmma => wgmma(fx, ins, d),
     }
@@ -338,6 +339,20 @@ fn cluster(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
     match &ins.op {
         Op::Cluster(c) => crate::cluster::lower::lower(fx, ins, c, &mut d)?,
         _ => return Err(invalid(ins, "cluster lowering given another instruction")),
+    }
+    Ok(d)
+}
+
+/// Lowers a `clusterlaunchcontrol` instruction.
+fn cluster_launch(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
+    match &ins.op {
+        Op::ClusterLaunch(c) => crate::cluster_launch::lower::lower(fx, ins, c, &mut d)?,
+        _ => {
+            return Err(invalid(
+                ins,
+                "clusterlaunchcontrol lowering given another instruction",
+            ))
+        }
     }
     Ok(d)
 }

@@ -133,9 +133,9 @@ impl Ctx<'_> {
             return;
         }
         let off = match space {
-            AddrSpace::Shared => shared_wrap(addr),
+            AddrSpace::Shared => self.own_shared(shared_wrap(addr)),
             AddrSpace::Generic => match window_of(addr) {
-                Window::Shared(o) => o,
+                Window::Shared(o) => self.own_shared(o),
                 _ => return,
             },
             _ => return,
@@ -246,10 +246,10 @@ impl Ctx<'_> {
             return;
         }
         let (shared, at) = match space {
-            AddrSpace::Shared => (true, shared_wrap(addr)),
+            AddrSpace::Shared => (true, self.own_shared(shared_wrap(addr))),
             AddrSpace::Global => (false, addr),
             AddrSpace::Generic => match window_of(addr) {
-                Window::Shared(o) => (true, o),
+                Window::Shared(o) => (true, self.own_shared(o)),
                 Window::Global(g) => (false, g),
                 _ => return,
             },

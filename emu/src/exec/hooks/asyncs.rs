@@ -33,6 +33,7 @@ fn bulk(a: &AsyncAccess) -> BulkAccess {
         len: a.len,
         write: a.write,
         reduce: a.reduce,
+        fp: a.fp,
     }
 }
 

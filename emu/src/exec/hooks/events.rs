@@ -29,6 +29,15 @@ pub struct AsyncAccess {
     pub write: bool,
     /// A reduction's element-wise read-modify-write (`cp.reduce.async.bulk`).
     pub reduce: bool,
+    /// A fingerprint of the bytes a global write left (0: none taken), so that identical
+    /// writes by the lanes of one instruction are classified apart.
+    pub fp: u32,
+}
+
+/// The fingerprint of the bytes a write left, as the race detector compares writes
+/// ([`AsyncAccess::fp`]).
+pub fn fingerprint(bytes: &[u8]) -> u32 {
+    crate::race::cta::fingerprint(bytes)
 }
 
 /// One effect of an `mbarrier` instruction (or `cp.async.mbarrier.arrive`) on the mbarrier at

@@ -31,6 +31,10 @@ pub struct LaunchInfo {
     pub nwarpid: u32,
     /// The CTA's place in its cluster (the launch template holds the cluster shape).
     pub cluster: crate::cluster::shape::ClusterIds,
+    /// `%nsmid`: the SMs of the GPU the launch runs on (CTA k runs on SM k % `nsmid`).
+    pub nsmid: u32,
+    /// The launch's clusters not yet started, shared with `clusterlaunchcontrol.try_cancel`.
+    pub launch_control: std::sync::Arc<crate::cluster_launch::control::LaunchControl>,
 }
 
 /// Output produced by a CTA (printf text), kept in order.

@@ -69,6 +69,8 @@ pub enum Extra {
     Wgmma(Box<crate::wgmma::decoded::WgmmaInstr>),
     /// `tcgen05.mma` or `tcgen05.commit`.
     Tc5Mma(Box<crate::tcgen05::decoded::MmaDInstr>),
+    /// `clusterlaunchcontrol.try_cancel`.
+    ClusterLaunch(Box<crate::cluster_launch::decoded::CancelInstr>),
 }
 
 /// A decoded load or store.

@@ -23,6 +23,11 @@ pub enum Src {
     /// The local-space address `frame base + offset` of a variable in the lane's current
     /// activation frame (function-scope `.local`/`.param` variables, `.func` parameters).
     Frame(u64),
+    /// The `.shared::cta` address of a shared variable (plus an offset): the offset itself in
+    /// a CTA of rank 0, else the CTA's own `.shared::cluster` address of it, which carries its
+    /// cluster rank from bit 24 as sm_90 and sm_100 shared addresses do
+    /// ([`crate::cluster::dsmem`]).
+    SharedSym(u64),
     /// No operand.
     None,
 }

@@ -56,6 +56,11 @@ fn update(c: &mut Ctx<'_>, a: &AtomInfo, lane: usize, b: u64, cc: u64) -> Result
             AddrSpace::Shared => (AddrSpace::Shared, crate::exec::address::shared_wrap(addr)),
             s => (s, addr),
         };
+    let off = if space == AddrSpace::Shared {
+        c.own_shared(off)
+    } else {
+        off
+    };
     let apply = a.apply;
     match space {
         AddrSpace::Shared => {

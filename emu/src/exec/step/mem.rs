@@ -254,7 +254,7 @@ fn global_region<'g, const SIZE: u32>(
 /// lanes first; any problem falls back to [`ld`], which reports the precise fault.
 pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mem_of(i)?;
-    let addrs = lane_addrs(c, &m.addr).map(shared_wrap);
+    let addrs = lane_addrs(c, &m.addr).map(|a| c.own_shared(shared_wrap(a)));
     let mask = c.mask;
     if !shared_in_bounds::<SIZE>(c.shared.data.len(), mask, &addrs) || c.asyncs.has_pending() {
         return ld(c, i);
@@ -284,7 +284,7 @@ pub fn ld_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// A scalar shared-memory store of `SIZE` bytes (fast path of [`st`]).
 pub fn st_shared<const SIZE: u32>(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let m = mem_of(i)?;
-    let addrs = lane_addrs(c, &m.addr).map(shared_wrap);
+    let addrs = lane_addrs(c, &m.addr).map(|a| c.own_shared(shared_wrap(a)));
     let mask = c.mask;
     if !shared_in_bounds::<SIZE>(c.shared.data.len(), mask, &addrs) || c.asyncs.has_pending() {
         return st(c, i);

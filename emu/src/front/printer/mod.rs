@@ -490,6 +490,11 @@ pub fn mnemonic(op: &Op) -> String {
                 o.push_str(&c.mnemonic());
             }
         }
+        Family::ClusterLaunch => {
+            if let Op::ClusterLaunch(c) = op {
+                o.push_str(&c.mnemonic());
+            }
+        }
         Family::WarpMatrix => {
             if let Op::WarpMatrix(w) = op {
                 o.push_str(crate::mma::syntax::opcode(w));

@@ -95,6 +95,7 @@ impl CtaRace {
                 Access::Read,
                 weak(Kind::Read),
                 actor,
+                0,
             );
         }
         self.access_as(
@@ -104,6 +105,7 @@ impl CtaRace {
             Access::Write,
             weak(Kind::Write),
             actor,
+            0,
         );
     }
 
@@ -167,7 +169,7 @@ impl CtaRace {
             Kind::Write => Access::Write,
             _ => Access::Rmw { wrote: writes },
         };
-        self.access_as(t, pc, (true, off, 8), a, (kind, sem, scope), None);
+        self.access_as(t, pc, (true, off, 8), a, (kind, sem, scope), None, 0);
     }
 
     /// `mbarrier.init`/`inval` at `off`: its clocks start afresh.

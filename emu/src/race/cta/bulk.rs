@@ -33,6 +33,18 @@ pub struct BulkAccess {
     /// A reduction's element-wise read-modify-write (`cp.reduce.async.bulk`): a relaxed
     /// `.gpu` atomic.
     pub reduce: bool,
+    /// A fingerprint of the bytes a write left ([`fingerprint`]; 0: not known).
+    pub fp: u32,
+}
+
+/// The fingerprint of written bytes kept with a write (FNV-1a; never 0, which means "not
+/// known").
+pub fn fingerprint(bytes: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    h.max(1)
 }
 
 /// A thread's bulk groups (`cp.async.bulk.commit_group` / `wait_group`).
@@ -76,7 +88,8 @@ impl CtaRace {
             let end = a.addr.saturating_add(a.len);
             while at < end {
                 let n = (end - at).min(CHUNK) as u32;
-                self.access_as(t, pc, (a.shared, at, n), acc, (kind, sem, scope), actor);
+                let fp = if a.write { a.fp } else { 0 };
+                self.access_as(t, pc, (a.shared, at, n), acc, (kind, sem, scope), actor, fp);
                 at += u64::from(n);
             }
         }

@@ -61,7 +61,7 @@ impl CtaRace {
             while at < end {
                 let n = (end - at).min(CHUNK) as u32;
                 let what = (Kind::Read, Sem::Weak, None);
-                self.access_as(t, pc, (true, at, n), Access::Read, what, actor);
+                self.access_as(t, pc, (true, at, n), Access::Read, what, actor, 0);
                 at += u64::from(n);
             }
         }

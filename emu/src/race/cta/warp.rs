@@ -76,6 +76,7 @@ impl CtaRace {
                 write: writes,
                 gen: full_gen,
                 lanes: 0,
+                fp: 0,
             };
             let (first_word, last_word) = (addr >> 2, (addr + u64::from(size) - 1) >> 2);
             for w in first_word..=last_word {

@@ -37,18 +37,23 @@ pub fn commit(c: &mut Ctx<'_>, i: &DInstr) -> R {
             continue;
         }
         let own = c.cluster.rank();
-        let ranks = if m.multicast {
+        let (ranks, target) = if m.multicast {
             let off = crate::exec::address::lane_addr(c, &mbar, lane);
-            crate::cluster::dsmem::targets(c, Some(ctamask), off, lane)?.0
+            // The same CTA-relative offset in each CTA of the mask.
+            let rel = crate::cluster::dsmem::cta_relative(c, &mbar, lane);
+            (
+                crate::cluster::dsmem::targets(c, Some(ctamask), off, lane)?.0,
+                rel,
+            )
         } else {
-            vec![own]
+            (vec![own], mbar)
         };
         let thread = c.ids.warp * 32 + lane as u32;
         for r in ranks {
             // A peer's Tensor Memory holds this thread's MMAs only for a CTA pair.
             let track = r == own || pair;
             crate::tcgen05::exec::pair::with_cta(c, r, lane, |c| {
-                commit_one(c, &mbar, lane, thread, track)
+                commit_one(c, &target, lane, thread, track)
             })?;
         }
     }

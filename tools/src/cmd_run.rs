@@ -67,7 +67,7 @@ pub struct RunArgs {
     /// `{s32:1,u64:@A}`, raw bytes with relocations `bytes[N]:file=P{8=u64:@0,64=tmap(...)}`).
     #[arg(long = "arg")]
     pub args: Vec<String>,
-    /// A device buffer that is no kernel parameter, NAME=TYPE[N]:INIT: struct fields
+    /// A device buffer that is no kernel parameter, `NAME=TYPE[N]:INIT`: struct fields
     /// (`u64:@NAME`), tensor maps (`buf=NAME`) and `--dump NAME=PATH` name it. PTX only.
     #[arg(long = "buffer", value_name = "NAME=SPEC")]
     pub buffers: Vec<String>,

@@ -1,9 +1,9 @@
-//! The mbarrier of a `.cta_group::2` tensor load (PTX ISA "cp.async.bulk.tensor"): "the
-//! mbarrier object mbar can be in shared memory of either the same CTA as the shared memory
-//! destination dstMem or in its peer-CTA", and with `.multicast::cluster` the signal for each
-//! destination goes "either to the destination CTA or its peer-CTA based on [the]
-//! %cluster_ctarank parity of [the] shared memory where the mbarrier object mbar resides". The
-//! CTA pair of rank `r` is ranks `r & !1` and `r | 1` (PTX ISA "tcgen05: CTA pair").
+//! The mbarrier of a `.cta_group::2` tensor load (PTX ISA, "cp.async.bulk.tensor"). The ISA
+//! lets that mbarrier live in the shared memory of the destination's CTA or of its peer in
+//! the CTA pair; with `.multicast::cluster`, each destination's completion is signalled on
+//! the pair member whose `%cluster_ctarank` parity matches that of the CTA holding the
+//! mbarrier. The CTA pair of rank `r` is ranks `r & !1` and `r | 1` (PTX ISA "tcgen05: CTA
+//! pair").
 //!
 //! Which CTA holds the mbarrier: a `.shared::cluster` address names its CTA (the rank is at
 //! bit 24, as on the hardware: a CTA of rank r > 0 sees its own shared variables at such

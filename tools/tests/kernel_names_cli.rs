@@ -128,6 +128,63 @@ fn an_ambiguous_base_name_is_refused_with_every_candidate() {
 }
 
 #[test]
+fn a_declaration_as_written_in_the_source_finds_its_kernel() {
+    // threadFenceReduction's `template <unsigned int blockSize, bool nIsPow2> __global__ void
+    // reduceSinglePass(const float *g_idata, float *g_odata, unsigned int n)`, written as a
+    // CUDA programmer might: parameter names, `unsigned` for `unsigned int`, template
+    // arguments without c++filt's `u`.
+    let ptx = "tests/fixtures/public/cuda_samples_thread_fence_reduction/kernel.ptx";
+    let mangled = "_Z16reduceSinglePassILj128ELb1EEvPKfPfj";
+    assert_eq!(
+        cxxfilt(mangled),
+        "void reduceSinglePass<128u, true>(float const*, float*, unsigned int)"
+    );
+    for name in [
+        "reduceSinglePass<128, true>(const float *g_idata, float *g_odata, unsigned n)",
+        "void reduceSinglePass<128u, true>(const float g_idata[], float* g_odata, unsigned int n)",
+        "reduceSinglePass<128, true>",
+    ] {
+        let o = ptxemu(&[
+            "run",
+            ptx,
+            "--kernel",
+            name,
+            "--grid",
+            "1",
+            "--block",
+            "128",
+            "--arg",
+            "f32[128]:fill=1",
+            "--arg",
+            "f32[1]:zero",
+            "--arg",
+            "u32:128",
+            "--json",
+        ]);
+        let j: Json = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", String::from_utf8_lossy(&o.stderr)));
+        assert_eq!(j["kernel"], mangled, "{name}: {j}");
+    }
+    // A signature that differs in a type (a non-const input) names no kernel.
+    let o = ptxemu(&[
+        "run",
+        ptx,
+        "--kernel",
+        "reduceSinglePass<128, false>(float*, float*, unsigned)",
+        "--grid",
+        "1",
+        "--block",
+        "128",
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a non-const input is another signature"
+    );
+}
+
+#[test]
 fn an_unknown_name_lists_every_kernel_with_its_signature() {
     let (code, j, stderr) = reduce("reduce", &[]);
     assert_eq!(code, Some(2));

@@ -12,10 +12,16 @@
 //! Demangling uses the `cpp_demangle` crate. A name that is not mangled, or that the crate
 //! cannot demangle, is shown and matched as it is: a malformed name is never an error.
 //!
+//! Normalising also spells builtin types one way (`unsigned` and `unsigned int`, `long int`
+//! and `long`, `signed char` kept apart from `char`), drops parameter names (a declaration
+//! copied from the source, `k(const float* in, int n)`) and reads an array parameter as the
+//! pointer it is (`float a[]` as `float*`). When no kernel matches, integer literals are
+//! compared without their suffixes (`f<int, 128>` finds `f<int, 128ul>`), a second try so
+//! that `f<128u>` still picks one of `f<128u>` and `f<128>`.
+//!
 //! Deliberate deviations:
-//! 1. Only `const`/`volatile` placement and spacing are normalised: `unsigned` does not match
-//!    `unsigned int`, nor `float[]` `float*`; the error for an unknown name lists every
-//!    kernel's demangled signature to copy from.
+//! 1. Typedefs are not expanded (`size_t` does not match `unsigned long`); the error for an
+//!    unknown name lists every kernel's demangled signature to copy from.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -231,6 +237,8 @@ fn type_name_end(t: &[String], i: usize) -> Option<usize> {
 /// `float const*`, as the demangler writes it).
 pub fn normalise(name: &str) -> String {
     let mut t = tokens(name);
+    canonical_builtins(&mut t);
+    drop_parameter_names(&mut t);
     let mut i = 0;
     while i < t.len() {
         let starts_type = i == 0 || matches!(t[i - 1].as_str(), "(" | "," | "<");
@@ -255,6 +263,171 @@ pub fn normalise(name: &str) -> String {
     }
     let mut out = String::new();
     for (k, w) in t.iter().enumerate() {
+        if k > 0 && is_word(w) && is_word(&t[k - 1]) {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+/// Spells each run of builtin type words the way the demangler does: `unsigned` →
+/// `unsigned int`, `long int`/`signed long` → `long`, `long unsigned long` →
+/// `unsigned long long`, `short int` → `short`, `signed` → `int`; `signed char`,
+/// `unsigned char` and `char` stay three types, and `long double` stays itself.
+fn canonical_builtins(t: &mut Vec<String>) {
+    let mut i = 0;
+    while i < t.len() {
+        let is_builtin = |w: &String| BUILTIN_WORDS.contains(&w.as_str());
+        if !is_builtin(&t[i]) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while t.get(j).is_some_and(is_builtin) {
+            j += 1;
+        }
+        let words: Vec<&str> = t[i..j].iter().map(String::as_str).collect();
+        let has = |w: &str| words.contains(&w);
+        let longs = words.iter().filter(|w| **w == "long").count();
+        let unsigned = has("unsigned");
+        let canonical: Option<Vec<&str>> = if has("char") {
+            Some(match (unsigned, has("signed")) {
+                (true, _) => vec!["unsigned", "char"],
+                (false, true) => vec!["signed", "char"],
+                _ => vec!["char"],
+            })
+        } else if has("double") {
+            Some(if longs > 0 {
+                vec!["long", "double"]
+            } else {
+                vec!["double"]
+            })
+        } else if has("__int128") {
+            Some(if unsigned {
+                vec!["unsigned", "__int128"]
+            } else {
+                vec!["__int128"]
+            })
+        } else if has("short") || longs > 0 || has("int") || unsigned || has("signed") {
+            let mut v = if unsigned { vec!["unsigned"] } else { vec![] };
+            match (has("short"), longs) {
+                (true, _) => v.push("short"),
+                (false, 0) => v.push("int"),
+                (false, 1) => v.push("long"),
+                _ => v.extend(["long", "long"]),
+            }
+            Some(v)
+        } else {
+            None
+        };
+        match canonical {
+            Some(c) => {
+                let c: Vec<String> = c.into_iter().map(String::from).collect();
+                let n = c.len();
+                t.splice(i..j, c);
+                i += n;
+            }
+            None => i = j,
+        }
+    }
+}
+
+/// The parameter list of a signature: the balanced `( … )` that ends the name, as token
+/// indices of its parentheses.
+fn parameter_list(t: &[String]) -> Option<(usize, usize)> {
+    if t.last().map(String::as_str) != Some(")") {
+        return None;
+    }
+    let close = t.len() - 1;
+    let mut depth = 0usize;
+    for k in (0..t.len()).rev() {
+        match t[k].as_str() {
+            ")" => depth += 1,
+            "(" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((k, close));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Drops the names of a signature's parameters (`float const* in` → `float const*`) and reads
+/// `T name[]` or `T name[N]` as `T*`. A parameter keeps its last word when that word may be
+/// its type (`k(Foo)`, `k(ns::Foo)`, `k(float const)`), and parameters holding parentheses
+/// (function pointers) are left as they are.
+fn drop_parameter_names(t: &mut Vec<String>) {
+    let Some((open, close)) = parameter_list(t) else {
+        return;
+    };
+    // Split the list at commas outside any brackets.
+    let mut entries: Vec<(usize, usize)> = Vec::new();
+    let (mut depth, mut start) = (0usize, open + 1);
+    for k in open + 1..close {
+        match t[k].as_str() {
+            "<" | "(" | "[" => depth += 1,
+            ">" | ")" | "]" => depth = depth.saturating_sub(1),
+            "," if depth == 0 => {
+                entries.push((start, k));
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    entries.push((start, close));
+    let mut out: Vec<String> = t[..=open].to_vec();
+    for (n, &(a, b)) in entries.iter().enumerate() {
+        let mut e: Vec<String> = t[a..b].to_vec();
+        if !e.iter().any(|w| w == "(" || w == ")") {
+            // `name[…]` at the end: an array parameter, a pointer.
+            if e.last().map(String::as_str) == Some("]") {
+                if let Some(lb) = e.iter().rposition(|w| w == "[") {
+                    e.truncate(lb);
+                    e.push("*".into());
+                    if let Some(name) = e.len().checked_sub(2).filter(|&k| is_name(&e, k)) {
+                        e.remove(name);
+                    }
+                }
+            } else if let Some(k) = e.len().checked_sub(1).filter(|&k| is_name(&e, k)) {
+                e.remove(k);
+            }
+        }
+        if n > 0 {
+            out.push(",".into());
+        }
+        out.extend(e);
+    }
+    out.extend(t[close..].iter().cloned());
+    *t = out;
+}
+
+/// Whether token `k` of one parameter is its name: an identifier (not a builtin word, `const`
+/// or `volatile`) after a complete type (a pointer or reference sign, a word, or a closing
+/// template argument list).
+fn is_name(e: &[String], k: usize) -> bool {
+    let w = e[k].as_str();
+    let keyword = BUILTIN_WORDS.contains(&w) || w == "const" || w == "volatile";
+    k > 0
+        && is_word(w)
+        && !keyword
+        && !w.starts_with(|c: char| c.is_ascii_digit())
+        && (matches!(e[k - 1].as_str(), "*" | "&" | ">") || is_word(&e[k - 1]))
+}
+
+/// `name` normalised, with integer literals' suffixes dropped (`128ul` → `128`).
+fn without_literal_suffixes(name: &str) -> String {
+    let t = tokens(&normalise(name));
+    let mut out = String::new();
+    for (k, w) in t.iter().enumerate() {
+        let w = if w.starts_with(|c: char| c.is_ascii_digit()) {
+            w.trim_end_matches(['u', 'U', 'l', 'L'])
+        } else {
+            w.as_str()
+        };
         if k > 0 && is_word(w) && is_word(&t[k - 1]) {
             out.push(' ');
         }
@@ -334,6 +507,19 @@ pub fn resolve<'a>(
         .copied()
         .filter(|k| spellings(k).contains(&wanted))
         .collect();
+    if found.is_empty() {
+        // Integer literals as a user writes them: without the suffixes the demangler adds.
+        let wanted = without_literal_suffixes(query);
+        found = kernels
+            .iter()
+            .copied()
+            .filter(|k| {
+                spellings(k)
+                    .iter()
+                    .any(|s| without_literal_suffixes(s) == wanted)
+            })
+            .collect();
+    }
     found.dedup();
     match found.len() {
         1 => Ok(found[0]),
@@ -367,6 +553,55 @@ mod tests {
             "k(unsigned int const*,ns::A<int,2>volatile&)"
         );
         assert_eq!(normalise("  k  "), "k");
+    }
+
+    #[test]
+    fn builtin_types_parameter_names_and_arrays_are_spelled_one_way() {
+        // Each pair names one type (C++ [dcl.type.simple]); the right side is how GNU c++filt
+        // writes it.
+        for (typed, demangled) in [
+            ("k(unsigned)", "k(unsigned int)"),
+            ("k(unsigned long int)", "k(unsigned long)"),
+            ("k(long unsigned)", "k(unsigned long)"),
+            ("k(long long unsigned int)", "k(unsigned long long)"),
+            ("k(signed)", "k(int)"),
+            (
+                "k(short int, unsigned short int)",
+                "k(short, unsigned short)",
+            ),
+            ("k(long double)", "k(long double)"),
+            (
+                "k(const float* in, float *out, unsigned n)",
+                "k(float const*, float*, unsigned int)",
+            ),
+            ("k(float a[], int b[16])", "k(float*, int*)"),
+            (
+                "k(ns::Foo<int> f, Foo g, float const c)",
+                "k(ns::Foo<int>, Foo, float const)",
+            ),
+        ] {
+            assert_eq!(normalise(typed), normalise(demangled), "{typed}");
+        }
+        // Three distinct types stay distinct; a lone type name is not a parameter name.
+        assert_ne!(normalise("k(char)"), normalise("k(signed char)"));
+        assert_ne!(normalise("k(char)"), normalise("k(unsigned char)"));
+        assert_eq!(normalise("k(Foo)"), "k(Foo)");
+        assert_eq!(normalise("k(ns::Foo)"), "k(ns::Foo)");
+        assert_eq!(normalise("k(void (*)(int))"), "k(void(*)(int))");
+    }
+
+    #[test]
+    fn integer_literals_match_without_suffixes_only_when_nothing_else_does() {
+        // _Z1fILj128EEvv is f<128u>(), _Z1fILi128EEvv is f<128>(), _Z1gILm64EEvv g<64ul>().
+        let ks = ["_Z1fILj128EEvv", "_Z1fILi128EEvv", "_Z1gILm64EEvv"];
+        assert_eq!(resolve(ks, "f<128u>"), Ok("_Z1fILj128EEvv"));
+        assert_eq!(resolve(ks, "f<128>"), Ok("_Z1fILi128EEvv"));
+        assert_eq!(resolve(ks, "g<64>"), Ok("_Z1gILm64EEvv"));
+        assert_eq!(resolve(ks, "g<64>()"), Ok("_Z1gILm64EEvv"));
+        assert!(matches!(
+            resolve(ks, "f"),
+            Err(KernelLookupError::Ambiguous { .. })
+        ));
     }
 
     #[test]

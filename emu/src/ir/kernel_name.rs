@@ -367,8 +367,8 @@ fn drop_parameter_names(t: &mut Vec<String>) {
     // Split the list at commas outside any brackets.
     let mut entries: Vec<(usize, usize)> = Vec::new();
     let (mut depth, mut start) = (0usize, open + 1);
-    for k in open + 1..close {
-        match t[k].as_str() {
+    for (k, w) in t.iter().enumerate().take(close).skip(open + 1) {
+        match w.as_str() {
             "<" | "(" | "[" => depth += 1,
             ">" | ")" | "]" => depth = depth.saturating_sub(1),
             "," if depth == 0 => {

@@ -34,8 +34,8 @@ mod emit_launch;
 mod options;
 
 pub(crate) use buffers::{
-    after_dumps, buffers_json, dump_to, dumps_of, lay_out, named_of, place_on, shape, specs_of,
-    write_dumps,
+    after_dumps, buffers_json, dump_to, dumps_of, lay_out, named_of, place_on, shape, shape_named,
+    specs_of, write_dumps,
 };
 use options::foreign_flags;
 pub(crate) use options::Checks;

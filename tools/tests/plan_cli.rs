@@ -372,7 +372,7 @@ fn bad_plans_are_refused_before_anything_runs() {
     let head = r#"{ "version": 1, "module": "$PTX", "buffers": {"b": "u32[4]:zero", "f": "u8[1]:zero"},
       "steps": [ { "dump": "b=$OUT/early.bin" },
                  { "launch": { "kernel": "inc", "grid": "1", "block": "4", "args": ["@b"] } },"#;
-    let cases: [(&str, &str, &[&str]); 11] = [
+    let cases: [(&str, &str, &[&str]); 13] = [
         (
             "offset",
             r#"{ "launch": { "kernel": "inc", "grid": "1", "block": "4", "args": ["@b+16"] } } ] }"#,
@@ -427,6 +427,17 @@ fn bad_plans_are_refused_before_anything_runs() {
             "shape",
             r#"{ "launch": { "kernel": "inc", "grid": "1", "block": "2048", "args": ["@b"] } } ] }"#,
             &["step 2 (launch)", "1024"],
+        ),
+        // A plan's keys are named as the plan spells them, not as the command-line flags.
+        (
+            "cluster",
+            r#"{ "launch": { "kernel": "inc", "grid": "1", "block": "4", "cluster": "0", "args": ["@b"] } } ] }"#,
+            &["step 2 (launch): `cluster`: dimensions must be at least 1"],
+        ),
+        (
+            "grid",
+            r#"{ "launch": { "kernel": "inc", "grid": "1,x", "block": "4", "args": ["@b"] } } ] }"#,
+            &["step 2 (launch): `grid`: `x` is not a positive integer"],
         ),
     ];
     for (name, tail, want) in cases {

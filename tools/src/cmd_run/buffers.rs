@@ -9,20 +9,25 @@ use serde_json::Value as Json;
 use crate::argspec::{self, ArgSpec, BufRef};
 use crate::launch;
 
-/// Parses `X[,Y[,Z]]`.
+/// Parses `X[,Y[,Z]]` given by the command-line option `--{what}`.
 pub(crate) fn shape(s: &str, what: &str) -> Result<[u32; 3]> {
+    shape_named(s, &format!("--{what}"))
+}
+
+/// Parses `X[,Y[,Z]]`; errors name it `label` (`--grid`, or a plan's `` `cluster` ``).
+pub(crate) fn shape_named(s: &str, label: &str) -> Result<[u32; 3]> {
     let parts: Vec<&str> = s.split(',').collect();
     if parts.is_empty() || parts.len() > 3 {
-        bail!("--{what} takes X[,Y[,Z]], got `{s}`");
+        bail!("{label} takes X[,Y[,Z]], got `{s}`");
     }
     let mut out = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
         out[i] = p
             .trim()
             .parse()
-            .map_err(|_| anyhow!("--{what}: `{p}` is not a positive integer"))?;
+            .map_err(|_| anyhow!("{label}: `{p}` is not a positive integer"))?;
         if out[i] == 0 {
-            bail!("--{what}: dimensions must be at least 1");
+            bail!("{label}: dimensions must be at least 1");
         }
     }
     Ok(out)

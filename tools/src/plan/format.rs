@@ -180,7 +180,7 @@ fn dims(v: &Json, at: &str, what: &str) -> Result<[u32; 3]> {
             ))
         }
     };
-    crate::cmd_run::shape(&text, what).map_err(|e| bad(at, format!("{e:#}")))
+    crate::cmd_run::shape_named(&text, &format!("`{what}`")).map_err(|e| bad(at, format!("{e:#}")))
 }
 
 /// An `--arg` spec of the plan, its `file=` taken from the plan's folder and checked against

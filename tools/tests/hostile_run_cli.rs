@@ -415,11 +415,14 @@ fn a_parse_error_is_reported_before_a_missing_kernel() {
     assert!(!e.contains("--kernel NAME is required"), "{e}");
     assert_eq!(without.status.code(), Some(2), "{e}");
     assert_eq!(without.status.code(), with_kernel.status.code());
-    // A module that parses still needs --kernel.
+    // A module that parses needs --kernel when it has several kernels (with one, that one
+    // runs: issue 41, CUTLASS's mangled names).
     let f = write(
         &d,
         "good.ptx",
-        &format!("{HEADER}.visible .entry k()\n{{\n  ret;\n}}\n"),
+        &format!(
+            "{HEADER}.visible .entry k()\n{{\n  ret;\n}}\n.visible .entry j()\n{{\n  ret;\n}}\n"
+        ),
     );
     let o = ptxemu(&["run", &f]);
     assert_exit(&o, 2);

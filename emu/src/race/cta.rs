@@ -327,7 +327,7 @@ impl CtaRace {
             let grew = cell.earlier.capacity().saturating_sub(room);
             shadow.earlier_grew(grew);
             if sh.sc_order {
-                shadow.reach.access(w, &mut th.base, reads, writes);
+                shadow.pass_reach(w, &mut th.base, reads, writes);
             }
         }
         drop(guard);

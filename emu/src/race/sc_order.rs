@@ -356,10 +356,29 @@ pub struct WordReach {
     reads: Option<Arc<Vc>>,
 }
 
+impl WordReach {
+    /// Host bytes it holds beside its map entry: the clocks it keeps.
+    fn bytes(&self) -> usize {
+        let clock =
+            |c: &Option<Arc<Vc>>| c.as_ref().map_or(0, |v| ARC_CLOCK_BYTES + v.heap_bytes());
+        clock(&self.write) + clock(&self.reads)
+    }
+}
+
+/// Host bytes of one kept clock besides its entries: the `Arc`'s counts and the `Vc`.
+const ARC_CLOCK_BYTES: usize = 2 * std::mem::size_of::<usize>() + std::mem::size_of::<Vc>();
+
+/// Host bytes of one word's entry in the map's table (key, value, and the table's control
+/// byte, rounded up).
+const WORD_ENTRY_BYTES: usize = std::mem::size_of::<(u64, WordReach)>() + 8;
+
 /// The fence reach of the words of one shadow that have any.
 #[derive(Debug, Default)]
 pub struct ReachMap {
     words: HashMap<u64, WordReach>,
+    /// Host bytes the words' entries and clocks hold now (what the shadow counts against the
+    /// run's memory limit).
+    held: usize,
 }
 
 impl ReachMap {
@@ -374,9 +393,19 @@ impl ReachMap {
         }
         let entry = match self.words.get_mut(&w) {
             Some(e) => e,
-            None if mine => self.words.entry(w).or_default(),
+            None if mine => {
+                self.held += WORD_ENTRY_BYTES;
+                self.words.entry(w).or_default()
+            }
             None => return,
         };
+        let before = entry.bytes();
+        Self::pass_on(entry, base, reads, writes);
+        self.held = self.held - before + entry.bytes();
+    }
+
+    /// [`ReachMap::access`] on the word's entry.
+    fn pass_on(entry: &mut WordReach, base: &mut Arc<Vc>, reads: bool, writes: bool) {
         let mut incoming: Vec<&Arc<Vc>> = Vec::new();
         if reads || writes {
             incoming.extend(entry.write.as_ref());
@@ -413,6 +442,12 @@ impl ReachMap {
     /// Forgets every word (a reused shared-memory shadow).
     pub fn clear(&mut self) {
         self.words.clear();
+        self.held = 0;
+    }
+
+    /// Host bytes the map holds now (its words' table entries and clocks).
+    pub fn held(&self) -> usize {
+        self.held
     }
 }
 

@@ -2,8 +2,8 @@
 //! release payload the last strong write carries. Memory grows with the words touched, not
 //! with threads × bytes: a word holds one write and the reads no later access has made
 //! redundant. It counts against the run's memory budget (`exec::reserve`, `--memory-limit`):
-//! pages of cells, the flat cells of shared memory and the growth of each word's list of
-//! earlier accesses (the Fence-SC reach map of `sc_order` is not counted).
+//! pages of cells, the flat cells of shared memory, the growth of each word's list of
+//! earlier accesses, and the Fence-SC reach map of `sc_order` (its words and their clocks).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -233,8 +233,11 @@ pub struct Shadow {
     flat: Option<Vec<Cell>>,
     pages: HashMap<u64, Box<[Cell]>, BuildHasherDefault<WordHasher>>,
     last: Option<(u64, *mut Cell)>,
-    /// The fence reach its words pass on (kernels with `fence.sc` only: `sc_order`).
-    pub reach: ReachMap,
+    /// The fence reach its words pass on (kernels with `fence.sc` only: `sc_order`); go
+    /// through [`Shadow::pass_reach`], which counts it.
+    reach: ReachMap,
+    /// Bytes of `reach` taken from the budget (part of `held`).
+    reach_counted: u64,
     /// Where the shadow's pages, flat cells and access lists are counted (none: uncounted).
     budget: Option<Arc<ShadowBudget>>,
     /// Bytes taken from the budget (given back when the shadow is dropped).
@@ -287,6 +290,25 @@ impl Shadow {
                 true
             }
             Some(_) => false,
+        }
+    }
+
+    /// Passes fence reach through word `w` ([`ReachMap::access`]) and counts the map's
+    /// change in size against the budget.
+    pub fn pass_reach(&mut self, w: u64, base: &mut Arc<Vc>, reads: bool, writes: bool) {
+        self.reach.access(w, base, reads, writes);
+        let now = self.reach.held() as u64;
+        if now > self.reach_counted {
+            if self.take(now - self.reach_counted) {
+                self.reach_counted = now;
+            }
+        } else if now < self.reach_counted {
+            let freed = (self.reach_counted - now).min(self.held);
+            if let Some(b) = &self.budget {
+                b.budget.give_back(freed);
+            }
+            self.held -= freed;
+            self.reach_counted = now;
         }
     }
 
@@ -353,7 +375,8 @@ impl Shadow {
                 c.barrier_pruned = (0, 0, 0);
             }
         }
-        let pages = (self.pages.len() as u64) * PAGE_WORDS * CELL_BYTES as u64;
+        let pages = (self.pages.len() as u64) * PAGE_WORDS * CELL_BYTES as u64
+            + std::mem::take(&mut self.reach_counted);
         self.reach.clear();
         self.pages.clear();
         self.last = None;
@@ -375,4 +398,42 @@ fn cleared(spare: &mut Option<Box<Cell>>) -> &mut Cell {
     let c = spare.get_or_insert_with(Box::default);
     **c = Cell::default();
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::race::vc::FENCE_REACH;
+
+    /// A thread that has passed a `fence.sc` writes 1,000 words: the reach map keeps a clock
+    /// per word, and that memory is drawn from the run's budget (and given back when the
+    /// shadow is reset), so `--memory-limit` bounds it.
+    #[test]
+    fn the_fence_reach_map_counts_against_the_budget() {
+        let budget = Arc::new(Budget::new(None));
+        let sb = Arc::new(ShadowBudget::new(budget.clone()));
+        let mut shadow = Shadow::flat().counted(Some(&sb));
+        let start = budget.held();
+        let mut base = Arc::new(Vc::default());
+        Arc::make_mut(&mut base).raise(3 | FENCE_REACH, 1);
+        for w in 0..1000 {
+            shadow.pass_reach(w, &mut base, false, true);
+        }
+        let grown = budget.held() - start;
+        // Each word keeps at least its table entry and one clock of one (thread, clock) entry.
+        let least = 1000 * (std::mem::size_of::<u64>() + std::mem::size_of::<(u32, u32)>());
+        assert!(grown as usize >= least, "{grown} < {least}");
+        shadow.reset();
+        assert_eq!(budget.held(), start);
+
+        // With a limit below that, the budget refuses and names the detector.
+        let tight = Arc::new(Budget::new(Some(start + 4096)));
+        let sb = Arc::new(ShadowBudget::new(tight));
+        let mut shadow = Shadow::flat().counted(Some(&sb));
+        for w in 0..1000 {
+            shadow.pass_reach(w, &mut base, false, true);
+        }
+        let refused = sb.refused().expect("the reach map went past the limit");
+        assert!(refused.to_string().contains("race detector"), "{refused}");
+    }
 }

@@ -35,6 +35,11 @@ pub struct Vc {
 }
 
 impl Vc {
+    /// Host bytes its entries hold (the budget's count of a clock kept in shadow memory).
+    pub fn heap_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<(u32, u32)>()
+    }
+
     /// The clock of thread `t`.
     #[inline]
     pub fn get(&self, t: u32) -> u32 {

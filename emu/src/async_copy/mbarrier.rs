@@ -120,6 +120,10 @@ pub(crate) fn mbarrier_here(c: &mut Ctx<'_>, i: &DInstr) -> R {
     }
     if run.kind == op::WAIT {
         c.write_mask(&i.d[0], run.pmask);
+        if run.pmask == 0 {
+            // No lane's phase is complete: the warp polls again only after others ran.
+            return Ok(Flow::Yield);
+        }
     } else if run.kind == op::ARRIVE {
         c.write(&i.d[0], &run.out);
     }

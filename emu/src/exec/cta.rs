@@ -460,6 +460,10 @@ impl Cta {
             }
             match (ins.exec)(&mut ctx, ins) {
                 Ok(Flow::Next) => group.pc += 1,
+                Ok(Flow::Yield) => {
+                    group.pc += 1;
+                    break Action::Quantum;
+                }
                 Ok(Flow::Branch(t)) => {
                     if mask == group.mask {
                         group.pc = t;
@@ -559,7 +563,7 @@ impl Cta {
                 self.arrive(wi, env, pc, mask, req)?;
                 Ok(Some(WarpEvent::Arrived))
             }
-            Flow::Next | Flow::Branch(_) => Ok(None),
+            Flow::Next | Flow::Branch(_) | Flow::Yield => Ok(None),
         }
     }
 

@@ -33,6 +33,11 @@ pub enum Flow {
     Barrier,
     /// The executing lanes must wait for other lanes of the warp to reach this collective.
     WaitCollective,
+    /// Continue with the next instruction, but on the warp's next turn: it polled for
+    /// something another warp or agent must do first (an `mbarrier` wait that found its
+    /// phase incomplete), so running it on now would only repeat the poll. Ending the turn
+    /// early is one more interleaving the scheduler may choose; nothing else changes.
+    Yield,
 }
 
 /// The function that executes one decoded instruction for the lanes in `ctx.mask`.

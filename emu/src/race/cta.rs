@@ -61,6 +61,8 @@ struct Thread {
     /// writes the word had seen then: while none comes, the same read again (a spin loop)
     /// finds no race either, since its clock only grows, and need not be checked.
     clean_read: Option<CleanRead>,
+    /// The instruction and address of its last read (reads again of them are a poll).
+    last_read: (u32, u64),
 }
 
 /// A read that [`Thread::clean_read`] remembers.
@@ -137,6 +139,7 @@ impl CtaRace {
                 bulk: Default::default(),
                 acquired: None,
                 clean_read: None,
+                last_read: (u32::MAX, u64::MAX),
             })
             .collect();
         CtaRace {
@@ -322,13 +325,16 @@ impl CtaRace {
             if writes {
                 add_write(sh, gen, th, &acc, cell, payload.clone());
             } else {
-                add_read(gen, th, &acc, cell);
+                add_read(gen, th, &acc, cell, th.last_read == (pc, addr));
             }
             let grew = cell.earlier.capacity().saturating_sub(room);
             shadow.earlier_grew(grew);
             if sh.sc_order {
                 shadow.pass_reach(w, &mut th.base, reads, writes);
             }
+        }
+        if reads && !writes && actor.is_none() {
+            th.last_read = (pc, addr);
         }
         drop(guard);
         for f in found {

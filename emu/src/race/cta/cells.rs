@@ -150,11 +150,14 @@ pub(super) fn add_write(
 
 /// Thread `me`'s read `acc` joins the history: earlier reads of the same instruction and
 /// bytes ordered before it leave (it stands for them), and the same read by another lane of
-/// the warp at the same clock joins its entry.
-pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut Cell) {
+/// the warp at the same clock joins its entry. `again`: the thread's previous read was this
+/// one's instruction and address (a poll), so its entry is looked for among the newest.
+pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut Cell, again: bool) {
     let me = acc.gtid;
     let same = |r: &Acc| !r.write && r.pc == acc.pc && r.addr == acc.addr && r.size == acc.size;
-    drop_own_recent_read(&mut cell.earlier, acc);
+    if again {
+        drop_own_recent_read(&mut cell.earlier, acc);
+    }
     let n = cell.earlier.len();
     let in_cta = |r: &Acc| r.gtid.wrapping_sub(gen.1) < gen.2;
     // Reads of the same thread, or before a full-CTA barrier since, leave at once (cheap: no

@@ -61,7 +61,7 @@ impl CtaRace {
         let mut lane_found: SmallVec<[Found; 2]> = SmallVec::new();
         for l in lanes {
             let t = warp * 32 + l;
-            let Some(th) = threads.get(t) else {
+            let Some(th) = threads.get_mut(t) else {
                 break;
             };
             let me = first_gtid + t as u32;
@@ -86,10 +86,13 @@ impl CtaRace {
                 if writes {
                     add_write(sh, gen, th, &acc, cell, None);
                 } else {
-                    add_read(gen, th, &acc, cell);
+                    add_read(gen, th, &acc, cell, th.last_read == (pc, addr));
                 }
                 let grew = cell.earlier.capacity().saturating_sub(room);
                 shadow.earlier_grew(grew);
+            }
+            if !writes {
+                th.last_read = (pc, addr);
             }
             if !lane_found.is_empty() {
                 found.extend(lane_found.drain(..).map(|p| (t, p, acc)));

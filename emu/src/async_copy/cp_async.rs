@@ -21,9 +21,9 @@
 //! Deliberate deviations:
 //! 1. `try_wait` does not suspend: like `test_wait` it returns whether the phase completed
 //!    (the ISA lets it return false on a time-out). A wait that finds no lane's phase complete
-//!    ends the warp's turn ([`Flow::Yield`](crate::exec::program::Flow::Yield)), so a spin loop
-//!    polls once per round of the scheduler, not for a whole share of instructions; the
-//!    other warps (a producer, say) run meanwhile. A wait that has failed while no mbarrier
+//!    ends the warp's turn ([`Flow::Yield`]), so a spin loop polls once per round of the
+//!    scheduler, not for a whole share of instructions; the other warps (a producer, say)
+//!    run meanwhile. A wait that has failed while no mbarrier
 //!    of the CTA changed and no copy was delivered for [`DEADLOCK_STEPS`] warp instructions of
 //!    the CTA is reported as a deadlock naming the barrier, its phase and what is missing.
 //! 2. The `.sem`/`.scope` qualifiers add no ordering beyond the interpreter's sequentially

@@ -316,7 +316,7 @@ impl CtaRace {
                 writes_seen: cell.writes_seen,
             };
             if !(cacheable && th.clean_read == Some(this_read)) {
-                check(sh, gen, (th, me), &acc, (sem, scope), cell, &mut found);
+                check(sh, gen, (th, me), &acc, (sem, scope), (cell, w), &mut found);
                 if cacheable {
                     th.clean_read = found.is_empty().then_some(this_read);
                 }

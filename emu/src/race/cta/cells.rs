@@ -39,19 +39,29 @@ fn hb(th: &Thread, me: u32, p: &Acc, gen: (u32, u32, u32)) -> bool {
         || th.base.get(p.gtid) >= p.clk
 }
 
-/// Checks `acc` against the cell's last write, its earlier writes, and, when `acc` writes,
-/// its reads; adds each racing earlier access (each racing member of a warp group) to `found`
-/// once.
+/// Checks `acc` against the last write, the earlier writes and, when `acc` writes, the reads
+/// of `cell`, the shadow of word `word`; adds each racing earlier access (each racing member
+/// of a warp group) to `found` once.
+///
+/// An access of several words is checked word by word, lowest first: an earlier access that
+/// starts below `word` and covers it also covers the word below, which `acc` covers too, so
+/// it was checked there and is skipped here (a long bulk copy's chunk meets the same earlier
+/// chunks in each of its 32 words).
 pub(super) fn check(
     sh: &RaceShared,
     gen: (u32, u32, u32),
     (th, me): (&Thread, u32),
     acc: &Acc,
     cs: (Sem, Option<Scope>),
-    cell: &Cell,
+    (cell, word): (&Cell, u64),
     found: &mut SmallVec<[Found; 2]>,
 ) {
+    let word_start = word << 2;
+    let checked_below = acc.addr < word_start;
     let mut consider = |p: &Acc| {
+        if checked_below && p.addr < word_start {
+            return;
+        }
         if !p.overlaps(acc) || hb(th, me, p, gen) || ms(sh, p, acc, cs) {
             return;
         }

@@ -81,7 +81,15 @@ impl CtaRace {
             let (first_word, last_word) = (addr >> 2, (addr + u64::from(size) - 1) >> 2);
             for w in first_word..=last_word {
                 let cell = shadow.cell(w);
-                check(sh, gen, (th, me), &acc, (sem, scope), cell, &mut lane_found);
+                check(
+                    sh,
+                    gen,
+                    (th, me),
+                    &acc,
+                    (sem, scope),
+                    (cell, w),
+                    &mut lane_found,
+                );
                 let room = cell.earlier.capacity();
                 if writes {
                     add_write(sh, gen, th, &acc, cell, None);

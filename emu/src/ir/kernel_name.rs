@@ -261,9 +261,15 @@ pub fn normalise(name: &str) -> String {
         }
         i += 1;
     }
+    joined(&t)
+}
+
+/// Tokens written back as one name: a space only between two words.
+fn joined<S: AsRef<str>>(t: &[S]) -> String {
     let mut out = String::new();
     for (k, w) in t.iter().enumerate() {
-        if k > 0 && is_word(w) && is_word(&t[k - 1]) {
+        let w = w.as_ref();
+        if k > 0 && is_word(w) && is_word(t[k - 1].as_ref()) {
             out.push(' ');
         }
         out.push_str(w);
@@ -421,19 +427,17 @@ fn is_name(e: &[String], k: usize) -> bool {
 /// `name` normalised, with integer literals' suffixes dropped (`128ul` → `128`).
 fn without_literal_suffixes(name: &str) -> String {
     let t = tokens(&normalise(name));
-    let mut out = String::new();
-    for (k, w) in t.iter().enumerate() {
-        let w = if w.starts_with(|c: char| c.is_ascii_digit()) {
-            w.trim_end_matches(['u', 'U', 'l', 'L'])
-        } else {
-            w.as_str()
-        };
-        if k > 0 && is_word(w) && is_word(&t[k - 1]) {
-            out.push(' ');
-        }
-        out.push_str(w);
-    }
-    out
+    let bare: Vec<&str> = t
+        .iter()
+        .map(|w| {
+            if w.starts_with(|c: char| c.is_ascii_digit()) {
+                w.trim_end_matches(['u', 'U', 'l', 'L'])
+            } else {
+                w.as_str()
+            }
+        })
+        .collect();
+    joined(&bare)
 }
 
 /// Why a name finds no kernel.
@@ -501,24 +505,20 @@ pub fn resolve<'a>(
     if let Some(k) = kernels.iter().find(|k| **k == query) {
         return Ok(k);
     }
+    let named: Vec<(&str, Vec<String>)> = kernels.iter().map(|k| (*k, spellings(k))).collect();
+    let matching = |hit: &dyn Fn(&String) -> bool| -> Vec<&'a str> {
+        named
+            .iter()
+            .filter(|(_, ss)| ss.iter().any(hit))
+            .map(|(k, _)| *k)
+            .collect()
+    };
     let wanted = normalise(query);
-    let mut found: Vec<&str> = kernels
-        .iter()
-        .copied()
-        .filter(|k| spellings(k).contains(&wanted))
-        .collect();
+    let mut found = matching(&|s| *s == wanted);
     if found.is_empty() {
         // Integer literals as a user writes them: without the suffixes the demangler adds.
         let wanted = without_literal_suffixes(query);
-        found = kernels
-            .iter()
-            .copied()
-            .filter(|k| {
-                spellings(k)
-                    .iter()
-                    .any(|s| without_literal_suffixes(s) == wanted)
-            })
-            .collect();
+        found = matching(&|s| without_literal_suffixes(s) == wanted);
     }
     found.dedup();
     match found.len() {

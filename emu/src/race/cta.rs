@@ -57,22 +57,47 @@ struct Thread {
     /// The payload and scope of its last acquire that joined every release: acquiring them
     /// again adds nothing while `base` only grows (a spin loop's reads of a flag).
     acquired: Option<(Payload, Scope)>,
-    /// Its last read of one word that raced with none of the word's writes, and how many
-    /// writes the word had seen then: while none comes, the same read again (a spin loop)
-    /// finds no race either, since its clock only grows, and need not be checked.
-    clean_read: Option<CleanRead>,
-    /// The instruction and address of its last read (reads again of them are a poll).
-    last_read: (u32, u64),
+    /// Its last read (reading it again is a poll).
+    last_read: LastRead,
 }
 
-/// A read that [`Thread::clean_read`] remembers.
+impl Thread {
+    /// Whether an acquire of `p` at `scope` would add nothing: the thread's last acquire
+    /// joined every release of that same payload at that scope.
+    fn has_acquired(&self, p: &Payload, scope: Scope) -> bool {
+        self.acquired
+            .as_ref()
+            .is_some_and(|(q, s)| Arc::ptr_eq(q, p) && *s == scope)
+    }
+}
+
+/// A thread's last read by its own instruction (not an agent's).
 #[derive(Clone, Copy, PartialEq, Eq)]
-struct CleanRead {
+struct LastRead {
+    /// The instruction (which fixes the size).
     pc: u32,
+    /// Its address, in shared memory or not.
     addr: u64,
-    size: u8,
     shared: bool,
-    writes_seen: u64,
+    /// When the read was of one word and raced with none of the word's writes: how many
+    /// writes the word had seen. While none comes, the same read again finds no race either
+    /// (the thread's clock only grows), so it need not be checked.
+    clean_at: Option<u64>,
+}
+
+impl LastRead {
+    /// No read yet.
+    const NONE: LastRead = LastRead {
+        pc: u32::MAX,
+        addr: u64::MAX,
+        shared: false,
+        clean_at: None,
+    };
+
+    /// Whether it was instruction `pc`'s read of `addr`.
+    fn is(&self, pc: u32, addr: u64, shared: bool) -> bool {
+        self.pc == pc && self.addr == addr && self.shared == shared
+    }
 }
 
 fn scope_index(s: Scope) -> usize {
@@ -138,8 +163,7 @@ impl CtaRace {
                 copies: VecDeque::new(),
                 bulk: Default::default(),
                 acquired: None,
-                clean_read: None,
-                last_read: (u32::MAX, u64::MAX),
+                last_read: LastRead::NONE,
             })
             .collect();
         CtaRace {
@@ -266,10 +290,7 @@ impl CtaRace {
                     // (a spin loop) changes nothing: skip cloning the payload.
                     let th = &threads[t];
                     let acquired = |p: &Payload| {
-                        !sem.acquires()
-                            || th.acquired.as_ref().is_some_and(|(q, s)| {
-                                Arc::ptr_eq(q, p) && *s == scope.unwrap_or(Scope::Sys)
-                            })
+                        !sem.acquires() || th.has_acquired(p, scope.unwrap_or(Scope::Sys))
                     };
                     let known = |p: &Payload| {
                         !writes && th.pending.iter().any(|q| Arc::ptr_eq(q, p)) && acquired(p)
@@ -303,29 +324,26 @@ impl CtaRace {
             None
         };
         let mut found: SmallVec<[Found; 2]> = SmallVec::new();
-        // A read of one word by the thread itself (not an agent) that it made before, with no
-        // write to the word since, is already known to race with nothing.
-        let cacheable = reads && !writes && actor.is_none() && first_word == last_word;
+        // The thread's own read (not an agent's), and whether it reads again what it read last.
+        let own_read = reads && !writes && actor.is_none();
+        let again = own_read && th.last_read.is(pc, addr, in_shared);
+        let one_word = first_word == last_word;
+        let mut clean_at = None;
         for w in first_word..=last_word {
             let cell = shadow.cell(w);
-            let this_read = CleanRead {
-                pc,
-                addr,
-                size: acc.size,
-                shared: in_shared,
-                writes_seen: cell.writes_seen,
-            };
-            if !(cacheable && th.clean_read == Some(this_read)) {
+            // A read again of one word with no write to it since: known to race with nothing.
+            let known_clean = again && one_word && th.last_read.clean_at == Some(cell.writes_seen);
+            if !known_clean {
                 check(sh, gen, (th, me), &acc, (sem, scope), (cell, w), &mut found);
-                if cacheable {
-                    th.clean_read = found.is_empty().then_some(this_read);
-                }
+            }
+            if one_word && found.is_empty() {
+                clean_at = Some(cell.writes_seen);
             }
             let room = cell.earlier.capacity();
             if writes {
                 add_write(sh, gen, th, &acc, cell, payload.clone());
             } else {
-                add_read(gen, th, &acc, cell, th.last_read == (pc, addr));
+                add_read(gen, th, &acc, cell, again);
             }
             let grew = cell.earlier.capacity().saturating_sub(room);
             shadow.earlier_grew(grew);
@@ -333,8 +351,13 @@ impl CtaRace {
                 shadow.pass_reach(w, &mut th.base, reads, writes);
             }
         }
-        if reads && !writes && actor.is_none() {
-            th.last_read = (pc, addr);
+        if own_read {
+            th.last_read = LastRead {
+                pc,
+                addr,
+                shared: in_shared,
+                clean_at,
+            };
         }
         drop(guard);
         for f in found {
@@ -361,11 +384,7 @@ impl CtaRace {
     fn acquire(&mut self, t: usize, p: &Payload, scope: Scope, pc: u32) -> bool {
         let cta = self.linear;
         let th = &mut self.threads[t];
-        if th
-            .acquired
-            .as_ref()
-            .is_some_and(|(q, s)| Arc::ptr_eq(q, p) && *s == scope)
-        {
+        if th.has_acquired(p, scope) {
             return true;
         }
         let mut all = true;

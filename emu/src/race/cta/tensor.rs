@@ -89,7 +89,7 @@ impl CtaRace {
         self.tc_reads(t0, pc, runs, event);
         self.threads[t0].base = saved;
         self.threads[t0].acquired = None;
-        self.threads[t0].clean_read = None;
+        self.threads[t0].last_read.clean_at = None;
         self.tc.groups.entry(warp).or_default().0 = event;
     }
 

@@ -94,13 +94,18 @@ impl CtaRace {
                 if writes {
                     add_write(sh, gen, th, &acc, cell, None);
                 } else {
-                    add_read(gen, th, &acc, cell, th.last_read == (pc, addr));
+                    add_read(gen, th, &acc, cell, th.last_read.is(pc, addr, in_shared));
                 }
                 let grew = cell.earlier.capacity().saturating_sub(room);
                 shadow.earlier_grew(grew);
             }
             if !writes {
-                th.last_read = (pc, addr);
+                th.last_read = super::LastRead {
+                    pc,
+                    addr,
+                    shared: in_shared,
+                    clean_at: None,
+                };
             }
             if !lane_found.is_empty() {
                 found.extend(lane_found.drain(..).map(|p| (t, p, acc)));

@@ -34,6 +34,7 @@ fixture_common::fixture_tests!(
     fault_desc_not_uniform,
     fault_no_fence,
     fault_no_proxy_fence,
+    fault_operand_outside,
     fault_two_warps,
     fault_warpgroup_diverged,
     s8u8_satfinite,

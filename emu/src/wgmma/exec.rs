@@ -210,7 +210,7 @@ pub fn d_elem(lane: u32, i: u32) -> (u32, u32) {
 /// `runs` (shared offset, bytes; contiguous elements merged).
 fn smem_elem(
     c: &Ctx<'_>,
-    (d, major, e): (&MatrixDesc, Major, MmaElem),
+    (d, major, e): Operand<'_>,
     mn: u32,
     k: u32,
     runs: &mut Option<Vec<(u64, u64)>>,
@@ -230,6 +230,106 @@ fn smem_elem(
     Ok(if bits == 1 { (v >> bit) & 1 } else { v })
 }
 
+/// One shared-memory operand of a `wgmma.mma_async`: its descriptor, which dimension is
+/// contiguous, and its element type.
+type Operand<'d> = (&'d MatrixDesc, Major, MmaElem);
+
+/// Reads elements `(mn0 + i, k)`, `i < mn_n`, `k < k_n`, of a shared-memory operand into
+/// `set(i, k, bits)`; with `--race`, adds their bytes to `runs` in the order [`smem_elem`]
+/// would.
+///
+/// The canonical layouts keep each 16-byte column of a core matrix contiguous (the swizzle
+/// permutes whole 16-byte columns), so where the extents cover whole columns the operand is
+/// read one column at a time: one address, one bounds check and one proxy check per 16
+/// bytes. The checks' ranges are exactly the elements' bytes, so a column passes them when
+/// every element in it would; when one does not, the operand is read again element by
+/// element, which reports the fault [`smem_elem`] reports.
+fn smem_operand(
+    c: &Ctx<'_>,
+    operand: Operand<'_>,
+    (mn0, mn_n, k_n): (u32, u32, u32),
+    runs: &mut Option<Vec<(u64, u64)>>,
+    set: &mut impl FnMut(u32, u32, u64),
+) -> Result<(), LaneFault> {
+    let (d, major, e) = operand;
+    let bits = e.bits();
+    let per_column = 128 / bits.max(1);
+    let whole_columns = bits >= 8
+        && match major {
+            Major::K => k_n.is_multiple_of(per_column),
+            Major::Mn => mn0.is_multiple_of(per_column) && mn_n.is_multiple_of(per_column),
+        };
+    if whole_columns && smem_columns(c, operand, (mn0, mn_n, k_n), set).is_ok() {
+        if let Some(runs) = runs {
+            for mn in mn0..mn0 + mn_n {
+                for k in 0..k_n {
+                    let (addr, _) = element_addr(d, major, bits, mn, k);
+                    crate::exec::hooks::asyncs::add_run(
+                        runs,
+                        crate::exec::address::shared_wrap(addr),
+                        u64::from(bits / 8),
+                    );
+                }
+            }
+        }
+        return Ok(());
+    }
+    for mn in 0..mn_n {
+        for k in 0..k_n {
+            set(mn, k, smem_elem(c, operand, mn0 + mn, k, runs)?);
+        }
+    }
+    Ok(())
+}
+
+/// [`smem_operand`]'s column-at-a-time read; any fault means "read element by element".
+fn smem_columns(
+    c: &Ctx<'_>,
+    (d, major, e): Operand<'_>,
+    (mn0, mn_n, k_n): (u32, u32, u32),
+    set: &mut impl FnMut(u32, u32, u64),
+) -> Result<(), LaneFault> {
+    use crate::exec::address::{resolve, shared_offset, Loc};
+    let bits = e.bits();
+    let per_column = 128 / bits;
+    let per_word = 64 / bits;
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let (outer, inner) = match major {
+        Major::K => (mn_n, k_n / per_column),
+        Major::Mn => (k_n, mn_n / per_column),
+    };
+    for o in 0..outer {
+        for j in 0..inner {
+            // The column's first element, and how the column's elements advance.
+            let (mn, k) = match major {
+                Major::K => (mn0 + o, j * per_column),
+                Major::Mn => (mn0 + j * per_column, o),
+            };
+            let (addr, _) = element_addr(d, major, bits, mn, k);
+            async_proxy_operand_read(c, addr, 16)?;
+            let off = shared_offset(AddrSpace::Shared, addr, 0)?;
+            let Loc::Shared(at) = resolve(c, AddrSpace::Shared, off, 16, 16, 0, false)? else {
+                return Err(LaneFault::new(FaultKind::Unsupported {
+                    what: "a wgmma operand outside the CTA's own shared memory".into(),
+                }));
+            };
+            let words = [c.shared.load(at, 8), c.shared.load(at + 8, 8)];
+            for i in 0..per_column {
+                let v = (words[(i / per_word) as usize] >> ((i % per_word) * bits)) & mask;
+                match major {
+                    Major::K => set(mn - mn0, k + i, v),
+                    Major::Mn => set(mn - mn0 + i, k, v),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The sign bit of an element of type `e` (floating-point types only).
 fn sign_bit(e: MmaElem) -> u64 {
     match e {
@@ -240,21 +340,41 @@ fn sign_bit(e: MmaElem) -> u64 {
     }
 }
 
-/// The current value of accumulator register `slot`: the latest pending product, else the
-/// register.
-fn accumulator(c: &Ctx<'_>, slot: u32) -> [u64; 32] {
+/// An empty table indexed by register slot, long enough for every slot of `slots`: where
+/// [`accumulators`] and [`retire`] note which of their values a slot has, instead of searching
+/// every pending product's registers once per slot.
+fn slot_table(slots: impl Iterator<Item = u32> + Clone) -> Vec<Option<u32>> {
+    let len = slots.clone().max().map_or(0, |m| m as usize + 1);
+    vec![None; len]
+}
+
+/// The current values of accumulator registers `slots`: for each, the latest pending product
+/// into it (the first of that product's registers that names it), else the register.
+fn accumulators(c: &Ctx<'_>, slots: &[u32]) -> Vec<[u64; 32]> {
+    let mut newest = slot_table(slots.iter().copied());
+    let mut values: Vec<&[u64; 32]> = Vec::new();
     if let Some(wg) = c.wgmma.warps.get(&c.ids.warp) {
-        let newest = wg
+        let newest_first = wg
             .open
             .iter()
             .rev()
-            .chain(wg.committed.iter().rev().flat_map(|g| g.iter().rev()))
-            .find_map(|p| p.regs.iter().find(|r| r.0 == slot));
-        if let Some(r) = newest {
-            return r.2;
+            .chain(wg.committed.iter().rev().flat_map(|g| g.iter().rev()));
+        for p in newest_first {
+            for r in &p.regs {
+                if let Some(e @ None) = newest.get_mut(r.0 as usize) {
+                    *e = Some(values.len() as u32);
+                    values.push(&r.2);
+                }
+            }
         }
     }
-    c.fetch(&Src::Reg(slot))
+    slots
+        .iter()
+        .map(|&s| match newest[s as usize] {
+            Some(k) => *values[k as usize],
+            None => c.fetch(&Src::Reg(s)),
+        })
+        .collect()
 }
 
 /// `wgmma.mma_async`: this warp's sixteen rows of `D = A·B + (scale-d ? D : 0)`, kept pending.
@@ -291,15 +411,13 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
         Some(ad) => {
             let d = decode(ad);
             let major = if x.trans_a { Major::Mn } else { Major::K };
-            for r in 0..16 {
-                for kk in 0..k {
-                    t.a.set(
-                        r,
-                        kk,
-                        smem_elem(c, (&d, major, m.a), 16 * warp_in_group + r, kk, &mut runs)?,
-                    );
-                }
-            }
+            smem_operand(
+                c,
+                (&d, major, m.a),
+                (16 * warp_in_group, 16, k),
+                &mut runs,
+                &mut |r, kk, v| t.a.set(r, kk, v),
+            )?;
         }
         None => {
             let ra: Vec<[u64; 32]> = x.a.iter().map(|s| c.fetch(s)).collect();
@@ -313,15 +431,13 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     }
     let bd = decode(b_desc);
     let major = if x.trans_b { Major::Mn } else { Major::K };
-    for col in 0..n {
-        for kk in 0..k {
-            t.b.set(
-                kk,
-                col,
-                smem_elem(c, (&bd, major, m.b), col, kk, &mut runs)?,
-            );
-        }
-    }
+    smem_operand(
+        c,
+        (&bd, major, m.b),
+        (0, n, k),
+        &mut runs,
+        &mut |col, kk, v| t.b.set(kk, col, v),
+    )?;
     if let Some(runs) = runs {
         c.after_wgmma_issued(&runs);
     }
@@ -340,7 +456,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 })),
             })
             .collect::<Result<_, _>>()?;
-    let rc: Vec<[u64; 32]> = slots.iter().map(|s| accumulator(c, *s)).collect();
+    let rc = accumulators(c, &slots);
     let per_lane = n / 2;
     if scale_d {
         for l in 0..32 {
@@ -454,16 +570,23 @@ fn retire(c: &mut Ctx<'_>, p: &Pending, same_group: &mut [Pending]) -> Result<()
             });
         }
         c.write(dst, val);
-        // Later products into the same register saw the old value; they now see this one.
-        let written = c.fetch(&Src::Reg(*slot));
-        if let Some(wg) = c.wgmma.warps.get_mut(&c.ids.warp) {
-            let later = same_group
-                .iter_mut()
-                .chain(wg.committed.iter_mut().flat_map(|g| g.iter_mut()))
-                .chain(wg.open.iter_mut());
-            for q in later {
-                for r in q.regs.iter_mut().filter(|r| r.0 == *slot) {
-                    r.3 = written;
+    }
+    // Later products into the same registers saw the old values; they now see these.
+    let mut written = slot_table(p.regs.iter().map(|r| r.0));
+    let mut values = Vec::with_capacity(p.regs.len());
+    for r in &p.regs {
+        written[r.0 as usize] = Some(values.len() as u32);
+        values.push(c.fetch(&Src::Reg(r.0)));
+    }
+    if let Some(wg) = c.wgmma.warps.get_mut(&c.ids.warp) {
+        let later = same_group
+            .iter_mut()
+            .chain(wg.committed.iter_mut().flat_map(|g| g.iter_mut()))
+            .chain(wg.open.iter_mut());
+        for q in later {
+            for r in &mut q.regs {
+                if let Some(Some(k)) = written.get(r.0 as usize) {
+                    r.3 = values[*k as usize];
                 }
             }
         }

@@ -48,6 +48,7 @@ pub mod l1;
 pub mod launch;
 pub mod memory;
 pub mod nc_check;
+pub(crate) mod operand_columns;
 pub mod program;
 pub mod proxy_check;
 pub mod reserve;

@@ -44,12 +44,17 @@ pub struct Commit {
 /// does, so forgetting the oldest loses only alternative ways to observe old MMAs.
 const KEPT_COMMITS: usize = 16;
 
+/// [`MmaTrack`]'s mark of a cell no MMA wrote.
+const NO_WRITER: u32 = u32::MAX;
+
 /// The MMA results of one CTA's Tensor Memory.
 #[derive(Clone, Debug, Default)]
 pub struct MmaTrack {
     records: Vec<MmaRecord>,
-    /// Cell index → the last MMA that wrote it.
-    cells: HashMap<u32, u32>,
+    /// Cell index → the last MMA that wrote it ([`NO_WRITER`] for none): one entry per cell
+    /// of Tensor Memory once the first MMA is issued (256 KiB), empty before. An MMA writes
+    /// up to 32,768 cells, which a hash map made the largest cost of `tcgen05.mma`.
+    cells: Vec<u32>,
     /// Thread → its latest commits, oldest first.
     commits: HashMap<u32, VecDeque<Commit>>,
     /// Thread → its MMAs issued since its last commit.
@@ -73,8 +78,14 @@ impl MmaTrack {
             pc,
             id,
         });
+        if self.cells.is_empty() {
+            let all = crate::tcgen05::memory::LANES * crate::tcgen05::memory::COLUMNS;
+            self.cells = vec![NO_WRITER; all as usize];
+        }
         for c in cells {
-            self.cells.insert(c, id);
+            if let Some(e) = self.cells.get_mut(c as usize) {
+                *e = id;
+            }
         }
         *self.since_commit.entry(thread).or_default() += 1;
     }
@@ -99,7 +110,10 @@ impl MmaTrack {
 
     /// The last MMA that wrote cell `at`, if any.
     pub fn writer(&self, at: u32) -> Option<MmaRecord> {
-        self.cells.get(&at).map(|&id| self.records[id as usize])
+        match self.cells.get(at as usize) {
+            Some(&id) if id != NO_WRITER => Some(self.records[id as usize]),
+            _ => None,
+        }
     }
 
     /// The commits that track `r`, newest first.

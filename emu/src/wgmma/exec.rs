@@ -36,6 +36,7 @@
 use crate::exec::converge::{converge, lane_ranges};
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::operand_columns::{self, OperandPart};
 use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, Src};
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, Wgmma, WgmmaMma};
 use crate::mma::layout::a_elem;
@@ -235,15 +236,9 @@ fn smem_elem(
 type Operand<'d> = (&'d MatrixDesc, Major, MmaElem);
 
 /// Reads elements `(mn0 + i, k)`, `i < mn_n`, `k < k_n`, of a shared-memory operand into
-/// `set(i, k, bits)`; with `--race`, adds their bytes to `runs` in the order [`smem_elem`]
-/// would.
-///
-/// The canonical layouts keep each 16-byte column of a core matrix contiguous (the swizzle
-/// permutes whole 16-byte columns), so where the extents cover whole columns the operand is
-/// read one column at a time: one address, one bounds check and one proxy check per 16
-/// bytes. The checks' ranges are exactly the elements' bytes, so a column passes them when
-/// every element in it would; when one does not, the operand is read again element by
-/// element, which reports the fault [`smem_elem`] reports.
+/// `set(i, k, bits)`, a 16-byte column at a time where it can
+/// ([`crate::exec::operand_columns`]), else element by element; with `--race`, adds their
+/// bytes to `runs` in the order [`smem_elem`] would.
 fn smem_operand(
     c: &Ctx<'_>,
     operand: Operand<'_>,
@@ -253,13 +248,22 @@ fn smem_operand(
 ) -> Result<(), LaneFault> {
     let (d, major, e) = operand;
     let bits = e.bits();
-    let per_column = 128 / bits.max(1);
-    let whole_columns = bits >= 8
-        && match major {
-            Major::K => k_n.is_multiple_of(per_column),
-            Major::Mn => mn0.is_multiple_of(per_column) && mn_n.is_multiple_of(per_column),
-        };
-    if whole_columns && smem_columns(c, operand, (mn0, mn_n, k_n), set).is_ok() {
+    let part = OperandPart {
+        major,
+        bits,
+        mn0,
+        mn_n,
+        k_n,
+    };
+    let by_columns = operand_columns::read(
+        c,
+        0,
+        part,
+        |mn, k| Some(element_addr(d, major, bits, mn, k).0),
+        |addr, bytes| async_proxy_operand_read(c, addr, bytes).is_ok(),
+        set,
+    );
+    if by_columns {
         if let Some(runs) = runs {
             for mn in mn0..mn0 + mn_n {
                 for k in 0..k_n {
@@ -277,54 +281,6 @@ fn smem_operand(
     for mn in 0..mn_n {
         for k in 0..k_n {
             set(mn, k, smem_elem(c, operand, mn0 + mn, k, runs)?);
-        }
-    }
-    Ok(())
-}
-
-/// [`smem_operand`]'s column-at-a-time read; any fault means "read element by element".
-fn smem_columns(
-    c: &Ctx<'_>,
-    (d, major, e): Operand<'_>,
-    (mn0, mn_n, k_n): (u32, u32, u32),
-    set: &mut impl FnMut(u32, u32, u64),
-) -> Result<(), LaneFault> {
-    use crate::exec::address::{resolve, shared_offset, Loc};
-    let bits = e.bits();
-    let per_column = 128 / bits;
-    let per_word = 64 / bits;
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    let (outer, inner) = match major {
-        Major::K => (mn_n, k_n / per_column),
-        Major::Mn => (k_n, mn_n / per_column),
-    };
-    for o in 0..outer {
-        for j in 0..inner {
-            // The column's first element, and how the column's elements advance.
-            let (mn, k) = match major {
-                Major::K => (mn0 + o, j * per_column),
-                Major::Mn => (mn0 + j * per_column, o),
-            };
-            let (addr, _) = element_addr(d, major, bits, mn, k);
-            async_proxy_operand_read(c, addr, 16)?;
-            let off = shared_offset(AddrSpace::Shared, addr, 0)?;
-            let Loc::Shared(at) = resolve(c, AddrSpace::Shared, off, 16, 16, 0, false)? else {
-                return Err(LaneFault::new(FaultKind::Unsupported {
-                    what: "a wgmma operand outside the CTA's own shared memory".into(),
-                }));
-            };
-            let words = [c.shared.load(at, 8), c.shared.load(at + 8, 8)];
-            for i in 0..per_column {
-                let v = (words[(i / per_word) as usize] >> ((i % per_word) * bits)) & mask;
-                match major {
-                    Major::K => set(mn - mn0, k + i, v),
-                    Major::Mn => set(mn - mn0 + i, k, v),
-                }
-            }
         }
     }
     Ok(())

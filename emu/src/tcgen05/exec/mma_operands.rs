@@ -4,6 +4,7 @@
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::operand_columns::{self, OperandPart};
 use crate::exec::program::AddrSpace;
 use crate::ir::MmaElem;
 use crate::semantics::convert::{f64_to_narrow, Narrow};
@@ -105,6 +106,59 @@ pub(crate) fn smem_elem(
     })
 }
 
+/// Reads a shared-memory operand: elements `(mn, k)`, `mn < mn_n`, `k < k_n`, into
+/// `set(mn, k, bits)`, a 16-byte column at a time where it can
+/// ([`crate::exec::operand_columns`]), else element by element through [`smem_elem`], which
+/// reports any fault. The race detector's runs are added element by element in either case,
+/// in [`smem_elem`]'s order.
+fn smem_operand(
+    c: &Ctx<'_>,
+    s: &Issue,
+    (d, which): (&SmemDesc, &str),
+    (major, bits): (Major, u32),
+    (mn_n, k_n): (u32, u32),
+    set: &mut impl FnMut(u32, u32, u64),
+) -> Result<(), LaneFault> {
+    let part = OperandPart {
+        major,
+        bits,
+        mn0: 0,
+        mn_n,
+        k_n,
+    };
+    let by_columns = operand_columns::read(
+        c,
+        s.lane,
+        part,
+        |mn, k| element_addr(d, major, bits, mn, k).ok().map(|(a, _)| a),
+        |addr, bytes| {
+            c.before_async_read(s.lane, addr, bytes, "a tcgen05.mma operand")
+                .is_none()
+        },
+        set,
+    );
+    if !by_columns {
+        for mn in 0..mn_n {
+            for k in 0..k_n {
+                set(mn, k, smem_elem(c, s, d, which, (major, bits), (mn, k))?);
+            }
+        }
+        return Ok(());
+    }
+    if let Some(r) = &s.runs {
+        let mut runs = r.borrow_mut();
+        for mn in 0..mn_n {
+            for k in 0..k_n {
+                if let Ok((addr, _)) = element_addr(d, major, bits, mn, k) {
+                    let off = crate::exec::address::shared_wrap(addr);
+                    crate::exec::hooks::asyncs::add_run(&mut runs, off, u64::from(bits / 8));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Element `(row, k)` of A in Tensor Memory.
 pub(crate) fn tmem_a_elem(
     c: &mut Ctx<'_>,
@@ -162,12 +216,16 @@ pub(crate) fn operand_a(
         None => {
             let d = decode(s.a_desc, "A")?;
             let major = if id.transpose_a { Major::Mn } else { Major::K };
-            for r in 0..id.m {
-                for kk in 0..k {
-                    let v = smem_elem(c, s, &d, "A", (major, abits), (r, kk))?;
+            smem_operand(
+                c,
+                s,
+                (&d, "A"),
+                (major, abits),
+                (id.m, k),
+                &mut |r, kk, v| {
                     t.a.set(r, kk, to_mma_bits(id.a, v, id.negate_a));
-                }
-            }
+                },
+            )?;
         }
     }
     Ok(())
@@ -185,11 +243,15 @@ pub(crate) fn operand_b(
     let bbits = id.b.storage_bits(id.kind);
     let d = decode_desc(s, s.b_desc, "B")?;
     let major = if id.transpose_b { Major::Mn } else { Major::K };
-    for col in 0..id.n {
-        for kk in 0..k {
-            let v = smem_elem(c, s, &d, "B", (major, bbits), (col, kk))?;
+    smem_operand(
+        c,
+        s,
+        (&d, "B"),
+        (major, bbits),
+        (id.n, k),
+        &mut |col, kk, v| {
             t.b.set(kk, at + col, to_mma_bits(id.b, v, id.negate_b));
-        }
-    }
+        },
+    )?;
     Ok(())
 }

@@ -56,6 +56,7 @@ pub mod shape;
 pub mod step;
 pub mod symbols;
 pub mod warp;
+pub mod word_hasher;
 
 use std::time::{Duration, Instant};
 

@@ -23,9 +23,11 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use crate::exec::fault::{FaultKind, LaneFault};
 use crate::exec::program::info::InstrInfo;
+use crate::exec::word_hasher::WordHasher;
 
 /// An async-proxy write to shared memory whose completion has not been observed.
 #[derive(Clone, Debug)]
@@ -54,7 +56,8 @@ pub struct ProxyState {
     pub check: bool,
     /// Check on and the program has async-proxy instructions: shared accesses are watched.
     pub watch: bool,
-    generic: RefCell<HashMap<u64, u32>>,
+    /// Shared byte offset → the pc of the generic write that marked it.
+    generic: RefCell<HashMap<u64, u32, BuildHasherDefault<WordHasher>>>,
     writes: Vec<AsyncWrite>,
     reads: Vec<AsyncRead>,
     tmaps: HashMap<u64, u32>,

@@ -6,7 +6,7 @@
 //! earlier accesses, and the Fence-SC reach map of `sc_order` (its words and their clocks).
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -149,23 +149,7 @@ pub struct Cell {
     pub barrier_pruned: (u32, u32, u32),
 }
 
-/// A multiplicative hasher for word indices (std's SipHash costs more than the lookup).
-#[derive(Default, Clone, Copy)]
-pub struct WordHasher(u64);
-
-impl Hasher for WordHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (v ^ (v >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
+pub use crate::exec::word_hasher::WordHasher;
 
 /// Words per shadow page: cells are kept in pages so that neighbouring words (a warp's
 /// coalesced access, a thread's sweep) share cache lines and one table lookup.

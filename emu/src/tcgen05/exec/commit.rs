@@ -105,6 +105,8 @@ pub fn check_ld(
     let (warp, strict) = (c.ids.warp, c.tmem_opts.fence);
     for t in 0..32 {
         let thread = warp * 32 + t;
+        // The last MMA found visible to this thread: a load's cells mostly share one writer.
+        let mut visible_writer = None;
         for j in 0..regs {
             for (lane, col) in cells(t, j) {
                 if lane >= 128 || col >= 512 {
@@ -113,7 +115,11 @@ pub fn check_ld(
                 let Some(rec) = tm.mma.writer(lane * 512 + col) else {
                     continue;
                 };
+                if visible_writer == Some(rec.id) {
+                    continue;
+                }
                 let Some(why) = invisible(c, tm, &rec, thread, strict) else {
+                    visible_writer = Some(rec.id);
                     continue;
                 };
                 return Err(undefined(
@@ -198,7 +204,19 @@ fn invisible(
     thread: u32,
     strict: bool,
 ) -> Option<String> {
-    // The most advanced state among the commits, newest first: observed, completed, issued.
+    let visible_through = |k: &crate::tcgen05::mma_track::Commit| {
+        crate::async_copy::cp_async::phase_done(c.asyncs, k.mbar, k.phase)
+            && match tm.observe.seen(thread, k.mbar, k.phase) {
+                Seen::Fenced => true,
+                Seen::Unfenced => !strict,
+                Seen::No => false,
+            }
+    };
+    if tm.mma.commits_of(rec).any(visible_through) {
+        return None;
+    }
+    // Why not: the most advanced state among the commits, newest first: observed, completed,
+    // issued.
     let mut best: Option<(u8, String)> = None;
     for k in tm.mma.commits_of(rec) {
         let (off, phase) = (k.mbar, k.phase);

@@ -136,13 +136,26 @@ impl Cta {
         for w in 0..nwarps {
             let mut tid = [[0u32; 32]; 3];
             let mut valid = 0u32;
-            for l in 0..32u32 {
-                let t = w * 32 + l;
-                if t < nthreads {
-                    valid |= 1 << l;
-                    tid[0][l as usize] = t % block[0];
-                    tid[1][l as usize] = (t / block[0]) % block[1];
-                    tid[2][l as usize] = t / (block[0] * block[1]);
+            // The warp's first thread index, then stepped lane by lane (x fastest).
+            let t0 = w * 32;
+            let mut at = [
+                t0 % block[0],
+                (t0 / block[0]) % block[1],
+                t0 / (block[0] * block[1]),
+            ];
+            for l in 0..(nthreads - t0).min(32) as usize {
+                valid |= 1 << l;
+                for (dim, v) in tid.iter_mut().zip(at) {
+                    dim[l] = v;
+                }
+                at[0] += 1;
+                if at[0] == block[0] {
+                    at[0] = 0;
+                    at[1] += 1;
+                    if at[1] == block[1] {
+                        at[1] = 0;
+                        at[2] += 1;
+                    }
                 }
             }
             let ids = LaneIds {

@@ -134,10 +134,57 @@ impl Ctx<'_> {
                 let m = self.preds[slot as usize] ^ if neg { FULL } else { 0 };
                 std::array::from_fn(|l| u64::from((m >> l) & 1))
             }
-            Src::Special(r) => std::array::from_fn(|l| self.special(r, l)),
+            Src::Special(r) => self.special_lanes(r),
             Src::Frame(off) => std::array::from_fn(|l| self.ids.frame_base[l] + off),
             Src::SharedSym(off) => [self.shared_sym(off); 32],
             Src::None => [0; 32],
+        }
+    }
+
+    /// The value of a special register for every lane: [`Ctx::special`] per lane for the
+    /// registers that differ between lanes, once for the others.
+    fn special_lanes(&self, r: SpecialReg) -> [u64; 32] {
+        match r {
+            SpecialReg::Tid(d) => {
+                let tid = &self.ids.tid[d.index()];
+                std::array::from_fn(|l| u64::from(tid[l]))
+            }
+            SpecialReg::Laneid
+            | SpecialReg::LanemaskEq
+            | SpecialReg::LanemaskLe
+            | SpecialReg::LanemaskLt
+            | SpecialReg::LanemaskGe
+            | SpecialReg::LanemaskGt => std::array::from_fn(|l| self.special(r, l)),
+            SpecialReg::Ntid(_)
+            | SpecialReg::Ctaid(_)
+            | SpecialReg::Nctaid(_)
+            | SpecialReg::Warpid
+            | SpecialReg::Nwarpid
+            | SpecialReg::Smid
+            | SpecialReg::Nsmid
+            | SpecialReg::Gridid
+            | SpecialReg::Clock
+            | SpecialReg::ClockHi
+            | SpecialReg::Clock64
+            | SpecialReg::Globaltimer
+            | SpecialReg::GlobaltimerLo
+            | SpecialReg::GlobaltimerHi
+            | SpecialReg::Envreg(_)
+            | SpecialReg::DynamicSmemSize
+            | SpecialReg::TotalSmemSize
+            | SpecialReg::AggrSmemSize
+            | SpecialReg::Clusterid(_)
+            | SpecialReg::Nclusterid(_)
+            | SpecialReg::ClusterCtaid(_)
+            | SpecialReg::ClusterNctaid(_)
+            | SpecialReg::ClusterCtarank
+            | SpecialReg::ClusterNctarank
+            | SpecialReg::IsExplicitCluster
+            | SpecialReg::Pm(_)
+            | SpecialReg::Pm64(_)
+            | SpecialReg::ReservedSmemOffset(_)
+            | SpecialReg::CurrentGraphExec
+            | SpecialReg::WarpSz => [self.special(r, 0); 32],
         }
     }
 

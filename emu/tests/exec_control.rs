@@ -477,3 +477,75 @@ DONE:
         assert_eq!(o.u32s(0), vec![10 + sel; 32], "index {sel}");
     }
 }
+
+/// A host thread reuses a finished CTA's warps for its next CTA (`Warp::reset`): every CTA
+/// must still start as a fresh one. Each thread reads a register and a predicate no
+/// instruction of it wrote before (zero and false at entry), calls a function on some lanes,
+/// and half of the threads of the CTAs with an odd index exit early; the last warp is
+/// partial (48 threads), so warps of different lane masks are reused. (Warps are reused only
+/// for kernels without local memory, so the call passes no parameters.)
+#[test]
+fn ctas_after_others_on_one_host_thread_start_fresh() {
+    let src = ptx(r#"
+.func nothing()
+{
+    ret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<10>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mad.lo.u32 %r3, %r2, 48, %r1;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    // %r9 and %p3 are never written before this point: zero and false at entry.
+    selp.u32 %r8, 1000, 0, %p3;
+    add.u32 %r4, %r9, %r8;
+    add.u32 %r4, %r4, %r3;
+    and.b32 %r5, %r2, 1;
+    setp.eq.u32 %p1, %r5, 1;
+    setp.ge.u32 %p2, %r1, 24;
+    and.pred %p1, %p1, %p2;
+    @%p1 bra EXIT;
+    setp.lt.u32 %p2, %r1, 8;
+    @!%p2 bra STORE;
+    call nothing;
+    add.u32 %r4, %r4, 7;
+STORE:
+    st.global.u32 [%rd3], %r4;
+    // Dirty what the next CTA would see if registers or predicates were kept.
+    mov.u32 %r9, 555;
+    setp.eq.u32 %p3, %r9, 555;
+EXIT:
+    ret;
+}
+"#);
+    let ctas = 6u32;
+    let o = launch_with(
+        &src,
+        "k",
+        [ctas, 1, 1],
+        [48, 1, 1],
+        vec![u32s(&vec![u32::MAX; (48 * ctas) as usize])],
+        |cfg| cfg.threads = 1,
+    );
+    o.ok();
+    let expect: Vec<u32> = (0..48 * ctas)
+        .map(|g| {
+            let (cta, t) = (g / 48, g % 48);
+            if cta % 2 == 1 && t >= 24 {
+                u32::MAX
+            } else if t < 8 {
+                g + 7
+            } else {
+                g
+            }
+        })
+        .collect();
+    assert_eq!(o.u32s(0), expect);
+}

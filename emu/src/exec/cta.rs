@@ -106,6 +106,10 @@ pub struct Cta {
     budget: std::sync::Arc<Budget>,
 }
 
+/// The most finished CTAs' warps a host thread keeps for its next CTAs (a cluster's CTAs
+/// finish together: up to 16 of them).
+const SPARE_CTAS: usize = 16;
+
 impl Drop for Cta {
     fn drop(&mut self) {
         let local: u64 = self.warps.iter().map(Warp::local_bytes).sum();
@@ -120,7 +124,12 @@ impl Cta {
     ///
     /// # Errors
     /// The CTA's shared or local memory is past the run's limit or refused by the host.
-    pub fn new(env: &Env<'_>, ctaid: [u32; 3], linear: u64) -> Result<Cta, ReserveError> {
+    pub fn new(
+        env: &Env<'_>,
+        ctaid: [u32; 3],
+        linear: u64,
+        spare: &mut Vec<Vec<Warp>>,
+    ) -> Result<Cta, ReserveError> {
         let budget = env.global.budget();
         let prog = env.prog;
         let block = env.block;
@@ -132,7 +141,11 @@ impl Cta {
             super::program::DFuncKind::Builtin(_) | super::program::DFuncKind::Undefined => 0,
         };
         let frame_base = prog.module_local_size.div_ceil(16) * 16;
-        let mut warps = Vec::with_capacity(nwarps as usize);
+        // A finished CTA's warps, reset in place where they can be (see `Warp::reset`); they
+        // hold no local memory, so the budget's sum over `warps` stays right.
+        let mut warps = spare.pop().unwrap_or_default();
+        warps.truncate(nwarps as usize);
+        warps.reserve(nwarps as usize - warps.len());
         for w in 0..nwarps {
             let mut tid = [[0u32; 32]; 3];
             let mut valid = 0u32;
@@ -163,6 +176,12 @@ impl Cta {
                 warp: w,
                 frame_base: [frame_base; 32],
             };
+            if let Some(old) = warps.get_mut(w as usize) {
+                let places = (env.kernel, entry);
+                if old.reset(prog, valid, &ids, places, (frame_base, f.frame.size)) {
+                    continue;
+                }
+            }
             let warp = Warp::new(
                 prog,
                 valid,
@@ -174,7 +193,10 @@ impl Cta {
                 budget,
             );
             match warp {
-                Ok(w) => warps.push(w),
+                Ok(new) => match warps.get_mut(w as usize) {
+                    Some(slot) => *slot = new,
+                    None => warps.push(new),
+                },
                 Err(mut e) => {
                     budget.give_back(warps.iter().map(Warp::local_bytes).sum());
                     e.what = format!("{} of CTA ({},{},{})", e.what, ctaid[0], ctaid[1], ctaid[2]);
@@ -223,6 +245,15 @@ impl Cta {
                 .map(|r| Box::new(crate::race::CtaRace::new(r, linear))),
             cluster_waiters: Vec::new(),
         })
+    }
+
+    /// Hands the CTA's warps to `spare`, for the next CTA [`Cta::new`] makes on this host
+    /// thread (only warps without local memory are kept: they hold nothing of the budget).
+    pub fn give_warps(&mut self, spare: &mut Vec<Vec<Warp>>) {
+        let keep = self.warps.iter().all(|w| w.local_bytes() == 0);
+        if keep && spare.len() < SPARE_CTAS {
+            spare.push(std::mem::take(&mut self.warps));
+        }
     }
 
     /// Runs the CTA until it finishes or has executed about `quantum` warp instructions.

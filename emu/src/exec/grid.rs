@@ -24,6 +24,7 @@ use super::cta::Cta;
 use super::cta::{Counts, CtaStatus};
 use super::fault::{Fault, FaultKind, FaultSite};
 use super::reserve::ReserveError;
+use super::warp::Warp;
 use super::{Env, LaunchConfig};
 use crate::cluster::barrier::ClusterBarrier;
 use crate::cluster::shape::triple;
@@ -142,7 +143,12 @@ impl Grid<'_, '_> {
     }
 
     /// Runs one slice of `cluster`; returns it if it must run again.
-    fn slice(&self, mut cluster: Cluster, local: &mut Counts) -> Option<Cluster> {
+    fn slice(
+        &self,
+        mut cluster: Cluster,
+        local: &mut Counts,
+        spare: &mut Vec<Vec<Warp>>,
+    ) -> Option<Cluster> {
         let before = cluster.counts();
         let quantum = self
             .env
@@ -216,6 +222,9 @@ impl Grid<'_, '_> {
             Ok(CtaStatus::Done) => {
                 self.finished();
                 self.keep_output(&mut cluster);
+                for cta in &mut cluster.ctas {
+                    cta.give_warps(spare);
+                }
                 None
             }
             Ok(CtaStatus::Paused | CtaStatus::Blocked) => Some(cluster),
@@ -280,6 +289,8 @@ impl Grid<'_, '_> {
     /// One host thread: takes CTAs until none is left.
     fn work(&self) {
         let mut local = Counts::default();
+        // Warps of this thread's finished CTAs, for its next ones.
+        let mut spare = Vec::new();
         while !self.stop.load(Ordering::Relaxed) {
             let cta = match self.next() {
                 Next::Done => break,
@@ -287,7 +298,7 @@ impl Grid<'_, '_> {
                     std::thread::yield_now();
                     continue;
                 }
-                Next::Start(index) => match Cluster::new(self.env, index) {
+                Next::Start(index) => match Cluster::new(self.env, index, &mut spare) {
                     Ok(c) => c,
                     Err(e) => {
                         self.refused_memory(index, e);
@@ -299,7 +310,7 @@ impl Grid<'_, '_> {
                 },
                 Next::Resume(c) => *c,
             };
-            let again = self.slice(cta, &mut local);
+            let again = self.slice(cta, &mut local, &mut spare);
             if let Ok(mut q) = self.queue.lock() {
                 q.in_flight -= 1;
                 if let Some(c) = again {
@@ -390,7 +401,11 @@ impl Cluster {
     ///
     /// # Errors
     /// A CTA's memory is past the run's limit or refused by the host.
-    pub fn new(env: &Env<'_>, index: u64) -> Result<Cluster, ReserveError> {
+    pub fn new(
+        env: &Env<'_>,
+        index: u64,
+        spare: &mut Vec<Vec<Warp>>,
+    ) -> Result<Cluster, ReserveError> {
         let grid = env.launch_template.nctaid;
         let dims = env.launch_template.cluster.dims.map(|d| d.max(1));
         let nc: [u64; 3] = std::array::from_fn(|i| u64::from(grid[i] / dims[i]).max(1));
@@ -411,7 +426,7 @@ impl Cluster {
             let linear = u64::from(ctaid[0])
                 + u64::from(ctaid[1]) * u64::from(grid[0])
                 + u64::from(ctaid[2]) * u64::from(grid[0]) * u64::from(grid[1]);
-            ctas.push(Cta::new(env, ctaid, linear)?);
+            ctas.push(Cta::new(env, ctaid, linear, spare)?);
         }
         let per_cta = env.block[0] * env.block[1] * env.block[2];
         Ok(Cluster {

@@ -141,50 +141,16 @@ impl Ctx<'_> {
         }
     }
 
-    /// The value of a special register for every lane: [`Ctx::special`] per lane for the
-    /// registers that differ between lanes, once for the others.
+    /// The value of a special register for every lane: per lane for the registers that
+    /// differ between lanes, once for the others ([`SpecialReg::differs_by_lane`]).
     fn special_lanes(&self, r: SpecialReg) -> [u64; 32] {
         match r {
             SpecialReg::Tid(d) => {
                 let tid = &self.ids.tid[d.index()];
                 std::array::from_fn(|l| u64::from(tid[l]))
             }
-            SpecialReg::Laneid
-            | SpecialReg::LanemaskEq
-            | SpecialReg::LanemaskLe
-            | SpecialReg::LanemaskLt
-            | SpecialReg::LanemaskGe
-            | SpecialReg::LanemaskGt => std::array::from_fn(|l| self.special(r, l)),
-            SpecialReg::Ntid(_)
-            | SpecialReg::Ctaid(_)
-            | SpecialReg::Nctaid(_)
-            | SpecialReg::Warpid
-            | SpecialReg::Nwarpid
-            | SpecialReg::Smid
-            | SpecialReg::Nsmid
-            | SpecialReg::Gridid
-            | SpecialReg::Clock
-            | SpecialReg::ClockHi
-            | SpecialReg::Clock64
-            | SpecialReg::Globaltimer
-            | SpecialReg::GlobaltimerLo
-            | SpecialReg::GlobaltimerHi
-            | SpecialReg::Envreg(_)
-            | SpecialReg::DynamicSmemSize
-            | SpecialReg::TotalSmemSize
-            | SpecialReg::AggrSmemSize
-            | SpecialReg::Clusterid(_)
-            | SpecialReg::Nclusterid(_)
-            | SpecialReg::ClusterCtaid(_)
-            | SpecialReg::ClusterNctaid(_)
-            | SpecialReg::ClusterCtarank
-            | SpecialReg::ClusterNctarank
-            | SpecialReg::IsExplicitCluster
-            | SpecialReg::Pm(_)
-            | SpecialReg::Pm64(_)
-            | SpecialReg::ReservedSmemOffset(_)
-            | SpecialReg::CurrentGraphExec
-            | SpecialReg::WarpSz => [self.special(r, 0); 32],
+            _ if r.differs_by_lane() => std::array::from_fn(|l| self.special(r, l)),
+            _ => [self.special(r, 0); 32],
         }
     }
 

@@ -100,6 +100,51 @@ pub enum ReservedSmem {
 }
 
 impl SpecialReg {
+    /// Whether the lanes of one warp may read different values: the thread and lane ids and
+    /// the lane masks. Every other special register reads the same in the whole warp, so the
+    /// interpreter reads it once per warp instruction.
+    pub fn differs_by_lane(self) -> bool {
+        match self {
+            SpecialReg::Tid(_)
+            | SpecialReg::Laneid
+            | SpecialReg::LanemaskEq
+            | SpecialReg::LanemaskLe
+            | SpecialReg::LanemaskLt
+            | SpecialReg::LanemaskGe
+            | SpecialReg::LanemaskGt => true,
+            SpecialReg::Ntid(_)
+            | SpecialReg::Ctaid(_)
+            | SpecialReg::Nctaid(_)
+            | SpecialReg::Warpid
+            | SpecialReg::Nwarpid
+            | SpecialReg::Smid
+            | SpecialReg::Nsmid
+            | SpecialReg::Gridid
+            | SpecialReg::Clock
+            | SpecialReg::ClockHi
+            | SpecialReg::Clock64
+            | SpecialReg::Globaltimer
+            | SpecialReg::GlobaltimerLo
+            | SpecialReg::GlobaltimerHi
+            | SpecialReg::Envreg(_)
+            | SpecialReg::DynamicSmemSize
+            | SpecialReg::TotalSmemSize
+            | SpecialReg::AggrSmemSize
+            | SpecialReg::Clusterid(_)
+            | SpecialReg::Nclusterid(_)
+            | SpecialReg::ClusterCtaid(_)
+            | SpecialReg::ClusterNctaid(_)
+            | SpecialReg::ClusterCtarank
+            | SpecialReg::ClusterNctarank
+            | SpecialReg::IsExplicitCluster
+            | SpecialReg::Pm(_)
+            | SpecialReg::Pm64(_)
+            | SpecialReg::ReservedSmemOffset(_)
+            | SpecialReg::CurrentGraphExec
+            | SpecialReg::WarpSz => false,
+        }
+    }
+
     /// The register's name as written, with its `%` and component.
     pub fn name(self) -> String {
         match self {

@@ -92,12 +92,6 @@ pub fn lower_cp(fx: &FnCtx<'_>, ins: &Instr, c: &CpAsync, mut d: DInstr) -> D {
 /// # Errors
 /// Malformed operands (the validator reports them first).
 pub fn lower_mbarrier(fx: &FnCtx<'_>, ins: &Instr, m: &Mbarrier, mut d: DInstr) -> D {
-    if m.op == MbarrierOp::PendingCount {
-        d.d[0] = fx.dst(arg(ins, 0)?, Type::U32, ins.span)?;
-        d.s[0] = fx.src(arg(ins, 1)?, Type::B64, ins.span)?;
-        d.exec = step::pending_count;
-        return Ok(d);
-    }
     // Operand positions: the address is first for init/inval/expect_tx/complete_tx, second
     // after a destination for arrive and the waits.
     let (addr_k, param) = match m.op {
@@ -120,7 +114,12 @@ pub fn lower_mbarrier(fx: &FnCtx<'_>, ins: &Instr, m: &Mbarrier, mut d: DInstr) 
         MbarrierOp::TryWait { parity } => {
             (1, op::WAIT | op::TRY | if parity { op::PARITY } else { 0 })
         }
-        MbarrierOp::PendingCount => return Err(invalid(ins, "unreachable")),
+        MbarrierOp::PendingCount => {
+            d.d[0] = fx.dst(arg(ins, 0)?, Type::U32, ins.span)?;
+            d.s[0] = fx.src(arg(ins, 1)?, Type::B64, ins.span)?;
+            d.exec = step::pending_count;
+            return Ok(d);
+        }
     };
     let addr = fx.addr(arg(ins, addr_k)?, space(m.shared), ins.span)?;
     if addr_k == 1 {

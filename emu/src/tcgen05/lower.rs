@@ -68,8 +68,18 @@ pub(crate) fn tmem_address(
 /// # Errors
 /// A malformed instruction the validator should have rejected.
 pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result<(), DecodeError> {
-    if matches!(t, Tcgen05::Mma(_) | Tcgen05::Commit(_)) {
-        return crate::tcgen05::lower::mma::lower(fx, ins, t, d);
+    match t {
+        Tcgen05::Mma(m) => return mma::lower_mma(fx, ins, t, m, d),
+        Tcgen05::Commit(c) => return mma::lower_commit(fx, ins, t, c, d),
+        Tcgen05::Alloc(_)
+        | Tcgen05::Dealloc(_)
+        | Tcgen05::Relinquish(_)
+        | Tcgen05::Ld(_)
+        | Tcgen05::St(_)
+        | Tcgen05::Wait(_)
+        | Tcgen05::Fence(_)
+        | Tcgen05::Shift(_)
+        | Tcgen05::Cp(_) => {}
     }
     let mut m = TmemInstr {
         op: *t,

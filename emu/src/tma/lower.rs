@@ -6,7 +6,7 @@ use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DAddr, DInstr, Extra, Src};
 use crate::ir::tma::{BulkSpace, Completion, TensorDir, Tma};
-use crate::ir::{Fence, Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem};
+use crate::ir::{Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem};
 use crate::tma::copy as step;
 use crate::tma::decoded::TmaInstr;
 use crate::tma::tensormap;
@@ -148,39 +148,33 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
     Ok(d)
 }
 
-/// Lowers `fence.proxy.async{.space}` and `fence.proxy.tensormap::generic.*` (the proxy
-/// checker's fences).
+/// Lowers `fence.proxy.async{.space}` (a proxy checker's fence) over the state space `s`
+/// (all of them when `None`).
+pub fn lower_fence_proxy_async(s: Option<StateSpace>, mut d: DInstr) -> D {
+    let mut x = empty(Tma::CommitGroup);
+    // Bit 0: covers shared memory; bit 1: covers global memory.
+    x.ordinal = match s {
+        None => 3,
+        Some(StateSpace::Global) => 2,
+        Some(StateSpace::Shared(_)) => 1,
+        Some(_) => 0,
+    };
+    d.exec = tensormap::fence_proxy_async;
+    d.extra = Extra::Tma(Box::new(x));
+    Ok(d)
+}
+
+/// Lowers `fence.proxy.tensormap::generic.acquire.*` (a proxy checker's fence), with its
+/// optional tensor-map address.
 ///
 /// # Errors
 /// Malformed operands.
-pub fn lower_fence(fx: &FnCtx<'_>, ins: &Instr, f: &Fence, mut d: DInstr) -> D {
+pub fn lower_fence_proxy_tensormap(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
     let mut x = empty(Tma::CommitGroup);
-    match f {
-        Fence::ProxyAsync(s) => {
-            // Bit 0: covers shared memory; bit 1: covers global memory.
-            let bits = match s {
-                None => 3,
-                Some(StateSpace::Global) => 2,
-                Some(StateSpace::Shared(_)) => 1,
-                Some(_) => 0,
-            };
-            x.ordinal = bits;
-            d.exec = tensormap::fence_proxy_async;
-        }
-        Fence::ProxyTensormap { release: false, .. } => {
-            let a = ins
-                .args
-                .first()
-                .map(|o| fx.addr(o, SpaceQual::GENERIC, ins.span));
-            match a {
-                Some(Ok(a)) => x.tmap = Some(a),
-                Some(Err(e)) => return Err(e),
-                None => {}
-            }
-            d.exec = tensormap::fence_proxy_tensormap;
-        }
-        _ => return Err(invalid(ins, "not a proxy fence")),
+    if let Some(o) = ins.args.first() {
+        x.tmap = Some(fx.addr(o, SpaceQual::GENERIC, ins.span)?);
     }
+    d.exec = tensormap::fence_proxy_tensormap;
     d.extra = Extra::Tma(Box::new(x));
     Ok(d)
 }

@@ -7,37 +7,25 @@ use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, TmemShape, Type, VecElem};
+use crate::ir::{Instr, Operand, SpaceQual, StateSpace, Tcgen05, TmemShape, Type};
 use crate::tcgen05::decoded::TmemInstr;
 use crate::tcgen05::exec as step;
 use models::vocab::SharedWindow;
 
-fn constant(ins: &Instr, o: &Operand) -> Result<u32, DecodeError> {
-    match o {
-        // immHalfSplitoff is a 32-bit quantity; wider literals are truncated as ptxas does.
-        Operand::Imm(Imm::Int(v)) => Ok(*v as u32),
-        _ => Err(invalid(ins, "immHalfSplitoff must be a constant")),
-    }
+/// immHalfSplitoff, operand `k`: a 32-bit quantity; wider literals are truncated as ptxas
+/// does.
+fn split_offset(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<u32, DecodeError> {
+    let [b0, b1, b2, b3, ..] = fx.validated.int_of(ins, k)?.to_le_bytes();
+    Ok(u32::from_le_bytes([b0, b1, b2, b3]))
 }
 
-/// The registers of a brace vector, with their names.
+/// The registers of the brace vector operand `k`, with their names.
 fn vector(
     fx: &FnCtx<'_>,
     ins: &Instr,
-    o: &Operand,
+    k: usize,
 ) -> Result<(Vec<crate::ir::RegId>, Vec<String>), DecodeError> {
-    let Operand::Vector(v) = o else {
-        return Err(invalid(ins, "expected a vector of registers `{...}`"));
-    };
-    let mut regs = Vec::with_capacity(v.len());
-    for e in v {
-        match e {
-            VecElem::Reg(r) => regs.push(*r),
-            VecElem::Sink | VecElem::Imm(_) => {
-                return Err(invalid(ins, "tcgen05 vectors hold registers only"))
-            }
-        }
-    }
+    let regs = fx.validated.regs_of(ins, k)?;
     let names = regs
         .iter()
         .map(|r| fx.func.regs[r.index()].name.clone())
@@ -127,7 +115,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
         Tcgen05::Ld(l) => {
             let split = usize::from(l.shape == TmemShape::S16x32bx2);
             let red = usize::from(l.red.is_some());
-            let (regs, names) = vector(fx, ins, arg(ins, 0)?)?;
+            let (regs, names) = vector(fx, ins, 0)?;
             m.dsts = regs
                 .iter()
                 .map(|r| fx.dst(&Operand::Reg(*r), Type::B32, ins.span))
@@ -138,7 +126,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
             }
             (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 1 + red)?)?;
             if split == 1 {
-                m.split = constant(ins, arg(ins, 2 + red)?)?;
+                m.split = split_offset(fx, ins, 2 + red)?;
             }
             if m.dsts.len() as u32 != l.shape.regs(l.num.count()) {
                 return Err(invalid(ins, "the vector's size does not match the shape"));
@@ -149,9 +137,9 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
             let split = usize::from(s.shape == TmemShape::S16x32bx2);
             (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
             if split == 1 {
-                m.split = constant(ins, arg(ins, 1)?)?;
+                m.split = split_offset(fx, ins, 1)?;
             }
-            let (regs, names) = vector(fx, ins, arg(ins, 1 + split)?)?;
+            let (regs, names) = vector(fx, ins, 1 + split)?;
             m.srcs = regs
                 .iter()
                 .map(|r| fx.src(&Operand::Reg(*r), Type::B32, ins.span))

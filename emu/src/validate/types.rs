@@ -173,6 +173,13 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         })
     };
     negated_predicates(f, i, &mut push);
+    // The truth table of `lop3` is an immediate (PTX ISA "lop3"): lowering reads it as one.
+    if matches!(i.op, Op::Lop3) && !matches!(i.args.get(4), Some(Operand::Imm(Imm::Int(_)))) {
+        push(
+            "lop3-table",
+            "the truth table of `lop3` (operand 5) must be an integer constant".into(),
+        );
+    }
     if let Op::And(t) | Op::Or(t) | Op::Xor(t) | Op::Not(t) | Op::Cnot(t) = i.op {
         if !matches!(t.class(), TypeClass::Bits | TypeClass::Pred) {
             push(
@@ -387,6 +394,15 @@ mod tests {
         );
         let m = crate::front::parse_module(&src, "t.ptx").expect("parses");
         crate::validate::validate_module(&m)
+    }
+
+    #[test]
+    fn lop3_takes_a_constant_truth_table() {
+        assert!(diags("lop3.b32 %r1, %r2, %r3, %r0, 0x96;").is_empty());
+        let d = diags("lop3.b32 %r1, %r2, %r3, %r0, %r1;");
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].rule, "lop3-table");
+        assert_eq!(d[0].span.line, 12);
     }
 
     #[test]

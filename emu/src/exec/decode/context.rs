@@ -4,6 +4,7 @@
 
 use super::layout::Layout;
 use crate::ir::{Function, LabelId, Module, RegId, Type};
+use crate::validate::Validated;
 
 /// Where a register lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +26,9 @@ pub enum SlotInfo {
 pub struct FnCtx<'a> {
     /// The module.
     pub module: &'a Module,
+    /// The module as the validator accepted it: its readers give the operand forms the
+    /// validator guarantees ([`crate::validate::forms`]).
+    pub validated: &'a Validated,
     /// The function.
     pub func: &'a Function,
     /// Its index.

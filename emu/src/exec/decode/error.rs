@@ -14,7 +14,9 @@ pub enum DecodeError {
         /// Where.
         span: Span,
     },
-    /// A malformed instruction the validator should have rejected.
+    /// A malformed instruction the validator should have rejected: the re-checks that
+    /// lowering still makes outside the readers of [`crate::validate::forms`]
+    /// (`docs/architecture.md` lists them).
     #[error("line {}: {what}", span.line)]
     Invalid {
         /// What is wrong.
@@ -22,6 +24,10 @@ pub enum DecodeError {
         /// Where.
         span: Span,
     },
+    /// A guarantee of the validator did not hold when lowering read an operand: a bug of
+    /// ptxemu, never a malformed module ([`crate::validate::forms`]).
+    #[error("{0}")]
+    Unguaranteed(#[from] crate::validate::Unguaranteed),
     /// The module's variables do not fit the run's memory budget, or the host refused them.
     #[error("{0}")]
     Memory(crate::exec::reserve::ReserveError),

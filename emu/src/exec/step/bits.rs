@@ -7,7 +7,7 @@ use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow, Src};
-use crate::ir::{Imm, Instr, Operand, PrmtMode, ShiftMode, Type};
+use crate::ir::{Instr, PrmtMode, ShiftMode, Type};
 use crate::semantics::bits as sb;
 
 type R = Result<Flow, LaneFault>;
@@ -216,10 +216,8 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, op: BitOp) -> Result<DI
         BitOp::Bmsk(m) => (u64::from(m == ShiftMode::Wrap) << 3, bmsk),
         BitOp::Szext(z) => (signed | u64::from(z.mode == ShiftMode::Wrap) << 3, szext),
         BitOp::Lop3 => {
-            let lut = match arg(4)? {
-                Operand::Imm(Imm::Int(v)) => (*v as u64) & 0xFF,
-                _ => return Err(invalid(ins, "lop3 needs an immediate truth table")),
-            };
+            // The table's low byte, whatever its width (the rule `lop3-table`).
+            let lut = u64::from(fx.validated.int_of(ins, 4)?.to_le_bytes()[0]);
             d.s[3] = Src::None;
             (lut << 8, lop3)
         }

@@ -3,11 +3,11 @@
 //! `enable-input-d`, `scale-input-d`, the scale-factor addresses and the mbarrier, once.
 
 use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::arg;
 use crate::exec::decode::error::DecodeError;
-use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Extra, Src};
 use crate::ir::tcgen05_mma::{Tcgen05Commit, Tcgen05Mma};
-use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, Type, VecElem};
+use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, Type};
 use crate::tcgen05::decoded::{MmaDInstr, TmemRef};
 use crate::tcgen05::exec::mma as step;
 use crate::tcgen05::lower::tmem_address;
@@ -64,13 +64,10 @@ pub fn lower_mma(
         x.sfa = Some(tref(fx, ins, 4)?);
         x.sfb = Some(tref(fx, ins, 5)?);
         k = 6;
-    } else if let Operand::Vector(v) = arg(ins, 4)? {
-        for e in v {
-            let VecElem::Reg(r) = e else {
-                return Err(invalid(ins, "disable-output-lane holds registers only"));
-            };
+    } else if let Operand::Vector(_) = arg(ins, 4)? {
+        for r in fx.validated.regs_of(ins, 4)? {
             x.disable
-                .push(fx.src(&Operand::Reg(*r), Type::B32, ins.span)?);
+                .push(fx.src(&Operand::Reg(r), Type::B32, ins.span)?);
         }
         k = 5;
     }

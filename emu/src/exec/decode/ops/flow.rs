@@ -44,10 +44,8 @@ pub(super) fn bar(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, b: &Bar) -> D {
 
 /// `bra`.
 pub(super) fn bra(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
-    let Operand::Label(l) = arg(ins, 0)? else {
-        return Err(invalid(ins, "bra needs a label"));
-    };
-    d.extra = Extra::Target(fx.label_pc(*l));
+    let l = fx.validated.label_of(ins, 0)?;
+    d.extra = Extra::Target(fx.label_pc(l));
     d.exec = control::bra;
     d.control = true;
     Ok(d)
@@ -56,10 +54,8 @@ pub(super) fn bra(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
 /// `brx.idx`: the index and the program counters of its `.branchtargets` list.
 pub(super) fn brx_idx(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
     d.s[0] = fx.src(arg(ins, 0)?, Type::U32, ins.span)?;
-    let Operand::Label(list) = arg(ins, 1)? else {
-        return Err(invalid(ins, "brx.idx needs a .branchtargets label"));
-    };
-    let targets = branch_targets(fx, *list)
+    let list = fx.validated.label_of(ins, 1)?;
+    let targets = branch_targets(fx, list)
         .ok_or_else(|| invalid(ins, "brx.idx label is not a .branchtargets list"))?;
     d.extra = Extra::Elems(
         targets

@@ -4,7 +4,7 @@
 use crate::cluster_launch::decoded::CancelInstr;
 use crate::cluster_launch::exec as step;
 use crate::exec::decode::context::{FnCtx, SlotInfo};
-use crate::exec::decode::error::{arg, invalid, DecodeError};
+use crate::exec::decode::error::{invalid, DecodeError};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::ir::{
     ClusterLaunch, Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem,
@@ -31,14 +31,14 @@ pub fn lower(
                 SpaceQual::GENERIC
             };
             d.extra = Extra::ClusterLaunch(Box::new(CancelInstr {
-                addr: fx.addr(arg(ins, 0)?, space, ins.span)?,
-                mbar: fx.addr(arg(ins, 1)?, space, ins.span)?,
+                addr: fx.addr(fx.arg(ins, 0)?, space, ins.span)?,
+                mbar: fx.addr(fx.arg(ins, 1)?, space, ins.span)?,
                 multicast,
             }));
             d.exec = step::try_cancel;
         }
         ClusterLaunch::IsCanceled | ClusterLaunch::FirstCtaid(_) => {
-            let Operand::Reg(r) = arg(ins, 1)? else {
+            let Operand::Reg(r) = fx.arg(ins, 1)? else {
                 return Err(invalid(ins, "the response is a .b128 register"));
             };
             let SlotInfo::Val { slot, count: 2, .. } = fx.slot(*r) else {
@@ -48,16 +48,16 @@ pub fn lower(
             d.s[1] = Src::Reg(slot + 1);
             match *c {
                 ClusterLaunch::IsCanceled => {
-                    d.d[0] = fx.dst(arg(ins, 0)?, Type::Pred, ins.span)?;
+                    d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::Pred, ins.span)?;
                     d.exec = step::is_canceled;
                 }
                 ClusterLaunch::FirstCtaid(Some(dim)) => {
-                    d.d[0] = fx.dst(arg(ins, 0)?, Type::B32, ins.span)?;
+                    d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::B32, ins.span)?;
                     d.extra = Extra::Param(dim.index() as u64);
                     d.exec = step::first_ctaid_of;
                 }
                 ClusterLaunch::FirstCtaid(None) => {
-                    let Operand::Vector(v) = arg(ins, 0)? else {
+                    let Operand::Vector(v) = fx.arg(ins, 0)? else {
                         return Err(invalid(
                             ins,
                             "get_first_ctaid.v4 writes a vector {x, y, z, _}",

@@ -3,8 +3,8 @@
 //! and scatter values.
 
 use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::invalid;
 use crate::exec::decode::error::DecodeError;
-use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::ir::{Instr, MmaElem, Operand, Type, VecElem, WarpMatrix};
 use crate::mma::decoded::MatrixInstr;
@@ -31,7 +31,7 @@ fn elems(ins: &Instr, o: &Operand, imm: bool) -> Result<Vec<Operand>, DecodeErro
 }
 
 fn srcs(fx: &FnCtx<'_>, ins: &Instr, k: usize, ty: Type) -> Result<Vec<Src>, DecodeError> {
-    elems(ins, arg(ins, k)?, false)?
+    elems(ins, fx.arg(ins, k)?, false)?
         .iter()
         .map(|o| fx.src(o, ty, ins.span))
         .collect()
@@ -39,14 +39,14 @@ fn srcs(fx: &FnCtx<'_>, ins: &Instr, k: usize, ty: Type) -> Result<Vec<Src>, Dec
 
 /// C of mma, whose elements may be immediates of the element type `ty`.
 fn accumulator(fx: &FnCtx<'_>, ins: &Instr, ty: Type) -> Result<Vec<Src>, DecodeError> {
-    elems(ins, arg(ins, 3)?, true)?
+    elems(ins, fx.arg(ins, 3)?, true)?
         .iter()
         .map(|o| fx.src(o, ty, ins.span))
         .collect()
 }
 
 fn dsts(fx: &FnCtx<'_>, ins: &Instr, k: usize, ty: Type) -> Result<Vec<Dst>, DecodeError> {
-    elems(ins, arg(ins, k)?, false)?
+    elems(ins, fx.arg(ins, k)?, false)?
         .iter()
         .map(|o| fx.dst(o, ty, ins.span))
         .collect()
@@ -95,14 +95,14 @@ pub fn lower(
         }
         WarpMatrix::Ldmatrix(x) => {
             m.d = dsts(fx, ins, 0, Type::B32)?;
-            m.addr = Some(fx.addr(arg(ins, 1)?, x.space, ins.span)?);
+            m.addr = Some(fx.addr(fx.arg(ins, 1)?, x.space, ins.span)?);
             if m.d.len() as u32 != x.regs() {
                 return Err(invalid(ins, "the vector's size does not match .num"));
             }
             step::ldmatrix
         }
         WarpMatrix::Stmatrix(x) => {
-            m.addr = Some(fx.addr(arg(ins, 0)?, x.space, ins.span)?);
+            m.addr = Some(fx.addr(fx.arg(ins, 0)?, x.space, ins.span)?);
             m.a = srcs(fx, ins, 1, Type::B32)?;
             if m.a.len() as u32 != x.regs() {
                 return Err(invalid(ins, "the vector's size does not match .num"));
@@ -116,14 +116,14 @@ pub fn lower(
         }
         WarpMatrix::WmmaLoad(l) => {
             m.d = dsts(fx, ins, 0, reg_type(l.ty))?;
-            m.addr = Some(fx.addr(arg(ins, 1)?, l.space, ins.span)?);
+            m.addr = Some(fx.addr(fx.arg(ins, 1)?, l.space, ins.span)?);
             if let Some(s) = ins.args.get(2) {
                 m.stride = fx.src(s, Type::U32, ins.span)?;
             }
             wmma::load
         }
         WarpMatrix::WmmaStore(st) => {
-            m.addr = Some(fx.addr(arg(ins, 0)?, st.space, ins.span)?);
+            m.addr = Some(fx.addr(fx.arg(ins, 0)?, st.space, ins.span)?);
             m.a = srcs(fx, ins, 1, reg_type(st.ty))?;
             if let Some(s) = ins.args.get(2) {
                 m.stride = fx.src(s, Type::U32, ins.span)?;

@@ -4,8 +4,8 @@
 pub mod mma;
 
 use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::invalid;
 use crate::exec::decode::error::DecodeError;
-use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::ir::{Instr, Operand, SpaceQual, StateSpace, Tcgen05, TmemShape, Type};
 use crate::tcgen05::decoded::TmemInstr;
@@ -91,25 +91,25 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
             } else {
                 SpaceQual::GENERIC
             };
-            m.dst = Some(fx.addr(arg(ins, 0)?, space, ins.span)?);
-            m.ncols = fx.src(arg(ins, 1)?, Type::U32, ins.span)?;
+            m.dst = Some(fx.addr(fx.arg(ins, 0)?, space, ins.span)?);
+            m.ncols = fx.src(fx.arg(ins, 1)?, Type::U32, ins.span)?;
             step::alloc::alloc
         }
         Tcgen05::Dealloc(_) => {
-            m.taddr = fx.src(arg(ins, 0)?, Type::U32, ins.span)?;
-            m.ncols = fx.src(arg(ins, 1)?, Type::U32, ins.span)?;
+            m.taddr = fx.src(fx.arg(ins, 0)?, Type::U32, ins.span)?;
+            m.ncols = fx.src(fx.arg(ins, 1)?, Type::U32, ins.span)?;
             step::alloc::dealloc
         }
         Tcgen05::Relinquish(_) => step::alloc::relinquish,
         Tcgen05::Wait(_) => step::ordering::wait,
         Tcgen05::Fence(_) => step::ordering::fence,
         Tcgen05::Shift(_) => {
-            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
+            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, fx.arg(ins, 0)?)?;
             step::shift::shift
         }
         Tcgen05::Cp(_) => {
-            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
-            m.srcs = vec![fx.src(arg(ins, 1)?, Type::B64, ins.span)?];
+            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, fx.arg(ins, 0)?)?;
+            m.srcs = vec![fx.src(fx.arg(ins, 1)?, Type::B64, ins.span)?];
             crate::tcgen05::exec::cp::cp
         }
         Tcgen05::Ld(l) => {
@@ -122,9 +122,9 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
                 .collect::<Result<_, _>>()?;
             m.names = names;
             if red == 1 {
-                m.redval = fx.dst(arg(ins, 1)?, Type::B32, ins.span)?;
+                m.redval = fx.dst(fx.arg(ins, 1)?, Type::B32, ins.span)?;
             }
-            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 1 + red)?)?;
+            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, fx.arg(ins, 1 + red)?)?;
             if split == 1 {
                 m.split = split_offset(fx, ins, 2 + red)?;
             }
@@ -135,7 +135,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
         }
         Tcgen05::St(s) => {
             let split = usize::from(s.shape == TmemShape::S16x32bx2);
-            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, arg(ins, 0)?)?;
+            (m.taddr, m.taddr_offset) = tmem_address(fx, ins, fx.arg(ins, 0)?)?;
             if split == 1 {
                 m.split = split_offset(fx, ins, 1)?;
             }

@@ -2,8 +2,8 @@
 //! coordinate vectors, sizes and values resolved once (`crate::tma::copy` runs them).
 
 use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::invalid;
 use crate::exec::decode::error::DecodeError;
-use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DAddr, DInstr, Extra, Src};
 use crate::ir::tma::{BulkSpace, Completion, TensorDir, Tma};
 use crate::ir::{Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem};
@@ -32,11 +32,11 @@ fn shared_cta() -> SpaceQual {
 }
 
 fn addr(fx: &FnCtx<'_>, ins: &Instr, k: usize, s: SpaceQual) -> Result<DAddr, DecodeError> {
-    fx.addr(arg(ins, k)?, s, ins.span)
+    fx.addr(fx.arg(ins, k)?, s, ins.span)
 }
 
 fn vector(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<Vec<Src>, DecodeError> {
-    let Operand::Vector(v) = arg(ins, k)? else {
+    let Operand::Vector(v) = fx.arg(ins, k)? else {
         return Err(invalid(
             ins,
             format!("operand {} is a vector {{...}}", k + 1),
@@ -77,12 +77,12 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
         Tma::Bulk(c) | Tma::Reduce(crate::ir::tma::BulkReduce { copy: c, .. }) => {
             x.dst = Some(addr(fx, ins, 0, space(c.dst))?);
             x.src = Some(addr(fx, ins, 1, space(c.src))?);
-            x.value = fx.src(arg(ins, 2)?, Type::U32, ins.span)?;
+            x.value = fx.src(fx.arg(ins, 2)?, Type::U32, ins.span)?;
             if c.completion == Completion::Mbarrier {
                 x.mbar = Some(addr(fx, ins, 3, shared_cta())?);
             }
             if c.multicast {
-                x.mask = fx.src(arg(ins, 4)?, Type::U16, ins.span)?;
+                x.mask = fx.src(fx.arg(ins, 4)?, Type::U16, ins.span)?;
             }
             d.exec = step::bulk;
         }
@@ -96,7 +96,8 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
                     x.offsets = vector(fx, ins, 4)?;
                 }
                 if c.multicast {
-                    x.mask = fx.src(arg(ins, 4 + usize::from(c.im2col))?, Type::U16, ins.span)?;
+                    x.mask =
+                        fx.src(fx.arg(ins, 4 + usize::from(c.im2col))?, Type::U16, ins.span)?;
                 }
             } else {
                 x.tmap = Some(addr(fx, ins, 0, generic)?);
@@ -117,7 +118,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
         }
         Tma::CommitGroup => d.exec = step::commit_group,
         Tma::WaitGroup { .. } => {
-            x.value = fx.src(arg(ins, 0)?, Type::U32, ins.span)?;
+            x.value = fx.src(fx.arg(ins, 0)?, Type::U32, ins.span)?;
             d.exec = step::wait_group;
         }
         Tma::Replace { field, shared, ty } => {
@@ -129,13 +130,13 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
             x.tmap = Some(addr(fx, ins, 0, s)?);
             let mut k = 1;
             if field.has_ordinal() {
-                x.ordinal = match arg(ins, 1)? {
+                x.ordinal = match fx.arg(ins, 1)? {
                     Operand::Imm(crate::ir::Imm::Int(n @ 0..=4)) => *n as u32,
                     _ => return Err(invalid(ins, "the ordinal is a constant 0 to 4")),
                 };
                 k = 2;
             }
-            x.value = fx.src(arg(ins, k)?, *ty, ins.span)?;
+            x.value = fx.src(fx.arg(ins, k)?, *ty, ins.span)?;
             d.exec = tensormap::replace;
         }
         Tma::CpFenceproxy { .. } => {

@@ -36,6 +36,21 @@ fn unguaranteed(ins: &Instr, k: usize, form: &'static str) -> Unguaranteed {
 }
 
 impl Validated {
+    /// Operand `k` of `ins`, whatever its form.
+    ///
+    /// Guaranteed by the rule `operand-count` (`validate/instr.rs`), which bounds the
+    /// operands of every opcode by the opcode table's arity or, where the form decides, by
+    /// the family's (`arity`); lowering reads an operand past the lower bound only where the
+    /// form that admits it is present.
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu).
+    pub fn operand<'i>(&self, ins: &'i Instr, k: usize) -> Result<&'i Operand, Unguaranteed> {
+        ins.args
+            .get(k)
+            .ok_or_else(|| unguaranteed(ins, k, "present"))
+    }
+
     /// Operand `k` of `ins`, a label.
     ///
     /// Guaranteed by the rule `operand-kind` for the target of `bra` and the list of
@@ -110,6 +125,28 @@ mod tests {
             diags.iter().any(|d| d.rule == rule && d.span.line == 10),
             "{body}: {diags:?}"
         );
+    }
+
+    #[test]
+    fn an_operand_is_present_where_operand_reads_one() {
+        refused("8.0", "sm_90", "add.s32 %r1, %r2;", "operand-count");
+        refused(
+            "8.0",
+            "sm_90",
+            "setp.eq.and.s32 %p1, %r1, %r2;",
+            "operand-count",
+        );
+        let v = Validated::new(module("8.0", "sm_90", "add.s32 %r1, %r2, 3;")).expect("valid");
+        let f = &v.module().functions[0];
+        let Some(crate::ir::Stmt::Instr(add)) = f.body.as_ref().and_then(|b| {
+            b.stmts
+                .iter()
+                .find(|s| matches!(s, crate::ir::Stmt::Instr(_)))
+        }) else {
+            panic!("no instruction")
+        };
+        assert!(v.operand(add, 2).is_ok());
+        assert_eq!(v.operand(add, 3).map_err(|u| u.form), Err("present"));
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! descriptor, scale-d and the immediates once, so the step functions only gather and scatter.
 
 use crate::exec::decode::context::FnCtx;
+use crate::exec::decode::error::invalid;
 use crate::exec::decode::error::DecodeError;
-use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::ir::{Instr, MmaElem, Operand, Type, Wgmma};
 use crate::wgmma::decoded::WgmmaInstr;
@@ -67,16 +67,16 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, w: &Wgmma, d: &mut DInstr) -> Result<(
                 x.d.push(fx.dst(&o, dty, ins.span)?);
                 x.c.push(fx.src(&o, dty, ins.span)?);
             }
-            let a_regs = matches!(arg(ins, 1)?, Operand::Vector(_));
+            let a_regs = matches!(fx.arg(ins, 1)?, Operand::Vector(_));
             if a_regs {
                 for o in regs(fx, ins, 1)? {
                     x.a.push(fx.src(&o, Type::B32, ins.span)?);
                 }
             } else {
-                x.a_desc = fx.src(arg(ins, 1)?, Type::B64, ins.span)?;
+                x.a_desc = fx.src(fx.arg(ins, 1)?, Type::B64, ins.span)?;
             }
-            x.b_desc = fx.src(arg(ins, 2)?, Type::B64, ins.span)?;
-            x.scale_d = fx.src(arg(ins, 3)?, Type::Pred, ins.span)?;
+            x.b_desc = fx.src(fx.arg(ins, 2)?, Type::B64, ins.span)?;
+            x.scale_d = fx.src(fx.arg(ins, 3)?, Type::Pred, ins.span)?;
             if m.has_scale() {
                 x.neg_a = int_imm(fx, ins, 4)? == -1;
                 x.neg_b = int_imm(fx, ins, 5)? == -1;

@@ -1,7 +1,7 @@
 //! Why lowering refuses a module or a function: [`DecodeError`], and the constructors the
 //! lowering functions use to name the instruction at fault.
 
-use crate::ir::{Instr, Operand, Span};
+use crate::ir::{Instr, Span};
 
 /// Why a module cannot be run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -31,16 +31,6 @@ pub enum DecodeError {
     /// The module's variables do not fit the run's memory budget, or the host refused them.
     #[error("{0}")]
     Memory(crate::exec::reserve::ReserveError),
-}
-
-/// Operand `k` of the instruction, or an error naming the missing operand.
-///
-/// # Errors
-/// The instruction has fewer operands.
-pub fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
-    ins.args
-        .get(k)
-        .ok_or_else(|| invalid(ins, format!("missing operand {}", k + 1)))
 }
 
 /// The instruction uses a construct the interpreter does not implement.

@@ -13,7 +13,7 @@
 
 use super::context::{FnCtx, SlotInfo};
 use super::error::DecodeError;
-pub(super) use super::error::{arg, invalid, unsupported};
+pub(super) use super::error::{invalid, unsupported};
 use crate::exec::program::{DInstr, Dst, ExecFn, Extra, Src, GUARD_NEG, NO_GUARD};
 use crate::exec::step::{bits, control, convert, fence, float, hints, warp_ops};
 use crate::ir::{Instr, Op, Type};
@@ -42,9 +42,9 @@ fn base(fx: &FnCtx<'_>, ins: &Instr) -> Result<DInstr, DecodeError> {
 
 /// Sets `d[0]` from operand 0 and `s[0..n]` from operands 1..=n, all of type `ty`.
 fn dn(fx: &FnCtx<'_>, ins: &Instr, d: &mut DInstr, ty: Type, n: usize) -> Result<(), DecodeError> {
-    d.d[0] = fx.dst(arg(ins, 0)?, ty, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, ty, ins.span)?;
     for k in 0..n {
-        d.s[k] = fx.src(arg(ins, k + 1)?, ty, ins.span)?;
+        d.s[k] = fx.src(fx.arg(ins, k + 1)?, ty, ins.span)?;
     }
     Ok(())
 }
@@ -158,7 +158,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         | Op::Griddepcontrol(_)
         | Op::Pmevent { .. } => d.exec = hints::nop,
         Op::CreatePolicy(_) => {
-            d.d[0] = fx.dst(arg(ins, 0)?, Type::B64, ins.span)?;
+            d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::B64, ins.span)?;
             d.exec = hints::createpolicy;
         }
         Op::Isspacep(space) => return memory::isspacep(fx, ins, d, space),
@@ -171,7 +171,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::Match(m) => return warp::match_sync(fx, ins, d, m),
         Op::Redux(r) => return warp::redux(fx, ins, d, r),
         Op::Activemask => {
-            d.d[0] = fx.dst(arg(ins, 0)?, Type::B32, ins.span)?;
+            d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::B32, ins.span)?;
             d.exec = warp_ops::activemask;
         }
         Op::Elect => return warp::elect(fx, ins, d),
@@ -188,7 +188,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr) -> D {
         Op::Setmaxnreg(_) => d.exec = hints::nop,
         Op::Bar(b) => return flow::bar(fx, ins, d, b),
         Op::BarWarpSync => {
-            d.s[0] = fx.src(arg(ins, 0)?, Type::B32, ins.span)?;
+            d.s[0] = fx.src(fx.arg(ins, 0)?, Type::B32, ins.span)?;
             d.exec = control::bar_warp_sync;
         }
         Op::Atom(a) => return memory::atom(fx, ins, d, a),

@@ -132,13 +132,6 @@ fn prmt(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-fn invalid(ins: &Instr, what: &str) -> DecodeError {
-    DecodeError::Invalid {
-        what: what.into(),
-        span: ins.span,
-    }
-}
-
 /// A bit-manipulation opcode with its qualifiers: the dispatcher's typed view of the
 /// [`Op`](crate::ir::Op) variants this module lowers.
 #[derive(Clone, Copy, Debug)]
@@ -174,11 +167,7 @@ pub enum BitOp {
 /// # Errors
 /// Missing operands, or `lop3` without an immediate truth table.
 pub fn lower(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, op: BitOp) -> Result<DInstr, DecodeError> {
-    let arg = |k: usize| {
-        ins.args
-            .get(k)
-            .ok_or_else(|| invalid(ins, "missing operand"))
-    };
+    let arg = |k: usize| fx.arg(ins, k);
     let (ty, dst_ty) = match op {
         BitOp::Popc(t) | BitOp::Clz(t) => (t, Type::U32),
         BitOp::Bfind(b) => (b.ty, Type::U32),

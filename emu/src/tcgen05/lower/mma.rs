@@ -3,7 +3,6 @@
 //! `enable-input-d`, `scale-input-d`, the scale-factor addresses and the mbarrier, once.
 
 use crate::exec::decode::context::FnCtx;
-use crate::exec::decode::error::arg;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Extra, Src};
 use crate::ir::tcgen05_mma::{Tcgen05Commit, Tcgen05Mma};
@@ -14,7 +13,7 @@ use crate::tcgen05::lower::tmem_address;
 use models::vocab::SharedWindow;
 
 fn tref(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<TmemRef, DecodeError> {
-    let (src, offset) = tmem_address(fx, ins, arg(ins, k)?)?;
+    let (src, offset) = tmem_address(fx, ins, fx.arg(ins, k)?)?;
     Ok(TmemRef { src, offset })
 }
 
@@ -52,26 +51,26 @@ pub fn lower_mma(
 ) -> Result<(), DecodeError> {
     let mut x = empty(fx, t);
     x.d = Some(tref(fx, ins, 0)?);
-    if matches!(arg(ins, 1)?, Operand::Address(_)) {
+    if matches!(fx.arg(ins, 1)?, Operand::Address(_)) {
         x.a_tmem = Some(tref(fx, ins, 1)?);
     } else {
-        x.a_desc = fx.src(arg(ins, 1)?, Type::B64, ins.span)?;
+        x.a_desc = fx.src(fx.arg(ins, 1)?, Type::B64, ins.span)?;
     }
-    x.b_desc = fx.src(arg(ins, 2)?, Type::B64, ins.span)?;
-    x.idesc = fx.src(arg(ins, 3)?, Type::B32, ins.span)?;
+    x.b_desc = fx.src(fx.arg(ins, 2)?, Type::B64, ins.span)?;
+    x.idesc = fx.src(fx.arg(ins, 3)?, Type::B32, ins.span)?;
     let mut k = 4;
     if m.scale_vec.is_some() {
         x.sfa = Some(tref(fx, ins, 4)?);
         x.sfb = Some(tref(fx, ins, 5)?);
         k = 6;
-    } else if let Operand::Vector(_) = arg(ins, 4)? {
+    } else if let Operand::Vector(_) = fx.arg(ins, 4)? {
         for r in fx.validated.regs_of(ins, 4)? {
             x.disable
                 .push(fx.src(&Operand::Reg(r), Type::B32, ins.span)?);
         }
         k = 5;
     }
-    x.enable = fx.src(arg(ins, k)?, Type::Pred, ins.span)?;
+    x.enable = fx.src(fx.arg(ins, k)?, Type::Pred, ins.span)?;
     if !m.ws {
         if let Some(Operand::Imm(Imm::Int(v))) = ins.args.get(k + 1) {
             x.scale_input_d = (*v).clamp(0, 15) as u32;
@@ -104,9 +103,9 @@ pub fn lower_commit(
     } else {
         SpaceQual::GENERIC
     };
-    x.mbar = Some(fx.addr(arg(ins, 0)?, space, ins.span)?);
+    x.mbar = Some(fx.addr(fx.arg(ins, 0)?, space, ins.span)?);
     if c.multicast {
-        x.mask = fx.src(arg(ins, 1)?, Type::B16, ins.span)?;
+        x.mask = fx.src(fx.arg(ins, 1)?, Type::B16, ins.span)?;
     }
     d.exec = step::commit;
     d.extra = Extra::Tc5Mma(Box::new(x));

@@ -1,7 +1,7 @@
 //! Lowering integer arithmetic (`add` … `dp2a`); the float forms of shared opcodes go to
 //! [`float`]'s lowering.
 
-use super::{arg, dn, invalid, is_int, unsupported, D};
+use super::{dn, invalid, is_int, unsupported, D};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::exec::step::{float, int};
@@ -65,11 +65,11 @@ pub(super) fn mul_mad(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, m: &Mul) -> D 
     if mode == MulMode::Wide {
         let wide =
             wide_of(ty).ok_or_else(|| invalid(ins, "mul.wide needs a 16- or 32-bit type"))?;
-        d.d[0] = fx.dst(arg(ins, 0)?, wide, ins.span)?;
-        d.s[0] = fx.src(arg(ins, 1)?, ty, ins.span)?;
-        d.s[1] = fx.src(arg(ins, 2)?, ty, ins.span)?;
+        d.d[0] = fx.dst(fx.arg(ins, 0)?, wide, ins.span)?;
+        d.s[0] = fx.src(fx.arg(ins, 1)?, ty, ins.span)?;
+        d.s[1] = fx.src(fx.arg(ins, 2)?, ty, ins.span)?;
         if mad {
-            d.s[2] = fx.src(arg(ins, 3)?, wide, ins.span)?;
+            d.s[2] = fx.src(fx.arg(ins, 3)?, wide, ins.span)?;
         }
     } else {
         dn(fx, ins, &mut d, ty, if mad { 3 } else { 2 })?;

@@ -1,6 +1,6 @@
 //! Lowering control flow: barriers, branches and calls.
 
-use super::{arg, invalid, D};
+use super::{invalid, D};
 use crate::exec::decode::context::{FnCtx, SlotInfo};
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{ArgSource, BarrierInfo, CallSite, DInstr, Dst, Extra, RetDest, Src};
@@ -19,18 +19,18 @@ pub(super) fn bar(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, b: &Bar) -> D {
         } else {
             Type::Pred
         };
-        d.d[0] = fx.dst(arg(ins, 0)?, ty, ins.span)?;
+        d.d[0] = fx.dst(fx.arg(ins, 0)?, ty, ins.span)?;
     }
-    d.s[0] = fx.src(arg(ins, first)?, Type::U32, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, first)?, Type::U32, ins.span)?;
     let rest = ins.args.len() - first - 1;
     // bar.red: d, a, {b,} {!}c ; bar.sync/arrive: a{, b}.
     if red.is_some() {
         if rest == 2 {
-            d.s[1] = fx.src(arg(ins, first + 1)?, Type::U32, ins.span)?;
+            d.s[1] = fx.src(fx.arg(ins, first + 1)?, Type::U32, ins.span)?;
         }
-        d.s[2] = fx.src(arg(ins, ins.args.len() - 1)?, Type::Pred, ins.span)?;
+        d.s[2] = fx.src(fx.arg(ins, ins.args.len() - 1)?, Type::Pred, ins.span)?;
     } else if rest >= 1 {
-        d.s[1] = fx.src(arg(ins, first + 1)?, Type::U32, ins.span)?;
+        d.s[1] = fx.src(fx.arg(ins, first + 1)?, Type::U32, ins.span)?;
     }
     d.extra = Extra::Barrier(BarrierInfo {
         arrive_only: b.kind == BarKind::Arrive,
@@ -53,7 +53,7 @@ pub(super) fn bra(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
 
 /// `brx.idx`: the index and the program counters of its `.branchtargets` list.
 pub(super) fn brx_idx(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
-    d.s[0] = fx.src(arg(ins, 0)?, Type::U32, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 0)?, Type::U32, ins.span)?;
     let list = fx.validated.label_of(ins, 1)?;
     let targets = branch_targets(fx, list)
         .ok_or_else(|| invalid(ins, "brx.idx label is not a .branchtargets list"))?;

@@ -1,6 +1,6 @@
 //! Lowering `mov`: plain, predicate, and vector pack/unpack forms.
 
-use super::{arg, invalid, unsupported, D};
+use super::{invalid, unsupported, D};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::operands::imm_bits;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
@@ -8,8 +8,8 @@ use crate::exec::step::{int, mov};
 use crate::ir::{Instr, Operand, Type, VecElem};
 
 pub(super) fn lower_mov(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: Type) -> D {
-    let dst = arg(ins, 0)?;
-    let src = arg(ins, 1)?;
+    let dst = fx.arg(ins, 0)?;
+    let src = fx.arg(ins, 1)?;
     match (dst, src) {
         (Operand::Vector(elems), s) => {
             let n = elems.len() as u32;

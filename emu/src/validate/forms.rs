@@ -9,30 +9,91 @@
 //! [`Validated`]). The kernels reaching the instruction are refused with it; nothing panics.
 
 use super::Validated;
-use crate::ir::{Imm, Instr, LabelId, Operand, RegId, Span, VecElem};
+use crate::ir::{
+    Address, Imm, Instr, LabelId, Operand, RegId, Span, SpecialReg, SymbolAddr, VecElem,
+};
 
 /// A validator guarantee that did not hold when lowering read an operand: a bug of ptxemu.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "line {}: operand {} is not {form}, which the validator guarantees (a bug of ptxemu)",
-    span.line,
-    operand + 1
-)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unguaranteed {
     /// The form the validator guarantees.
     pub form: &'static str,
-    /// The operand's index.
-    pub operand: usize,
+    /// The operand's index, where the reader was given it.
+    pub operand: Option<usize>,
     /// The instruction.
     pub span: Span,
+}
+
+impl std::fmt::Display for Unguaranteed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.operand {
+            Some(k) => write!(
+                f,
+                "line {}: operand {} is not {}",
+                self.span.line,
+                k + 1,
+                self.form
+            )?,
+            None => write!(
+                f,
+                "line {}: an operand is not {}",
+                self.span.line, self.form
+            )?,
+        }
+        f.write_str(", which the validator guarantees (a bug of ptxemu)")
+    }
+}
+
+impl std::error::Error for Unguaranteed {}
+
+impl Unguaranteed {
+    /// An operand of the instruction at `span` that is not `form`, for the guarantees that
+    /// depend on a register's type (lowering knows the register's slot, not its index).
+    pub(crate) fn at(span: Span, form: &'static str) -> Unguaranteed {
+        Unguaranteed {
+            form,
+            operand: None,
+            span,
+        }
+    }
 }
 
 fn unguaranteed(ins: &Instr, k: usize, form: &'static str) -> Unguaranteed {
     Unguaranteed {
         form,
-        operand: k,
+        operand: Some(k),
         span: ins.span,
     }
+}
+
+/// A value operand, as the validator guarantees it wherever lowering reads a value
+/// ([`Validated::value`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Value<'o> {
+    /// A register (a predicate register reads as its truth).
+    Reg(RegId),
+    /// `!%p`: a negated predicate register (the rule `operand-type`, `validate/types.rs`,
+    /// guarantees the register is a predicate).
+    NotPred(RegId),
+    /// An immediate.
+    Imm(Imm),
+    /// A special register.
+    Special(SpecialReg),
+    /// The address of a variable or function.
+    Symbol(&'o SymbolAddr),
+}
+
+/// A destination operand of one register, as the validator guarantees it wherever lowering
+/// writes one ([`Validated::dest`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Dest<'o> {
+    /// A register.
+    Reg(RegId),
+    /// `_`: nothing written.
+    Sink,
+    /// A `.reg` parameter or return value named by its symbol (the rule `operand-kind`
+    /// guarantees the others are not destinations).
+    Symbol(&'o SymbolAddr),
 }
 
 impl Validated {
@@ -49,6 +110,73 @@ impl Validated {
         ins.args
             .get(k)
             .ok_or_else(|| unguaranteed(ins, k, "present"))
+    }
+
+    /// `op`, an operand of the instruction at `span` that lowering reads as a value.
+    ///
+    /// Guaranteed by the rule `operand-kind` (`validate/instr.rs`): no address or label among
+    /// the values of the instructions without an operand rule of their own, no vector where
+    /// the instruction takes none (`validate/types.rs`), and no `_` or `d|p` where a value is
+    /// read (`sinks_and_pairs`); the families with rules of their own (`tcgen05`, the
+    /// warp-level matrix instructions, `wgmma`, the call sites) guarantee their values.
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu).
+    pub fn value<'o>(&self, span: Span, op: &'o Operand) -> Result<Value<'o>, Unguaranteed> {
+        match op {
+            Operand::Reg(r) => Ok(Value::Reg(*r)),
+            Operand::NotPred(r) => Ok(Value::NotPred(*r)),
+            Operand::Imm(i) => Ok(Value::Imm(*i)),
+            Operand::Special(s) => Ok(Value::Special(*s)),
+            Operand::Symbol(sa) => Ok(Value::Symbol(sa)),
+            Operand::Dual(..)
+            | Operand::SinkDual(_)
+            | Operand::Vector(_)
+            | Operand::Address(_)
+            | Operand::Label(_)
+            | Operand::Sink => Err(Unguaranteed::at(span, "a value")),
+        }
+    }
+
+    /// `op`, an operand of the instruction at `span` that lowering writes as one register.
+    ///
+    /// Guaranteed by the rule `operand-kind` (`validate/instr.rs`): the first operand of the
+    /// instructions without an operand rule of their own, and of `ld` and `atom`, is a
+    /// register, `_` or a vector (a vector where the instruction takes one, which lowering
+    /// reads element by element), and a pair `d|p` only where the instruction writes two
+    /// (`sinks_and_pairs`, read by lowering as the pair).
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu).
+    pub fn dest<'o>(&self, span: Span, op: &'o Operand) -> Result<Dest<'o>, Unguaranteed> {
+        match op {
+            Operand::Reg(r) => Ok(Dest::Reg(*r)),
+            Operand::Sink => Ok(Dest::Sink),
+            Operand::Symbol(sa) => Ok(Dest::Symbol(sa)),
+            Operand::NotPred(_)
+            | Operand::Dual(..)
+            | Operand::SinkDual(_)
+            | Operand::Special(_)
+            | Operand::Imm(_)
+            | Operand::Vector(_)
+            | Operand::Address(_)
+            | Operand::Label(_) => Err(Unguaranteed::at(span, "a destination register")),
+        }
+    }
+
+    /// `op`, an operand of the instruction at `span` that lowering reads as an address.
+    ///
+    /// Guaranteed by the rule `operand-kind`: the address of `ld`, `ldu`, `st`, `atom`,
+    /// `red`, `prefetch`, `applypriority` and `discard` (`validate/instr.rs`), and of the
+    /// families' memory instructions (their `validate` modules).
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu).
+    pub fn address<'o>(&self, span: Span, op: &'o Operand) -> Result<&'o Address, Unguaranteed> {
+        match op {
+            Operand::Address(a) => Ok(a),
+            _ => Err(Unguaranteed::at(span, "an address `[...]`")),
+        }
     }
 
     /// Operand `k` of `ins`, a label.
@@ -147,6 +275,46 @@ mod tests {
         };
         assert!(v.operand(add, 2).is_ok());
         assert_eq!(v.operand(add, 3).map_err(|u| u.form), Err("present"));
+    }
+
+    #[test]
+    fn values_destinations_and_addresses_are_guaranteed_where_lowering_reads_them() {
+        for body in [
+            "add.s32 %r1, _, %r2;",
+            "add.s32 %r1, %r2|%r3, %r2;",
+            "add.s32 %r1|%r2, %r2, %r2;",
+            "atom.shared.add.u32 %r1, [%r2], _;",
+            "atom.shared.add.u32 %r1|%r3, [%r2], %r4;",
+            "setp.eq.s32 _|%p1, %r1, %r2;",
+            "selp.b32 %r1, %r2, %r3, _;",
+            "bar.sync _;",
+            "nanosleep.u32 _;",
+            "mov.u32 %r1, _;",
+            "add.s32 %r1, [%rd1], %r2;",
+            "add.s32 %r1, {%r2, %r3}, %r2;",
+        ] {
+            refused("8.0", "sm_90", body, "operand-kind");
+        }
+        for body in [
+            "ld.shared.u32 %r1, [%p1];",
+            "st.shared.u32 [%p1], %r1;",
+            "red.shared.add.u32 [%p1], %r1;",
+            "mbarrier.init.shared.b64 [%p1], 1;",
+            "add.s32 %r1, !%r2, %r3;",
+        ] {
+            refused("8.0", "sm_90", body, "operand-type");
+        }
+        for body in [
+            "setp.eq.s32 %p0|%p1, %r1, %r2;",
+            "shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, 0xffffffff;",
+            "elect.sync _|%p1, 0xffffffff;",
+            "mbarrier.arrive.shared.b64 _, [%r1];",
+            "mov.b64 %rd1, {%r1, %r2};",
+            "ld.shared.u32 %r1, [%r2+4];",
+        ] {
+            let v = Validated::new(module("8.0", "sm_90", body));
+            assert!(v.is_ok(), "{body}: {:?}", v.err());
+        }
     }
 
     #[test]

@@ -196,6 +196,7 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    sinks_and_pairs(i, &bad, out);
     // A predicate destination where a value is produced, or the reverse.
     let wants_pred = match &i.op {
         Op::Setp(_) | Op::Testp(_) | Op::Isspacep(_) => true,
@@ -217,6 +218,53 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 ),
                 span: i.span,
             });
+        }
+    }
+}
+
+/// `_` and `d|p` are destinations: where a value is read they are refused, and `d|p` (or
+/// `_|p`) is the destination of `setp` (`p|q`), `shfl`, `match` and `elect` only, the others
+/// writing one register (rule `operand-kind`; lowering reads values and destinations through
+/// the readers of `validate/forms.rs`). The families with their own operand rules
+/// (`tcgen05`, the warp-level matrix instructions, `wgmma`) and `call` (whose lists are
+/// checked against the prototype) are left to them.
+fn sinks_and_pairs(
+    i: &Instr,
+    bad: &dyn Fn(&mut Vec<Diagnostic>, usize, &str),
+    out: &mut Vec<Diagnostic>,
+) {
+    if matches!(
+        i.op,
+        Op::Tcgen05(_) | Op::WarpMatrix(_) | Op::Wgmma(_) | Op::Call(_)
+    ) {
+        return;
+    }
+    // The instructions whose first operand is read, not written.
+    let first_read = matches!(
+        i.op,
+        Op::Bar(_)
+            | Op::BarWarpSync
+            | Op::Nanosleep
+            | Op::BrxIdx { .. }
+            | Op::Pmevent { .. }
+            | Op::Setmaxnreg(_)
+            | Op::Griddepcontrol(_)
+    );
+    for (k, a) in i.args.iter().enumerate() {
+        let sink = matches!(a, Operand::Sink);
+        let pair = matches!(a, Operand::Dual(..) | Operand::SinkDual(_));
+        if k > 0 || first_read {
+            if sink || pair {
+                bad(out, k, "a register or immediate, not `_` or a pair `d|p`");
+            }
+        } else if pair {
+            let takes = matches!(
+                (&i.op, a),
+                (Op::Setp(_), Operand::Dual(..)) | (Op::Shfl(_) | Op::Match(_) | Op::Elect, _)
+            );
+            if !takes {
+                bad(out, 0, "one register, not a pair `d|p`");
+            }
         }
     }
 }

@@ -173,6 +173,7 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         })
     };
     negated_predicates(f, i, &mut push);
+    predicate_addresses(f, i, &mut push);
     // The truth table of `lop3` is an immediate (PTX ISA "lop3"): lowering reads it as one.
     if matches!(i.op, Op::Lop3) && !matches!(i.args.get(4), Some(Operand::Imm(Imm::Int(_)))) {
         push(
@@ -244,6 +245,28 @@ fn negated_predicates(f: &Function, i: &Instr, push: &mut dyn FnMut(&'static str
                         reg.name,
                         reg.ty.article(),
                         reg.ty.name()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// An address `[r+off]` is based on a value register, never a predicate (lowering reads the
+/// base as a value slot).
+fn predicate_addresses(f: &Function, i: &Instr, push: &mut dyn FnMut(&'static str, String)) {
+    for a in &i.args {
+        if let Operand::Address(crate::ir::Address {
+            base: crate::ir::AddrBase::Reg(r),
+            ..
+        }) = a
+        {
+            if let Some(reg) = f.regs.get(r.index()).filter(|r| r.ty == Type::Pred) {
+                push(
+                    "operand-type",
+                    format!(
+                        "an address is based on a register holding an address, but `{}` is a predicate",
+                        reg.name
                     ),
                 );
             }

@@ -5,10 +5,10 @@ use crate::async_copy::cp_async::{self as step, op};
 
 use crate::async_copy::decoded::AsyncInstr;
 use crate::exec::decode::context::FnCtx;
-use crate::exec::decode::error::invalid;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::ir::{CpAsync, Imm, Instr, Mbarrier, MbarrierOp, Operand, SpaceQual, StateSpace, Type};
+use crate::ir::{CpAsync, Instr, Mbarrier, MbarrierOp, Operand, SpaceQual, StateSpace, Type};
+use crate::validate::Unguaranteed;
 use models::vocab::SharedWindow;
 
 type D = Result<DInstr, DecodeError>;
@@ -43,9 +43,10 @@ pub fn lower_cp(fx: &FnCtx<'_>, ins: &Instr, c: &CpAsync, mut d: DInstr) -> D {
                 },
                 ins.span,
             )?;
-            let size = match fx.arg(ins, 2)? {
-                Operand::Imm(Imm::Int(n @ (4 | 8 | 16))) => *n as u64,
-                _ => return Err(invalid(ins, "the cp.async size must be 4, 8 or 16")),
+            // The rule `operand-kind` (`async_copy/validate.rs`) sizes a copy 4, 8 or 16.
+            let size = match fx.validated.int_of(ins, 2)? {
+                n @ (4 | 8 | 16) => n as u64,
+                _ => return Err(Unguaranteed::instr(ins, "a cp.async of 4, 8 or 16 bytes").into()),
             };
             d.s[0] = Src::Imm(size);
             d.s[1] = Src::Imm(0);

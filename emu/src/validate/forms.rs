@@ -13,32 +13,36 @@ use crate::ir::{
     Address, Imm, Instr, LabelId, Operand, RegId, Span, SpecialReg, SymbolAddr, VecElem,
 };
 
-/// A validator guarantee that did not hold when lowering read an operand: a bug of ptxemu.
+/// A validator guarantee that did not hold when lowering read an instruction: a bug of
+/// ptxemu.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unguaranteed {
     /// The form the validator guarantees.
     pub form: &'static str,
-    /// The operand's index, where the reader was given it.
-    pub operand: Option<usize>,
+    /// What lowering read.
+    pub part: Part,
     /// The instruction.
     pub span: Span,
 }
 
+/// What part of an instruction a guarantee is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The operand of this index.
+    Operand(usize),
+    /// An operand whose index the reader was not given.
+    SomeOperand,
+    /// The instruction's qualifiers or guard, or its operands taken together.
+    Instruction,
+}
+
 impl std::fmt::Display for Unguaranteed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.operand {
-            Some(k) => write!(
-                f,
-                "line {}: operand {} is not {}",
-                self.span.line,
-                k + 1,
-                self.form
-            )?,
-            None => write!(
-                f,
-                "line {}: an operand is not {}",
-                self.span.line, self.form
-            )?,
+        let line = self.span.line;
+        match self.part {
+            Part::Operand(k) => write!(f, "line {line}: operand {} is not {}", k + 1, self.form)?,
+            Part::SomeOperand => write!(f, "line {line}: an operand is not {}", self.form)?,
+            Part::Instruction => write!(f, "line {line}: the instruction is not {}", self.form)?,
         }
         f.write_str(", which the validator guarantees (a bug of ptxemu)")
     }
@@ -52,8 +56,18 @@ impl Unguaranteed {
     pub(crate) fn at(span: Span, form: &'static str) -> Unguaranteed {
         Unguaranteed {
             form,
-            operand: None,
+            part: Part::SomeOperand,
             span,
+        }
+    }
+
+    /// The instruction `ins` is not `form` (its qualifiers, guard or operands together), which
+    /// the rule named where this is returned guarantees.
+    pub(crate) fn instr(ins: &Instr, form: &'static str) -> Unguaranteed {
+        Unguaranteed {
+            form,
+            part: Part::Instruction,
+            span: ins.span,
         }
     }
 }
@@ -61,7 +75,7 @@ impl Unguaranteed {
 fn unguaranteed(ins: &Instr, k: usize, form: &'static str) -> Unguaranteed {
     Unguaranteed {
         form,
-        operand: Some(k),
+        part: Part::Operand(k),
         span: ins.span,
     }
 }
@@ -214,6 +228,43 @@ impl Validated {
             .collect()
     }
 
+    /// Operand `k` of `ins`, a register.
+    ///
+    /// Guaranteed by the rule `operand-kind` for the response of
+    /// `clusterlaunchcontrol.query_cancel` (`cluster_launch/validate.rs`, which also makes it
+    /// a `.b128` register).
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu).
+    pub fn reg_of(&self, ins: &Instr, k: usize) -> Result<RegId, Unguaranteed> {
+        match ins.args.get(k) {
+            Some(Operand::Reg(r)) => Ok(*r),
+            _ => Err(unguaranteed(ins, k, "a register")),
+        }
+    }
+
+    /// Operand `k` of `ins`, a brace vector of destinations: registers, or `_` (`None`).
+    ///
+    /// Guaranteed by the rule `operand-kind` for the vector `mov` unpacks into
+    /// (`validate/instr.rs`) and the vector of `query_cancel.get_first_ctaid.v4`
+    /// (`cluster_launch/validate.rs`).
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu).
+    pub fn dests_of(&self, ins: &Instr, k: usize) -> Result<Vec<Option<RegId>>, Unguaranteed> {
+        const FORM: &str = "a vector of registers or `_`";
+        let Some(Operand::Vector(v)) = ins.args.get(k) else {
+            return Err(unguaranteed(ins, k, FORM));
+        };
+        v.iter()
+            .map(|e| match e {
+                VecElem::Reg(r) => Ok(Some(*r)),
+                VecElem::Sink => Ok(None),
+                VecElem::Imm(_) => Err(unguaranteed(ins, k, FORM)),
+            })
+            .collect()
+    }
+
     /// Operand `k` of `ins`, an integer immediate.
     ///
     /// Guaranteed by the rules `lop3-table` (the truth table of `lop3`,
@@ -292,6 +343,7 @@ mod tests {
             "mov.u32 %r1, _;",
             "add.s32 %r1, [%rd1], %r2;",
             "add.s32 %r1, {%r2, %r3}, %r2;",
+            "mov.b64 {%r1, 3}, %rd1;",
         ] {
             refused("8.0", "sm_90", body, "operand-kind");
         }
@@ -315,6 +367,93 @@ mod tests {
             let v = Validated::new(module("8.0", "sm_90", body));
             assert!(v.is_ok(), "{body}: {:?}", v.err());
         }
+    }
+
+    #[test]
+    fn the_forms_lowering_refuses_as_unguaranteed_are_refused_by_the_validator() {
+        refused("8.0", "sm_90", "@%r1 add.s32 %r1, %r1, 1;", "operand-type");
+        refused("8.0", "sm_90", "@!%r1 bra $L;\n$L:", "operand-type");
+        refused("8.0", "sm_90", "cnot.pred %p1, %p0;", "operation-type");
+        refused(
+            "8.0",
+            "sm_90",
+            "mul.wide.u64 %rd1, %rd2, %rd3;",
+            "operation-type",
+        );
+        refused(
+            "8.0",
+            "sm_90",
+            "mad.wide.s64 %rd1, %rd2, %rd3, %rd1;",
+            "operation-type",
+        );
+        refused(
+            "8.0",
+            "sm_90",
+            "redux.sync.add.f32 %f1, %f2, 0xffffffff;",
+            "operation-type",
+        );
+        refused(
+            "8.0",
+            "sm_90",
+            "cp.async.ca.shared.global [%r1], [%rd1], 12;",
+            "operand-kind",
+        );
+        refused(
+            "8.0",
+            "sm_90",
+            "ld.shared.v2.u32 {%r1, %r2, %r3}, [%r4];",
+            "vector-operand",
+        );
+        for body in [
+            "@%p1 add.s32 %r1, %r1, 1;",
+            "mul.wide.u32 %rd1, %r2, %r3;",
+            "mad.wide.s16 %r1, 3, 4, %r1;",
+            "cnot.b32 %r1, %r2;",
+        ] {
+            let v = Validated::new(module("8.0", "sm_90", body));
+            assert!(v.is_ok(), "{body}: {:?}", v.err());
+        }
+    }
+
+    #[test]
+    fn a_register_and_a_vector_of_destinations_are_guaranteed_where_reg_of_and_dests_of_read_them()
+    {
+        let q = "clusterlaunchcontrol.query_cancel";
+        let check = |body: &str| {
+            let src = format!(
+                ".version 8.6\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{{\n\
+                 .reg .b32 %r<4>;\n.reg .b128 %q;\n.reg .b64 %rd1;\n.reg .pred %p<2>;\n\
+                 {body}\nret;\n}}\n"
+            );
+            Validated::new(crate::front::parse_module(&src, "t.ptx").expect("parses"))
+        };
+        for body in [
+            format!("{q}.get_first_ctaid.v4.b32.b128 {{%r1, %r2, 3, _}}, %q;"),
+            format!("{q}.get_first_ctaid.v4.b32.b128 %r1, %q;"),
+            format!("{q}.get_first_ctaid::x.b32.b128 %r1, %rd1;"),
+            format!("{q}.is_canceled.pred.b128 %p1, 5;"),
+        ] {
+            let diags = check(&body).expect_err(&body);
+            assert!(
+                diags
+                    .iter()
+                    .any(|d| d.rule == "operand-kind" && d.span.line == 10),
+                "{body}: {diags:?}"
+            );
+        }
+        let ok = format!("{q}.get_first_ctaid.v4.b32.b128 {{%r1, %r2, %r3, _}}, %q;");
+        let v = check(&ok).expect("valid");
+        let f = &v.module().functions[0];
+        let Some(crate::ir::Stmt::Instr(ins)) = f.body.as_ref().and_then(|b| {
+            b.stmts
+                .iter()
+                .find(|s| matches!(s, crate::ir::Stmt::Instr(_)))
+        }) else {
+            panic!("no instruction")
+        };
+        assert_eq!(v.dests_of(ins, 0).map(|d| d[3]), Ok(None));
+        assert!(v.reg_of(ins, 1).is_ok());
+        assert_eq!(v.reg_of(ins, 0).map_err(|u| u.form), Err("a register"));
     }
 
     #[test]

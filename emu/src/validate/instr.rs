@@ -197,6 +197,12 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         }
     }
     sinks_and_pairs(i, &bad, out);
+    // The vector `mov` unpacks into holds destinations only.
+    if let (Op::Mov(_), Some(Operand::Vector(v))) = (&i.op, i.args.first()) {
+        if v.iter().any(|e| matches!(e, crate::ir::VecElem::Imm(_))) {
+            bad(out, 0, "a vector of registers or `_`");
+        }
+    }
     // A predicate destination where a value is produced, or the reverse.
     let wants_pred = match &i.op {
         Op::Setp(_) | Op::Testp(_) | Op::Isspacep(_) => true,

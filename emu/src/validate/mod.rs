@@ -19,7 +19,7 @@ pub mod validated;
 mod warp_level;
 
 pub use diagnostic::{Diagnostic, UNSUPPORTED};
-pub use forms::Unguaranteed;
+pub use forms::{Part, Unguaranteed};
 pub use validated::Validated;
 
 use crate::ir::{Module, Stmt};

@@ -173,6 +173,20 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         })
     };
     negated_predicates(f, i, &mut push);
+    // A guard `@p` is a predicate register (lowering reads it as a predicate slot).
+    if let Some(g) = i.guard {
+        if let Some(reg) = f.regs.get(g.reg.index()).filter(|r| r.ty != Type::Pred) {
+            push(
+                "operand-type",
+                format!(
+                    "the guard `@{}` must be a predicate register, not {} .{} register",
+                    reg.name,
+                    reg.ty.article(),
+                    reg.ty.name()
+                ),
+            );
+        }
+    }
     predicate_addresses(f, i, &mut push);
     // The truth table of `lop3` is an immediate (PTX ISA "lop3"): lowering reads it as one.
     if matches!(i.op, Op::Lop3) && !matches!(i.args.get(4), Some(Operand::Imm(Imm::Int(_)))) {
@@ -188,6 +202,30 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 format!(
                     "`{mnemonic}` takes a bit-size type (.b16, .b32, .b64) or .pred, not .{}",
                     t.name()
+                ),
+            );
+            return;
+        }
+    }
+    // `cnot` has no `.pred` form (PTX ISA "cnot"); lowering reads the others only.
+    if i.op == Op::Cnot(Type::Pred) {
+        push(
+            "operation-type",
+            "`cnot` takes a bit-size type (.b16, .b32, .b64), not .pred".into(),
+        );
+        return;
+    }
+    // `.wide` doubles a 16- or 32-bit integer (PTX ISA "mul", "mad").
+    if let Op::Mul(m) | Op::Mad(m) = &i.op {
+        if m.mode == Some(MulMode::Wide)
+            && m.arith.ty.is_integer()
+            && !matches!(m.arith.ty.bits(), 16 | 32)
+        {
+            push(
+                "operation-type",
+                format!(
+                    "`{mnemonic}` doubles a 16- or 32-bit integer type, not .{}",
+                    m.arith.ty.name()
                 ),
             );
             return;

@@ -17,6 +17,7 @@ pub(super) use super::error::{invalid, unsupported};
 use crate::exec::program::{DInstr, Dst, ExecFn, Extra, Src, GUARD_NEG, NO_GUARD};
 use crate::exec::step::{bits, control, convert, fence, float, hints, warp_ops};
 use crate::ir::{Instr, Op, Type};
+use crate::validate::Unguaranteed;
 
 type D = Result<DInstr, DecodeError>;
 
@@ -25,8 +26,9 @@ fn base(fx: &FnCtx<'_>, ins: &Instr) -> Result<DInstr, DecodeError> {
         None => NO_GUARD,
         Some(g) => match fx.slot(g.reg) {
             SlotInfo::Pred(s) => s | if g.negated { GUARD_NEG } else { 0 },
+            // The rule `operand-type` (`validate/types.rs`) guards with predicates only.
             SlotInfo::Val { .. } => {
-                return Err(invalid(ins, "the guard is not a predicate register"))
+                return Err(Unguaranteed::instr(ins, "guarded by a predicate register").into())
             }
         },
     };

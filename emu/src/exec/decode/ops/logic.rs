@@ -1,10 +1,11 @@
 //! Lowering logic, shifts and `selp`.
 
-use super::{dn, invalid, D};
+use super::{dn, D};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::program::{DInstr, Extra};
 use crate::exec::step::int;
 use crate::ir::{Instr, Op, Type};
+use crate::validate::Unguaranteed;
 
 /// `and`/`or`/`xor`/`not`/`cnot`, on predicates or integers.
 pub(super) fn logic(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: &Type) -> D {
@@ -22,7 +23,8 @@ pub(super) fn logic(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: &Type) -> D 
             _ => 3,
         };
         if matches!(ins.op, Op::Cnot(_)) {
-            return Err(invalid(ins, "cnot has no .pred form"));
+            // The rule `operation-type` (`validate/types.rs`) refuses `cnot.pred`.
+            return Err(Unguaranteed::instr(ins, "`cnot` on a bit-size type").into());
         }
         d.extra = Extra::Param(code);
         d.exec = int::pred_logic;

@@ -1,6 +1,6 @@
 //! Lowering memory instructions: `ld`/`ldu`/`st`, atomics and reductions, `isspacep`, `cvta`.
 
-use super::{dn, invalid, unsupported, D};
+use super::{dn, unsupported, D};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::operands::imm_bits;
@@ -11,6 +11,7 @@ use crate::exec::step::{atom, mem, mov};
 use crate::ir::{
     Atom, AtomOp, CacheOp, Cvta, Instr, Ld, Ldu, Operand, Red, St, StateSpace, Type, VecElem,
 };
+use crate::validate::Unguaranteed;
 
 /// `ld`: the access, its L1 use and a fast path where one applies.
 pub(super) fn ld(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, l: &Ld) -> D {
@@ -207,11 +208,14 @@ fn mem_access(
             srcs.push(ss);
         }
     }
+    // The rules `vector-operand` and `operand-kind` (`validate/memory.rs`) give the data
+    // operand as many elements as the vector width.
     if dsts.len() != count {
-        return Err(invalid(
+        return Err(Unguaranteed::instr(
             ins,
-            format!("expected {count} data operand(s), found {}", dsts.len()),
-        ));
+            "an access with one data element per lane of its vector",
+        )
+        .into());
     }
     Ok(MemAccess {
         addr,

@@ -1,11 +1,12 @@
 //! Lowering warp-level instructions: `shfl`, `vote`, `match`, `redux`, `elect`.
 
-use super::{invalid, D};
+use super::D;
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Dst, Extra};
 use crate::exec::step::warp_ops;
 use crate::ir::{Instr, Match, Operand, Redux, ReduxOp, Shfl, Type, Vote};
+use crate::validate::Unguaranteed;
 
 /// `shfl`.
 pub(super) fn shfl(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, s: &Shfl) -> D {
@@ -59,8 +60,10 @@ pub(super) fn redux(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, r: &Redux) -> D 
         let max = match r.op {
             ReduxOp::Min => false,
             ReduxOp::Max => true,
+            // The rule `operation-type` (`validate/warp_level.rs`) reduces .f32 by min or
+            // max only.
             ReduxOp::Add | ReduxOp::And | ReduxOp::Or | ReduxOp::Xor => {
-                return Err(invalid(ins, "redux.sync on .f32 is min or max only"))
+                return Err(Unguaranteed::instr(ins, "`redux.sync.f32` with .min or .max").into())
             }
         };
         d.extra = Extra::Param(warp_ops::redux_f32_code(max, r.abs, r.nan));

@@ -10,7 +10,8 @@
 
 use super::Validated;
 use crate::ir::{
-    Address, Imm, Instr, LabelId, Operand, RegId, Span, SpecialReg, SymbolAddr, VecElem,
+    Address, Block, Function, Imm, Instr, LabelId, Operand, RegId, Span, SpecialReg, Stmt,
+    SymbolAddr, TargetKind, VecElem,
 };
 
 /// A validator guarantee that did not hold when lowering read an instruction: a bug of
@@ -78,6 +79,22 @@ fn unguaranteed(ins: &Instr, k: usize, form: &'static str) -> Unguaranteed {
         part: Part::Operand(k),
         span: ins.span,
     }
+}
+
+/// The entries of the `.branchtargets` list of `f` labelled `list`, if there is one (at any
+/// depth of the function's blocks).
+pub(crate) fn branch_list(f: &Function, list: LabelId) -> Option<&[LabelId]> {
+    fn find(b: &Block, list: LabelId) -> Option<&[LabelId]> {
+        b.stmts.iter().find_map(|s| match s {
+            Stmt::Targets(t) if t.name == list => match &t.targets {
+                TargetKind::Branch(ls) => Some(ls.as_slice()),
+                _ => None,
+            },
+            Stmt::Block(inner) => find(inner, list),
+            _ => None,
+        })
+    }
+    find(f.body.as_ref()?, list)
 }
 
 /// A value operand, as the validator guarantees it wherever lowering reads a value
@@ -226,6 +243,26 @@ impl Validated {
                 VecElem::Sink | VecElem::Imm(_) => Err(unguaranteed(ins, k, FORM)),
             })
             .collect()
+    }
+
+    /// The entries of the `.branchtargets` list that operand `k` of `ins`, an instruction of
+    /// `f`, names.
+    ///
+    /// Guaranteed by the rule `operand-kind` for the list of `brx.idx` (`validate/instr.rs`).
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu).
+    pub fn branch_targets_of<'f>(
+        &self,
+        f: &'f Function,
+        ins: &Instr,
+        k: usize,
+    ) -> Result<&'f [LabelId], Unguaranteed> {
+        const FORM: &str = "the label of a `.branchtargets` list";
+        let l = self
+            .label_of(ins, k)
+            .map_err(|_| unguaranteed(ins, k, FORM))?;
+        branch_list(f, l).ok_or_else(|| unguaranteed(ins, k, FORM))
     }
 
     /// Operand `k` of `ins`, a register.
@@ -454,6 +491,30 @@ mod tests {
         assert_eq!(v.dests_of(ins, 0).map(|d| d[3]), Ok(None));
         assert!(v.reg_of(ins, 1).is_ok());
         assert_eq!(v.reg_of(ins, 0).map_err(|u| u.form), Err("a register"));
+    }
+
+    #[test]
+    fn a_branch_target_list_is_guaranteed_where_branch_targets_of_reads_one() {
+        refused("8.0", "sm_90", "brx.idx %r1, $L;\n$L:", "operand-kind");
+        let v = Validated::new(module(
+            "8.0",
+            "sm_90",
+            "$T: .branchtargets $L0, $L1;\nbrx.idx %r1, $T;\n$L0:\n$L1:",
+        ))
+        .expect("valid");
+        let f = &v.module().functions[0];
+        let Some(crate::ir::Stmt::Instr(brx)) = f.body.as_ref().and_then(|b| {
+            b.stmts
+                .iter()
+                .find(|s| matches!(s, crate::ir::Stmt::Instr(_)))
+        }) else {
+            panic!("no instruction")
+        };
+        assert_eq!(v.branch_targets_of(f, brx, 1).map(<[_]>::len), Ok(2));
+        assert_eq!(
+            v.branch_targets_of(f, brx, 0).map_err(|u| u.form),
+            Err("the label of a `.branchtargets` list")
+        );
     }
 
     #[test]

@@ -157,7 +157,11 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             if matches!(i.args[0], Operand::Address(_) | Operand::Label(_)) {
                 bad(out, 0, "a register or immediate");
             }
-            if !matches!(i.args[1], Operand::Label(_)) {
+            let list = match i.args[1] {
+                Operand::Label(l) => super::forms::branch_list(f, l),
+                _ => None,
+            };
+            if list.is_none() {
                 bad(out, 1, "the label of a `.branchtargets` list");
             }
         }

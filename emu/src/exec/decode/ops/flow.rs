@@ -54,9 +54,12 @@ pub(super) fn bra(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
 /// `brx.idx`: the index and the program counters of its `.branchtargets` list.
 pub(super) fn brx_idx(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
     d.s[0] = fx.src(fx.arg(ins, 0)?, Type::U32, ins.span)?;
-    let list = fx.validated.label_of(ins, 1)?;
-    let targets = branch_targets(fx, list)
-        .ok_or_else(|| invalid(ins, "brx.idx label is not a .branchtargets list"))?;
+    let targets: Vec<u32> = fx
+        .validated
+        .branch_targets_of(fx.func, ins, 1)?
+        .iter()
+        .map(|l| fx.label_pc(*l))
+        .collect();
     d.extra = Extra::Elems(
         targets
             .into_iter()
@@ -75,29 +78,6 @@ pub(super) fn call(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: &Call) -> D {
     d.exec = control::call;
     d.control = true;
     Ok(d)
-}
-
-fn branch_targets(fx: &FnCtx<'_>, list: crate::ir::LabelId) -> Option<Vec<u32>> {
-    fn find(b: &crate::ir::Block, list: crate::ir::LabelId) -> Option<Vec<crate::ir::LabelId>> {
-        for s in &b.stmts {
-            match s {
-                crate::ir::Stmt::Targets(t) if t.name == list => {
-                    if let crate::ir::TargetKind::Branch(ls) = &t.targets {
-                        return Some(ls.clone());
-                    }
-                }
-                crate::ir::Stmt::Block(inner) => {
-                    if let Some(v) = find(inner, list) {
-                        return Some(v);
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    }
-    let labels = find(fx.func.body.as_ref()?, list)?;
-    Some(labels.into_iter().map(|l| fx.label_pc(l)).collect())
 }
 
 fn call_site(fx: &FnCtx<'_>, ins: &Instr, c: &crate::ir::Call) -> Result<CallSite, DecodeError> {

@@ -4,12 +4,12 @@
 pub mod mma;
 
 use crate::exec::decode::context::FnCtx;
-use crate::exec::decode::error::invalid;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::ir::{Instr, Operand, SpaceQual, StateSpace, Tcgen05, TmemShape, Type};
 use crate::tcgen05::decoded::TmemInstr;
 use crate::tcgen05::exec as step;
+use crate::validate::Unguaranteed;
 use models::vocab::SharedWindow;
 
 /// immHalfSplitoff, operand `k`: a 32-bit quantity; wider literals are truncated as ptxas
@@ -44,31 +44,20 @@ pub(crate) fn tmem_address(
         crate::exec::program::AddrBase::Reg(slot) => Ok((Src::Reg(slot), a.offset)),
         // `[imm]`: a constant Tensor Memory address.
         crate::exec::program::AddrBase::Fixed(v) => Ok((Src::Imm(v), a.offset)),
-        crate::exec::program::AddrBase::Frame(_) => Err(invalid(
-            ins,
-            "the Tensor Memory address must be a register or a constant",
-        )),
+        // The rule `operand-kind` (`validate.rs`) names no variable as a Tensor Memory
+        // address.
+        crate::exec::program::AddrBase::Frame(_) => {
+            Err(Unguaranteed::instr(ins, "a Tensor Memory address `[reg]` or `[imm]`").into())
+        }
     }
 }
 
 /// Lowers one `tcgen05` instruction into `d`.
 ///
 /// # Errors
-/// A malformed instruction the validator should have rejected.
+/// A guarantee of the validator that did not hold (a bug of ptxemu), or a construct the
+/// interpreter does not implement.
 pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result<(), DecodeError> {
-    match t {
-        Tcgen05::Mma(m) => return mma::lower_mma(fx, ins, t, m, d),
-        Tcgen05::Commit(c) => return mma::lower_commit(fx, ins, t, c, d),
-        Tcgen05::Alloc(_)
-        | Tcgen05::Dealloc(_)
-        | Tcgen05::Relinquish(_)
-        | Tcgen05::Ld(_)
-        | Tcgen05::St(_)
-        | Tcgen05::Wait(_)
-        | Tcgen05::Fence(_)
-        | Tcgen05::Shift(_)
-        | Tcgen05::Cp(_) => {}
-    }
     let mut m = TmemInstr {
         op: *t,
         taddr: Src::None,
@@ -129,7 +118,8 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
                 m.split = split_offset(fx, ins, 2 + red)?;
             }
             if m.dsts.len() as u32 != l.shape.regs(l.num.count()) {
-                return Err(invalid(ins, "the vector's size does not match the shape"));
+                // The rule `tcgen05-vector-size` (`validate.rs`) sizes it by the shape.
+                return Err(Unguaranteed::instr(ins, "a vector of the shape's size").into());
             }
             step::ldst::ld
         }
@@ -146,16 +136,13 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
                 .collect::<Result<_, _>>()?;
             m.names = names;
             if m.srcs.len() as u32 != s.shape.regs(s.num.count()) {
-                return Err(invalid(ins, "the vector's size does not match the shape"));
+                // The rule `tcgen05-vector-size` (`validate.rs`) sizes it by the shape.
+                return Err(Unguaranteed::instr(ins, "a vector of the shape's size").into());
             }
             step::ldst::st
         }
-        Tcgen05::Mma(_) | Tcgen05::Commit(_) => {
-            return Err(invalid(
-                ins,
-                "tcgen05.mma/commit are lowered by tcgen05::lower::mma",
-            ))
-        }
+        Tcgen05::Mma(mm) => return mma::lower_mma(fx, ins, t, mm, d),
+        Tcgen05::Commit(c) => return mma::lower_commit(fx, ins, t, c, d),
     };
     d.extra = Extra::Tmem(Box::new(m));
     Ok(())

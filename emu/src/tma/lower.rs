@@ -2,14 +2,14 @@
 //! coordinate vectors, sizes and values resolved once (`crate::tma::copy` runs them).
 
 use crate::exec::decode::context::FnCtx;
-use crate::exec::decode::error::invalid;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DAddr, DInstr, Extra, Src};
 use crate::ir::tma::{BulkSpace, Completion, TensorDir, Tma};
-use crate::ir::{Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem};
+use crate::ir::{Instr, SharedWindow, SpaceQual, StateSpace, Type};
 use crate::tma::copy as step;
 use crate::tma::decoded::TmaInstr;
 use crate::tma::tensormap;
+use crate::validate::Unguaranteed;
 
 type D = Result<DInstr, DecodeError>;
 
@@ -36,18 +36,10 @@ fn addr(fx: &FnCtx<'_>, ins: &Instr, k: usize, s: SpaceQual) -> Result<DAddr, De
 }
 
 fn vector(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<Vec<Src>, DecodeError> {
-    let Operand::Vector(v) = fx.arg(ins, k)? else {
-        return Err(invalid(
-            ins,
-            format!("operand {} is a vector {{...}}", k + 1),
-        ));
-    };
-    v.iter()
-        .map(|e| match e {
-            VecElem::Reg(r) => fx.src(&Operand::Reg(*r), Type::S32, ins.span),
-            VecElem::Imm(i) => fx.src(&Operand::Imm(*i), Type::S32, ins.span),
-            VecElem::Sink => Err(invalid(ins, "`_` in a coordinate vector")),
-        })
+    fx.validated
+        .values_of(ins, k)?
+        .into_iter()
+        .map(|e| fx.src_of(e, Type::S32, ins.span))
         .collect()
 }
 
@@ -130,9 +122,10 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
             x.tmap = Some(addr(fx, ins, 0, s)?);
             let mut k = 1;
             if field.has_ordinal() {
-                x.ordinal = match fx.arg(ins, 1)? {
-                    Operand::Imm(crate::ir::Imm::Int(n @ 0..=4)) => *n as u32,
-                    _ => return Err(invalid(ins, "the ordinal is a constant 0 to 4")),
+                // The rule `operand-kind` (`validate.rs`) bounds the ordinal to 0..=4.
+                x.ordinal = match fx.validated.int_of(ins, 1)? {
+                    n @ 0..=4 => n as u32,
+                    _ => return Err(Unguaranteed::instr(ins, "an ordinal 0 to 4").into()),
                 };
                 k = 2;
             }

@@ -227,7 +227,8 @@ impl Validated {
     /// Operand `k` of `ins`, a brace vector of registers only (no `_`, no immediate).
     ///
     /// Guaranteed by the rules `mma-fragment` (the fragments of `wgmma.mma_async`,
-    /// `wgmma/validate.rs`), `operand-kind` and `operand-type` (the data of
+    /// `wgmma/validate.rs`, and of `mma`, `ldmatrix`, `stmatrix` and `wmma`,
+    /// `mma/validate.rs`), `operand-kind` and `operand-type` (the data of
     /// `tcgen05.ld`/`st` and `disable-output-lane` of `tcgen05.mma`, `tcgen05/validate*`).
     ///
     /// # Errors
@@ -265,11 +266,35 @@ impl Validated {
         branch_list(f, l).ok_or_else(|| unguaranteed(ins, k, FORM))
     }
 
+    /// Operand `k` of `ins`, a brace vector of values: registers and immediates (never `_`),
+    /// as [`Value::Reg`] and [`Value::Imm`].
+    ///
+    /// Guaranteed by the rule `operand-kind` for the coordinates and im2col offsets of the
+    /// bulk-tensor instructions (`tma/validate.rs`: the vector, its length and its elements),
+    /// and by `mma-fragment` for C of `mma` (`mma/validate.rs`).
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu).
+    pub fn values_of(&self, ins: &Instr, k: usize) -> Result<Vec<Value<'static>>, Unguaranteed> {
+        const FORM: &str = "a vector of registers and constants";
+        let Some(Operand::Vector(v)) = ins.args.get(k) else {
+            return Err(unguaranteed(ins, k, FORM));
+        };
+        v.iter()
+            .map(|e| match e {
+                VecElem::Reg(r) => Ok(Value::Reg(*r)),
+                VecElem::Imm(i) => Ok(Value::Imm(*i)),
+                VecElem::Sink => Err(unguaranteed(ins, k, FORM)),
+            })
+            .collect()
+    }
+
     /// Operand `k` of `ins`, a register.
     ///
     /// Guaranteed by the rule `operand-kind` for the response of
     /// `clusterlaunchcontrol.query_cancel` (`cluster_launch/validate.rs`, which also makes it
-    /// a `.b128` register).
+    /// a `.b128` register), and by `mma-fragment` for the operands of `movmatrix`
+    /// (`mma/validate.rs`).
     ///
     /// # Errors
     /// The guarantee did not hold (a bug of ptxemu).
@@ -515,6 +540,43 @@ mod tests {
             v.branch_targets_of(f, brx, 0).map_err(|u| u.form),
             Err("the label of a `.branchtargets` list")
         );
+    }
+
+    #[test]
+    fn the_coordinates_of_a_tensor_instruction_are_guaranteed_where_values_of_reads_them() {
+        let copy =
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
+        refused(
+            "8.0",
+            "sm_90a",
+            &format!("{copy} [%r1], [%rd1, {{%r2, _}}], [%r3];"),
+            "operand-kind",
+        );
+        refused(
+            "8.3",
+            "sm_90a",
+            "tensormap.replace.tile.global_dim.global.b1024.b32 [%rd1], 5, %r1;",
+            "operand-kind",
+        );
+        let body = format!("{copy} [%r1], [%rd1, {{%r2, 3}}], [%r3];");
+        let v = Validated::new(module("8.0", "sm_90a", &body)).expect("valid");
+        let f = &v.module().functions[0];
+        let Some(crate::ir::Stmt::Instr(cp)) = f.body.as_ref().and_then(|b| {
+            b.stmts
+                .iter()
+                .find(|s| matches!(s, crate::ir::Stmt::Instr(_)))
+        }) else {
+            panic!("no instruction")
+        };
+        let k = cp
+            .args
+            .iter()
+            .position(|a| matches!(a, Operand::Vector(_)))
+            .expect("a coordinate vector");
+        assert!(matches!(
+            v.values_of(cp, k).as_deref(),
+            Ok([Value::Reg(_), Value::Imm(Imm::Int(3))])
+        ));
     }
 
     #[test]

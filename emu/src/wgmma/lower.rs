@@ -3,10 +3,10 @@
 //! descriptor, scale-d and the immediates once, so the step functions only gather and scatter.
 
 use crate::exec::decode::context::FnCtx;
-use crate::exec::decode::error::invalid;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::ir::{Instr, MmaElem, Operand, Type, Wgmma};
+use crate::validate::Unguaranteed;
 use crate::wgmma::decoded::WgmmaInstr;
 use crate::wgmma::exec as step;
 
@@ -87,11 +87,13 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, w: &Wgmma, d: &mut DInstr) -> Result<(
                 }
                 x.trans_b = int_imm(fx, ins, ins.args.len() - 1)? == 1;
             }
+            // The rule `mma-fragment` (`validate.rs`) sizes the fragments by the shape and
+            // makes D's elements 32-bit value registers.
             if x.d.len() as u32 != m.d_regs() || (a_regs && x.a.len() as u32 != m.a_regs()) {
-                return Err(invalid(ins, "a fragment's size does not match the shape"));
+                return Err(Unguaranteed::instr(ins, "fragments of the shape's sizes").into());
             }
             if x.d.iter().any(|r| matches!(r, Dst::Sink | Dst::Pred(_))) {
-                return Err(invalid(ins, "D must be registers"));
+                return Err(Unguaranteed::instr(ins, "a D of value registers").into());
             }
             step::mma_async
         }

@@ -125,7 +125,20 @@ impl FnCtx<'_> {
     /// # Errors
     /// The guarantee did not hold (a bug of ptxemu), or the symbol cannot be placed.
     pub fn src(&self, op: &Operand, ty: Type, span: crate::ir::Span) -> Result<Src, DecodeError> {
-        Ok(match self.validated.value(span, op)? {
+        self.src_of(self.validated.value(span, op)?, ty, span)
+    }
+
+    /// Lowers a value the validator guaranteed, read as type `ty`.
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu), or the symbol cannot be placed.
+    pub fn src_of(
+        &self,
+        v: Value<'_>,
+        ty: Type,
+        span: crate::ir::Span,
+    ) -> Result<Src, DecodeError> {
+        Ok(match v {
             Value::Reg(r) => match self.slot(r) {
                 SlotInfo::Val { slot, .. } => Src::Reg(slot),
                 SlotInfo::Pred(slot) => Src::Pred { slot, neg: false },

@@ -580,6 +580,37 @@ mod tests {
     }
 
     #[test]
+    fn the_operands_of_a_call_are_guaranteed_where_lowering_reads_them() {
+        let check = |body: &str| {
+            let src = format!(
+                ".version 8.0\n.target sm_90\n.address_size 64\n\
+                 .func (.param .b32 r) f(.param .b32 a)\n{{\nret;\n}}\n\
+                 .visible .entry k(.param .b32 kp)\n{{\n.reg .b32 %r<2>;\n.reg .pred %p<2>;\n\
+                 .param .b32 pa;\n.param .b32 pr;\n.shared .b32 sh;\n\
+                 {body}\nret;\n}}\n"
+            );
+            Validated::new(crate::front::parse_module(&src, "t.ptx").expect("parses"))
+        };
+        for (body, rule) in [
+            ("call (pr), %p1, (pa);", "operand-type"),
+            ("call (3), f, (pa);", "operand-kind"),
+            ("call (sh), f, (pa);", "operand-kind"),
+            ("call (kp), f, (pa);", "operand-kind"),
+            ("call (pr), f, (_);", "operand-kind"),
+            ("call (pr), f, (!%r1);", "operand-kind"),
+        ] {
+            let diags = check(body).expect_err(body);
+            assert!(
+                diags.iter().any(|d| d.rule == rule && d.span.line == 15),
+                "{body}: {diags:?}"
+            );
+        }
+        for body in ["call (pr), f, (pa);", "call (%r1), f, (%r0);"] {
+            assert!(check(body).is_ok(), "{body}: {:?}", check(body).err());
+        }
+    }
+
+    #[test]
     fn a_label_is_guaranteed_where_label_of_reads_one() {
         refused("8.0", "sm_90", "bra %r1;", "operand-kind");
         refused("8.0", "sm_90", "bra 3;", "operand-kind");

@@ -12,8 +12,8 @@
 //! signedness, float flavour).
 
 use super::context::{FnCtx, SlotInfo};
+pub(super) use super::error::unsupported;
 use super::error::DecodeError;
-pub(super) use super::error::{invalid, unsupported};
 use crate::exec::program::{DInstr, Dst, ExecFn, Extra, Src, GUARD_NEG, NO_GUARD};
 use crate::exec::step::{bits, control, convert, fence, float, hints, warp_ops};
 use crate::ir::{Instr, Op, Type};

@@ -1,11 +1,12 @@
 //! Lowering control flow: barriers, branches and calls.
 
-use super::{invalid, D};
+use super::D;
 use crate::exec::decode::context::{FnCtx, SlotInfo};
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{ArgSource, BarrierInfo, CallSite, DInstr, Dst, Extra, RetDest, Src};
 use crate::exec::step::control;
 use crate::ir::{Bar, BarKind, Call, Instr, LabelOrProto, Operand, Type, VarRef};
+use crate::validate::Unguaranteed;
 
 /// `bar`/`barrier`: sync, arrive and the `.red` reductions.
 pub(super) fn bar(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, b: &Bar) -> D {
@@ -81,17 +82,23 @@ pub(super) fn call(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: &Call) -> D {
 }
 
 fn call_site(fx: &FnCtx<'_>, ins: &Instr, c: &crate::ir::Call) -> Result<CallSite, DecodeError> {
+    // The parser resolves the callee to a function or a register, and the rule
+    // `operand-type` (`validate/instr.rs`) refuses a predicate there.
+    const CALLEE: &str = "a call of a function or of a register holding its address";
     let (callee, target_reg) = match &c.callee {
         Operand::Symbol(s) => match s.sym {
             VarRef::Function(f) => (Some(f.0), None),
-            _ => return Err(invalid(ins, "call of something that is not a function")),
+            _ => return Err(Unguaranteed::instr(ins, CALLEE).into()),
         },
         Operand::Reg(r) => match fx.slot(*r) {
             SlotInfo::Val { slot, .. } => (None, Some(slot)),
-            SlotInfo::Pred(_) => return Err(invalid(ins, "call through a predicate")),
+            SlotInfo::Pred(_) => return Err(Unguaranteed::instr(ins, CALLEE).into()),
         },
-        _ => return Err(invalid(ins, "call target must be a function or a register")),
+        _ => return Err(Unguaranteed::instr(ins, CALLEE).into()),
     };
+    // The rule `operand-kind` (`validate/instr.rs`) returns into registers and the calling
+    // function's frame only.
+    const RETURNS: &str = "a call returning into registers or the caller's frame";
     let _ = LabelOrProto::Proto;
     let args = c
         .args
@@ -127,11 +134,11 @@ fn call_site(fx: &FnCtx<'_>, ins: &Instr, c: &crate::ir::Call) -> Result<CallSit
                     sext_from: 0,
                 })),
                 crate::exec::decode::operands::SymPlace::Fixed(..) => {
-                    Err(invalid(ins, "a call cannot return into that variable"))
+                    Err(Unguaranteed::instr(ins, RETURNS).into())
                 }
             },
             Operand::Reg(reg) => Ok(RetDest::Reg(fx.reg_dst(*reg, fx.reg_ty(*reg)))),
-            _ => Err(invalid(ins, "bad return operand")),
+            _ => Err(Unguaranteed::instr(ins, RETURNS).into()),
         })
         .collect::<Result<Vec<_>, DecodeError>>()?;
     Ok(CallSite {

@@ -14,8 +14,10 @@ use crate::ir::{
     SymbolAddr, TargetKind, VecElem,
 };
 
-/// A validator guarantee that did not hold when lowering read an instruction: a bug of
-/// ptxemu.
+/// A guarantee that did not hold when lowering read the module: a rule of the validator, or
+/// an invariant of the parser or the layout the rules rely on (a call's callee is resolved, a
+/// parameter index is in range, a shared variable in use is placed). A bug of ptxemu, never a
+/// malformed module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unguaranteed {
     /// The form the validator guarantees.
@@ -35,6 +37,8 @@ pub enum Part {
     SomeOperand,
     /// The instruction's qualifiers or guard, or its operands taken together.
     Instruction,
+    /// A variable's declaration (its size, its initialiser).
+    Declaration,
 }
 
 impl std::fmt::Display for Unguaranteed {
@@ -44,8 +48,9 @@ impl std::fmt::Display for Unguaranteed {
             Part::Operand(k) => write!(f, "line {line}: operand {} is not {}", k + 1, self.form)?,
             Part::SomeOperand => write!(f, "line {line}: an operand is not {}", self.form)?,
             Part::Instruction => write!(f, "line {line}: the instruction is not {}", self.form)?,
+            Part::Declaration => write!(f, "line {line}: the declaration is not {}", self.form)?,
         }
-        f.write_str(", which the validator guarantees (a bug of ptxemu)")
+        f.write_str(", which ptxemu guarantees of a validated module (a bug of ptxemu)")
     }
 }
 
@@ -58,6 +63,16 @@ impl Unguaranteed {
         Unguaranteed {
             form,
             part: Part::SomeOperand,
+            span,
+        }
+    }
+
+    /// The declaration at `span` is not `form`, which the rule named where this is returned
+    /// guarantees.
+    pub(crate) fn decl(span: Span, form: &'static str) -> Unguaranteed {
+        Unguaranteed {
+            form,
+            part: Part::Declaration,
             span,
         }
     }

@@ -14,16 +14,6 @@ pub enum DecodeError {
         /// Where.
         span: Span,
     },
-    /// A malformed instruction the validator should have rejected: the re-checks that
-    /// lowering still makes outside the readers of [`crate::validate::forms`]
-    /// (`docs/architecture.md` lists them).
-    #[error("line {}: {what}", span.line)]
-    Invalid {
-        /// What is wrong.
-        what: String,
-        /// Where.
-        span: Span,
-    },
     /// A guarantee of the validator did not hold when lowering read an operand: a bug of
     /// ptxemu, never a malformed module ([`crate::validate::forms`]).
     #[error("{0}")]
@@ -36,14 +26,6 @@ pub enum DecodeError {
 /// The instruction uses a construct the interpreter does not implement.
 pub fn unsupported(ins: &Instr, what: impl Into<String>) -> DecodeError {
     DecodeError::Unsupported {
-        what: what.into(),
-        span: ins.span,
-    }
-}
-
-/// The instruction is malformed in a way the validator should have rejected.
-pub fn invalid(ins: &Instr, what: impl Into<String>) -> DecodeError {
-    DecodeError::Invalid {
         what: what.into(),
         span: ins.span,
     }

@@ -134,10 +134,6 @@ fn refuse_callers(funcs: &mut [DFunc], callees: &[Vec<u32>]) {
                         what: format!("{what} (in `{via}`, which it calls)"),
                         span,
                     },
-                    DecodeError::Invalid { what, span } => DecodeError::Invalid {
-                        what: format!("{what} (in `{via}`, which it calls)"),
-                        span,
-                    },
                     DecodeError::Unguaranteed(u) => DecodeError::Unguaranteed(u),
                     DecodeError::Memory(m) => DecodeError::Memory(m),
                 });

@@ -27,13 +27,6 @@ pub enum SymPlace {
 }
 
 impl FnCtx<'_> {
-    fn invalid(&self, ins_span: crate::ir::Span, what: impl Into<String>) -> DecodeError {
-        DecodeError::Invalid {
-            what: what.into(),
-            span: ins_span,
-        }
-    }
-
     /// The offset this function's code uses for a shared variable.
     fn shared_at(&self, key: SharedKey, span: crate::ir::Span) -> Result<SymPlace, DecodeError> {
         let offsets = self.layout.shared.per_func[self.fid as usize]
@@ -41,7 +34,8 @@ impl FnCtx<'_> {
             .map_err(Clone::clone)?;
         match offsets.get(&key) {
             Some(&o) => Ok(SymPlace::Fixed(o, AddrSpace::Shared)),
-            None => Err(self.invalid(span, "a shared variable the layout did not place")),
+            // The shared layout places every shared variable its function names.
+            None => Err(Unguaranteed::at(span, "a shared variable the layout placed").into()),
         }
     }
 
@@ -55,7 +49,8 @@ impl FnCtx<'_> {
                 Some(Place::DynamicShared) => self.shared_at(SharedKey::Dynamic, span)?,
                 Some(Place::Const(o)) => SymPlace::Fixed(o, AddrSpace::Const),
                 Some(Place::Local(o)) => SymPlace::Fixed(o, AddrSpace::Local),
-                None => return Err(self.invalid(span, "a symbol with no storage")),
+                // The parser declares module variables in the spaces the layout places.
+                None => return Err(Unguaranteed::at(span, "a variable with storage").into()),
             },
             VarRef::Local(id) => {
                 let fid = self.fid as usize;
@@ -76,7 +71,8 @@ impl FnCtx<'_> {
                     .func
                     .params
                     .get(i as usize)
-                    .ok_or_else(|| self.invalid(span, "parameter index out of range"))?;
+                    // The parser resolves a parameter's name to its index.
+                    .ok_or_else(|| Unguaranteed::at(span, "a parameter of the function"))?;
                 let (off, _) = lay.frames[self.fid as usize].0.params[i as usize];
                 match (self.func.kind, p.kind) {
                     (FunctionKind::Entry, _) => SymPlace::Fixed(off, AddrSpace::KernelParam),
@@ -97,7 +93,8 @@ impl FnCtx<'_> {
                     .func
                     .returns
                     .get(i as usize)
-                    .ok_or_else(|| self.invalid(span, "return index out of range"))?;
+                    // The parser resolves a return value's name to its index.
+                    .ok_or_else(|| Unguaranteed::at(span, "a return value of the function"))?;
                 match r.kind {
                     ParamKind::Param => {
                         SymPlace::Frame(lay.frames[self.fid as usize].0.returns[i as usize].0)

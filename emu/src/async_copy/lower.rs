@@ -30,7 +30,7 @@ fn is_pred(fx: &FnCtx<'_>, o: &Operand) -> bool {
 /// Lowers a `cp.async` instruction.
 ///
 /// # Errors
-/// Malformed operands (the validator reports them first).
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower_cp(fx: &FnCtx<'_>, ins: &Instr, c: &CpAsync, mut d: DInstr) -> D {
     match c {
         CpAsync::Copy(cp) => {
@@ -91,7 +91,7 @@ pub fn lower_cp(fx: &FnCtx<'_>, ins: &Instr, c: &CpAsync, mut d: DInstr) -> D {
 /// Lowers an `mbarrier` instruction.
 ///
 /// # Errors
-/// Malformed operands (the validator reports them first).
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower_mbarrier(fx: &FnCtx<'_>, ins: &Instr, m: &Mbarrier, mut d: DInstr) -> D {
     // Operand positions: the address is first for init/inval/expect_tx/complete_tx, second
     // after a destination for arrive and the waits.

@@ -61,7 +61,7 @@ fn empty(op: Tma) -> TmaInstr {
 /// Lowers one of these instructions.
 ///
 /// # Errors
-/// Malformed operands (the validator reports them first).
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
     let generic = SpaceQual::GENERIC;
     let mut x = empty(*t);
@@ -162,7 +162,7 @@ pub fn lower_fence_proxy_async(s: Option<StateSpace>, mut d: DInstr) -> D {
 /// optional tensor-map address.
 ///
 /// # Errors
-/// Malformed operands.
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower_fence_proxy_tensormap(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
     let mut x = empty(Tma::CommitGroup);
     if let Some(o) = ins.args.first() {

@@ -27,7 +27,7 @@ fn int_imm(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<i64, DecodeError> {
 /// Lowers one wgmma instruction into `d`.
 ///
 /// # Errors
-/// A malformed instruction the validator should have rejected.
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower(fx: &FnCtx<'_>, ins: &Instr, w: &Wgmma, d: &mut DInstr) -> Result<(), DecodeError> {
     let mut x = WgmmaInstr {
         op: *w,

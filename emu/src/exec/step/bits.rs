@@ -165,7 +165,8 @@ pub enum BitOp {
 /// Lowers a bit-manipulation instruction.
 ///
 /// # Errors
-/// Missing operands, or `lop3` without an immediate truth table.
+/// A guarantee of the validator that did not hold (a bug of ptxemu): the operand count, or
+/// `lop3`'s immediate truth table.
 pub fn lower(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, op: BitOp) -> Result<DInstr, DecodeError> {
     let arg = |k: usize| fx.arg(ins, k);
     let (ty, dst_ty) = match op {

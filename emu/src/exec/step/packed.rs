@@ -97,7 +97,8 @@ fn fma(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// Lowers `add/sub/mul/fma.f32x2`.
 ///
 /// # Errors
-/// A missing operand, or `neg`/`abs`, which have no `.f32x2` form.
+/// A guarantee of the validator that did not hold (a bug of ptxemu), or `neg`/`abs`, which
+/// have no `.f32x2` form.
 pub fn lower_f32x2(
     fx: &FnCtx<'_>,
     ins: &Instr,

@@ -41,7 +41,7 @@ fn empty(fx: &FnCtx<'_>, t: &Tcgen05) -> MmaDInstr {
 /// Lowers a `tcgen05.mma` (`t`, whose payload is `m`) into `d`.
 ///
 /// # Errors
-/// A malformed instruction the validator should have rejected.
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower_mma(
     fx: &FnCtx<'_>,
     ins: &Instr,
@@ -86,7 +86,7 @@ pub fn lower_mma(
 /// Lowers a `tcgen05.commit` (`t`, whose payload is `c`) into `d`.
 ///
 /// # Errors
-/// A malformed instruction the validator should have rejected.
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower_commit(
     fx: &FnCtx<'_>,
     ins: &Instr,

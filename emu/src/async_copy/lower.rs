@@ -6,9 +6,9 @@ use crate::async_copy::cp_async::{self as step, op};
 use crate::async_copy::decoded::AsyncInstr;
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
-use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::ir::{CpAsync, Imm, Instr, Mbarrier, MbarrierOp, Operand, SpaceQual, StateSpace, Type};
+use crate::ir::{CpAsync, Instr, Mbarrier, MbarrierOp, Operand, SpaceQual, StateSpace, Type};
+use crate::validate::Unguaranteed;
 use models::vocab::SharedWindow;
 
 type D = Result<DInstr, DecodeError>;
@@ -30,22 +30,23 @@ fn is_pred(fx: &FnCtx<'_>, o: &Operand) -> bool {
 /// Lowers a `cp.async` instruction.
 ///
 /// # Errors
-/// Malformed operands (the validator reports them first).
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower_cp(fx: &FnCtx<'_>, ins: &Instr, c: &CpAsync, mut d: DInstr) -> D {
     match c {
         CpAsync::Copy(cp) => {
-            let dst = fx.addr(arg(ins, 0)?, space(Some(cp.explicit_cta)), ins.span)?;
+            let dst = fx.addr(fx.arg(ins, 0)?, space(Some(cp.explicit_cta)), ins.span)?;
             let src = fx.addr(
-                arg(ins, 1)?,
+                fx.arg(ins, 1)?,
                 SpaceQual {
                     space: StateSpace::Global,
                     explicit_window: false,
                 },
                 ins.span,
             )?;
-            let size = match arg(ins, 2)? {
-                Operand::Imm(Imm::Int(n @ (4 | 8 | 16))) => *n as u64,
-                _ => return Err(invalid(ins, "the cp.async size must be 4, 8 or 16")),
+            // The rule `operand-kind` (`async_copy/validate.rs`) sizes a copy 4, 8 or 16.
+            let size = match fx.validated.int_of(ins, 2)? {
+                n @ (4 | 8 | 16) => n as u64,
+                _ => return Err(Unguaranteed::instr(ins, "a cp.async of 4, 8 or 16 bytes").into()),
             };
             d.s[0] = Src::Imm(size);
             d.s[1] = Src::Imm(0);
@@ -53,7 +54,7 @@ pub fn lower_cp(fx: &FnCtx<'_>, ins: &Instr, c: &CpAsync, mut d: DInstr) -> D {
             // .L2::cache_hint the last operand is the policy.
             let extra = ins.args.len() - 3 - usize::from(cp.cache_hint);
             if extra == 1 {
-                let o = arg(ins, 3)?;
+                let o = fx.arg(ins, 3)?;
                 if is_pred(fx, o) {
                     d.s[1] = fx.src(o, Type::Pred, ins.span)?;
                 } else {
@@ -69,12 +70,12 @@ pub fn lower_cp(fx: &FnCtx<'_>, ins: &Instr, c: &CpAsync, mut d: DInstr) -> D {
         }
         CpAsync::CommitGroup => d.exec = step::commit_group,
         CpAsync::WaitGroup => {
-            d.s[0] = fx.src(arg(ins, 0)?, Type::U32, ins.span)?;
+            d.s[0] = fx.src(fx.arg(ins, 0)?, Type::U32, ins.span)?;
             d.exec = step::wait_group;
         }
         CpAsync::WaitAll => d.exec = step::wait_all,
         CpAsync::MbarrierArrive { noinc, shared } => {
-            let addr = fx.addr(arg(ins, 0)?, space(*shared), ins.span)?;
+            let addr = fx.addr(fx.arg(ins, 0)?, space(*shared), ins.span)?;
             let noinc = if *noinc { op::NOINC } else { 0 };
             d.extra = Extra::Async(Box::new(AsyncInstr {
                 addr,
@@ -90,14 +91,8 @@ pub fn lower_cp(fx: &FnCtx<'_>, ins: &Instr, c: &CpAsync, mut d: DInstr) -> D {
 /// Lowers an `mbarrier` instruction.
 ///
 /// # Errors
-/// Malformed operands (the validator reports them first).
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower_mbarrier(fx: &FnCtx<'_>, ins: &Instr, m: &Mbarrier, mut d: DInstr) -> D {
-    if m.op == MbarrierOp::PendingCount {
-        d.d[0] = fx.dst(arg(ins, 0)?, Type::U32, ins.span)?;
-        d.s[0] = fx.src(arg(ins, 1)?, Type::B64, ins.span)?;
-        d.exec = step::pending_count;
-        return Ok(d);
-    }
     // Operand positions: the address is first for init/inval/expect_tx/complete_tx, second
     // after a destination for arrive and the waits.
     let (addr_k, param) = match m.op {
@@ -120,16 +115,21 @@ pub fn lower_mbarrier(fx: &FnCtx<'_>, ins: &Instr, m: &Mbarrier, mut d: DInstr) 
         MbarrierOp::TryWait { parity } => {
             (1, op::WAIT | op::TRY | if parity { op::PARITY } else { 0 })
         }
-        MbarrierOp::PendingCount => return Err(invalid(ins, "unreachable")),
+        MbarrierOp::PendingCount => {
+            d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::U32, ins.span)?;
+            d.s[0] = fx.src(fx.arg(ins, 1)?, Type::B64, ins.span)?;
+            d.exec = step::pending_count;
+            return Ok(d);
+        }
     };
-    let addr = fx.addr(arg(ins, addr_k)?, space(m.shared), ins.span)?;
+    let addr = fx.addr(fx.arg(ins, addr_k)?, space(m.shared), ins.span)?;
     if addr_k == 1 {
         let ty = if matches!(m.op, MbarrierOp::Arrive { .. }) {
             Type::B64
         } else {
             Type::Pred
         };
-        d.d[0] = fx.dst(arg(ins, 0)?, ty, ins.span)?;
+        d.d[0] = fx.dst(fx.arg(ins, 0)?, ty, ins.span)?;
     } else {
         d.d[0] = Dst::Sink;
     }

@@ -3,7 +3,6 @@
 
 use crate::cluster::exec as step;
 use crate::exec::decode::context::FnCtx;
-use crate::exec::decode::error::arg;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Extra};
 use crate::ir::{ClusterOp, Instr, Type};
@@ -20,15 +19,15 @@ pub fn lower(
 ) -> Result<(), DecodeError> {
     match *c {
         ClusterOp::Mapa { shared, ty } => {
-            d.d[0] = fx.dst(arg(ins, 0)?, ty, ins.span)?;
-            d.s[0] = fx.src(arg(ins, 1)?, ty, ins.span)?;
-            d.s[1] = fx.src(arg(ins, 2)?, Type::U32, ins.span)?;
+            d.d[0] = fx.dst(fx.arg(ins, 0)?, ty, ins.span)?;
+            d.s[0] = fx.src(fx.arg(ins, 1)?, ty, ins.span)?;
+            d.s[1] = fx.src(fx.arg(ins, 2)?, Type::U32, ins.span)?;
             d.extra = Extra::Param(u64::from(shared));
             d.exec = step::mapa;
         }
         ClusterOp::Getctarank { shared, ty } => {
-            d.d[0] = fx.dst(arg(ins, 0)?, Type::U32, ins.span)?;
-            d.s[0] = fx.src(arg(ins, 1)?, ty, ins.span)?;
+            d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::U32, ins.span)?;
+            d.s[0] = fx.src(fx.arg(ins, 1)?, ty, ins.span)?;
             d.extra = Extra::Param(u64::from(shared));
             d.exec = step::getctarank;
         }

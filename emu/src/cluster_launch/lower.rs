@@ -4,11 +4,10 @@
 use crate::cluster_launch::decoded::CancelInstr;
 use crate::cluster_launch::exec as step;
 use crate::exec::decode::context::{FnCtx, SlotInfo};
-use crate::exec::decode::error::{arg, invalid, DecodeError};
+use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::ir::{
-    ClusterLaunch, Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem,
-};
+use crate::ir::{ClusterLaunch, Instr, SharedWindow, SpaceQual, StateSpace, Type};
+use crate::validate::Unguaranteed;
 
 /// Lowers `c` into `d`.
 ///
@@ -31,48 +30,37 @@ pub fn lower(
                 SpaceQual::GENERIC
             };
             d.extra = Extra::ClusterLaunch(Box::new(CancelInstr {
-                addr: fx.addr(arg(ins, 0)?, space, ins.span)?,
-                mbar: fx.addr(arg(ins, 1)?, space, ins.span)?,
+                addr: fx.addr(fx.arg(ins, 0)?, space, ins.span)?,
+                mbar: fx.addr(fx.arg(ins, 1)?, space, ins.span)?,
                 multicast,
             }));
             d.exec = step::try_cancel;
         }
         ClusterLaunch::IsCanceled | ClusterLaunch::FirstCtaid(_) => {
-            let Operand::Reg(r) = arg(ins, 1)? else {
-                return Err(invalid(ins, "the response is a .b128 register"));
-            };
-            let SlotInfo::Val { slot, count: 2, .. } = fx.slot(*r) else {
-                return Err(invalid(ins, "the response is a .b128 register"));
+            // The rule `operand-kind` (`validate.rs`) makes the response a .b128 register.
+            let r = fx.validated.reg_of(ins, 1)?;
+            let SlotInfo::Val { slot, count: 2, .. } = fx.slot(r) else {
+                return Err(Unguaranteed::at(ins.span, "a .b128 register").into());
             };
             d.s[0] = Src::Reg(slot);
             d.s[1] = Src::Reg(slot + 1);
             match *c {
                 ClusterLaunch::IsCanceled => {
-                    d.d[0] = fx.dst(arg(ins, 0)?, Type::Pred, ins.span)?;
+                    d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::Pred, ins.span)?;
                     d.exec = step::is_canceled;
                 }
                 ClusterLaunch::FirstCtaid(Some(dim)) => {
-                    d.d[0] = fx.dst(arg(ins, 0)?, Type::B32, ins.span)?;
+                    d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::B32, ins.span)?;
                     d.extra = Extra::Param(dim.index() as u64);
                     d.exec = step::first_ctaid_of;
                 }
                 ClusterLaunch::FirstCtaid(None) => {
-                    let Operand::Vector(v) = arg(ins, 0)? else {
-                        return Err(invalid(
-                            ins,
-                            "get_first_ctaid.v4 writes a vector {x, y, z, _}",
-                        ));
-                    };
-                    let dsts = v
-                        .iter()
-                        .map(|e| match e {
-                            VecElem::Reg(r) => Ok(fx.reg_dst(*r, Type::B32)),
-                            VecElem::Sink => Ok(Dst::Sink),
-                            VecElem::Imm(_) => {
-                                Err(invalid(ins, "an immediate in a destination vector"))
-                            }
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
+                    let dsts = fx
+                        .validated
+                        .dests_of(ins, 0)?
+                        .into_iter()
+                        .map(|r| r.map_or(Dst::Sink, |r| fx.reg_dst(r, Type::B32)))
+                        .collect();
                     d.extra = Extra::Elems(Vec::new(), dsts);
                     d.exec = step::first_ctaid_of;
                 }

@@ -98,9 +98,9 @@ impl Machine {
         file_name: &str,
         source: &str,
     ) -> Result<Machine, DecodeError> {
-        let module = module.module();
         let base = memory.global.next_base(256);
         let prog = decode::decode(module, file_name, source, base)?;
+        let module = module.module();
         if !prog.globals_image.is_empty() {
             // Placed through the run's budget before anything else of the run is allocated:
             // fresh device memory is zero, so only the initialisers are written, and an

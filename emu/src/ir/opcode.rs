@@ -5,8 +5,9 @@
 //! version and target every form of it needs, and its class in the memory model (what the
 //! race detector makes of it).
 //!
-//! The generic passes read the table instead of matching every opcode again: the printer and
-//! the lowering dispatch on [`Family`], the validator's operand count reads [`Arity`] (the
+//! The generic passes read the table instead of matching every opcode again: the printer
+//! dispatches on [`Family`] (the lowering matches every opcode once, without a wildcard,
+//! handing its family the typed payload), the validator's operand count reads [`Arity`] (the
 //! family's rules decide [`Arity::Form`]), the target rules read [`OpcodeInfo::requires`],
 //! and the race description reads [`MemoryClass`]. The table is written once, by the macro
 //! that also writes [`Op::opcode`], so a new variant of [`Op`] does not compile without its

@@ -4,52 +4,51 @@
 
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
-use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::ir::{Instr, MmaElem, Operand, Type, VecElem, WarpMatrix};
+use crate::ir::{Instr, MmaElem, Type, WarpMatrix};
 use crate::mma::decoded::MatrixInstr;
 use crate::mma::exec as step;
 use crate::mma::wmma;
+use crate::validate::forms::Value;
+use crate::validate::Unguaranteed;
 
-/// The elements of a fragment operand (a brace vector, or movmatrix's bare register) as
-/// operands; immediates only where `imm` allows (C of mma).
-fn elems(ins: &Instr, o: &Operand, imm: bool) -> Result<Vec<Operand>, DecodeError> {
-    match o {
-        Operand::Reg(r) => Ok(vec![Operand::Reg(*r)]),
-        Operand::Vector(v) => v
-            .iter()
-            .map(|e| match e {
-                VecElem::Reg(r) => Ok(Operand::Reg(*r)),
-                VecElem::Imm(i) if imm => Ok(Operand::Imm(*i)),
-                VecElem::Sink | VecElem::Imm(_) => {
-                    Err(invalid(ins, "matrix fragments hold registers only"))
-                }
-            })
-            .collect(),
-        _ => Err(invalid(ins, "expected a vector of registers `{...}`")),
-    }
-}
-
+/// Fragment `k`, a vector of registers (the rule `mma-fragment`, `validate.rs`), read as
+/// values of type `ty`.
 fn srcs(fx: &FnCtx<'_>, ins: &Instr, k: usize, ty: Type) -> Result<Vec<Src>, DecodeError> {
-    elems(ins, arg(ins, k)?, false)?
-        .iter()
-        .map(|o| fx.src(o, ty, ins.span))
+    fx.validated
+        .regs_of(ins, k)?
+        .into_iter()
+        .map(|r| fx.src_of(Value::Reg(r), ty, ins.span))
         .collect()
 }
 
-/// C of mma, whose elements may be immediates of the element type `ty`.
+/// C of mma, whose elements may be immediates of the element type `ty` (the rule
+/// `mma-fragment`).
 fn accumulator(fx: &FnCtx<'_>, ins: &Instr, ty: Type) -> Result<Vec<Src>, DecodeError> {
-    elems(ins, arg(ins, 3)?, true)?
-        .iter()
-        .map(|o| fx.src(o, ty, ins.span))
+    fx.validated
+        .values_of(ins, 3)?
+        .into_iter()
+        .map(|v| fx.src_of(v, ty, ins.span))
         .collect()
 }
 
+/// Fragment `k`, a vector of registers (the rule `mma-fragment`), written as type `ty`.
 fn dsts(fx: &FnCtx<'_>, ins: &Instr, k: usize, ty: Type) -> Result<Vec<Dst>, DecodeError> {
-    elems(ins, arg(ins, k)?, false)?
-        .iter()
-        .map(|o| fx.dst(o, ty, ins.span))
-        .collect()
+    Ok(fx
+        .validated
+        .regs_of(ins, k)?
+        .into_iter()
+        .map(|r| fx.reg_dst(r, ty))
+        .collect())
+}
+
+/// The fragments' sizes the shape needs: the rule `mma-fragment` guarantees them.
+fn sized(ins: &Instr, ok: bool) -> Result<(), DecodeError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Unguaranteed::instr(ins, "fragments of the sizes its shape needs").into())
+    }
 }
 
 fn reg_type(e: MmaElem) -> Type {
@@ -64,7 +63,7 @@ fn reg_type(e: MmaElem) -> Type {
 /// Lowers one warp-level matrix instruction into `d`.
 ///
 /// # Errors
-/// A malformed instruction the validator should have rejected.
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower(
     fx: &FnCtx<'_>,
     ins: &Instr,
@@ -88,42 +87,44 @@ pub fn lower(
             m.b = srcs(fx, ins, 2, reg_type(x.b))?;
             m.c = accumulator(fx, ins, reg_type(x.c))?;
             let [a, b, c, dd] = x.regs().map(|n| n as usize);
-            if (m.a.len(), m.b.len(), m.c.len(), m.d.len()) != (a, b, c, dd) {
-                return Err(invalid(ins, "a fragment's size does not match the shape"));
-            }
+            sized(
+                ins,
+                (m.a.len(), m.b.len(), m.c.len(), m.d.len()) == (a, b, c, dd),
+            )?;
             step::mma
         }
         WarpMatrix::Ldmatrix(x) => {
             m.d = dsts(fx, ins, 0, Type::B32)?;
-            m.addr = Some(fx.addr(arg(ins, 1)?, x.space, ins.span)?);
-            if m.d.len() as u32 != x.regs() {
-                return Err(invalid(ins, "the vector's size does not match .num"));
-            }
+            m.addr = Some(fx.addr(fx.arg(ins, 1)?, x.space, ins.span)?);
+            sized(ins, m.d.len() as u32 == x.regs())?;
             step::ldmatrix
         }
         WarpMatrix::Stmatrix(x) => {
-            m.addr = Some(fx.addr(arg(ins, 0)?, x.space, ins.span)?);
+            m.addr = Some(fx.addr(fx.arg(ins, 0)?, x.space, ins.span)?);
             m.a = srcs(fx, ins, 1, Type::B32)?;
-            if m.a.len() as u32 != x.regs() {
-                return Err(invalid(ins, "the vector's size does not match .num"));
-            }
+            sized(ins, m.a.len() as u32 == x.regs())?;
             step::stmatrix
         }
+        // One register each, without braces (the rule `mma-fragment`).
         WarpMatrix::Movmatrix => {
-            m.d = dsts(fx, ins, 0, Type::B32)?;
-            m.a = srcs(fx, ins, 1, Type::B32)?;
+            m.d = vec![fx.reg_dst(fx.validated.reg_of(ins, 0)?, Type::B32)];
+            m.a = vec![fx.src_of(
+                Value::Reg(fx.validated.reg_of(ins, 1)?),
+                Type::B32,
+                ins.span,
+            )?];
             step::movmatrix
         }
         WarpMatrix::WmmaLoad(l) => {
             m.d = dsts(fx, ins, 0, reg_type(l.ty))?;
-            m.addr = Some(fx.addr(arg(ins, 1)?, l.space, ins.span)?);
+            m.addr = Some(fx.addr(fx.arg(ins, 1)?, l.space, ins.span)?);
             if let Some(s) = ins.args.get(2) {
                 m.stride = fx.src(s, Type::U32, ins.span)?;
             }
             wmma::load
         }
         WarpMatrix::WmmaStore(st) => {
-            m.addr = Some(fx.addr(arg(ins, 0)?, st.space, ins.span)?);
+            m.addr = Some(fx.addr(fx.arg(ins, 0)?, st.space, ins.span)?);
             m.a = srcs(fx, ins, 1, reg_type(st.ty))?;
             if let Some(s) = ins.args.get(2) {
                 m.stride = fx.src(s, Type::U32, ins.span)?;

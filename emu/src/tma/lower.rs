@@ -3,13 +3,13 @@
 
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
-use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DAddr, DInstr, Extra, Src};
 use crate::ir::tma::{BulkSpace, Completion, TensorDir, Tma};
-use crate::ir::{Fence, Instr, Operand, SharedWindow, SpaceQual, StateSpace, Type, VecElem};
+use crate::ir::{Instr, SharedWindow, SpaceQual, StateSpace, Type};
 use crate::tma::copy as step;
 use crate::tma::decoded::TmaInstr;
 use crate::tma::tensormap;
+use crate::validate::Unguaranteed;
 
 type D = Result<DInstr, DecodeError>;
 
@@ -32,22 +32,14 @@ fn shared_cta() -> SpaceQual {
 }
 
 fn addr(fx: &FnCtx<'_>, ins: &Instr, k: usize, s: SpaceQual) -> Result<DAddr, DecodeError> {
-    fx.addr(arg(ins, k)?, s, ins.span)
+    fx.addr(fx.arg(ins, k)?, s, ins.span)
 }
 
 fn vector(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<Vec<Src>, DecodeError> {
-    let Operand::Vector(v) = arg(ins, k)? else {
-        return Err(invalid(
-            ins,
-            format!("operand {} is a vector {{...}}", k + 1),
-        ));
-    };
-    v.iter()
-        .map(|e| match e {
-            VecElem::Reg(r) => fx.src(&Operand::Reg(*r), Type::S32, ins.span),
-            VecElem::Imm(i) => fx.src(&Operand::Imm(*i), Type::S32, ins.span),
-            VecElem::Sink => Err(invalid(ins, "`_` in a coordinate vector")),
-        })
+    fx.validated
+        .values_of(ins, k)?
+        .into_iter()
+        .map(|e| fx.src_of(e, Type::S32, ins.span))
         .collect()
 }
 
@@ -69,7 +61,7 @@ fn empty(op: Tma) -> TmaInstr {
 /// Lowers one of these instructions.
 ///
 /// # Errors
-/// Malformed operands (the validator reports them first).
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
     let generic = SpaceQual::GENERIC;
     let mut x = empty(*t);
@@ -77,12 +69,12 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
         Tma::Bulk(c) | Tma::Reduce(crate::ir::tma::BulkReduce { copy: c, .. }) => {
             x.dst = Some(addr(fx, ins, 0, space(c.dst))?);
             x.src = Some(addr(fx, ins, 1, space(c.src))?);
-            x.value = fx.src(arg(ins, 2)?, Type::U32, ins.span)?;
+            x.value = fx.src(fx.arg(ins, 2)?, Type::U32, ins.span)?;
             if c.completion == Completion::Mbarrier {
                 x.mbar = Some(addr(fx, ins, 3, shared_cta())?);
             }
             if c.multicast {
-                x.mask = fx.src(arg(ins, 4)?, Type::U16, ins.span)?;
+                x.mask = fx.src(fx.arg(ins, 4)?, Type::U16, ins.span)?;
             }
             d.exec = step::bulk;
         }
@@ -96,7 +88,8 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
                     x.offsets = vector(fx, ins, 4)?;
                 }
                 if c.multicast {
-                    x.mask = fx.src(arg(ins, 4 + usize::from(c.im2col))?, Type::U16, ins.span)?;
+                    x.mask =
+                        fx.src(fx.arg(ins, 4 + usize::from(c.im2col))?, Type::U16, ins.span)?;
                 }
             } else {
                 x.tmap = Some(addr(fx, ins, 0, generic)?);
@@ -117,7 +110,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
         }
         Tma::CommitGroup => d.exec = step::commit_group,
         Tma::WaitGroup { .. } => {
-            x.value = fx.src(arg(ins, 0)?, Type::U32, ins.span)?;
+            x.value = fx.src(fx.arg(ins, 0)?, Type::U32, ins.span)?;
             d.exec = step::wait_group;
         }
         Tma::Replace { field, shared, ty } => {
@@ -129,13 +122,14 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
             x.tmap = Some(addr(fx, ins, 0, s)?);
             let mut k = 1;
             if field.has_ordinal() {
-                x.ordinal = match arg(ins, 1)? {
-                    Operand::Imm(crate::ir::Imm::Int(n @ 0..=4)) => *n as u32,
-                    _ => return Err(invalid(ins, "the ordinal is a constant 0 to 4")),
+                // The rule `operand-kind` (`validate.rs`) bounds the ordinal to 0..=4.
+                x.ordinal = match fx.validated.int_of(ins, 1)? {
+                    n @ 0..=4 => n as u32,
+                    _ => return Err(Unguaranteed::instr(ins, "an ordinal 0 to 4").into()),
                 };
                 k = 2;
             }
-            x.value = fx.src(arg(ins, k)?, *ty, ins.span)?;
+            x.value = fx.src(fx.arg(ins, k)?, *ty, ins.span)?;
             d.exec = tensormap::replace;
         }
         Tma::CpFenceproxy { .. } => {
@@ -148,39 +142,33 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tma, mut d: DInstr) -> D {
     Ok(d)
 }
 
-/// Lowers `fence.proxy.async{.space}` and `fence.proxy.tensormap::generic.*` (the proxy
-/// checker's fences).
+/// Lowers `fence.proxy.async{.space}` (a proxy checker's fence) over the state space `s`
+/// (all of them when `None`).
+pub fn lower_fence_proxy_async(s: Option<StateSpace>, mut d: DInstr) -> D {
+    let mut x = empty(Tma::CommitGroup);
+    // Bit 0: covers shared memory; bit 1: covers global memory.
+    x.ordinal = match s {
+        None => 3,
+        Some(StateSpace::Global) => 2,
+        Some(StateSpace::Shared(_)) => 1,
+        Some(_) => 0,
+    };
+    d.exec = tensormap::fence_proxy_async;
+    d.extra = Extra::Tma(Box::new(x));
+    Ok(d)
+}
+
+/// Lowers `fence.proxy.tensormap::generic.acquire.*` (a proxy checker's fence), with its
+/// optional tensor-map address.
 ///
 /// # Errors
-/// Malformed operands.
-pub fn lower_fence(fx: &FnCtx<'_>, ins: &Instr, f: &Fence, mut d: DInstr) -> D {
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
+pub fn lower_fence_proxy_tensormap(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
     let mut x = empty(Tma::CommitGroup);
-    match f {
-        Fence::ProxyAsync(s) => {
-            // Bit 0: covers shared memory; bit 1: covers global memory.
-            let bits = match s {
-                None => 3,
-                Some(StateSpace::Global) => 2,
-                Some(StateSpace::Shared(_)) => 1,
-                Some(_) => 0,
-            };
-            x.ordinal = bits;
-            d.exec = tensormap::fence_proxy_async;
-        }
-        Fence::ProxyTensormap { release: false, .. } => {
-            let a = ins
-                .args
-                .first()
-                .map(|o| fx.addr(o, SpaceQual::GENERIC, ins.span));
-            match a {
-                Some(Ok(a)) => x.tmap = Some(a),
-                Some(Err(e)) => return Err(e),
-                None => {}
-            }
-            d.exec = tensormap::fence_proxy_tensormap;
-        }
-        _ => return Err(invalid(ins, "not a proxy fence")),
+    if let Some(o) = ins.args.first() {
+        x.tmap = Some(fx.addr(o, SpaceQual::GENERIC, ins.span)?);
     }
+    d.exec = tensormap::fence_proxy_tensormap;
     d.extra = Extra::Tma(Box::new(x));
     Ok(d)
 }

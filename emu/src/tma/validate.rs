@@ -98,6 +98,22 @@ fn vec_len(i: &Instr, k: usize) -> Option<usize> {
     }
 }
 
+/// The coordinates and im2col offsets of the tensor instructions are values: registers or
+/// constants, never `_` (lowering reads them through `Validated::values_of`).
+fn no_sink_in_vectors(i: &Instr, push: &mut dyn FnMut(&'static str, String)) {
+    for a in &i.args {
+        if let Operand::Vector(v) = a {
+            if v.iter().any(|e| matches!(e, crate::ir::VecElem::Sink)) {
+                push(
+                    "operand-kind",
+                    "the coordinates and offsets of a tensor instruction are registers or constants, not `_`".into(),
+                );
+                return;
+            }
+        }
+    }
+}
+
 /// Checks one instruction of these families.
 pub fn check(m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
     let Op::Tma(t) = &i.op else { return };
@@ -111,6 +127,7 @@ pub fn check(m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
     if let Tma::Tensor(c) = t {
         tensor_map_operand(m, f, i, c, &mut push);
     }
+    no_sink_in_vectors(i, &mut push);
     if m.version.major != 0 && m.target.sm != 0 {
         requirements(m, t, &mut push);
     }

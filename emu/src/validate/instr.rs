@@ -2,7 +2,10 @@
 //! registers, addresses or labels.
 
 use super::diagnostic::Diagnostic;
-use crate::ir::{Arity, BarKind, Function, Instr, Module, Op, Operand, Type, VoteMode};
+use crate::ir::{
+    Arity, BarKind, Function, FunctionKind, Instr, Module, Op, Operand, StateSpace, Type, VarRef,
+    VoteMode,
+};
 
 /// The operand counts an instruction accepts (inclusive range): the opcode table's, or, for
 /// an opcode whose form decides ([`Arity::Form`]), its family's.
@@ -157,7 +160,11 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
             if matches!(i.args[0], Operand::Address(_) | Operand::Label(_)) {
                 bad(out, 0, "a register or immediate");
             }
-            if !matches!(i.args[1], Operand::Label(_)) {
+            let list = match i.args[1] {
+                Operand::Label(l) => super::forms::branch_list(f, l),
+                _ => None,
+            };
+            if list.is_none() {
                 bad(out, 1, "the label of a `.branchtargets` list");
             }
         }
@@ -174,11 +181,11 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         | Op::Tma(_)
         | Op::Cluster(_)
         | Op::ClusterLaunch(_)
-        | Op::Call(_)
         | Op::BarWarpSync
         | Op::Nanosleep
         | Op::Pmevent { .. }
         | Op::Bar(_) => {}
+        Op::Call(c) => call_operands(f, i, c, out),
         // Operand kinds of each sub-instruction are checked in tcgen05.rs.
         Op::Tcgen05(_) => {}
         // Operand kinds of the matrix instructions are checked in mma.rs.
@@ -194,6 +201,13 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                     bad(out, k, "a register or immediate");
                 }
             }
+        }
+    }
+    sinks_and_pairs(i, &bad, out);
+    // The vector `mov` unpacks into holds destinations only.
+    if let (Op::Mov(_), Some(Operand::Vector(v))) = (&i.op, i.args.first()) {
+        if v.iter().any(|e| matches!(e, crate::ir::VecElem::Imm(_))) {
+            bad(out, 0, "a vector of registers or `_`");
         }
     }
     // A predicate destination where a value is produced, or the reverse.
@@ -218,5 +232,112 @@ pub fn check(_m: &Module, f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 span: i.span,
             });
         }
+    }
+}
+
+/// `_` and `d|p` are destinations: where a value is read they are refused, and `d|p` (or
+/// `_|p`) is the destination of `setp` (`p|q`), `shfl`, `match` and `elect` only, the others
+/// writing one register (rule `operand-kind`; lowering reads values and destinations through
+/// the readers of `validate/forms.rs`). The families with their own operand rules
+/// (`tcgen05`, the warp-level matrix instructions, `wgmma`) and `call` (whose lists are
+/// checked against the prototype) are left to them.
+fn sinks_and_pairs(
+    i: &Instr,
+    bad: &dyn Fn(&mut Vec<Diagnostic>, usize, &str),
+    out: &mut Vec<Diagnostic>,
+) {
+    if matches!(
+        i.op,
+        Op::Tcgen05(_) | Op::WarpMatrix(_) | Op::Wgmma(_) | Op::Call(_)
+    ) {
+        return;
+    }
+    // The instructions whose first operand is read, not written.
+    let first_read = matches!(
+        i.op,
+        Op::Bar(_)
+            | Op::BarWarpSync
+            | Op::Nanosleep
+            | Op::BrxIdx { .. }
+            | Op::Pmevent { .. }
+            | Op::Setmaxnreg(_)
+            | Op::Griddepcontrol(_)
+    );
+    for (k, a) in i.args.iter().enumerate() {
+        let sink = matches!(a, Operand::Sink);
+        let pair = matches!(a, Operand::Dual(..) | Operand::SinkDual(_));
+        if k > 0 || first_read {
+            if sink || pair {
+                bad(out, k, "a register or immediate, not `_` or a pair `d|p`");
+            }
+        } else if pair {
+            let takes = matches!(
+                (&i.op, a),
+                (Op::Setp(_), Operand::Dual(..)) | (Op::Shfl(_) | Op::Match(_) | Op::Elect, _)
+            );
+            if !takes {
+                bad(out, 0, "one register, not a pair `d|p`");
+            }
+        }
+    }
+}
+
+/// The operands of a call site, as lowering reads them: the callee is a function or a
+/// register holding its address (not a predicate), each argument a value (a register, a
+/// constant or a variable's address; `!p` of a predicate), each return value a register or
+/// a variable of the calling function's frame (its `.param`/`.local` variables, a `.func`'s
+/// parameters and return values), never a module variable, shared memory or a kernel's
+/// parameter (rules `operand-kind` and `operand-type`).
+fn call_operands(f: &Function, i: &Instr, c: &crate::ir::Call, out: &mut Vec<Diagnostic>) {
+    let mut push = |rule: &'static str, message: &str| {
+        out.push(Diagnostic {
+            rule,
+            message: message.into(),
+            span: i.span,
+        });
+    };
+    let is_pred = |r: &crate::ir::RegId| f.regs.get(r.index()).is_some_and(|r| r.ty == Type::Pred);
+    if let Operand::Reg(r) = &c.callee {
+        if is_pred(r) {
+            push(
+                "operand-type",
+                "the callee of `call` is a function or a register holding its address, not a predicate",
+            );
+        }
+    }
+    let value = |a: &Operand| match a {
+        Operand::Reg(_) | Operand::Imm(_) | Operand::Special(_) | Operand::Symbol(_) => true,
+        Operand::NotPred(r) => is_pred(r),
+        Operand::Dual(..)
+        | Operand::SinkDual(_)
+        | Operand::Vector(_)
+        | Operand::Address(_)
+        | Operand::Label(_)
+        | Operand::Sink => false,
+    };
+    if !c.args.iter().all(value) {
+        push(
+            "operand-kind",
+            "the arguments of `call` are registers, constants or variables",
+        );
+    }
+    let frame = |a: &Operand| match a {
+        Operand::Reg(_) => true,
+        Operand::Symbol(s) => match s.sym {
+            VarRef::Local(id) => f
+                .locals
+                .get(id.index())
+                .is_some_and(|v| !matches!(v.space, StateSpace::Shared(_))),
+            VarRef::Param(_) => f.kind == FunctionKind::Func,
+            VarRef::Return(_) => true,
+            VarRef::Global(_) | VarRef::Function(_) => false,
+        },
+        _ => false,
+    };
+    if !c.returns.iter().all(frame) {
+        push(
+            "operand-kind",
+            "the return values of `call` are registers or variables of the calling function's frame",
+        );
     }
 }

@@ -5,6 +5,7 @@
 //! here with the rule's name and the instruction's position.
 
 pub mod diagnostic;
+pub mod forms;
 pub mod init;
 mod instr;
 mod limits;
@@ -18,6 +19,7 @@ pub mod validated;
 mod warp_level;
 
 pub use diagnostic::{Diagnostic, UNSUPPORTED};
+pub use forms::{Part, Unguaranteed};
 pub use validated::Validated;
 
 use crate::ir::{Module, Stmt};

@@ -173,6 +173,28 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
         })
     };
     negated_predicates(f, i, &mut push);
+    // A guard `@p` is a predicate register (lowering reads it as a predicate slot).
+    if let Some(g) = i.guard {
+        if let Some(reg) = f.regs.get(g.reg.index()).filter(|r| r.ty != Type::Pred) {
+            push(
+                "operand-type",
+                format!(
+                    "the guard `@{}` must be a predicate register, not {} .{} register",
+                    reg.name,
+                    reg.ty.article(),
+                    reg.ty.name()
+                ),
+            );
+        }
+    }
+    predicate_addresses(f, i, &mut push);
+    // The truth table of `lop3` is an immediate (PTX ISA "lop3"): lowering reads it as one.
+    if matches!(i.op, Op::Lop3) && !matches!(i.args.get(4), Some(Operand::Imm(Imm::Int(_)))) {
+        push(
+            "lop3-table",
+            "the truth table of `lop3` (operand 5) must be an integer constant".into(),
+        );
+    }
     if let Op::And(t) | Op::Or(t) | Op::Xor(t) | Op::Not(t) | Op::Cnot(t) = i.op {
         if !matches!(t.class(), TypeClass::Bits | TypeClass::Pred) {
             push(
@@ -180,6 +202,30 @@ pub fn check(f: &Function, i: &Instr, out: &mut Vec<Diagnostic>) {
                 format!(
                     "`{mnemonic}` takes a bit-size type (.b16, .b32, .b64) or .pred, not .{}",
                     t.name()
+                ),
+            );
+            return;
+        }
+    }
+    // `cnot` has no `.pred` form (PTX ISA "cnot"); lowering reads the others only.
+    if i.op == Op::Cnot(Type::Pred) {
+        push(
+            "operation-type",
+            "`cnot` takes a bit-size type (.b16, .b32, .b64), not .pred".into(),
+        );
+        return;
+    }
+    // `.wide` doubles a 16- or 32-bit integer (PTX ISA "mul", "mad").
+    if let Op::Mul(m) | Op::Mad(m) = &i.op {
+        if m.mode == Some(MulMode::Wide)
+            && m.arith.ty.is_integer()
+            && !matches!(m.arith.ty.bits(), 16 | 32)
+        {
+            push(
+                "operation-type",
+                format!(
+                    "`{mnemonic}` doubles a 16- or 32-bit integer type, not .{}",
+                    m.arith.ty.name()
                 ),
             );
             return;
@@ -237,6 +283,28 @@ fn negated_predicates(f: &Function, i: &Instr, push: &mut dyn FnMut(&'static str
                         reg.name,
                         reg.ty.article(),
                         reg.ty.name()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// An address `[r+off]` is based on a value register, never a predicate (lowering reads the
+/// base as a value slot).
+fn predicate_addresses(f: &Function, i: &Instr, push: &mut dyn FnMut(&'static str, String)) {
+    for a in &i.args {
+        if let Operand::Address(crate::ir::Address {
+            base: crate::ir::AddrBase::Reg(r),
+            ..
+        }) = a
+        {
+            if let Some(reg) = f.regs.get(r.index()).filter(|r| r.ty == Type::Pred) {
+                push(
+                    "operand-type",
+                    format!(
+                        "an address is based on a register holding an address, but `{}` is a predicate",
+                        reg.name
                     ),
                 );
             }
@@ -387,6 +455,15 @@ mod tests {
         );
         let m = crate::front::parse_module(&src, "t.ptx").expect("parses");
         crate::validate::validate_module(&m)
+    }
+
+    #[test]
+    fn lop3_takes_a_constant_truth_table() {
+        assert!(diags("lop3.b32 %r1, %r2, %r3, %r0, 0x96;").is_empty());
+        let d = diags("lop3.b32 %r1, %r2, %r3, %r0, %r1;");
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].rule, "lop3-table");
+        assert_eq!(d[0].span.line, 12);
     }
 
     #[test]

@@ -4,38 +4,30 @@
 
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
-use crate::exec::decode::error::{arg, invalid};
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::ir::{Imm, Instr, MmaElem, Operand, Type, VecElem, Wgmma};
+use crate::ir::{Instr, MmaElem, Operand, Type, Wgmma};
+use crate::validate::Unguaranteed;
 use crate::wgmma::decoded::WgmmaInstr;
 use crate::wgmma::exec as step;
 
-fn regs(ins: &Instr, o: &Operand) -> Result<Vec<Operand>, DecodeError> {
-    match o {
-        Operand::Vector(v) => v
-            .iter()
-            .map(|e| match e {
-                VecElem::Reg(r) => Ok(Operand::Reg(*r)),
-                VecElem::Sink | VecElem::Imm(_) => {
-                    Err(invalid(ins, "wgmma fragments hold registers only"))
-                }
-            })
-            .collect(),
-        _ => Err(invalid(ins, "expected a vector of registers `{...}`")),
-    }
+/// The registers of fragment operand `k`, as operands.
+fn regs(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<Vec<Operand>, DecodeError> {
+    Ok(fx
+        .validated
+        .regs_of(ins, k)?
+        .into_iter()
+        .map(Operand::Reg)
+        .collect())
 }
 
-fn int_imm(ins: &Instr, k: usize) -> Result<i64, DecodeError> {
-    match arg(ins, k)? {
-        Operand::Imm(Imm::Int(v)) => Ok(*v),
-        _ => Err(invalid(ins, "expected an integer immediate")),
-    }
+fn int_imm(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<i64, DecodeError> {
+    Ok(fx.validated.int_of(ins, k)?)
 }
 
 /// Lowers one wgmma instruction into `d`.
 ///
 /// # Errors
-/// A malformed instruction the validator should have rejected.
+/// A guarantee of the validator that did not hold (a bug of ptxemu).
 pub fn lower(fx: &FnCtx<'_>, ins: &Instr, w: &Wgmma, d: &mut DInstr) -> Result<(), DecodeError> {
     let mut x = WgmmaInstr {
         op: *w,
@@ -57,11 +49,9 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, w: &Wgmma, d: &mut DInstr) -> Result<(
         Wgmma::Fence => step::fence,
         Wgmma::CommitGroup => step::commit_group,
         Wgmma::WaitGroup => {
-            let n = int_imm(ins, 0)?;
-            if n < 0 {
-                return Err(invalid(ins, "the group count must not be negative"));
-            }
-            x.wait = u32::try_from(n).unwrap_or(u32::MAX);
+            // The rule `operand-kind` guarantees a non-negative count; a count past u32
+            // waits for every group all the same.
+            x.wait = u32::try_from(int_imm(fx, ins, 0)?).unwrap_or(u32::MAX);
             step::wait_group
         }
         Wgmma::MmaAsync(m) => {
@@ -70,38 +60,40 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, w: &Wgmma, d: &mut DInstr) -> Result<(
             } else {
                 Type::B32
             };
-            for o in regs(ins, arg(ins, 0)?)? {
+            for o in regs(fx, ins, 0)? {
                 if let Operand::Reg(r) = o {
                     x.names.push(fx.func.regs[r.index()].name.clone());
                 }
                 x.d.push(fx.dst(&o, dty, ins.span)?);
                 x.c.push(fx.src(&o, dty, ins.span)?);
             }
-            let a_regs = matches!(arg(ins, 1)?, Operand::Vector(_));
+            let a_regs = matches!(fx.arg(ins, 1)?, Operand::Vector(_));
             if a_regs {
-                for o in regs(ins, arg(ins, 1)?)? {
+                for o in regs(fx, ins, 1)? {
                     x.a.push(fx.src(&o, Type::B32, ins.span)?);
                 }
             } else {
-                x.a_desc = fx.src(arg(ins, 1)?, Type::B64, ins.span)?;
+                x.a_desc = fx.src(fx.arg(ins, 1)?, Type::B64, ins.span)?;
             }
-            x.b_desc = fx.src(arg(ins, 2)?, Type::B64, ins.span)?;
-            x.scale_d = fx.src(arg(ins, 3)?, Type::Pred, ins.span)?;
+            x.b_desc = fx.src(fx.arg(ins, 2)?, Type::B64, ins.span)?;
+            x.scale_d = fx.src(fx.arg(ins, 3)?, Type::Pred, ins.span)?;
             if m.has_scale() {
-                x.neg_a = int_imm(ins, 4)? == -1;
-                x.neg_b = int_imm(ins, 5)? == -1;
+                x.neg_a = int_imm(fx, ins, 4)? == -1;
+                x.neg_b = int_imm(fx, ins, 5)? == -1;
             }
             if m.has_trans() {
                 if !a_regs {
-                    x.trans_a = int_imm(ins, 6)? == 1;
+                    x.trans_a = int_imm(fx, ins, 6)? == 1;
                 }
-                x.trans_b = int_imm(ins, ins.args.len() - 1)? == 1;
+                x.trans_b = int_imm(fx, ins, ins.args.len() - 1)? == 1;
             }
+            // The rule `mma-fragment` (`validate.rs`) sizes the fragments by the shape and
+            // makes D's elements 32-bit value registers.
             if x.d.len() as u32 != m.d_regs() || (a_regs && x.a.len() as u32 != m.a_regs()) {
-                return Err(invalid(ins, "a fragment's size does not match the shape"));
+                return Err(Unguaranteed::instr(ins, "fragments of the shape's sizes").into());
             }
             if x.d.iter().any(|r| matches!(r, Dst::Sink | Dst::Pred(_))) {
-                return Err(invalid(ins, "D must be registers"));
+                return Err(Unguaranteed::instr(ins, "a D of value registers").into());
             }
             step::mma_async
         }

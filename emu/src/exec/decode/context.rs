@@ -2,8 +2,10 @@
 //! function, its register slots and label addresses) and where each register lives
 //! ([`SlotInfo`]).
 
+use super::error::DecodeError;
 use super::layout::Layout;
-use crate::ir::{Function, LabelId, Module, RegId, Type};
+use crate::ir::{Function, Instr, LabelId, Module, Operand, RegId, Type};
+use crate::validate::Validated;
 
 /// Where a register lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +27,9 @@ pub enum SlotInfo {
 pub struct FnCtx<'a> {
     /// The module.
     pub module: &'a Module,
+    /// The module as the validator accepted it: its readers give the operand forms the
+    /// validator guarantees ([`crate::validate::forms`]).
+    pub validated: &'a Validated,
     /// The function.
     pub func: &'a Function,
     /// Its index.
@@ -40,6 +45,15 @@ pub struct FnCtx<'a> {
 }
 
 impl FnCtx<'_> {
+    /// Operand `k` of `ins`: the validator's [`Validated::operand`] (the rule
+    /// `operand-count` guarantees it is present).
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu).
+    pub fn arg<'i>(&self, ins: &'i Instr, k: usize) -> Result<&'i Operand, DecodeError> {
+        Ok(self.validated.operand(ins, k)?)
+    }
+
     /// The slot of a register.
     pub fn slot(&self, r: RegId) -> SlotInfo {
         self.slots[r.index()]

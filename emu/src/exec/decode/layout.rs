@@ -12,6 +12,7 @@ use crate::ir::{
     ArrayDim, FloatImm, Function, FunctionKind, InitValue, Initializer, Module, ParamKind, Span,
     StateSpace, SymbolRef, Type, Variable,
 };
+use crate::validate::Unguaranteed;
 
 /// Where a module-scope variable was placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,17 +108,13 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
             span: module.globals.first().map_or_else(Span::default, |v| v.span),
         });
     }
+    // The rule `const-bank-full` (`validate/limits.rs`) fits them in one bank.
     if const_off > crate::exec::memory::CONST_BANK_SIZE {
-        return Err(DecodeError::Invalid {
-            what: format!(
-                "the module's .const variables take {const_off} bytes; a constant bank holds {}",
-                crate::exec::memory::CONST_BANK_SIZE
-            ),
-            span: module
-                .globals
-                .first()
-                .map_or_else(Span::default, |v| v.span),
-        });
+        let span = module
+            .globals
+            .first()
+            .map_or_else(Span::default, |v| v.span);
+        return Err(Unguaranteed::decl(span, "within one constant bank").into());
     }
     // The globals region is not materialised here: only its initialisers' bytes are kept,
     // and device memory (which starts zeroed) receives them when the module is loaded.
@@ -137,17 +134,15 @@ pub fn layout(module: &Module, globals_base: u64) -> Result<Layout, DecodeError>
             Some(Place::Const(o)) => (false, o),
             Some(Place::Shared | Place::Local(_) | Place::DynamicShared) | None => continue,
         };
-        if let Some(what) = crate::validate::init::shape_error(v) {
-            return Err(DecodeError::Invalid { what, span: v.span });
-        }
+        // The rule `initializer-shape` (`validate/init.rs`) gives the initialiser the
+        // variable's shape, so it encodes within the variable.
         let mut bytes = Vec::new();
         encode_shaped(v, init, 0, &l.globals, &mut bytes)?;
-        let too_large = || DecodeError::Invalid {
-            what: format!(
-                "the initialiser of `{}` is larger than the variable",
-                v.name
-            ),
-            span: v.span,
+        let too_large = || {
+            DecodeError::from(Unguaranteed::decl(
+                v.span,
+                "an initialiser within its variable",
+            ))
         };
         let end = off.checked_add(bytes.len() as u64).ok_or_else(too_large)?;
         if global {
@@ -227,12 +222,12 @@ fn encode_shaped(
     let (Some(dim), Initializer::List(items)) = (v.dims.get(depth), init) else {
         return encode_init(init, v.ty, places, out, v.span);
     };
-    let too_big = || DecodeError::Invalid {
-        what: format!(
-            "the initialiser of `{}` does not fit its dimensions",
-            v.name
-        ),
-        span: v.span,
+    // The rule `initializer-shape` (`validate/init.rs`) fits the initialiser to them.
+    let too_big = || {
+        DecodeError::from(Unguaranteed::decl(
+            v.span,
+            "an initialiser that fits its dimensions",
+        ))
     };
     let entry = v.entry_bytes(depth).ok_or_else(too_big)? as usize;
     let start = out.len();

@@ -23,6 +23,7 @@ use crate::exec::program::{
     Builtin, DFunc, DFuncKind, DInstr, Dst, Extra, FrameLayout, InstrInfo, Program, Src, NO_GUARD,
 };
 use crate::ir::{Block, Function, Instr, MemoryClass, Module, Op, ParamKind, Stmt, Type};
+use crate::validate::Validated;
 use smallvec::SmallVec;
 use source_lines::SourceLines;
 use std::sync::Arc;
@@ -133,10 +134,7 @@ fn refuse_callers(funcs: &mut [DFunc], callees: &[Vec<u32>]) {
                         what: format!("{what} (in `{via}`, which it calls)"),
                         span,
                     },
-                    DecodeError::Invalid { what, span } => DecodeError::Invalid {
-                        what: format!("{what} (in `{via}`, which it calls)"),
-                        span,
-                    },
+                    DecodeError::Unguaranteed(u) => DecodeError::Unguaranteed(u),
                     DecodeError::Memory(m) => DecodeError::Memory(m),
                 });
                 changed = true;
@@ -148,18 +146,20 @@ fn refuse_callers(funcs: &mut [DFunc], callees: &[Vec<u32>]) {
     }
 }
 
-/// Decodes a module, with its global variables placed from `globals_base`.
+/// Decodes a module the validator accepted (lowering reads the operand forms it guarantees,
+/// [`crate::validate::forms`]), with its global variables placed from `globals_base`.
 ///
 /// # Errors
 /// A module-wide problem (its `.global` or `.const` variables do not fit, an initialiser
 /// cannot be encoded). A function the interpreter cannot lower is not an error here: it is
 /// recorded in [`DFunc::refused`] and refuses the kernels that reach it.
 pub fn decode(
-    module: &Module,
+    validated: &Validated,
     file_name: &str,
     source: &str,
     globals_base: u64,
 ) -> Result<Program, DecodeError> {
+    let module = validated.module();
     let lines: Vec<&str> = source.lines().collect();
     let lay = layout::layout(module, globals_base)?;
     let mut out = Emitted::default();
@@ -175,6 +175,7 @@ pub fn decode(
         let entry = out.code.len() as u32;
         let fx = FnCtx {
             module,
+            validated,
             func: f,
             fid: fid as u32,
             layout: &lay,

@@ -12,6 +12,8 @@ use crate::ir::{
     AddrBase, FloatImm, FunctionKind, Imm, Instr, Operand, ParamKind, ParamWindow, SpaceQual,
     StateSpace, Type, VarRef,
 };
+use crate::validate::forms::{Dest, Value};
+use crate::validate::Unguaranteed;
 
 /// Where a symbol lives, as an address base in a space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,13 +27,6 @@ pub enum SymPlace {
 }
 
 impl FnCtx<'_> {
-    fn invalid(&self, ins_span: crate::ir::Span, what: impl Into<String>) -> DecodeError {
-        DecodeError::Invalid {
-            what: what.into(),
-            span: ins_span,
-        }
-    }
-
     /// The offset this function's code uses for a shared variable.
     fn shared_at(&self, key: SharedKey, span: crate::ir::Span) -> Result<SymPlace, DecodeError> {
         let offsets = self.layout.shared.per_func[self.fid as usize]
@@ -39,7 +34,8 @@ impl FnCtx<'_> {
             .map_err(Clone::clone)?;
         match offsets.get(&key) {
             Some(&o) => Ok(SymPlace::Fixed(o, AddrSpace::Shared)),
-            None => Err(self.invalid(span, "a shared variable the layout did not place")),
+            // The shared layout places every shared variable its function names.
+            None => Err(Unguaranteed::at(span, "a shared variable the layout placed").into()),
         }
     }
 
@@ -53,7 +49,8 @@ impl FnCtx<'_> {
                 Some(Place::DynamicShared) => self.shared_at(SharedKey::Dynamic, span)?,
                 Some(Place::Const(o)) => SymPlace::Fixed(o, AddrSpace::Const),
                 Some(Place::Local(o)) => SymPlace::Fixed(o, AddrSpace::Local),
-                None => return Err(self.invalid(span, "a symbol with no storage")),
+                // The parser declares module variables in the spaces the layout places.
+                None => return Err(Unguaranteed::at(span, "a variable with storage").into()),
             },
             VarRef::Local(id) => {
                 let fid = self.fid as usize;
@@ -74,7 +71,8 @@ impl FnCtx<'_> {
                     .func
                     .params
                     .get(i as usize)
-                    .ok_or_else(|| self.invalid(span, "parameter index out of range"))?;
+                    // The parser resolves a parameter's name to its index.
+                    .ok_or_else(|| Unguaranteed::at(span, "a parameter of the function"))?;
                 let (off, _) = lay.frames[self.fid as usize].0.params[i as usize];
                 match (self.func.kind, p.kind) {
                     (FunctionKind::Entry, _) => SymPlace::Fixed(off, AddrSpace::KernelParam),
@@ -95,7 +93,8 @@ impl FnCtx<'_> {
                     .func
                     .returns
                     .get(i as usize)
-                    .ok_or_else(|| self.invalid(span, "return index out of range"))?;
+                    // The parser resolves a return value's name to its index.
+                    .ok_or_else(|| Unguaranteed::at(span, "a return value of the function"))?;
                 match r.kind {
                     ParamKind::Param => {
                         SymPlace::Frame(lay.frames[self.fid as usize].0.returns[i as usize].0)
@@ -117,22 +116,40 @@ impl FnCtx<'_> {
         })
     }
 
-    /// Lowers a source operand read as type `ty`.
+    /// Lowers a source operand read as type `ty`: the validator guarantees a value there
+    /// ([`crate::validate::Validated::value`]).
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu), or the symbol cannot be placed.
     pub fn src(&self, op: &Operand, ty: Type, span: crate::ir::Span) -> Result<Src, DecodeError> {
-        Ok(match op {
-            Operand::Reg(r) => match self.slot(*r) {
+        self.src_of(self.validated.value(span, op)?, ty, span)
+    }
+
+    /// Lowers a value the validator guaranteed, read as type `ty`.
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu), or the symbol cannot be placed.
+    pub fn src_of(
+        &self,
+        v: Value<'_>,
+        ty: Type,
+        span: crate::ir::Span,
+    ) -> Result<Src, DecodeError> {
+        Ok(match v {
+            Value::Reg(r) => match self.slot(r) {
                 SlotInfo::Val { slot, .. } => Src::Reg(slot),
                 SlotInfo::Pred(slot) => Src::Pred { slot, neg: false },
             },
-            Operand::NotPred(r) => match self.slot(*r) {
+            Value::NotPred(r) => match self.slot(r) {
                 SlotInfo::Pred(slot) => Src::Pred { slot, neg: true },
+                // The rule `operand-type` (`validate/types.rs`) negates predicates only.
                 SlotInfo::Val { .. } => {
-                    return Err(self.invalid(span, "`!` applied to a non-predicate register"))
+                    return Err(Unguaranteed::at(span, "a predicate register after `!`").into())
                 }
             },
-            Operand::Imm(i) => Src::Imm(imm_bits(*i, ty)),
-            Operand::Special(s) => Src::Special(*s),
-            Operand::Symbol(sa) => match self.sym_place(sa.sym, span)? {
+            Value::Imm(i) => Src::Imm(imm_bits(i, ty)),
+            Value::Special(s) => Src::Special(s),
+            Value::Symbol(sa) => match self.sym_place(sa.sym, span)? {
                 SymPlace::Fixed(a, AddrSpace::Shared) => {
                     Src::SharedSym(a.wrapping_add(sa.offset as u64))
                 }
@@ -140,40 +157,30 @@ impl FnCtx<'_> {
                 SymPlace::Frame(o) => Src::Frame(o.wrapping_add(sa.offset as u64)),
                 SymPlace::Reg(slot) => Src::Reg(slot),
             },
-            Operand::Dual(..)
-            | Operand::SinkDual(_)
-            | Operand::Vector(_)
-            | Operand::Address(_)
-            | Operand::Label(_)
-            | Operand::Sink => {
-                return Err(self.invalid(span, "this operand cannot be used as a value"))
-            }
         })
     }
 
-    /// Lowers a destination operand written by an instruction of type `ty`.
+    /// Lowers a destination operand written by an instruction of type `ty`: the validator
+    /// guarantees one register there ([`crate::validate::Validated::dest`]).
+    ///
+    /// # Errors
+    /// The guarantee did not hold (a bug of ptxemu), or the symbol cannot be placed.
     pub fn dst(&self, op: &Operand, ty: Type, span: crate::ir::Span) -> Result<Dst, DecodeError> {
-        match op {
-            Operand::Reg(r) => Ok(self.reg_dst(*r, ty)),
-            Operand::Sink => Ok(Dst::Sink),
-            Operand::Symbol(sa) => match self.sym_place(sa.sym, span)? {
+        match self.validated.dest(span, op)? {
+            Dest::Reg(r) => Ok(self.reg_dst(r, ty)),
+            Dest::Sink => Ok(Dst::Sink),
+            Dest::Symbol(sa) => match self.sym_place(sa.sym, span)? {
                 SymPlace::Reg(slot) => Ok(Dst::Reg {
                     slot,
                     bits: ty.bits().min(64) as u8,
                     sext_from: 0,
                 }),
+                // The rule `operand-kind` (`validate/instr.rs`) names no variable as a
+                // destination: a symbol there is a `.reg` parameter.
                 SymPlace::Fixed(..) | SymPlace::Frame(_) => {
-                    Err(self.invalid(span, "a variable cannot be an instruction's destination"))
+                    Err(Unguaranteed::at(span, "a destination register").into())
                 }
             },
-            Operand::NotPred(_)
-            | Operand::Dual(..)
-            | Operand::SinkDual(_)
-            | Operand::Special(_)
-            | Operand::Imm(_)
-            | Operand::Vector(_)
-            | Operand::Address(_)
-            | Operand::Label(_) => Err(self.invalid(span, "this operand cannot be a destination")),
         }
     }
 
@@ -200,15 +207,17 @@ impl FnCtx<'_> {
         space: SpaceQual,
         span: crate::ir::Span,
     ) -> Result<DAddr, DecodeError> {
-        let Operand::Address(a) = op else {
-            return Err(self.invalid(span, "expected an address operand `[...]`"));
-        };
+        let a = self.validated.address(span, op)?;
         let declared = self.space_of(space.space);
         let (base, sym_space) = match a.base {
             AddrBase::Reg(r) => match self.slot(r) {
                 SlotInfo::Val { slot, .. } => (DBase::Reg(slot), None),
+                // The rule `operand-type` (`validate/types.rs`) bases no address on a
+                // predicate.
                 SlotInfo::Pred(_) => {
-                    return Err(self.invalid(span, "a predicate used as an address"))
+                    return Err(
+                        Unguaranteed::at(span, "an address based on a value register").into(),
+                    )
                 }
             },
             AddrBase::None => (DBase::Fixed(0), None),

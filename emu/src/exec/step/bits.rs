@@ -7,7 +7,7 @@ use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow, Src};
-use crate::ir::{Imm, Instr, Op, Operand, PrmtMode, ShiftMode, Type};
+use crate::ir::{Instr, PrmtMode, ShiftMode, Type};
 use crate::semantics::bits as sb;
 
 type R = Result<Flow, LaneFault>;
@@ -132,40 +132,61 @@ fn prmt(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-fn invalid(ins: &Instr, what: &str) -> DecodeError {
-    DecodeError::Invalid {
-        what: what.into(),
-        span: ins.span,
-    }
+/// A bit-manipulation opcode with its qualifiers: the dispatcher's typed view of the
+/// [`Op`](crate::ir::Op) variants this module lowers.
+#[derive(Clone, Copy, Debug)]
+pub enum BitOp {
+    /// `popc`.
+    Popc(Type),
+    /// `clz`.
+    Clz(Type),
+    /// `bfind`.
+    Bfind(crate::ir::Bfind),
+    /// `fns`.
+    Fns,
+    /// `brev`.
+    Brev(Type),
+    /// `bfe`.
+    Bfe(Type),
+    /// `bfi`.
+    Bfi(Type),
+    /// `bmsk`.
+    Bmsk(ShiftMode),
+    /// `szext`.
+    Szext(crate::ir::Szext),
+    /// `lop3`.
+    Lop3,
+    /// `shf`.
+    Shf(crate::ir::Shf),
+    /// `prmt`.
+    Prmt(Option<PrmtMode>),
 }
 
 /// Lowers a bit-manipulation instruction.
 ///
 /// # Errors
-/// Missing operands, or `lop3` without an immediate truth table.
-pub fn lower(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> Result<DInstr, DecodeError> {
-    let arg = |k: usize| {
-        ins.args
-            .get(k)
-            .ok_or_else(|| invalid(ins, "missing operand"))
-    };
-    let (ty, dst_ty) = match &ins.op {
-        Op::Popc(t) | Op::Clz(t) => (*t, Type::U32),
-        Op::Bfind(b) => (b.ty, Type::U32),
-        Op::Brev(t) | Op::Bfe(t) | Op::Bfi(t) => (*t, *t),
-        Op::Szext(z) => (z.ty, z.ty),
-        Op::Fns | Op::Bmsk(_) | Op::Lop3 | Op::Shf(_) | Op::Prmt(_) => (Type::B32, Type::B32),
-        _ => return Err(invalid(ins, "not a bit-manipulation instruction")),
+/// A guarantee of the validator that did not hold (a bug of ptxemu): the operand count, or
+/// `lop3`'s immediate truth table.
+pub fn lower(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, op: BitOp) -> Result<DInstr, DecodeError> {
+    let arg = |k: usize| fx.arg(ins, k);
+    let (ty, dst_ty) = match op {
+        BitOp::Popc(t) | BitOp::Clz(t) => (t, Type::U32),
+        BitOp::Bfind(b) => (b.ty, Type::U32),
+        BitOp::Brev(t) | BitOp::Bfe(t) | BitOp::Bfi(t) => (t, t),
+        BitOp::Szext(z) => (z.ty, z.ty),
+        BitOp::Fns | BitOp::Bmsk(_) | BitOp::Lop3 | BitOp::Shf(_) | BitOp::Prmt(_) => {
+            (Type::B32, Type::B32)
+        }
     };
     d.d[0] = fx.dst(arg(0)?, dst_ty, ins.span)?;
     let n = ins.args.len() - 1;
     for k in 0..n.min(4) {
-        let t = if k == 0 || matches!(ins.op, Op::Bfi(_)) && k == 1 {
+        let t = if k == 0 || matches!(op, BitOp::Bfi(_)) && k == 1 {
             ty
         } else {
             Type::U32
         };
-        let t = if matches!(ins.op, Op::Fns) && k == 2 {
+        let t = if matches!(op, BitOp::Fns) && k == 2 {
             Type::S32
         } else {
             t
@@ -174,29 +195,27 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> Result<DInstr, Decod
     }
     let w64 = u64::from(ty.bits() == 64);
     let signed = u64::from(ty.is_signed()) << 1;
-    let (param, exec): (u64, super::super::program::ExecFn) = match &ins.op {
-        Op::Popc(_) => (w64, popc),
-        Op::Clz(_) => (w64, clz),
-        Op::Brev(_) => (w64, brev),
-        Op::Bfind(b) => (w64 | signed | u64::from(b.shiftamt) << 2, bfind),
-        Op::Fns => (0, fns),
-        Op::Bfe(_) => (w64 | signed, bfe),
-        Op::Bfi(_) => (w64, bfi),
-        Op::Bmsk(m) => (u64::from(*m == ShiftMode::Wrap) << 3, bmsk),
-        Op::Szext(z) => (signed | u64::from(z.mode == ShiftMode::Wrap) << 3, szext),
-        Op::Lop3 => {
-            let lut = match arg(4)? {
-                Operand::Imm(Imm::Int(v)) => (*v as u64) & 0xFF,
-                _ => return Err(invalid(ins, "lop3 needs an immediate truth table")),
-            };
+    let (param, exec): (u64, super::super::program::ExecFn) = match op {
+        BitOp::Popc(_) => (w64, popc),
+        BitOp::Clz(_) => (w64, clz),
+        BitOp::Brev(_) => (w64, brev),
+        BitOp::Bfind(b) => (w64 | signed | u64::from(b.shiftamt) << 2, bfind),
+        BitOp::Fns => (0, fns),
+        BitOp::Bfe(_) => (w64 | signed, bfe),
+        BitOp::Bfi(_) => (w64, bfi),
+        BitOp::Bmsk(m) => (u64::from(m == ShiftMode::Wrap) << 3, bmsk),
+        BitOp::Szext(z) => (signed | u64::from(z.mode == ShiftMode::Wrap) << 3, szext),
+        BitOp::Lop3 => {
+            // The table's low byte, whatever its width (the rule `lop3-table`).
+            let lut = u64::from(fx.validated.int_of(ins, 4)?.to_le_bytes()[0]);
             d.s[3] = Src::None;
             (lut << 8, lop3)
         }
-        Op::Shf(s) => (
+        BitOp::Shf(s) => (
             u64::from(s.left) << 1 | u64::from(s.mode == ShiftMode::Wrap) << 3,
             shf,
         ),
-        Op::Prmt(m) => {
+        BitOp::Prmt(m) => {
             let code = match m {
                 None => 0,
                 Some(PrmtMode::F4e) => 1,
@@ -208,7 +227,6 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> Result<DInstr, Decod
             };
             (code << 8, prmt)
         }
-        _ => return Err(invalid(ins, "not a bit-manipulation instruction")),
     };
     d.extra = Extra::Param(param);
     d.exec = exec;

@@ -6,7 +6,7 @@ use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
-use crate::ir::{Cvt, CvtPack, CvtRounding, FloatRounding, Instr, Operand, Type};
+use crate::ir::{Cvt, CvtPack, CvtRounding, FloatRounding, Instr, Type};
 use crate::semantics::convert::{self as sc, CvtMode, Narrow};
 use crate::semantics::float::ap_round;
 
@@ -18,13 +18,6 @@ fn unsupported(ins: &Instr, what: String) -> DecodeError {
         what,
         span: ins.span,
     }
-}
-
-fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
-    ins.args.get(k).ok_or_else(|| DecodeError::Invalid {
-        what: "missing operand".into(),
-        span: ins.span,
-    })
 }
 
 /// The conversion of one decoded `cvt`, kept in the instruction's `Extra::Param` index into
@@ -223,17 +216,17 @@ pub fn lower_cvt(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: Cvt) -> D {
         Type::E4M3x2 | Type::E5M2x2 => Type::B16,
         t => t,
     };
-    d.d[0] = fx.dst(arg(ins, 0)?, dst_ty, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, dst_ty, ins.span)?;
     let src_ty = match c.src {
         Type::E4M3x2 | Type::E5M2x2 => Type::B16,
         Type::F16x2 | Type::BF16x2 => Type::B32,
         t => t,
     };
-    d.s[0] = fx.src(arg(ins, 1)?, src_ty, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 1)?, src_ty, ins.span)?;
     let plain = !c.ftz && !c.sat && !c.relu && !c.satfinite;
     // Packed destinations take two sources.
     if matches!(c.dst, Type::F16x2 | Type::BF16x2) && c.src == Type::F32 {
-        d.s[1] = fx.src(arg(ins, 2)?, Type::F32, ins.span)?;
+        d.s[1] = fx.src(fx.arg(ins, 2)?, Type::F32, ins.span)?;
         let rz = c.rnd == Some(CvtRounding::Float(FloatRounding::Rz));
         d.extra = Extra::Param(
             u64::from(c.dst == Type::BF16x2)
@@ -248,7 +241,7 @@ pub fn lower_cvt(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: Cvt) -> D {
         if c.src != Type::F32 {
             return Err(unsupported(ins, format!("cvt.{}.{}", c.dst, c.src)));
         }
-        d.s[1] = fx.src(arg(ins, 2)?, Type::F32, ins.span)?;
+        d.s[1] = fx.src(fx.arg(ins, 2)?, Type::F32, ins.span)?;
         d.extra = Extra::Param(u64::from(n == Narrow::E5M2) | u64::from(c.relu) << 1);
         d.exec = cvt_f8x2_from_f32;
         return Ok(d);
@@ -327,9 +320,9 @@ fn cvt_pack_exec(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// Lowers `cvt.pack`.
 pub fn lower_cvt_pack(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: CvtPack) -> D {
-    d.d[0] = fx.dst(arg(ins, 0)?, Type::B32, ins.span)?;
-    d.s[0] = fx.src(arg(ins, 1)?, c.src, ins.span)?;
-    d.s[1] = fx.src(arg(ins, 2)?, c.src, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::B32, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 1)?, c.src, ins.span)?;
+    d.s[1] = fx.src(fx.arg(ins, 2)?, c.src, ins.span)?;
     if let Some(op) = ins.args.get(3) {
         d.s[2] = fx.src(op, Type::B32, ins.span)?;
     }

@@ -10,7 +10,7 @@ use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
-use crate::ir::{Arith, Div, DivKind, FloatRounding, HalfType, Instr, Mixed, Operand, Type};
+use crate::ir::{Arith, Div, DivKind, FloatRounding, HalfType, Instr, Mixed, Type};
 use crate::semantics::approx;
 use crate::semantics::float::{self as sf, BinOp, Mode};
 use crate::semantics::half::{op16, op16x2, HalfKind, HalfMode, HalfOp};
@@ -46,19 +46,6 @@ pub(crate) fn unsupported(ins: &Instr, what: String) -> DecodeError {
     }
 }
 
-pub(crate) fn invalid(ins: &Instr, what: &str) -> DecodeError {
-    DecodeError::Invalid {
-        what: what.into(),
-        span: ins.span,
-    }
-}
-
-pub(crate) fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
-    ins.args
-        .get(k)
-        .ok_or_else(|| invalid(ins, "missing operand"))
-}
-
 /// Sets `d[0]` and `s[0..n]` for type `ty`.
 pub(crate) fn dn(
     fx: &FnCtx<'_>,
@@ -67,9 +54,9 @@ pub(crate) fn dn(
     ty: Type,
     n: usize,
 ) -> Result<(), DecodeError> {
-    d.d[0] = fx.dst(arg(ins, 0)?, ty, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, ty, ins.span)?;
     for k in 0..n {
-        d.s[k] = fx.src(arg(ins, k + 1)?, ty, ins.span)?;
+        d.s[k] = fx.src(fx.arg(ins, k + 1)?, ty, ins.span)?;
     }
     Ok(())
 }
@@ -425,10 +412,10 @@ pub(crate) fn mixed_fma(c: &mut Ctx<'_>, i: &DInstr) -> R {
 /// their 16-bit type, `c` and `d` as `.f32`.
 pub fn lower_mixed(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, kind: Kind, m: Mixed) -> D {
     let narrow = if kind == Kind::Fma { 2 } else { 1 };
-    d.d[0] = fx.dst(arg(ins, 0)?, Type::F32, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::F32, ins.span)?;
     for k in 0..=narrow {
         let ty = if k < narrow { m.half.ty() } else { Type::F32 };
-        d.s[k] = fx.src(arg(ins, k + 1)?, ty, ins.span)?;
+        d.s[k] = fx.src(fx.arg(ins, k + 1)?, ty, ins.span)?;
     }
     let bf16 = match m.half {
         HalfType::F16 => 0,

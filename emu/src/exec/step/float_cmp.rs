@@ -2,7 +2,7 @@
 //! lowered to one specialised function per comparison class. The per-lane meaning is in
 //! `crate::semantics::compare`.
 
-use super::float::{arg, encode, f32of, mode_of, unsupported};
+use super::float::{encode, f32of, mode_of, unsupported};
 use crate::exec::ctx::{for_lanes, Ctx};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
@@ -149,15 +149,15 @@ pub fn lower_setp(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, s: Setp) -> D {
     let Some(cls) = cls_of(s.ty) else {
         return Err(unsupported(ins, format!("setp on .{}", s.ty)));
     };
-    match arg(ins, 0)? {
+    match fx.arg(ins, 0)? {
         Operand::Dual(p, q) => {
             d.d[0] = fx.reg_dst(*p, Type::Pred);
             d.d[1] = fx.reg_dst(*q, Type::Pred);
         }
         other => d.d[0] = fx.dst(other, Type::Pred, ins.span)?,
     }
-    d.s[0] = fx.src(arg(ins, 1)?, s.ty, ins.span)?;
-    d.s[1] = fx.src(arg(ins, 2)?, s.ty, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 1)?, s.ty, ins.span)?;
+    d.s[1] = fx.src(fx.arg(ins, 2)?, s.ty, ins.span)?;
     if let Some(op) = ins.args.get(3) {
         d.s[2] = fx.src(op, Type::Pred, ins.span)?;
     }
@@ -205,9 +205,9 @@ pub fn lower_set(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, s: Set) -> D {
     let Some(cls) = cls_of(s.src) else {
         return Err(unsupported(ins, format!("set on .{}", s.src)));
     };
-    d.d[0] = fx.dst(arg(ins, 0)?, s.dst, ins.span)?;
-    d.s[0] = fx.src(arg(ins, 1)?, s.src, ins.span)?;
-    d.s[1] = fx.src(arg(ins, 2)?, s.src, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, s.dst, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 1)?, s.src, ins.span)?;
+    d.s[1] = fx.src(fx.arg(ins, 2)?, s.src, ins.span)?;
     if let Some(op) = ins.args.get(3) {
         d.s[2] = fx.src(op, Type::Pred, ins.span)?;
     }
@@ -242,10 +242,10 @@ fn slct_exec<const F: bool>(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// Lowers `slct`.
 pub fn lower_slct(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, s: Slct) -> D {
-    d.d[0] = fx.dst(arg(ins, 0)?, s.dst, ins.span)?;
-    d.s[0] = fx.src(arg(ins, 1)?, s.dst, ins.span)?;
-    d.s[1] = fx.src(arg(ins, 2)?, s.dst, ins.span)?;
-    d.s[2] = fx.src(arg(ins, 3)?, s.sel, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, s.dst, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 1)?, s.dst, ins.span)?;
+    d.s[1] = fx.src(fx.arg(ins, 2)?, s.dst, ins.span)?;
+    d.s[2] = fx.src(fx.arg(ins, 3)?, s.sel, ins.span)?;
     d.extra = Extra::Param(encode(Mode {
         rnd: FloatRounding::Rn,
         ftz: s.ftz,

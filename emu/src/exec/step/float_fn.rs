@@ -272,8 +272,8 @@ fn testp_exec(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// Lowers `testp`.
 pub fn lower_testp(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, t: Testp) -> D {
-    d.d[0] = fx.dst(arg(ins, 0)?, Type::Pred, ins.span)?;
-    d.s[0] = fx.src(arg(ins, 1)?, t.ty, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::Pred, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 1)?, t.ty, ins.span)?;
     let class = t.class as u64;
     d.extra = Extra::Param(u64::from(t.ty == Type::F64) | class << 4);
     d.exec = testp_exec;

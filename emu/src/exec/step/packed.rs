@@ -14,7 +14,7 @@ use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
 use crate::exec::program::{DInstr, Extra, Flow};
-use crate::ir::{Arith, FloatRounding, Instr, Operand, Type};
+use crate::ir::{Arith, FloatRounding, Instr, Type};
 use crate::semantics::float::{self as sf, BinOp, Mode};
 
 use super::float::Kind;
@@ -94,17 +94,11 @@ fn fma(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
-fn arg(ins: &Instr, k: usize) -> Result<&Operand, DecodeError> {
-    ins.args.get(k).ok_or_else(|| DecodeError::Invalid {
-        what: "missing operand".into(),
-        span: ins.span,
-    })
-}
-
 /// Lowers `add/sub/mul/fma.f32x2`.
 ///
 /// # Errors
-/// A missing operand, or `neg`/`abs`, which have no `.f32x2` form.
+/// A guarantee of the validator that did not hold (a bug of ptxemu), or `neg`/`abs`, which
+/// have no `.f32x2` form.
 pub fn lower_f32x2(
     fx: &FnCtx<'_>,
     ins: &Instr,
@@ -113,9 +107,9 @@ pub fn lower_f32x2(
     a: Arith,
 ) -> Result<DInstr, DecodeError> {
     let n = if kind == Kind::Fma { 3 } else { 2 };
-    d.d[0] = fx.dst(arg(ins, 0)?, Type::B64, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::B64, ins.span)?;
     for k in 0..n {
-        d.s[k] = fx.src(arg(ins, k + 1)?, Type::B64, ins.span)?;
+        d.s[k] = fx.src(fx.arg(ins, k + 1)?, Type::B64, ins.span)?;
     }
     d.extra = Extra::Param(encode(Mode {
         rnd: a.rnd.unwrap_or(FloatRounding::Rn),

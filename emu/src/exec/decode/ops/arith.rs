@@ -1,13 +1,14 @@
 //! Lowering integer arithmetic (`add` … `dp2a`); the float forms of shared opcodes go to
 //! [`float`]'s lowering.
 
-use super::{arg, dn, invalid, is_int, unsupported, D};
+use super::{dn, is_int, unsupported, D};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
 use crate::exec::step::{float, int};
 use crate::ir::{
     Arith, Carry, Div, Dp, Dp2a, Instr, Madc, MinMax, Mul, Mul24, MulMode, Op, Type, Unary,
 };
+use crate::validate::Unguaranteed;
 
 /// `add`/`sub`: integer forms here (carry-out, `.sat`), float forms in [`float`].
 pub(super) fn add_sub(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, a: &Arith) -> D {
@@ -63,13 +64,14 @@ pub(super) fn mul_mad(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, m: &Mul) -> D 
     let signed = ty.is_signed();
     let mode = m.mode.unwrap_or(MulMode::Lo);
     if mode == MulMode::Wide {
-        let wide =
-            wide_of(ty).ok_or_else(|| invalid(ins, "mul.wide needs a 16- or 32-bit type"))?;
-        d.d[0] = fx.dst(arg(ins, 0)?, wide, ins.span)?;
-        d.s[0] = fx.src(arg(ins, 1)?, ty, ins.span)?;
-        d.s[1] = fx.src(arg(ins, 2)?, ty, ins.span)?;
+        // The rule `operation-type` (`validate/types.rs`) widens 16- and 32-bit integers only.
+        let wide = wide_of(ty)
+            .ok_or_else(|| Unguaranteed::instr(ins, "`.wide` on a 16- or 32-bit integer"))?;
+        d.d[0] = fx.dst(fx.arg(ins, 0)?, wide, ins.span)?;
+        d.s[0] = fx.src(fx.arg(ins, 1)?, ty, ins.span)?;
+        d.s[1] = fx.src(fx.arg(ins, 2)?, ty, ins.span)?;
         if mad {
-            d.s[2] = fx.src(arg(ins, 3)?, wide, ins.span)?;
+            d.s[2] = fx.src(fx.arg(ins, 3)?, wide, ins.span)?;
         }
     } else {
         dn(fx, ins, &mut d, ty, if mad { 3 } else { 2 })?;

@@ -1,11 +1,12 @@
 //! Lowering control flow: barriers, branches and calls.
 
-use super::{arg, invalid, D};
+use super::D;
 use crate::exec::decode::context::{FnCtx, SlotInfo};
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{ArgSource, BarrierInfo, CallSite, DInstr, Dst, Extra, RetDest, Src};
 use crate::exec::step::control;
 use crate::ir::{Bar, BarKind, Call, Instr, LabelOrProto, Operand, Type, VarRef};
+use crate::validate::Unguaranteed;
 
 /// `bar`/`barrier`: sync, arrive and the `.red` reductions.
 pub(super) fn bar(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, b: &Bar) -> D {
@@ -19,18 +20,18 @@ pub(super) fn bar(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, b: &Bar) -> D {
         } else {
             Type::Pred
         };
-        d.d[0] = fx.dst(arg(ins, 0)?, ty, ins.span)?;
+        d.d[0] = fx.dst(fx.arg(ins, 0)?, ty, ins.span)?;
     }
-    d.s[0] = fx.src(arg(ins, first)?, Type::U32, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, first)?, Type::U32, ins.span)?;
     let rest = ins.args.len() - first - 1;
     // bar.red: d, a, {b,} {!}c ; bar.sync/arrive: a{, b}.
     if red.is_some() {
         if rest == 2 {
-            d.s[1] = fx.src(arg(ins, first + 1)?, Type::U32, ins.span)?;
+            d.s[1] = fx.src(fx.arg(ins, first + 1)?, Type::U32, ins.span)?;
         }
-        d.s[2] = fx.src(arg(ins, ins.args.len() - 1)?, Type::Pred, ins.span)?;
+        d.s[2] = fx.src(fx.arg(ins, ins.args.len() - 1)?, Type::Pred, ins.span)?;
     } else if rest >= 1 {
-        d.s[1] = fx.src(arg(ins, first + 1)?, Type::U32, ins.span)?;
+        d.s[1] = fx.src(fx.arg(ins, first + 1)?, Type::U32, ins.span)?;
     }
     d.extra = Extra::Barrier(BarrierInfo {
         arrive_only: b.kind == BarKind::Arrive,
@@ -44,10 +45,8 @@ pub(super) fn bar(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, b: &Bar) -> D {
 
 /// `bra`.
 pub(super) fn bra(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
-    let Operand::Label(l) = arg(ins, 0)? else {
-        return Err(invalid(ins, "bra needs a label"));
-    };
-    d.extra = Extra::Target(fx.label_pc(*l));
+    let l = fx.validated.label_of(ins, 0)?;
+    d.extra = Extra::Target(fx.label_pc(l));
     d.exec = control::bra;
     d.control = true;
     Ok(d)
@@ -55,12 +54,13 @@ pub(super) fn bra(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
 
 /// `brx.idx`: the index and the program counters of its `.branchtargets` list.
 pub(super) fn brx_idx(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr) -> D {
-    d.s[0] = fx.src(arg(ins, 0)?, Type::U32, ins.span)?;
-    let Operand::Label(list) = arg(ins, 1)? else {
-        return Err(invalid(ins, "brx.idx needs a .branchtargets label"));
-    };
-    let targets = branch_targets(fx, *list)
-        .ok_or_else(|| invalid(ins, "brx.idx label is not a .branchtargets list"))?;
+    d.s[0] = fx.src(fx.arg(ins, 0)?, Type::U32, ins.span)?;
+    let targets: Vec<u32> = fx
+        .validated
+        .branch_targets_of(fx.func, ins, 1)?
+        .iter()
+        .map(|l| fx.label_pc(*l))
+        .collect();
     d.extra = Extra::Elems(
         targets
             .into_iter()
@@ -81,41 +81,24 @@ pub(super) fn call(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: &Call) -> D {
     Ok(d)
 }
 
-fn branch_targets(fx: &FnCtx<'_>, list: crate::ir::LabelId) -> Option<Vec<u32>> {
-    fn find(b: &crate::ir::Block, list: crate::ir::LabelId) -> Option<Vec<crate::ir::LabelId>> {
-        for s in &b.stmts {
-            match s {
-                crate::ir::Stmt::Targets(t) if t.name == list => {
-                    if let crate::ir::TargetKind::Branch(ls) = &t.targets {
-                        return Some(ls.clone());
-                    }
-                }
-                crate::ir::Stmt::Block(inner) => {
-                    if let Some(v) = find(inner, list) {
-                        return Some(v);
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    }
-    let labels = find(fx.func.body.as_ref()?, list)?;
-    Some(labels.into_iter().map(|l| fx.label_pc(l)).collect())
-}
-
 fn call_site(fx: &FnCtx<'_>, ins: &Instr, c: &crate::ir::Call) -> Result<CallSite, DecodeError> {
+    // The parser resolves the callee to a function or a register, and the rule
+    // `operand-type` (`validate/instr.rs`) refuses a predicate there.
+    const CALLEE: &str = "a call of a function or of a register holding its address";
     let (callee, target_reg) = match &c.callee {
         Operand::Symbol(s) => match s.sym {
             VarRef::Function(f) => (Some(f.0), None),
-            _ => return Err(invalid(ins, "call of something that is not a function")),
+            _ => return Err(Unguaranteed::instr(ins, CALLEE).into()),
         },
         Operand::Reg(r) => match fx.slot(*r) {
             SlotInfo::Val { slot, .. } => (None, Some(slot)),
-            SlotInfo::Pred(_) => return Err(invalid(ins, "call through a predicate")),
+            SlotInfo::Pred(_) => return Err(Unguaranteed::instr(ins, CALLEE).into()),
         },
-        _ => return Err(invalid(ins, "call target must be a function or a register")),
+        _ => return Err(Unguaranteed::instr(ins, CALLEE).into()),
     };
+    // The rule `operand-kind` (`validate/instr.rs`) returns into registers and the calling
+    // function's frame only.
+    const RETURNS: &str = "a call returning into registers or the caller's frame";
     let _ = LabelOrProto::Proto;
     let args = c
         .args
@@ -151,11 +134,11 @@ fn call_site(fx: &FnCtx<'_>, ins: &Instr, c: &crate::ir::Call) -> Result<CallSit
                     sext_from: 0,
                 })),
                 crate::exec::decode::operands::SymPlace::Fixed(..) => {
-                    Err(invalid(ins, "a call cannot return into that variable"))
+                    Err(Unguaranteed::instr(ins, RETURNS).into())
                 }
             },
             Operand::Reg(reg) => Ok(RetDest::Reg(fx.reg_dst(*reg, fx.reg_ty(*reg)))),
-            _ => Err(invalid(ins, "bad return operand")),
+            _ => Err(Unguaranteed::instr(ins, RETURNS).into()),
         })
         .collect::<Result<Vec<_>, DecodeError>>()?;
     Ok(CallSite {

@@ -1,10 +1,11 @@
 //! Lowering logic, shifts and `selp`.
 
-use super::{arg, dn, invalid, D};
+use super::{dn, D};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::program::{DInstr, Extra};
 use crate::exec::step::int;
 use crate::ir::{Instr, Op, Type};
+use crate::validate::Unguaranteed;
 
 /// `and`/`or`/`xor`/`not`/`cnot`, on predicates or integers.
 pub(super) fn logic(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: &Type) -> D {
@@ -22,7 +23,8 @@ pub(super) fn logic(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: &Type) -> D 
             _ => 3,
         };
         if matches!(ins.op, Op::Cnot(_)) {
-            return Err(invalid(ins, "cnot has no .pred form"));
+            // The rule `operation-type` (`validate/types.rs`) refuses `cnot.pred`.
+            return Err(Unguaranteed::instr(ins, "`cnot` on a bit-size type").into());
         }
         d.extra = Extra::Param(code);
         d.exec = int::pred_logic;
@@ -40,9 +42,9 @@ pub(super) fn logic(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: &Type) -> D 
 
 /// `shl`/`shr`.
 pub(super) fn shift(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: &Type) -> D {
-    d.d[0] = fx.dst(arg(ins, 0)?, *ty, ins.span)?;
-    d.s[0] = fx.src(arg(ins, 1)?, *ty, ins.span)?;
-    d.s[1] = fx.src(arg(ins, 2)?, Type::U32, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, *ty, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 1)?, *ty, ins.span)?;
+    d.s[1] = fx.src(fx.arg(ins, 2)?, Type::U32, ins.span)?;
     d.exec = match (&ins.op, ty.is_signed()) {
         (Op::Shl(_), _) => w!(ins, *ty, int::shl),
         (_, true) => w!(ins, *ty, int::shr_s),
@@ -54,7 +56,7 @@ pub(super) fn shift(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: &Type) -> D 
 /// `selp`.
 pub(super) fn selp(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: &Type) -> D {
     dn(fx, ins, &mut d, *ty, 2)?;
-    d.s[2] = fx.src(arg(ins, 3)?, Type::Pred, ins.span)?;
+    d.s[2] = fx.src(fx.arg(ins, 3)?, Type::Pred, ins.span)?;
     d.exec = int::selp;
     Ok(d)
 }

@@ -1,6 +1,6 @@
 //! Lowering memory instructions: `ld`/`ldu`/`st`, atomics and reductions, `isspacep`, `cvta`.
 
-use super::{arg, dn, invalid, unsupported, D};
+use super::{dn, unsupported, D};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::decode::operands::imm_bits;
@@ -11,6 +11,7 @@ use crate::exec::step::{atom, mem, mov};
 use crate::ir::{
     Atom, AtomOp, CacheOp, Cvta, Instr, Ld, Ldu, Operand, Red, St, StateSpace, Type, VecElem,
 };
+use crate::validate::Unguaranteed;
 
 /// `ld`: the access, its L1 use and a fast path where one applies.
 pub(super) fn ld(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, l: &Ld) -> D {
@@ -74,8 +75,8 @@ pub(super) fn st(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, s: &St) -> D {
 
 /// `isspacep`.
 pub(super) fn isspacep(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, space: &StateSpace) -> D {
-    d.d[0] = fx.dst(arg(ins, 0)?, Type::Pred, ins.span)?;
-    d.s[0] = fx.src(arg(ins, 1)?, Type::U64, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, Type::Pred, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 1)?, Type::U64, ins.span)?;
     d.extra = Extra::Param(window_base(*space));
     d.exec = mov::isspacep;
     Ok(d)
@@ -96,10 +97,10 @@ pub(super) fn cvta(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, c: &Cvta) -> D {
 /// `atom`.
 pub(super) fn atom(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, a: &Atom) -> D {
     let info = atom_info(fx, ins, 1, a.space, a.op, a.ty)?;
-    d.d[0] = fx.dst(arg(ins, 0)?, a.ty, ins.span)?;
-    d.s[0] = fx.src(arg(ins, 2)?, a.ty, ins.span)?;
+    d.d[0] = fx.dst(fx.arg(ins, 0)?, a.ty, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 2)?, a.ty, ins.span)?;
     if a.op == AtomOp::Cas {
-        d.s[1] = fx.src(arg(ins, 3)?, a.ty, ins.span)?;
+        d.s[1] = fx.src(fx.arg(ins, 3)?, a.ty, ins.span)?;
     }
     if a.vec.is_some() {
         return Err(unsupported(ins, "vector atomics"));
@@ -112,7 +113,7 @@ pub(super) fn atom(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, a: &Atom) -> D {
 /// `red`.
 pub(super) fn red(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, r: &Red) -> D {
     let info = atom_info(fx, ins, 0, r.space, r.op, r.ty)?;
-    d.s[0] = fx.src(arg(ins, 1)?, r.ty, ins.span)?;
+    d.s[0] = fx.src(fx.arg(ins, 1)?, r.ty, ins.span)?;
     if r.vec.is_some() {
         return Err(unsupported(ins, "vector reductions"));
     }
@@ -145,9 +146,9 @@ fn mem_access(
     ty: Type,
     load: bool,
 ) -> Result<MemAccess, DecodeError> {
-    let addr = fx.addr(arg(ins, addr_k)?, space, ins.span)?;
+    let addr = fx.addr(fx.arg(ins, addr_k)?, space, ins.span)?;
     let size = ty.bytes();
-    let data = arg(ins, data_k)?;
+    let data = fx.arg(ins, data_k)?;
     let elems: Vec<&Operand> = Vec::new();
     let _ = elems;
     let mut dsts = Vec::new();
@@ -207,11 +208,14 @@ fn mem_access(
             srcs.push(ss);
         }
     }
+    // The rules `vector-operand` and `operand-kind` (`validate/memory.rs`) give the data
+    // operand as many elements as the vector width.
     if dsts.len() != count {
-        return Err(invalid(
+        return Err(Unguaranteed::instr(
             ins,
-            format!("expected {count} data operand(s), found {}", dsts.len()),
-        ));
+            "an access with one data element per lane of its vector",
+        )
+        .into());
     }
     Ok(MemAccess {
         addr,
@@ -264,7 +268,7 @@ fn atom_info(
     op: AtomOp,
     ty: Type,
 ) -> Result<AtomInfo, DecodeError> {
-    let addr = fx.addr(arg(ins, addr_k)?, space, ins.span)?;
+    let addr = fx.addr(fx.arg(ins, addr_k)?, space, ins.span)?;
     let apply =
         atom::value_fn(op, ty).ok_or_else(|| unsupported(ins, format!("atom.{op:?}.{ty}")))?;
     Ok(AtomInfo {

@@ -1,6 +1,6 @@
 //! Lowering `mov`: plain, predicate, and vector pack/unpack forms.
 
-use super::{arg, invalid, unsupported, D};
+use super::{unsupported, D};
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::operands::imm_bits;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
@@ -8,19 +8,17 @@ use crate::exec::step::{int, mov};
 use crate::ir::{Instr, Operand, Type, VecElem};
 
 pub(super) fn lower_mov(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, ty: Type) -> D {
-    let dst = arg(ins, 0)?;
-    let src = arg(ins, 1)?;
+    let dst = fx.arg(ins, 0)?;
+    let src = fx.arg(ins, 1)?;
     match (dst, src) {
-        (Operand::Vector(elems), s) => {
-            let n = elems.len() as u32;
-            let dsts = elems
-                .iter()
-                .map(|e| match e {
-                    VecElem::Reg(r) => Ok(fx.reg_dst(*r, Type::B64)),
-                    VecElem::Sink => Ok(Dst::Sink),
-                    VecElem::Imm(_) => Err(invalid(ins, "an immediate cannot be a destination")),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+        (Operand::Vector(_), s) => {
+            let dsts: Vec<Dst> = fx
+                .validated
+                .dests_of(ins, 0)?
+                .into_iter()
+                .map(|r| r.map_or(Dst::Sink, |r| fx.reg_dst(r, Type::B64)))
+                .collect();
+            let n = dsts.len() as u32;
             d.s[0] = fx.src(s, ty, ins.span)?;
             d.s[1] = Src::Imm(u64::from(ty.bits().min(64 * 2) / n.max(1)));
             if ty == Type::B128 {

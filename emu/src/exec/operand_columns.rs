@@ -13,7 +13,7 @@
 //! reads its operand again element by element, which reports the fault (with the element's
 //! address and size) exactly as before.
 
-use crate::exec::address::{resolve, shared_offset, Loc};
+use crate::exec::address::{resolve, shared_offset, shared_wrap, Loc};
 use crate::exec::ctx::Ctx;
 use crate::exec::program::AddrSpace;
 use crate::semantics::wgmma_desc::Major;
@@ -117,4 +117,23 @@ pub(crate) fn read(
         }
     }
     true
+}
+
+/// Adds the bytes of every element of `part` to the race detector's `runs`, element by
+/// element in the order an element-by-element read adds them (`mn` outer, `k` inner), so
+/// that the detector sees the same runs whichever way the operand was read. `addr_of` is as
+/// for [`read`]; an element it cannot place adds nothing.
+pub(crate) fn add_element_runs(
+    part: OperandPart,
+    addr_of: impl Fn(u32, u32) -> Option<u64>,
+    runs: &mut Vec<(u64, u64)>,
+) {
+    let bytes = u64::from(part.bits / 8).max(1);
+    for mn in part.mn0..part.mn0 + part.mn_n {
+        for k in 0..part.k_n {
+            if let Some(addr) = addr_of(mn, k) {
+                crate::exec::hooks::asyncs::add_run(runs, shared_wrap(addr), bytes);
+            }
+        }
+    }
 }

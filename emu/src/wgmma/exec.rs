@@ -255,26 +255,18 @@ fn smem_operand(
         mn_n,
         k_n,
     };
+    let addr_of = |mn, k| Some(element_addr(d, major, bits, mn, k).0);
     let by_columns = operand_columns::read(
         c,
         0,
         part,
-        |mn, k| Some(element_addr(d, major, bits, mn, k).0),
+        addr_of,
         |addr, bytes| async_proxy_operand_read(c, addr, bytes).is_ok(),
         set,
     );
     if by_columns {
         if let Some(runs) = runs {
-            for mn in mn0..mn0 + mn_n {
-                for k in 0..k_n {
-                    let (addr, _) = element_addr(d, major, bits, mn, k);
-                    crate::exec::hooks::asyncs::add_run(
-                        runs,
-                        crate::exec::address::shared_wrap(addr),
-                        u64::from(bits / 8),
-                    );
-                }
-            }
+            operand_columns::add_element_runs(part, addr_of, runs);
         }
         return Ok(());
     }

@@ -126,11 +126,12 @@ fn smem_operand(
         mn_n,
         k_n,
     };
+    let addr_of = |mn, k| element_addr(d, major, bits, mn, k).ok().map(|(a, _)| a);
     let by_columns = operand_columns::read(
         c,
         s.lane,
         part,
-        |mn, k| element_addr(d, major, bits, mn, k).ok().map(|(a, _)| a),
+        addr_of,
         |addr, bytes| {
             c.before_async_read(s.lane, addr, bytes, "a tcgen05.mma operand")
                 .is_none()
@@ -146,15 +147,7 @@ fn smem_operand(
         return Ok(());
     }
     if let Some(r) = &s.runs {
-        let mut runs = r.borrow_mut();
-        for mn in 0..mn_n {
-            for k in 0..k_n {
-                if let Ok((addr, _)) = element_addr(d, major, bits, mn, k) {
-                    let off = crate::exec::address::shared_wrap(addr);
-                    crate::exec::hooks::asyncs::add_run(&mut runs, off, u64::from(bits / 8));
-                }
-            }
-        }
+        operand_columns::add_element_runs(part, addr_of, &mut r.borrow_mut());
     }
     Ok(())
 }

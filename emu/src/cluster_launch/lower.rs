@@ -6,7 +6,7 @@ use crate::cluster_launch::exec as step;
 use crate::exec::decode::context::{FnCtx, SlotInfo};
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::ir::{ClusterLaunch, Instr, SharedWindow, SpaceQual, StateSpace, Type};
+use crate::ir::{ClusterLaunch, Instr, SpaceQual, Type};
 use crate::validate::Unguaranteed;
 
 /// Lowers `c` into `d`.
@@ -22,10 +22,7 @@ pub fn lower(
     match *c {
         ClusterLaunch::TryCancel { shared, multicast } => {
             let space = if shared {
-                SpaceQual {
-                    space: StateSpace::Shared(SharedWindow::Cta),
-                    explicit_window: true,
-                }
+                SpaceQual::SHARED_CTA
             } else {
                 SpaceQual::GENERIC
             };

@@ -103,6 +103,13 @@ impl SpaceQual {
         explicit_window: false,
     };
 
+    /// `.shared::cta`, written with its window: what `.shared::cluster` operands that are a
+    /// CTA's own addresses lower to as well.
+    pub const SHARED_CTA: SpaceQual = SpaceQual {
+        space: StateSpace::Shared(SharedWindow::Cta),
+        explicit_window: true,
+    };
+
     /// A space written without a `::` sub-qualifier.
     pub fn plain(space: StateSpace) -> SpaceQual {
         SpaceQual {

@@ -6,11 +6,10 @@ pub mod mma;
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Dst, Extra, Src};
-use crate::ir::{Instr, Operand, SpaceQual, StateSpace, Tcgen05, TmemShape, Type};
+use crate::ir::{Instr, Operand, SpaceQual, Tcgen05, TmemShape, Type};
 use crate::tcgen05::decoded::TmemInstr;
 use crate::tcgen05::exec as step;
 use crate::validate::Unguaranteed;
-use models::vocab::SharedWindow;
 
 /// immHalfSplitoff, operand `k`: a 32-bit quantity; wider literals are truncated as ptxas
 /// does.
@@ -73,10 +72,7 @@ pub fn lower(fx: &FnCtx<'_>, ins: &Instr, t: &Tcgen05, d: &mut DInstr) -> Result
     d.exec = match t {
         Tcgen05::Alloc(a) => {
             let space = if a.shared_cta {
-                SpaceQual {
-                    space: StateSpace::Shared(SharedWindow::Cta),
-                    explicit_window: true,
-                }
+                SpaceQual::SHARED_CTA
             } else {
                 SpaceQual::GENERIC
             };

@@ -5,7 +5,7 @@ use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DAddr, DInstr, Extra, Src};
 use crate::ir::tma::{BulkSpace, Completion, TensorDir, Tma};
-use crate::ir::{Instr, SharedWindow, SpaceQual, StateSpace, Type};
+use crate::ir::{Instr, SpaceQual, StateSpace, Type};
 use crate::tma::copy as step;
 use crate::tma::decoded::TmaInstr;
 use crate::tma::tensormap;
@@ -20,10 +20,7 @@ fn space(s: BulkSpace) -> SpaceQual {
             explicit_window: false,
         },
         // A CTA's own `.shared::cta` addresses are valid `.shared::cluster` addresses.
-        BulkSpace::SharedCta | BulkSpace::SharedCluster => SpaceQual {
-            space: StateSpace::Shared(SharedWindow::Cta),
-            explicit_window: true,
-        },
+        BulkSpace::SharedCta | BulkSpace::SharedCluster => SpaceQual::SHARED_CTA,
     }
 }
 

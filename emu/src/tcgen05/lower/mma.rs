@@ -6,11 +6,10 @@ use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::program::{DInstr, Extra, Src};
 use crate::ir::tcgen05_mma::{Tcgen05Commit, Tcgen05Mma};
-use crate::ir::{Imm, Instr, Operand, SpaceQual, StateSpace, Tcgen05, Type};
+use crate::ir::{Imm, Instr, Operand, SpaceQual, Tcgen05, Type};
 use crate::tcgen05::decoded::{MmaDInstr, TmemRef};
 use crate::tcgen05::exec::mma as step;
 use crate::tcgen05::lower::tmem_address;
-use models::vocab::SharedWindow;
 
 fn tref(fx: &FnCtx<'_>, ins: &Instr, k: usize) -> Result<TmemRef, DecodeError> {
     let (src, offset) = tmem_address(fx, ins, fx.arg(ins, k)?)?;
@@ -96,10 +95,7 @@ pub fn lower_commit(
 ) -> Result<(), DecodeError> {
     let mut x = empty(fx, t);
     let space = if c.shared_cluster {
-        SpaceQual {
-            space: StateSpace::Shared(SharedWindow::Cta),
-            explicit_window: true,
-        }
+        SpaceQual::SHARED_CTA
     } else {
         SpaceQual::GENERIC
     };

@@ -3,7 +3,7 @@
 //! `crate::semantics::compare`.
 
 use super::float::{encode, f32of, mode_of, unsupported};
-use crate::exec::ctx::{for_lanes, Ctx};
+use crate::exec::ctx::Ctx;
 use crate::exec::decode::context::FnCtx;
 use crate::exec::decode::error::DecodeError;
 use crate::exec::fault::LaneFault;
@@ -80,6 +80,94 @@ fn compare_lanes(cls: Cls, cmp: CmpOp, ftz: bool, a: u64, b: u64) -> bool {
     }
 }
 
+/// The lanes, of all 32, whose operands compare true: the comparison is chosen once, outside
+/// the lane loop, and integers and f32 are compared through order-preserving keys in loops
+/// the compiler vectorises (a comparison cannot fault, so lanes that do not execute are
+/// computed too and masked by the caller).
+fn compare_mask(cls: Cls, cmp: CmpOp, ftz: bool, a: &[u64; 32], b: &[u64; 32]) -> u32 {
+    match cls {
+        Cls::Int { bits, signed } => {
+            let unsigned_op = matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs);
+            // The low `bits` bits, shifted to the top and back: sign-extended (signed values,
+            // then the sign bit flipped so that they order as unsigned keys) or zero-extended.
+            // One shift for every width, so the loop has no branch.
+            let shift = 64 - bits.clamp(1, 64);
+            let key = |v: u64| {
+                if signed && !unsigned_op {
+                    (((v << shift) as i64 >> shift) as u64) ^ (1 << 63)
+                } else {
+                    (v << shift) >> shift
+                }
+            };
+            let ka: [u64; 32] = std::array::from_fn(|l| key(a[l]));
+            let kb: [u64; 32] = std::array::from_fn(|l| key(b[l]));
+            match cmp {
+                CmpOp::Eq => lanes_where(&ka, &kb, |x, y| x == y),
+                CmpOp::Ne => lanes_where(&ka, &kb, |x, y| x != y),
+                CmpOp::Lt | CmpOp::Lo => lanes_where(&ka, &kb, |x, y| x < y),
+                CmpOp::Le | CmpOp::Ls => lanes_where(&ka, &kb, |x, y| x <= y),
+                CmpOp::Gt | CmpOp::Hi => lanes_where(&ka, &kb, |x, y| x > y),
+                CmpOp::Ge | CmpOp::Hs => lanes_where(&ka, &kb, |x, y| x >= y),
+                CmpOp::Equ
+                | CmpOp::Neu
+                | CmpOp::Ltu
+                | CmpOp::Leu
+                | CmpOp::Gtu
+                | CmpOp::Geu
+                | CmpOp::Num
+                | CmpOp::Nan => 0,
+            }
+        }
+        Cls::Float(Type::F32) => {
+            // f32 to f64 is exact, so comparing the f32 values decides as `compare::fcmp32`.
+            let f = |v: u64| {
+                let x = f32of(v);
+                if ftz {
+                    sf::ftz32(x)
+                } else {
+                    x
+                }
+            };
+            let fa: [f32; 32] = std::array::from_fn(|l| f(a[l]));
+            let fb: [f32; 32] = std::array::from_fn(|l| f(b[l]));
+            let un = |x: f32, y: f32| x.is_nan() || y.is_nan();
+            match cmp {
+                CmpOp::Eq => lanes_where(&fa, &fb, |x, y| x == y),
+                CmpOp::Ne => lanes_where(&fa, &fb, |x, y| !un(x, y) && x != y),
+                CmpOp::Lt | CmpOp::Lo => lanes_where(&fa, &fb, |x, y| x < y),
+                CmpOp::Le | CmpOp::Ls => lanes_where(&fa, &fb, |x, y| x <= y),
+                CmpOp::Gt | CmpOp::Hi => lanes_where(&fa, &fb, |x, y| x > y),
+                CmpOp::Ge | CmpOp::Hs => lanes_where(&fa, &fb, |x, y| x >= y),
+                CmpOp::Equ => lanes_where(&fa, &fb, |x, y| un(x, y) || x == y),
+                CmpOp::Neu => lanes_where(&fa, &fb, |x, y| x != y),
+                CmpOp::Ltu => lanes_where(&fa, &fb, |x, y| un(x, y) || x < y),
+                CmpOp::Leu => lanes_where(&fa, &fb, |x, y| un(x, y) || x <= y),
+                CmpOp::Gtu => lanes_where(&fa, &fb, |x, y| un(x, y) || x > y),
+                CmpOp::Geu => lanes_where(&fa, &fb, |x, y| un(x, y) || x >= y),
+                CmpOp::Num => lanes_where(&fa, &fb, |x, y| !un(x, y)),
+                CmpOp::Nan => lanes_where(&fa, &fb, un),
+            }
+        }
+        Cls::Float(_) => {
+            let mut r = 0u32;
+            for l in 0..32 {
+                r |= u32::from(compare_lanes(cls, cmp, ftz, a[l], b[l])) << l;
+            }
+            r
+        }
+    }
+}
+
+/// The lanes where `f` holds of the two operands' lane values.
+#[inline(always)]
+fn lanes_where<T: Copy>(a: &[T; 32], b: &[T; 32], f: impl Fn(T, T) -> bool) -> u32 {
+    let mut r = 0u32;
+    for l in 0..32 {
+        r |= u32::from(f(a[l], b[l])) << l;
+    }
+    r
+}
+
 fn cls_of(ty: Type) -> Option<Cls> {
     if ty.is_integer() {
         Some(Cls::Int {
@@ -126,12 +214,7 @@ fn setp_exec(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let cls = param_cls(p >> 20);
     let a = c.fetch(&i.s[0]);
     let b = c.fetch(&i.s[1]);
-    let mut r = 0u32;
-    for_lanes(c.mask, |l| {
-        if compare_lanes(cls, cmp, ftz, a[l], b[l]) {
-            r |= 1 << l;
-        }
-    });
+    let r = compare_mask(cls, cmp, ftz, &a, &b) & c.mask;
     let third = if i.s[2] == Src::None {
         0
     } else {
@@ -183,12 +266,7 @@ fn set_exec(c: &mut Ctx<'_>, i: &DInstr) -> R {
     } else {
         c.fetch_mask(&i.s[2])
     };
-    let mut r = 0u32;
-    for_lanes(c.mask, |l| {
-        if compare_lanes(cls, cmp, ftz, a[l], b[l]) {
-            r |= 1 << l;
-        }
-    });
+    let r = compare_mask(cls, cmp, ftz, &a, &b) & c.mask;
     let r = combine(p, r, third);
     let t = if float_dst {
         u64::from(1.0f32.to_bits())
@@ -257,4 +335,81 @@ pub fn lower_slct(fx: &FnCtx<'_>, ins: &Instr, mut d: DInstr, s: Slct) -> D {
         slct_exec::<false>
     };
     Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The whole-warp comparison agrees, lane by lane, with the per-lane semantics for every
+    /// operator, class and the values at the edges (NaN, infinities, signed zeros,
+    /// subnormals, each width's extremes, bits above the width).
+    #[test]
+    fn compare_mask_agrees_with_the_lane_semantics() {
+        let f32s = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MIN_POSITIVE / 4.0,
+            -f32::MIN_POSITIVE / 4.0,
+            3.5,
+            -3.5,
+            f32::MAX,
+        ];
+        let ints = [
+            0u64,
+            1,
+            u64::MAX,
+            0x7f,
+            0x80,
+            0xff,
+            0x7fff,
+            0x8000,
+            0xffff_ffff,
+            0x8000_0000,
+            0x7fff_ffff,
+            1 << 63,
+            0x1_0000_0005,
+            5,
+        ];
+        let mut classes = vec![Cls::Float(Type::F32)];
+        for bits in [8, 16, 32, 64] {
+            for signed in [false, true] {
+                classes.push(Cls::Int { bits, signed });
+            }
+        }
+        for cls in classes {
+            let vals: Vec<u64> = match cls {
+                Cls::Float(_) => f32s.iter().map(|x| u64::from(x.to_bits())).collect(),
+                Cls::Int { .. } => ints.to_vec(),
+            };
+            let pairs: Vec<(u64, u64)> = vals
+                .iter()
+                .flat_map(|a| vals.iter().map(move |b| (*a, *b)))
+                .collect();
+            for chunk in pairs.chunks(32) {
+                let a: [u64; 32] = std::array::from_fn(|l| chunk.get(l).map_or(0, |p| p.0));
+                let b: [u64; 32] = std::array::from_fn(|l| chunk.get(l).map_or(0, |p| p.1));
+                for cmp in ALL_CMP {
+                    for ftz in [false, true] {
+                        let got = compare_mask(cls, cmp, ftz, &a, &b);
+                        for l in 0..32 {
+                            let want = compare_lanes(cls, cmp, ftz, a[l], b[l]);
+                            assert_eq!(
+                                got >> l & 1 != 0,
+                                want,
+                                "{cmp:?} ftz={ftz} on {:#x} and {:#x}",
+                                a[l],
+                                b[l]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -242,12 +242,16 @@ fn global_region<'g, const SIZE: u32>(
     addrs: &[u64; 32],
 ) -> Option<&'g Region> {
     let r = global.find(addrs[mask.trailing_zeros() as usize], u64::from(SIZE))?;
-    let mut bad = false;
-    for_lanes(mask, |l| {
-        let a = addrs[l];
-        bad |= !r.contains(a, u64::from(SIZE)) || !a.is_multiple_of(u64::from(SIZE));
-    });
-    (!bad).then_some(r)
+    // Every lane is checked, branch-free (so the loop vectorises): the same test as
+    // `Region::contains`, an address below the base wrapping to a large offset.
+    let last = r.len.checked_sub(u64::from(SIZE))?;
+    let mut bad = 0u32;
+    for (l, a) in addrs.iter().enumerate() {
+        let outside = a.wrapping_sub(r.base) > last;
+        let misaligned = a % u64::from(SIZE) != 0;
+        bad |= u32::from(outside | misaligned) << l;
+    }
+    (bad & mask == 0).then_some(r)
 }
 
 /// A scalar shared-memory load of `SIZE` bytes: bounds and alignment are checked for all

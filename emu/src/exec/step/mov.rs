@@ -77,6 +77,16 @@ pub fn cvta_to_generic(c: &mut Ctx<'_>, i: &DInstr) -> R {
     Ok(Flow::Next)
 }
 
+/// The bits of an address's top half in which the param, const, local and shared windows
+/// differ: the four are the four values of these bits above `PARAM_WINDOW`.
+const OTHER_WINDOWS_DIFFER: u64 = 3 << 8;
+const _: () = assert!(
+    CONST_WINDOW == PARAM_WINDOW | 1 << 40
+        && LOCAL_WINDOW == PARAM_WINDOW | 2 << 40
+        && SHARED_WINDOW == PARAM_WINDOW | 3 << 40
+        && WINDOW_SIZE == 1 << 32
+);
+
 /// `cvta.to.space` (generic → space): `Param` holds the window base (0 for global). An
 /// address outside the window faults.
 pub fn cvta_from_generic(c: &mut Ctx<'_>, i: &DInstr) -> R {
@@ -84,22 +94,25 @@ pub fn cvta_from_generic(c: &mut Ctx<'_>, i: &DInstr) -> R {
         return Ok(Flow::Next);
     };
     let a = c.fetch(&i.s[0]);
-    let mut out = [0u64; 32];
-    let mut bad = None;
-    for_lanes(c.mask, |l| {
-        let v = a[l];
-        if base == 0 {
-            if !matches!(window_of(v), Window::Global(_)) {
-                bad = bad.or(Some(l));
-            }
-            out[l] = v;
-        } else if v >= base && v - base < WINDOW_SIZE {
-            out[l] = v - base;
-        } else {
-            bad = bad.or(Some(l));
+    // Every lane is converted and checked (branch-free, so the loop vectorises); only the
+    // executing lanes' results are written and only their bad addresses fault.
+    let mut bad = 0u32;
+    let out: [u64; 32] = if base == 0 {
+        // Not global: in one of the four other windows (`window_of` in one comparison).
+        for (l, v) in a.iter().enumerate() {
+            let outside = (v >> 32) & !OTHER_WINDOWS_DIFFER == PARAM_WINDOW >> 32;
+            bad |= u32::from(outside) << l;
         }
-    });
-    if let Some(l) = bad {
+        a
+    } else {
+        for (l, v) in a.iter().enumerate() {
+            bad |= u32::from(v.wrapping_sub(base) >= WINDOW_SIZE) << l;
+        }
+        a.map(|v| v.wrapping_sub(base))
+    };
+    bad &= c.mask;
+    if bad != 0 {
+        let l = bad.trailing_zeros() as usize;
         let name = match base {
             SHARED_WINDOW => "shared",
             LOCAL_WINDOW => "local",

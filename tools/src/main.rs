@@ -24,6 +24,7 @@ mod cmd_litmus;
 mod cmd_run;
 mod cmd_run_sass;
 mod confine;
+mod cpu_features;
 mod difftest;
 mod launch;
 mod memlimit;
@@ -76,6 +77,16 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    let missing = cpu_features::missing();
+    if !missing.is_empty() {
+        errln!(
+            "ptxemu: this build uses CPU features this CPU lacks ({}); rebuild it with \
+             RUSTFLAGS=\"-C target-cpu=native\" (see .cargo/config.toml)",
+            missing.join(", ")
+        );
+        out::flush();
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Run(a) => cmd_run::run(a),

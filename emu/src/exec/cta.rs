@@ -85,6 +85,8 @@ pub struct Cta {
     warps: Vec<Warp>,
     shared: Bytes,
     barriers: Vec<BarrierState>,
+    /// Bit `id` set: barrier `id` has arrivals (the only barriers `check_barriers` looks at).
+    with_arrivals: u32,
     launch: LaunchInfo,
     /// Text printed by this CTA.
     pub out: CtaOutput,
@@ -233,6 +235,7 @@ impl Cta {
             warps,
             shared,
             barriers: vec![BarrierState::default(); 16],
+            with_arrivals: 0,
             launch,
             out: CtaOutput::default(),
             counts: Counts::default(),

@@ -369,6 +369,15 @@ fn pass_args(
 /// # Errors
 /// None today; kept fallible for call-site checks.
 pub fn ret(warp: &mut Warp, prog: &Program, pc: u32, mask: u32) -> Result<u32, LaneFault> {
+    // Lanes in the kernel's own frame (depth 0: no call frame to pop) exit; when every
+    // returning lane is there, nothing else is to be done.
+    let mut nested = 0u32;
+    for (l, d) in warp.depth.iter().enumerate() {
+        nested |= u32::from(*d != 0) << l;
+    }
+    if mask & nested == 0 {
+        return Ok(mask);
+    }
     let callee = prog.func_of_pc[pc as usize];
     let f = &prog.funcs[callee as usize];
     let mut exited = 0u32;

@@ -231,40 +231,24 @@ impl Warp {
         if runnable == 0 {
             return false;
         }
-        let mut best: Option<(u32, u32)> = None;
-        let mut m = runnable;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            let key = (self.depth[l], self.pc[l]);
-            best = Some(match best {
-                None => key,
-                Some((d, p)) => {
-                    if key.0 > d || (key.0 == d && key.1 < p) {
-                        key
-                    } else {
-                        (d, p)
-                    }
-                }
-            });
-            m &= m - 1;
+        // The deepest frame, then the lowest pc, as the largest key (depth, !pc) among the
+        // runnable lanes; then the lanes at it, and the nearest pc above it in the same frame
+        // (where the group must stop to let those lanes join). Branch-free over all 32 lanes.
+        let key = |l: usize| u64::from(self.depth[l]) << 32 | u64::from(!self.pc[l]);
+        let mut best = 0u64;
+        for l in 0..32 {
+            let k = if runnable >> l & 1 != 0 { key(l) } else { 0 };
+            best = best.max(k);
         }
-        let Some((depth, pc)) = best else {
-            return false;
-        };
+        let (depth, pc) = ((best >> 32) as u32, !(best as u32));
         let candidates = runnable | self.parked;
         let mut mask = 0u32;
         let mut stop = u32::MAX;
-        let mut m = candidates;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            if self.depth[l] == depth {
-                if self.pc[l] == pc {
-                    mask |= 1 << l;
-                } else if self.pc[l] > pc {
-                    stop = stop.min(self.pc[l]);
-                }
-            }
-            m &= m - 1;
+        for l in 0..32 {
+            let here = candidates >> l & 1 != 0 && self.depth[l] == depth;
+            mask |= u32::from(here && self.pc[l] == pc) << l;
+            let above = here && self.pc[l] > pc;
+            stop = stop.min(if above { self.pc[l] } else { u32::MAX });
         }
         self.parked &= !mask;
         self.group = Group {

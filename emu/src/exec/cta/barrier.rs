@@ -88,6 +88,7 @@ impl Cta {
         }
         sync::barrier_arrived(self.race.as_deref_mut(), &mut self.tmem, id, wi, mask);
         b.arrived += mask.count_ones();
+        self.with_arrivals |= 1 << id;
         b.popc += (req.pred & mask).count_ones();
         b.all &= req.pred & mask == mask;
         b.any |= req.pred & mask != 0;
@@ -123,18 +124,27 @@ impl Cta {
 
     /// Releases every barrier whose expected arrivals are complete; returns whether any was.
     pub(super) fn check_barriers(&mut self, env: &Env<'_>) -> Result<bool, Box<Fault>> {
-        let live = self.live_threads();
+        // Counted once, and only when some barrier has arrivals (a CTA's warps finishing
+        // one by one call this with none).
+        let mut live = None;
         let mut released = false;
-        for id in 0..self.barriers.len() {
+        let mut pending = self.with_arrivals;
+        while pending != 0 {
+            let id = pending.trailing_zeros() as usize;
+            pending &= pending - 1;
             let b = &self.barriers[id];
             if b.arrived == 0 {
                 continue;
             }
-            let expected = b.expected.unwrap_or(live);
+            let expected = match b.expected {
+                Some(n) => n,
+                None => *live.get_or_insert_with(|| self.live_threads()),
+            };
             if b.arrived < expected {
                 continue;
             }
             let b = std::mem::take(&mut self.barriers[id]);
+            self.with_arrivals &= !(1 << id);
             let waiters = b.waiters.iter().map(|w| (w.warp, w.lanes));
             sync::barrier_released(self.race.as_deref_mut(), &mut self.tmem, id, waiters);
             let result = match b.red {

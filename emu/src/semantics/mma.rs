@@ -231,31 +231,50 @@ fn pow2(e: i32) -> f64 {
 /// One block of the exact products `p` by scaling in binary64, for a block whose largest term
 /// has the binary64 exponent field `e_field`, in `64..=1800`, and a model no wider than 40
 /// bits. Each term times `2^-q` is then exact (a power-of-two scaling in range, or a value
-/// below 1 that truncates to zero anyway), and converting it to an integer truncates toward
-/// zero as the model's alignment does; the integers are below `2^(frac + extra + 1)`, so their
-/// sum, and its conversion back to binary64, are exact.
+/// below 1 that truncates to zero anyway), and truncating it toward zero is the model's
+/// alignment. The truncated terms are integers below `2^(frac + extra + 1) <= 2^41` in
+/// magnitude, so they and every partial sum of a block (at most 2^45) are exact in binary64:
+/// the sum is the integer sum, in any order, and the loop vectorises (`trunc` is one
+/// instruction from SSE4.1 on, where a conversion to an integer is not, before AVX-512).
 #[inline(always)]
 fn block_sum_scaled(width: i32, e_field: u64, p: impl Iterator<Item = f64>, c: f32) -> f32 {
     let q = e_field as i32 - 1023 - width;
     let scale = pow2(-q);
-    // The terms are finite (the callers check every product's exponent field and the
-    // accumulator's) and at most e_field's binade, so each scaled term is below
-    // 2^(width + 1) <= 2^41 in magnitude: an i64 holds it, and the conversion (which truncates
-    // toward zero) needs no saturation.
-    let trunc = |t: f64| -> i64 {
-        debug_assert!(t.abs() < pow2(width + 1));
-        // SAFETY: `t` is finite and |t| < 2^41, as argued above.
-        unsafe { t.to_int_unchecked::<i64>() }
-    };
-    let mut sum: i64 = trunc(f64::from(c) * scale);
+    debug_assert!(width <= 40);
+    let mut sum = (f64::from(c) * scale).trunc();
     for x in p {
-        sum += trunc(x * scale);
+        sum += (x * scale).trunc();
     }
-    if sum == 0 {
+    scaled_sum_to_f32(sum, q)
+}
+
+/// [`block_sum_scaled`] for a whole block of `B` products (a power of two): the terms summed
+/// as a tree, which the compiler turns into vector additions (exact, as argued there, so the
+/// order cannot change the sum).
+#[inline(always)]
+fn block_sum_scaled_fixed<const B: usize>(width: i32, e_field: u64, p: &[f64; B], c: f32) -> f32 {
+    let q = e_field as i32 - 1023 - width;
+    let scale = pow2(-q);
+    debug_assert!(width <= 40 && B.is_power_of_two());
+    let mut t: [f64; B] = std::array::from_fn(|j| (p[j] * scale).trunc());
+    let mut n = B;
+    while n > 1 {
+        n /= 2;
+        for j in 0..n {
+            t[j] += t[j + n];
+        }
+    }
+    scaled_sum_to_f32(t[0] + (f64::from(c) * scale).trunc(), q)
+}
+
+/// The binary32 value, rounded toward zero, of an exact block sum `sum · 2^q`.
+#[inline(always)]
+fn scaled_sum_to_f32(sum: f64, q: i32) -> f32 {
+    if sum == 0.0 {
         return 0.0;
     }
     // |sum| < 2^47 and q is well inside the normal range: exact.
-    f64_to_f32_rz(sum as f64 * pow2(q))
+    f64_to_f32_rz(sum * pow2(q))
 }
 
 /// Whether [`block_sum_scaled`] applies to a block with largest exponent field `e_field`.
@@ -282,7 +301,7 @@ fn dot_blocks<const B: usize>(model: &AccModel, a: &[f64], b: &[f64], c: f32) ->
         }
         let e_field = pf.max(field(f64::from(acc)));
         acc = if scalable(width, e_field) {
-            block_sum_scaled(width, e_field, p.into_iter(), acc)
+            block_sum_scaled_fixed(width, e_field, &p, acc)
         } else {
             block_sum(model, &p, acc)
         };

@@ -149,8 +149,18 @@ impl Cta {
         warps.truncate(nwarps as usize);
         warps.reserve(nwarps as usize - warps.len());
         for w in 0..nwarps {
+            // A finished CTA's warp `w` has this CTA's thread indices already.
+            let valid = match nthreads - w * 32 {
+                n @ 0..32 => (1u32 << n) - 1,
+                _ => u32::MAX,
+            };
+            if let Some(old) = warps.get_mut(w as usize) {
+                let places = (env.kernel, entry);
+                if old.reset(prog, (w, valid), places, (frame_base, f.frame.size)) {
+                    continue;
+                }
+            }
             let mut tid = [[0u32; 32]; 3];
-            let mut valid = 0u32;
             // The warp's first thread index, then stepped lane by lane (x fastest).
             let t0 = w * 32;
             let mut at = [
@@ -159,7 +169,6 @@ impl Cta {
                 t0 / (block[0] * block[1]),
             ];
             for l in 0..(nthreads - t0).min(32) as usize {
-                valid |= 1 << l;
                 for (dim, v) in tid.iter_mut().zip(at) {
                     dim[l] = v;
                 }
@@ -178,12 +187,6 @@ impl Cta {
                 warp: w,
                 frame_base: [frame_base; 32],
             };
-            if let Some(old) = warps.get_mut(w as usize) {
-                let places = (env.kernel, entry);
-                if old.reset(prog, valid, &ids, places, (frame_base, f.frame.size)) {
-                    continue;
-                }
-            }
             let warp = Warp::new(
                 prog,
                 valid,

@@ -149,18 +149,24 @@ impl Warp {
     /// Makes `self`, a warp of a finished CTA of the same launch, what [`Warp::new`] makes
     /// for a kernel without local memory (`frame_base + frame_size == 0`), in place and
     /// keeping its allocations: a launch of many short CTAs (vectorAdd: 16,384 of 8 warps)
-    /// spent a third of its time allocating, moving and freeing warps. Returns `false`, and
+    /// spent a third of its time allocating, moving and freeing warps. The warp must be warp
+    /// `index` of its CTA with lanes `valid`, as it is in the new one: its lanes' thread
+    /// indices, which depend only on the launch's CTA shape, are kept. Returns `false`, and
     /// leaves the warp to be replaced, when the kernel has local memory or the warp held
-    /// some.
+    /// some, or it was another warp.
     pub fn reset(
         &mut self,
         prog: &Program,
-        valid: u32,
-        ids: &LaneIds,
+        (index, valid): (u32, u32),
         (func, entry): (u32, u32),
         (frame_base, frame_size): (u64, u64),
     ) -> bool {
-        if frame_base + frame_size != 0 || self.local_bytes() != 0 || self.local.len() != 32 {
+        if frame_base + frame_size != 0
+            || self.local_bytes() != 0
+            || self.local.len() != 32
+            || self.ids.warp != index
+            || self.valid != valid
+        {
             return false;
         }
         let f = &prog.funcs[func as usize];
@@ -180,14 +186,12 @@ impl Warp {
         for frames in &mut self.stack {
             frames.clear();
         }
-        self.valid = valid;
         self.exited = !valid;
         self.at_barrier = 0;
         self.parked = 0;
         self.pc = [entry; 32];
         self.depth = [0; 32];
         self.sp = [frame_base + frame_size; 32];
-        self.ids.clone_from(ids);
         self.ids.frame_base = [frame_base; 32];
         self.group = Group::default();
         self.clock = 0;

@@ -331,6 +331,28 @@ impl Shadow {
     /// The cell of word `w` (address / 4), made on first use.
     #[inline]
     pub fn cell(&mut self, w: u64) -> &mut Cell {
+        // The common cases inline: a flat cell already there, a word of the last page used.
+        let i = w as usize;
+        if w < FLAT_WORDS && self.flat.as_ref().is_some_and(|v| i < v.len()) {
+            let Shadow { flat, spare, .. } = self;
+            return match flat.as_mut() {
+                Some(v) => &mut v[i],
+                None => cleared(spare),
+            };
+        }
+        if let Some((p, ptr)) = self.last {
+            if p == w / PAGE_WORDS && (self.flat.is_none() || w >= FLAT_WORDS) {
+                // SAFETY: see the `Send` impl; the index is below PAGE_WORDS.
+                return unsafe { &mut *ptr.add((w % PAGE_WORDS) as usize) };
+            }
+        }
+        self.cell_made(w)
+    }
+
+    /// [`Shadow::cell`] past its common cases: the flat vector grown, or a page looked up
+    /// (made on first use).
+    #[inline(never)]
+    fn cell_made(&mut self, w: u64) -> &mut Cell {
         if self.flat.is_some() && w < FLAT_WORDS {
             let i = w as usize;
             let len = self.flat.as_ref().map_or(0, Vec::len);

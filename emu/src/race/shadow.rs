@@ -322,6 +322,7 @@ impl Shadow {
     }
 
     /// Counts `n` more kept accesses' room (a word's list of earlier accesses grew).
+    #[inline]
     pub fn earlier_grew(&mut self, n: usize) {
         if n > 0 {
             self.take((n * std::mem::size_of::<Acc>()) as u64);

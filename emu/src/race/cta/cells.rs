@@ -262,9 +262,9 @@ pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut 
 /// The common case of a weak read, decided from the cell alone: `check` would find nothing
 /// (the word has no earlier writes, and its last write, if any, is the thread's own or
 /// precedes a full barrier of this CTA), no pruning is due, and the read joins the newest
-/// entry's warp group or extends its run. Then it does what `check` and [`add_read`] would
-/// have done and answers true; otherwise it changes nothing and answers false. `again` as in
-/// [`add_read`].
+/// entry's warp group, extends its run, or is added after it. Then it does what `check` and
+/// [`add_read`] would have done and answers true; otherwise it changes nothing and answers
+/// false. `again` as in [`add_read`].
 #[inline]
 pub(super) fn add_clean_read(
     gen: (u32, u32, u32),
@@ -284,39 +284,43 @@ pub(super) fn add_clean_read(
     }
     let n = kept(cell);
     let full_due = n >= PRUNE_AT && usize::from(cell.reads_since_prune) + 1 >= n;
-    let cheap_due = cell.oldest_gen < gen.0 && cell.barrier_pruned != (acc.pc, gen.0, gen.1);
-    if n == 0 || full_due || cheap_due {
+    let cheap_due =
+        n > 0 && cell.oldest_gen < gen.0 && cell.barrier_pruned != (acc.pc, gen.0, gen.1);
+    if full_due || cheap_due {
         return false;
     }
-    let Some(last) = cell.earlier.last_mut() else {
-        return false;
-    };
-    if last.is_run() && joins_group(&last.newest_member(), acc, gen) {
-        return false;
-    }
-    let joins = joins_group(last, acc, gen);
-    if !joins && !(n < MAX_EARLIER && extends_run(last, acc)) {
-        return false;
-    }
+    let empty = cell.earlier.is_empty();
+    let one_cta = in_cta(me) && (empty || cell.one_cta && in_cta(cell.newest_thread));
     // As `add_read` does on this path, in its order.
-    if joins {
-        let base = me - (me - gen.1) % 32;
-        let had = if last.lanes == 0 {
-            1 << (last.gtid - base)
-        } else {
-            last.lanes
-        };
-        last.lanes = had | 1 << (me - base);
-        last.gtid = base;
-    } else {
-        fold(last, acc);
-        cell.folded += 1;
+    match cell.earlier.last_mut() {
+        Some(last) if last.is_run() && joins_group(&last.newest_member(), acc, gen) => {
+            return false;
+        }
+        Some(last) if joins_group(last, acc, gen) => {
+            let base = me - (me - gen.1) % 32;
+            let had = if last.lanes == 0 {
+                1 << (last.gtid - base)
+            } else {
+                last.lanes
+            };
+            last.lanes = had | 1 << (me - base);
+            last.gtid = base;
+        }
+        Some(last) if n < MAX_EARLIER && extends_run(last, acc) => {
+            fold(last, acc);
+            cell.folded += 1;
+        }
+        _ if n < MAX_EARLIER => cell.earlier.push(*acc),
+        _ => return false,
     }
     cell.reads_since_prune = cell.reads_since_prune.saturating_add(1);
+    if empty {
+        cell.oldest_gen = u32::MAX;
+    }
     if in_cta(me) {
         cell.oldest_gen = cell.oldest_gen.min(acc.gen);
     }
-    cell.one_cta = in_cta(me) && cell.one_cta && in_cta(cell.newest_thread);
+    cell.one_cta = one_cta;
     cell.newest_thread = me;
     true
 }

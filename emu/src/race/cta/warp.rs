@@ -83,7 +83,10 @@ impl CtaRace {
             let again = !writes && th.last_read.is(pc, addr, in_shared);
             if !writes && first_word == last_word {
                 let cell = shadow.cell(first_word);
+                let room = cell.earlier.capacity();
                 if add_clean_read(gen, &acc, cell, again) {
+                    let grew = cell.earlier.capacity().saturating_sub(room);
+                    shadow.earlier_grew(grew);
                     th.last_read = super::LastRead {
                         pc,
                         addr,

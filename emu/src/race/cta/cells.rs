@@ -384,7 +384,7 @@ fn extends_run(last: &Acc, acc: &Acc) -> bool {
         return true;
     }
     let top = 31 - last.lanes.leading_zeros().min(31);
-    d % last.step == 0 && d / last.step < 32 && d / last.step > top
+    d.is_multiple_of(last.step) && d / last.step < 32 && d / last.step > top
 }
 
 /// Adds read `acc` to `last` as [`extends_run`] allows.

@@ -260,6 +260,7 @@ impl CtaRace {
             write: writes,
             gen: self.full_gen,
             lanes: 0,
+            step: 0,
             fp,
         };
         // (full barriers, first thread of the CTA, threads per CTA) for `hb`'s fast path.

@@ -41,9 +41,16 @@ pub struct Acc {
     /// How many full-CTA barriers (every thread of the CTA waiting) its CTA had completed.
     pub gen: u32,
     /// `0`: the access of thread `gtid`. Otherwise (reads kept in shadow memory only) the same
-    /// read by several lanes of one warp at the same clock: threads `gtid + i` for each bit
-    /// `i`, `gtid` being the warp's lane 0.
+    /// read by several threads: with `step` 0, by lanes of one warp at the same clock
+    /// (threads `gtid + i` for each bit `i`, `gtid` being the warp's lane 0); else see `step`.
     pub lanes: u32,
+    /// `0`, or (reads kept in shadow memory only) a run of single reads kept as one entry:
+    /// threads `gtid + i * step` for each bit `i` of `lanes` (bit 0 always set, at least two
+    /// bits), each its own access of the same instruction, bytes, clock and barrier
+    /// generation, added in that order with nothing else between them (the same word read by
+    /// one thread in each of several CTAs). Everything that weighs kept accesses one by one
+    /// sees its members one by one (`cta::cells`).
+    pub step: u32,
     /// A fingerprint of the bytes a write left (0: not known), so that writes of identical
     /// bytes by the lanes of one instruction are told apart from other races.
     pub fp: u32,
@@ -61,9 +68,10 @@ impl Acc {
         self.lanes == 0 && self.gtid == t
     }
 
-    /// The threads it stands for.
+    /// The threads it stands for, in the order they were added.
     pub fn members(&self) -> impl Iterator<Item = u32> + '_ {
         let (single, lanes) = (self.lanes == 0, self.lanes);
+        let step = self.step.max(1);
         (0..32u32)
             .filter(move |i| {
                 if single {
@@ -72,7 +80,7 @@ impl Acc {
                     lanes & (1 << i) != 0
                 }
             })
-            .map(move |i| self.gtid + i)
+            .map(move |i| self.gtid.wrapping_add(i.wrapping_mul(step)))
     }
 
     /// Thread `t`'s own access of a group (or the access itself).
@@ -80,8 +88,21 @@ impl Acc {
         Acc {
             gtid: t,
             lanes: 0,
+            step: 0,
             ..*self
         }
+    }
+
+    /// Whether it is a run of single reads kept as one entry (see `step`).
+    #[inline]
+    pub fn is_run(&self) -> bool {
+        self.step != 0
+    }
+
+    /// A run's newest member's own access (the run's last bit).
+    pub fn newest_member(&self) -> Acc {
+        let top = 31 - self.lanes.leading_zeros().min(31);
+        self.member(self.gtid.wrapping_add(top.wrapping_mul(self.step)))
     }
 
     /// Whether they cover exactly the same bytes.
@@ -123,6 +144,10 @@ pub struct Cell {
     pub earlier: SmallVec<[Acc; 1]>,
     /// How many of `earlier` are writes (a read checks them only when some are).
     pub earlier_writes: u16,
+    /// Accesses the runs of `earlier` stand for beyond one each (see [`Acc::step`]): the
+    /// history holds `earlier.len() + folded` accesses, and [`MAX_EARLIER`] and pruning
+    /// count those.
+    pub folded: u32,
     /// The releases the last write carries (strong writes only).
     pub payload: Option<Payload>,
     /// The thread of the newest entry of `earlier` (meaningful while it is not empty).
@@ -297,6 +322,7 @@ impl Shadow {
     }
 
     /// Counts `n` more kept accesses' room (a word's list of earlier accesses grew).
+    #[inline]
     pub fn earlier_grew(&mut self, n: usize) {
         if n > 0 {
             self.take((n * std::mem::size_of::<Acc>()) as u64);
@@ -306,6 +332,28 @@ impl Shadow {
     /// The cell of word `w` (address / 4), made on first use.
     #[inline]
     pub fn cell(&mut self, w: u64) -> &mut Cell {
+        // The common cases inline: a flat cell already there, a word of the last page used.
+        let i = w as usize;
+        if w < FLAT_WORDS && self.flat.as_ref().is_some_and(|v| i < v.len()) {
+            let Shadow { flat, spare, .. } = self;
+            return match flat.as_mut() {
+                Some(v) => &mut v[i],
+                None => cleared(spare),
+            };
+        }
+        if let Some((p, ptr)) = self.last {
+            if p == w / PAGE_WORDS && (self.flat.is_none() || w >= FLAT_WORDS) {
+                // SAFETY: see the `Send` impl; the index is below PAGE_WORDS.
+                return unsafe { &mut *ptr.add((w % PAGE_WORDS) as usize) };
+            }
+        }
+        self.cell_made(w)
+    }
+
+    /// [`Shadow::cell`] past its common cases: the flat vector grown, or a page looked up
+    /// (made on first use).
+    #[inline(never)]
+    fn cell_made(&mut self, w: u64) -> &mut Cell {
         if self.flat.is_some() && w < FLAT_WORDS {
             let i = w as usize;
             let len = self.flat.as_ref().map_or(0, Vec::len);
@@ -351,6 +399,7 @@ impl Shadow {
                 c.write = None;
                 c.earlier.clear();
                 c.earlier_writes = 0;
+                c.folded = 0;
                 c.payload = None;
                 c.newest_thread = 0;
                 c.oldest_gen = 0;

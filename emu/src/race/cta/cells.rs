@@ -1,6 +1,7 @@
 //! Shadow-memory cells: whether an access races with a cell's last write and the earlier
 //! accesses it keeps, and how an access is kept (dropping the earlier accesses of the same
-//! instruction it stands for, joining a warp group of the same read).
+//! instruction it stands for, joining a warp group of the same read, folding a run of the same
+//! read by threads of several CTAs into one entry).
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -29,6 +30,7 @@ pub struct Found {
 /// `p`'s CTA (`gen` counts them).
 #[inline]
 fn hb(th: &Thread, me: u32, p: &Acc, gen: (u32, u32, u32)) -> bool {
+    debug_assert!(!p.is_run(), "runs are weighed member by member");
     if p.lanes != 0 {
         // A warp's group (one CTA): the barrier holds for all, or each member is ordered.
         return (p.gen < gen.0 && p.gtid.wrapping_sub(gen.1) < gen.2)
@@ -58,7 +60,7 @@ pub(super) fn check(
 ) {
     let word_start = word << 2;
     let checked_below = acc.addr < word_start;
-    let mut consider = |p: &Acc| {
+    let mut consider_one = |p: &Acc| {
         if checked_below && p.addr < word_start {
             return;
         }
@@ -74,6 +76,14 @@ pub(super) fn check(
             if !found.iter().any(|f| f.earlier == earlier) {
                 found.push(Found { earlier, via_sc });
             }
+        }
+    };
+    // A run's members are weighed as the single accesses they are, in the order added.
+    let mut consider = |p: &Acc| {
+        if p.is_run() {
+            p.members().for_each(|m| consider_one(&p.member(m)));
+        } else {
+            consider_one(p);
         }
     };
     if let Some(w) = &cell.write {
@@ -133,7 +143,7 @@ pub(super) fn add_write(
         cell.earlier_writes = u16::try_from(left).unwrap_or(u16::MAX);
     }
     if let Some(old) = cell.write.take() {
-        if !stands_for(th, me, acc, &old, gen) && cell.earlier.len() < MAX_EARLIER {
+        if !stands_for(th, me, acc, &old, gen) && kept(cell) < MAX_EARLIER {
             // Older than every entry: it goes first, and the newest entry stays the newest.
             let n = sh.cta_threads;
             if cell.earlier.is_empty() {
@@ -165,10 +175,23 @@ pub(super) fn add_write(
 pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut Cell, again: bool) {
     let me = acc.gtid;
     let same = |r: &Acc| !r.write && r.pc == acc.pc && r.addr == acc.addr && r.size == acc.size;
+    let cheap_due = |cell: &Cell, n: usize| {
+        n > 0
+            && (cell.newest_thread == me
+                || cell.oldest_gen < gen.0 && cell.barrier_pruned != (acc.pc, gen.0, gen.1))
+    };
+    if cell.folded > 0 {
+        // What looks at kept reads one by one below sees runs' members one by one.
+        let n = kept(cell);
+        let full_due = n >= PRUNE_AT && usize::from(cell.reads_since_prune) + 1 >= n;
+        if again || full_due || cheap_due(cell, n) {
+            unfold(cell);
+        }
+    }
     if again {
         drop_own_recent_read(&mut cell.earlier, acc);
     }
-    let n = cell.earlier.len();
+    let n = kept(cell);
     let in_cta = |r: &Acc| r.gtid.wrapping_sub(gen.1) < gen.2;
     // Reads of the same thread, or before a full-CTA barrier since, leave at once (cheap: no
     // clock lookup); the others once as many reads as the list holds have been added since the
@@ -181,10 +204,7 @@ pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut 
         drop_reads_read_again(&mut cell.earlier);
         cell.reads_since_prune = 0;
         true
-    } else if n > 0
-        && (cell.newest_thread == me
-            || cell.oldest_gen < gen.0 && cell.barrier_pruned != (acc.pc, gen.0, gen.1))
-    {
+    } else if cheap_due(cell, n) {
         cell.earlier.retain(|r| !cheap(r));
         cell.barrier_pruned = (acc.pc, gen.0, gen.1);
         true
@@ -208,6 +228,14 @@ pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut 
             || cell.one_cta && cell.newest_thread.wrapping_sub(gen.1) < gen.2);
     cell.newest_thread = me;
     cell.one_cta = false;
+    if cell
+        .earlier
+        .last()
+        .is_some_and(|l| l.is_run() && joins_group(&l.newest_member(), acc, gen))
+    {
+        // The run's newest member is the entry a lane of its warp joins: it leaves the run.
+        split_newest(cell);
+    }
     if let Some(last) = cell.earlier.last_mut().filter(|l| joins_group(l, acc, gen)) {
         // The same read by another lane of the warp at the same clock joins its entry.
         let base = me - (me - gen.1) % 32;
@@ -219,9 +247,154 @@ pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut 
         last.lanes = had | 1 << (me - base);
         last.gtid = base;
         cell.one_cta = one_cta;
-    } else if cell.earlier.len() < MAX_EARLIER {
-        cell.earlier.push(*acc);
+    } else if kept(cell) < MAX_EARLIER {
+        match cell.earlier.last_mut() {
+            Some(last) if extends_run(last, acc) => {
+                fold(last, acc);
+                cell.folded += 1;
+            }
+            _ => cell.earlier.push(*acc),
+        }
         cell.one_cta = one_cta;
+    }
+}
+
+/// The common case of a weak read, decided from the cell alone: `check` would find nothing
+/// (the word has no earlier writes, and its last write, if any, is the thread's own or
+/// precedes a full barrier of this CTA), no pruning is due, and the read joins the newest
+/// entry's warp group, extends its run, or is added after it. Then it does what `check` and
+/// [`add_read`] would have done and answers true; otherwise it changes nothing and answers
+/// false. `again` as in [`add_read`].
+#[inline]
+pub(super) fn add_clean_read(
+    gen: (u32, u32, u32),
+    acc: &Acc,
+    cell: &mut Cell,
+    again: bool,
+) -> bool {
+    let me = acc.gtid;
+    let in_cta = |g: u32| g.wrapping_sub(gen.1) < gen.2;
+    if again || cell.earlier_writes > 0 || cell.newest_thread == me {
+        return false;
+    }
+    if let Some(w) = &cell.write {
+        if !(w.gtid == me || w.gen < gen.0 && in_cta(w.gtid)) {
+            return false;
+        }
+    }
+    let n = kept(cell);
+    let full_due = n >= PRUNE_AT && usize::from(cell.reads_since_prune) + 1 >= n;
+    let cheap_due =
+        n > 0 && cell.oldest_gen < gen.0 && cell.barrier_pruned != (acc.pc, gen.0, gen.1);
+    if full_due || cheap_due {
+        return false;
+    }
+    let empty = cell.earlier.is_empty();
+    let one_cta = in_cta(me) && (empty || cell.one_cta && in_cta(cell.newest_thread));
+    // As `add_read` does on this path, in its order.
+    match cell.earlier.last_mut() {
+        Some(last) if last.is_run() && joins_group(&last.newest_member(), acc, gen) => {
+            return false;
+        }
+        Some(last) if joins_group(last, acc, gen) => {
+            let base = me - (me - gen.1) % 32;
+            let had = if last.lanes == 0 {
+                1 << (last.gtid - base)
+            } else {
+                last.lanes
+            };
+            last.lanes = had | 1 << (me - base);
+            last.gtid = base;
+        }
+        Some(last) if n < MAX_EARLIER && extends_run(last, acc) => {
+            fold(last, acc);
+            cell.folded += 1;
+        }
+        _ if n < MAX_EARLIER => cell.earlier.push(*acc),
+        _ => return false,
+    }
+    cell.reads_since_prune = cell.reads_since_prune.saturating_add(1);
+    if empty {
+        cell.oldest_gen = u32::MAX;
+    }
+    if in_cta(me) {
+        cell.oldest_gen = cell.oldest_gen.min(acc.gen);
+    }
+    cell.one_cta = one_cta;
+    cell.newest_thread = me;
+    true
+}
+
+/// Accesses the history of `cell` holds (a run counts its members).
+#[inline]
+fn kept(cell: &Cell) -> usize {
+    cell.earlier.len() + cell.folded as usize
+}
+
+/// Replaces each run of `cell`'s history by its members, in order.
+fn unfold(cell: &mut Cell) {
+    let mut out: SmallVec<[Acc; 1]> = SmallVec::with_capacity(kept(cell));
+    for e in &cell.earlier {
+        if e.is_run() {
+            out.extend(e.members().map(|m| e.member(m)));
+        } else {
+            out.push(*e);
+        }
+    }
+    cell.earlier = out;
+    cell.folded = 0;
+}
+
+/// Takes the newest member out of the run that ends `cell`'s history, as an entry of its own
+/// after it (a run of two leaves two single accesses).
+fn split_newest(cell: &mut Cell) {
+    let Some(last) = cell.earlier.last_mut().filter(|l| l.is_run()) else {
+        return;
+    };
+    let newest = last.newest_member();
+    last.lanes &= !(1 << (31 - last.lanes.leading_zeros().min(31)));
+    if last.lanes == 1 {
+        *last = last.member(last.gtid);
+    }
+    cell.earlier.push(newest);
+    cell.folded = cell.folded.saturating_sub(1);
+}
+
+/// Whether read `acc` (a single access) can join `last`, the newest entry, as a run's next
+/// member: a single thread's read or a run, of the same instruction, bytes, clock and barrier
+/// generation, by a thread (no agent) further on at the run's step (two singles set it),
+/// within 32 steps of the first member.
+#[inline]
+fn extends_run(last: &Acc, acc: &Acc) -> bool {
+    if acc.lanes != 0 || acc.write || last.write || last.lanes != 0 && !last.is_run() {
+        return false;
+    }
+    let same = last.pc == acc.pc
+        && last.clk == acc.clk
+        && last.gen == acc.gen
+        && last.addr == acc.addr
+        && last.size == acc.size
+        && last.shared == acc.shared
+        && last.fp == acc.fp;
+    if !same || (acc.gtid | last.gtid) & AGENTS != 0 || acc.gtid <= last.gtid {
+        return false;
+    }
+    let d = acc.gtid - last.gtid;
+    if !last.is_run() {
+        return true;
+    }
+    let top = 31 - last.lanes.leading_zeros().min(31);
+    d.is_multiple_of(last.step) && d / last.step < 32 && d / last.step > top
+}
+
+/// Adds read `acc` to `last` as [`extends_run`] allows.
+#[inline]
+fn fold(last: &mut Acc, acc: &Acc) {
+    if last.is_run() {
+        last.lanes |= 1 << ((acc.gtid - last.gtid) / last.step);
+    } else {
+        last.step = acc.gtid - last.gtid;
+        last.lanes = 0b11;
     }
 }
 
@@ -297,11 +470,12 @@ fn drop_reads_read_again(earlier: &mut SmallVec<[Acc; 1]>) {
 }
 
 /// Whether read `acc` (a single thread's, in the current CTA) can join the entry `last`: the
-/// same instruction, bytes, clock and barrier generation, by another lane of the same warp.
+/// same instruction, bytes, clock and barrier generation, by another lane of the same warp
+/// (never a run: its newest member is taken out of it first).
 #[inline]
 fn joins_group(last: &Acc, acc: &Acc, gen: (u32, u32, u32)) -> bool {
     let t = acc.gtid.wrapping_sub(gen.1);
-    if t >= gen.2 || last.write || acc.lanes != 0 {
+    if t >= gen.2 || last.write || acc.lanes != 0 || last.is_run() {
         return false;
     }
     let base = acc.gtid - t % 32;

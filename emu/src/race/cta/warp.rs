@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 
 use super::super::op::{Kind, RaceOp, Sem};
 use super::super::shadow::{Acc, Shadow};
-use super::cells::{add_read, add_write, check, Found};
+use super::cells::{add_clean_read, add_read, add_write, check, Found};
 use super::{Access, CtaRace};
 
 impl CtaRace {
@@ -76,9 +76,26 @@ impl CtaRace {
                 write: writes,
                 gen: full_gen,
                 lanes: 0,
+                step: 0,
                 fp: 0,
             };
             let (first_word, last_word) = (addr >> 2, (addr + u64::from(size) - 1) >> 2);
+            let again = !writes && th.last_read.is(pc, addr, in_shared);
+            if !writes && first_word == last_word {
+                let cell = shadow.cell(first_word);
+                let room = cell.earlier.capacity();
+                if add_clean_read(gen, &acc, cell, again) {
+                    let grew = cell.earlier.capacity().saturating_sub(room);
+                    shadow.earlier_grew(grew);
+                    th.last_read = super::LastRead {
+                        pc,
+                        addr,
+                        shared: in_shared,
+                        clean_at: None,
+                    };
+                    continue;
+                }
+            }
             for w in first_word..=last_word {
                 let cell = shadow.cell(w);
                 check(
@@ -94,7 +111,7 @@ impl CtaRace {
                 if writes {
                     add_write(sh, gen, th, &acc, cell, None);
                 } else {
-                    add_read(gen, th, &acc, cell, th.last_read.is(pc, addr, in_shared));
+                    add_read(gen, th, &acc, cell, again);
                 }
                 let grew = cell.earlier.capacity().saturating_sub(room);
                 shadow.earlier_grew(grew);

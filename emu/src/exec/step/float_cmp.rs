@@ -88,19 +88,18 @@ fn compare_mask(cls: Cls, cmp: CmpOp, ftz: bool, a: &[u64; 32], b: &[u64; 32]) -
     match cls {
         Cls::Int { bits, signed } => {
             let unsigned_op = matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs);
-            // The low `bits` bits, shifted to the top and back: sign-extended (signed values,
-            // then the sign bit flipped so that they order as unsigned keys) or zero-extended.
-            // One shift for every width, so the loop has no branch.
-            let shift = 64 - bits.clamp(1, 64);
-            let key = |v: u64| {
-                if signed && !unsigned_op {
-                    (((v << shift) as i64 >> shift) as u64) ^ (1 << 63)
-                } else {
-                    (v << shift) >> shift
-                }
+            // The low `bits` bits, zero-extended, or sign-extended (by flipping the sign bit
+            // and subtracting it) and then ordered as unsigned keys (by flipping bit 63):
+            // masks, XORs and subtractions only, which vectorise on every x86-64 level.
+            let width = bits.clamp(1, 64);
+            let low = u64::MAX >> (64 - width);
+            let sign = 1u64 << (width - 1);
+            let (ka, kb): ([u64; 32], [u64; 32]) = if signed && !unsigned_op {
+                let key = |v: u64| ((v & low) ^ sign).wrapping_sub(sign) ^ (1 << 63);
+                (a.map(key), b.map(key))
+            } else {
+                (a.map(|v| v & low), b.map(|v| v & low))
             };
-            let ka: [u64; 32] = std::array::from_fn(|l| key(a[l]));
-            let kb: [u64; 32] = std::array::from_fn(|l| key(b[l]));
             match cmp {
                 CmpOp::Eq => lanes_where(&ka, &kb, |x, y| x == y),
                 CmpOp::Ne => lanes_where(&ka, &kb, |x, y| x != y),

@@ -238,14 +238,7 @@ pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut 
     }
     if let Some(last) = cell.earlier.last_mut().filter(|l| joins_group(l, acc, gen)) {
         // The same read by another lane of the warp at the same clock joins its entry.
-        let base = me - (me - gen.1) % 32;
-        let had = if last.lanes == 0 {
-            1 << (last.gtid - base)
-        } else {
-            last.lanes
-        };
-        last.lanes = had | 1 << (me - base);
-        last.gtid = base;
+        join_group(last, me, gen);
         cell.one_cta = one_cta;
     } else if kept(cell) < MAX_EARLIER {
         match cell.earlier.last_mut() {
@@ -296,16 +289,7 @@ pub(super) fn add_clean_read(
         Some(last) if last.is_run() && joins_group(&last.newest_member(), acc, gen) => {
             return false;
         }
-        Some(last) if joins_group(last, acc, gen) => {
-            let base = me - (me - gen.1) % 32;
-            let had = if last.lanes == 0 {
-                1 << (last.gtid - base)
-            } else {
-                last.lanes
-            };
-            last.lanes = had | 1 << (me - base);
-            last.gtid = base;
-        }
+        Some(last) if joins_group(last, acc, gen) => join_group(last, me, gen),
         Some(last) if n < MAX_EARLIER && extends_run(last, acc) => {
             fold(last, acc);
             cell.folded += 1;
@@ -467,6 +451,20 @@ fn drop_reads_read_again(earlier: &mut SmallVec<[Acc; 1]>) {
         i += 1;
         keep[i - 1]
     });
+}
+
+/// Thread `me`'s read joins `last`, the same read by other lanes of its warp
+/// ([`joins_group`]): `last` becomes (or stays) the warp's group, with `me`'s lane added.
+#[inline]
+fn join_group(last: &mut Acc, me: u32, gen: (u32, u32, u32)) {
+    let base = me - (me - gen.1) % 32;
+    let had = if last.lanes == 0 {
+        1 << (last.gtid - base)
+    } else {
+        last.lanes
+    };
+    last.lanes = had | 1 << (me - base);
+    last.gtid = base;
 }
 
 /// Whether read `acc` (a single thread's, in the current CTA) can join the entry `last`: the

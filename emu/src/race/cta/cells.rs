@@ -176,15 +176,11 @@ pub(super) fn add_read(gen: (u32, u32, u32), th: &Thread, acc: &Acc, cell: &mut 
     let me = acc.gtid;
     let same = |r: &Acc| !r.write && r.pc == acc.pc && r.addr == acc.addr && r.size == acc.size;
     let cheap_due = |cell: &Cell, n: usize| {
-        n > 0
-            && (cell.newest_thread == me
-                || cell.oldest_gen < gen.0 && cell.barrier_pruned != (acc.pc, gen.0, gen.1))
+        n > 0 && (cell.newest_thread == me || barrier_prune_due(cell, acc, gen))
     };
     if cell.folded > 0 {
         // What looks at kept reads one by one below sees runs' members one by one.
-        let n = kept(cell);
-        let full_due = n >= PRUNE_AT && usize::from(cell.reads_since_prune) + 1 >= n;
-        if again || full_due || cheap_due(cell, n) {
+        if again || full_prune_due(cell) || cheap_due(cell, kept(cell)) {
             unfold(cell);
         }
     }
@@ -276,10 +272,7 @@ pub(super) fn add_clean_read(
         }
     }
     let n = kept(cell);
-    let full_due = n >= PRUNE_AT && usize::from(cell.reads_since_prune) + 1 >= n;
-    let cheap_due =
-        n > 0 && cell.oldest_gen < gen.0 && cell.barrier_pruned != (acc.pc, gen.0, gen.1);
-    if full_due || cheap_due {
+    if full_prune_due(cell) || n > 0 && barrier_prune_due(cell, acc, gen) {
         return false;
     }
     let empty = cell.earlier.is_empty();
@@ -307,6 +300,22 @@ pub(super) fn add_clean_read(
     cell.one_cta = one_cta;
     cell.newest_thread = me;
     true
+}
+
+/// Whether the next read of `cell` prunes its history by clocks ([`add_read`]: once as many
+/// reads as the history holds have been added since the last such pruning).
+#[inline]
+fn full_prune_due(cell: &Cell) -> bool {
+    let n = kept(cell);
+    n >= PRUNE_AT && usize::from(cell.reads_since_prune) + 1 >= n
+}
+
+/// Whether read `acc` drops the reads that precede a full barrier of its CTA ([`add_read`]'s
+/// cheap pruning): some are older than the last one, and this instruction has not pruned
+/// since.
+#[inline]
+fn barrier_prune_due(cell: &Cell, acc: &Acc, gen: (u32, u32, u32)) -> bool {
+    cell.oldest_gen < gen.0 && cell.barrier_pruned != (acc.pc, gen.0, gen.1)
 }
 
 /// Accesses the history of `cell` holds (a run counts its members).

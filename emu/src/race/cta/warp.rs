@@ -81,40 +81,37 @@ impl CtaRace {
             };
             let (first_word, last_word) = (addr >> 2, (addr + u64::from(size) - 1) >> 2);
             let again = !writes && th.last_read.is(pc, addr, in_shared);
-            if !writes && first_word == last_word {
+            // A read of one word that cannot race is kept from its cell alone; any other
+            // access is checked and kept word by word.
+            let clean = !writes && first_word == last_word && {
                 let cell = shadow.cell(first_word);
                 let room = cell.earlier.capacity();
-                if add_clean_read(gen, &acc, cell, again) {
-                    let grew = cell.earlier.capacity().saturating_sub(room);
-                    shadow.earlier_grew(grew);
-                    th.last_read = super::LastRead {
-                        pc,
-                        addr,
-                        shared: in_shared,
-                        clean_at: None,
-                    };
-                    continue;
-                }
-            }
-            for w in first_word..=last_word {
-                let cell = shadow.cell(w);
-                check(
-                    sh,
-                    gen,
-                    (th, me),
-                    &acc,
-                    (sem, scope),
-                    (cell, w),
-                    &mut lane_found,
-                );
-                let room = cell.earlier.capacity();
-                if writes {
-                    add_write(sh, gen, th, &acc, cell, None);
-                } else {
-                    add_read(gen, th, &acc, cell, again);
-                }
+                let kept = add_clean_read(gen, &acc, cell, again);
                 let grew = cell.earlier.capacity().saturating_sub(room);
                 shadow.earlier_grew(grew);
+                kept
+            };
+            if !clean {
+                for w in first_word..=last_word {
+                    let cell = shadow.cell(w);
+                    check(
+                        sh,
+                        gen,
+                        (th, me),
+                        &acc,
+                        (sem, scope),
+                        (cell, w),
+                        &mut lane_found,
+                    );
+                    let room = cell.earlier.capacity();
+                    if writes {
+                        add_write(sh, gen, th, &acc, cell, None);
+                    } else {
+                        add_read(gen, th, &acc, cell, again);
+                    }
+                    let grew = cell.earlier.capacity().saturating_sub(room);
+                    shadow.earlier_grew(grew);
+                }
             }
             if !writes {
                 th.last_read = super::LastRead {

@@ -25,7 +25,7 @@ mod narrow;
 use crate::ir::{CvtRounding, FloatRounding, IntRounding, Type};
 #[cfg(test)]
 use narrow::narrow_to_f64_exact;
-pub use narrow::{f64_to_narrow, narrow_to_f64, Narrow};
+pub use narrow::{f16_to_f32, f64_to_narrow, narrow_to_f64, Narrow};
 
 /// The modifiers of a `cvt`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

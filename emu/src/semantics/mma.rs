@@ -472,6 +472,13 @@ pub fn dot_int(a: &[i64], b: &[i64], c: i32, satfinite: bool) -> i32 {
 #[path = "mma_tile.rs"]
 pub mod tile;
 
+#[path = "mma_leading_rows.rs"]
+pub mod leading_rows;
+
+#[cfg(test)]
+#[path = "mma_rows_test_inputs.rs"]
+mod rows_test_inputs;
+
 #[cfg(test)]
 #[path = "mma_tests.rs"]
 mod tests;

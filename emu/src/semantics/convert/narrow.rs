@@ -16,6 +16,19 @@ pub enum Narrow {
     E5M2,
 }
 
+/// A binary16 value (`bits`, the low 16 used) widened exactly to binary32, without a branch:
+/// the magnitude's bits moved to binary32's positions read as a value `2^-112` times the
+/// binary16 one, normal or subnormal alike; infinities and NaNs take binary32's all-ones
+/// exponent (a NaN keeps its payload).
+#[inline(always)]
+pub fn f16_to_f32(bits: u32) -> f32 {
+    let mag = bits & 0x7FFF;
+    let scaled = f32::from_bits(mag << 13) * f32::from_bits(0x7780_0000); // · 2^112
+    let special = f32::from_bits((mag << 13) | 0x7F80_0000);
+    let v = if mag >= 0x7C00 { special } else { scaled };
+    f32::from_bits(v.to_bits() | ((bits & 0x8000) << 16))
+}
+
 /// Widens one narrow float exactly to f64.
 ///
 /// Finite binary16 and bfloat16 values are widened by their bit fields (they are hot in MMA

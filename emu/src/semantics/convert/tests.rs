@@ -11,6 +11,19 @@ fn the_fast_widening_agrees_with_apfloat_on_every_16_bit_pattern() {
     }
 }
 
+#[test]
+fn binary16_widens_exactly_in_binary32_on_every_pattern() {
+    for bits in 0..=0xFFFFu32 {
+        let want = narrow_to_f64(u64::from(bits), Narrow::F16);
+        let got = f16_to_f32(bits);
+        if want.is_nan() {
+            assert!(got.is_nan(), "{bits:#06x}");
+        } else {
+            assert_eq!(f64::from(got).to_bits(), want.to_bits(), "{bits:#06x}");
+        }
+    }
+}
+
 use super::*;
 
 fn mode(rnd: Option<CvtRounding>) -> CvtMode {

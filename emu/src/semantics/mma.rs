@@ -475,6 +475,9 @@ pub mod tile;
 #[path = "mma_leading_rows.rs"]
 pub mod leading_rows;
 
+#[path = "mma_exponent_sum_rows.rs"]
+pub mod exponent_sum_rows;
+
 #[cfg(test)]
 #[path = "mma_rows_test_inputs.rs"]
 mod rows_test_inputs;

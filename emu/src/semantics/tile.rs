@@ -4,13 +4,19 @@
 //! lowers differently (`multiply_sync`, `multiply_wmma`); and the element access of register
 //! fragments (`elem_bits`, `put`).
 //!
-//! Floating-point tiles under the exponent-sum model (sm_90 and later) are multiplied whole
+//! `.f16` tiles with `.f32` or `.f16` C and D, K of 8 or 16 and columns in eights are
+//! multiplied eight columns of a row at a time in binary32 (`multiply_f16_rows`); other
+//! floating-point tiles under the exponent-sum model (sm_90 and later) whole
 //! ([`crate::semantics::mma::tile::dot_tile_f32`]: every dot product of a row of D advanced
 //! together, bit for bit the per-element model's); other models, integer and `.f64` tiles
 //! one element at a time ([`crate::semantics::mma::tile::tile_pays`] says why).
 
 use crate::ir::{Mma, MmaBitOp, MmaElem};
-use crate::semantics::convert::{f64_to_narrow, narrow_to_f64, Narrow};
+use crate::semantics::convert::{f16_to_f32, f64_to_narrow, narrow_to_f64, Narrow};
+use crate::semantics::mma::exponent_sum_rows::{
+    dot_row_f16_exponent_sum, exponent_sum_rows_apply, Panel,
+};
+use crate::semantics::mma::leading_rows::{dot_row_f16, rows_apply, COLS};
 use crate::semantics::mma::tile::{dot_tile_f32, tile_pays, TileOperands};
 use crate::semantics::mma::{dot_f32, dot_f32_wide, dot_f64, dot_int, AccModel, MmaInput};
 use crate::semantics::mma_sync::{dot_fp8_as_f16, dot_m8n8k4_f16, dot_m8n8k4_f32};
@@ -177,6 +183,7 @@ pub(crate) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
                 u64::from(dot_int(a, b, c, m.satfinite) as u32)
             });
         }
+        MmaElem::F16 if let Some(d) = multiply_f16_rows(m, t, &model) => return d,
         _ if m.d != MmaElem::F64 && tile_pays(&model) => {
             // The whole tile at once (the same bits: semantics::mma::tile).
             let conv = |tile: &Tile, e: MmaElem| -> Vec<f64> {
@@ -215,6 +222,79 @@ pub(crate) fn multiply(m: &Mma, t: &Tiles, sm: u32) -> Tile {
                     _ => u64::from(dot_f32(&model, a, b, c as f32).to_bits()),
                 }
             });
+        }
+    }
+    d
+}
+
+/// [`multiply`] for `.f16` A and B with `.f32` or `.f16` C and D, through the engines that
+/// compute eight columns of a row together in binary32 ([`crate::semantics::mma::leading_rows`]
+/// for the A100's model and older, [`crate::semantics::mma::exponent_sum_rows`] for the H100's);
+/// `None` when neither applies (other models, a K other than 8 or 16, columns not a multiple of
+/// 8). A row they decline is computed by the per-element reference, so the bits are those of
+/// the general path.
+fn multiply_f16_rows(m: &Mma, t: &Tiles, model: &AccModel) -> Option<Tile> {
+    let (cols, k) = (t.c.cols, t.a.cols);
+    let float_cd = |e: MmaElem| matches!(e, MmaElem::F32 | MmaElem::F16);
+    let applies = m.b == MmaElem::F16
+        && float_cd(m.c)
+        && float_cd(m.d)
+        && cols.is_multiple_of(COLS)
+        && (rows_apply(model, MmaInput::F16) || exponent_sum_rows_apply(model, MmaInput::F16))
+        && k.is_multiple_of(model.block);
+    match k {
+        8 if applies => Some(f16_rows::<8>(m, t, model)),
+        16 if applies => Some(f16_rows::<16>(m, t, model)),
+        _ => None,
+    }
+}
+
+/// [`multiply_f16_rows`] for a K of `K`.
+fn f16_rows<const K: usize>(m: &Mma, t: &Tiles, model: &AccModel) -> Tile {
+    let (rows, cols) = (t.a.rows(), t.c.cols);
+    let widen = |bits: u64| f16_to_f32(bits as u32 & 0xFFFF);
+    let a: Vec<[f32; K]> = (0..rows)
+        .map(|r| std::array::from_fn(|kk| widen(t.a.data[r * K + kk])))
+        .collect();
+    let c: Vec<f32> = match m.c {
+        MmaElem::F16 => t.c.data.iter().map(|v| widen(*v)).collect(),
+        _ => t.c.data.iter().map(|v| f32::from_bits(*v as u32)).collect(),
+    };
+    let leading = rows_apply(model, MmaInput::F16);
+    let mut d = Tile::new(rows as u32, cols as u32);
+    for col0 in (0..cols).step_by(COLS) {
+        let vals: [[f32; COLS]; K] = std::array::from_fn(|kk| {
+            std::array::from_fn(|j| widen(t.b.data[kk * cols + col0 + j]))
+        });
+        let panel = (!leading).then(|| Panel::new(model, vals));
+        for (r, a_row) in a.iter().enumerate() {
+            let c_row: &[f32; COLS] = c[r * cols + col0..r * cols + col0 + COLS]
+                .try_into()
+                .unwrap();
+            let mut wide = [0f64; COLS];
+            let row = match &panel {
+                None => dot_row_f16(model, a_row, &vals, c_row).inspect(|v| {
+                    wide = v.map(f64::from);
+                }),
+                Some(p) => dot_row_f16_exponent_sum(model, a_row, p, c_row, Some(&mut wide)),
+            };
+            let row = row.unwrap_or_else(|| {
+                let a64 = a_row.map(f64::from);
+                std::array::from_fn(|j| {
+                    let b64: [f64; K] = std::array::from_fn(|kk| f64::from(vals[kk][j]));
+                    wide[j] = dot_f32_wide(model, &a64, &b64, c_row[j]);
+                    dot_f32(model, &a64, &b64, c_row[j])
+                })
+            });
+            let out = &mut d.data[r * cols + col0..r * cols + col0 + COLS];
+            for j in 0..COLS {
+                out[j] = match m.d {
+                    MmaElem::F16 => {
+                        f64_to_narrow(wide[j], Narrow::F16, Round::NearestTiesToEven, false)
+                    }
+                    _ => u64::from(row[j].to_bits()),
+                };
+            }
         }
     }
     d

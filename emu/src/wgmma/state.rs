@@ -19,6 +19,10 @@ pub(crate) struct WarpGroups {
     pub(crate) open: Vec<Pending>,
     pub(crate) committed: VecDeque<Vec<Pending>>,
     pub(crate) issued: u64,
+    /// Per register slot, how many of the pending products (open or committed) write it: what
+    /// lets [`WgmmaState::pending_writer`] answer "none" without a search, for every register
+    /// every instruction reads while products are pending.
+    pub(crate) writers: Vec<u32>,
     /// Whether the warp has executed `wgmma.fence`.
     pub(crate) fenced: bool,
 }
@@ -63,6 +67,9 @@ impl WgmmaState {
     /// `slot`, and the register's index in its D vector.
     pub fn pending_writer(&self, warp: u32, slot: u32) -> Option<(u32, usize)> {
         let wg = self.warps.get(&warp)?;
+        if wg.writers.get(slot as usize).is_none_or(|n| *n == 0) {
+            return None;
+        }
         wg.committed
             .iter()
             .flatten()
@@ -71,6 +78,36 @@ impl WgmmaState {
                 let k = p.regs.iter().position(|r| r.0 == slot)?;
                 Some((p.pc, k))
             })
+    }
+
+    /// Records that `p` is pending in `warp`'s open group.
+    pub(crate) fn push_open(&mut self, warp: u32, p: Pending) {
+        let wg = self.warps.entry(warp).or_default();
+        for r in &p.regs {
+            let slot = r.0 as usize;
+            if wg.writers.len() <= slot {
+                wg.writers.resize(slot + 1, 0);
+            }
+            wg.writers[slot] += 1;
+        }
+        wg.open.push(p);
+        self.busy = true;
+    }
+
+    /// Takes `warp`'s oldest committed group when more than `keep` are committed, for
+    /// retirement: its products no longer count as pending writers.
+    pub(crate) fn take_oldest_beyond(&mut self, warp: u32, keep: usize) -> Option<Vec<Pending>> {
+        let wg = self.warps.get_mut(&warp)?;
+        if wg.committed.len() <= keep {
+            return None;
+        }
+        let group = wg.committed.pop_front()?;
+        for r in group.iter().flat_map(|p| &p.regs) {
+            if let Some(n) = wg.writers.get_mut(r.0 as usize) {
+                *n = n.saturating_sub(1);
+            }
+        }
+        Some(group)
     }
 
     pub(crate) fn refresh_busy(&mut self) {

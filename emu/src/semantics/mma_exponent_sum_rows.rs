@@ -64,13 +64,40 @@ pub struct Panel<const K: usize> {
 impl<const K: usize> Panel<K> {
     /// The panel of `vals` (`vals[kk]`: row `kk` of these columns) under `model`.
     pub fn new(model: &AccModel, vals: [[f32; COLS]; K]) -> Panel<K> {
-        let input_emin = match model.align {
-            Align::ExponentSum { input_emin } => input_emin,
-            Align::Leading => 0,
-        };
+        let input_emin = input_emin(model);
         let exps = vals.map(|row| row.map(|x| input_exponent(x, input_emin)));
         let finite = vals.iter().flatten().all(|x| x.is_finite());
         Panel { vals, exps, finite }
+    }
+}
+
+/// A row of A (`K` elements), widened exactly to binary32, with each element's alignment
+/// exponent and whether all are finite: worked out once for every panel the row meets.
+#[derive(Clone, Debug)]
+pub struct ARow<const K: usize> {
+    vals: [f32; K],
+    exps: [i32; K],
+    finite: bool,
+}
+
+impl<const K: usize> ARow<K> {
+    /// The row `vals` under `model`.
+    pub fn new(model: &AccModel, vals: [f32; K]) -> ARow<K> {
+        let input_emin = input_emin(model);
+        ARow {
+            vals,
+            exps: vals.map(|x| input_exponent(x, input_emin)),
+            finite: vals.iter().all(|x| x.is_finite()),
+        }
+    }
+}
+
+/// The smallest normal exponent of the model's input format (0 for a model that does not
+/// align to exponent sums, whose rows are declined anyway).
+fn input_emin(model: &AccModel) -> i32 {
+    match model.align {
+        Align::ExponentSum { input_emin } => input_emin,
+        Align::Leading => 0,
     }
 }
 
@@ -83,7 +110,7 @@ impl<const K: usize> Panel<K> {
 #[inline]
 pub fn dot_row_f16_exponent_sum<const K: usize>(
     model: &AccModel,
-    a: &[f32; K],
+    a: &ARow<K>,
     b: &Panel<K>,
     c: &[f32; COLS],
     wide: Option<&mut [f64; COLS]>,
@@ -96,7 +123,7 @@ pub fn dot_row_f16_exponent_sum<const K: usize>(
 #[inline(always)]
 fn row_with<const K: usize>(
     model: &AccModel,
-    a: &[f32; K],
+    a: &ARow<K>,
     b: &Panel<K>,
     c: &[f32; COLS],
     wide: Option<&mut [f64; COLS]>,
@@ -104,14 +131,11 @@ fn row_with<const K: usize>(
 ) -> Option<[f32; COLS]> {
     debug_assert!(exponent_sum_rows_apply(model, MmaInput::F16));
     debug_assert!(K.is_multiple_of(model.block));
-    let Align::ExponentSum { input_emin } = model.align else {
-        return None;
-    };
-    if !b.finite || a.iter().any(|x| !x.is_finite()) {
+    if !b.finite || !a.finite {
         return None;
     }
     let width = model.frac_bits + model.extra_bits;
-    let ea: [i32; K] = a.map(|x| input_exponent(x, input_emin));
+    let (ea, a) = (&a.exps, &a.vals);
     let mut acc = *c;
     let mut w = [0f64; COLS];
     let mut ok = true;

@@ -5,7 +5,7 @@
 
 use super::super::rows_test_inputs::{same, Rng, Row};
 use super::super::{dot_f32, dot_f32_wide, AccModel, MmaInput};
-use super::{dot_row_f16_exponent_sum, exponent_sum_rows_apply, row_with, Panel, COLS};
+use super::{dot_row_f16_exponent_sum, exponent_sum_rows_apply, row_with, ARow, Panel, COLS};
 use crate::semantics::convert::f16_to_f32;
 
 /// Compares `rows` random rows of length `K` under `model`; returns how many the fast path
@@ -16,7 +16,7 @@ fn check<const K: usize>(model: AccModel, exps: (u32, u32), rows: usize, seed: u
     let mut fast = 0;
     for n in 0..rows {
         let row = Row::<K>::random(&mut rng, exps, n);
-        let (a, panel) = (row.a(), Panel::new(&model, row.b()));
+        let (a, panel) = (ARow::new(&model, row.a()), Panel::new(&model, row.b()));
         let mut wide = [0f64; COLS];
         let d = dot_row_f16_exponent_sum(&model, &a, &panel, &row.c, Some(&mut wide));
         let mut wide_portable = [0f64; COLS];
@@ -78,7 +78,7 @@ fn the_largest_sums_match_the_reference() {
     // alignment: the block's aligned sum exceeds 2^31 (one i32 would overflow).
     let model = AccModel::for_target(90, MmaInput::F16);
     let max = f16_to_f32(0x7BFF);
-    let a = [max; 16];
+    let a = ARow::new(&model, [max; 16]);
     let panel = Panel::new(&model, [[max; COLS]; 16]);
     let c: [f32; COLS] = std::array::from_fn(|j| (1.0 + j as f32 / 8.0) * 2f32.powi(30));
     let mut wide = [0f64; COLS];

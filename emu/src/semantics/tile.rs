@@ -14,7 +14,7 @@
 use crate::ir::{Mma, MmaBitOp, MmaElem};
 use crate::semantics::convert::{f16_to_f32, f64_to_narrow, narrow_to_f64, Narrow};
 use crate::semantics::mma::exponent_sum_rows::{
-    dot_row_f16_exponent_sum, exponent_sum_rows_apply, Panel,
+    dot_row_f16_exponent_sum, exponent_sum_rows_apply, ARow, Panel,
 };
 use crate::semantics::mma::leading_rows::{dot_row_f16, rows_apply, COLS};
 use crate::semantics::mma::tile::{dot_tile_f32, tile_pays, TileOperands};
@@ -22,21 +22,65 @@ use crate::semantics::mma::{dot_f32, dot_f32_wide, dot_f64, dot_int, AccModel, M
 use crate::semantics::mma_sync::{dot_fp8_as_f16, dot_m8n8k4_f16, dot_m8n8k4_f32};
 use rustc_apfloat::Round;
 
-/// Element `i` of a fragment of `e` elements as raw bits.
-pub(crate) fn elem_bits(regs: &[[u64; 32]], e: MmaElem, lane: u32, i: u32) -> u64 {
-    let p = e.per_reg();
-    let (r, j) = ((i / p) as usize, i % p);
-    let v = regs[r][lane as usize];
-    if e == MmaElem::F64 {
-        return v;
+/// How the elements of one type sit in a fragment's 64-bit register values: `per_reg` to a
+/// register, `bits` wide, element `i` at position `i mod per_reg` of register `i / per_reg`.
+/// Worked out once per instruction, so that loops over lanes and elements do no matching.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Packing {
+    /// log2 of the elements per register (a power of two: 1 to 32).
+    per_reg_log2: u32,
+    bits: u32,
+    /// What a read keeps: one element, or the whole value for 32- and 64-bit elements.
+    read_mask: u64,
+    /// What a write replaces: one element (the whole value for 64-bit elements).
+    write_mask: u64,
+}
+
+impl Packing {
+    pub(crate) fn of(e: MmaElem) -> Packing {
+        let bits = if e == MmaElem::F64 { 64 } else { e.bits() };
+        let one = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        debug_assert!(e.per_reg().is_power_of_two());
+        Packing {
+            per_reg_log2: e.per_reg().trailing_zeros(),
+            bits: bits.min(63),
+            read_mask: if bits >= 32 { u64::MAX } else { one },
+            write_mask: one,
+        }
     }
-    let bits = e.bits();
-    let mask = if bits == 32 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    (v >> (j * bits)) & mask
+
+    /// The register of element `i` and its position in it.
+    #[inline(always)]
+    fn position(&self, i: u32) -> (usize, u32) {
+        let j = i & ((1 << self.per_reg_log2) - 1);
+        ((i >> self.per_reg_log2) as usize, j)
+    }
+
+    /// Element `i` of lane `lane` as raw bits.
+    #[inline(always)]
+    pub(crate) fn get(&self, regs: &[[u64; 32]], lane: u32, i: u32) -> u64 {
+        let (r, j) = self.position(i);
+        (regs[r][lane as usize] >> (j * self.bits)) & self.read_mask
+    }
+
+    /// Packs element `i` (raw bits) into lane `lane`'s registers.
+    #[inline(always)]
+    pub(crate) fn put(&self, out: &mut [[u64; 32]], lane: u32, i: u32, v: u64) {
+        let (r, j) = self.position(i);
+        let shift = j * self.bits;
+        let slot = &mut out[r][lane as usize];
+        *slot = (*slot & !(self.write_mask << shift)) | ((v & self.write_mask) << shift);
+    }
+}
+
+/// Element `i` of a fragment of `e` elements as raw bits.
+#[inline]
+pub(crate) fn elem_bits(regs: &[[u64; 32]], e: MmaElem, lane: u32, i: u32) -> u64 {
+    Packing::of(e).get(regs, lane, i)
 }
 
 /// A floating-point element, widened exactly.
@@ -261,6 +305,10 @@ fn f16_rows<const K: usize>(m: &Mma, t: &Tiles, model: &AccModel) -> Tile {
         _ => t.c.data.iter().map(|v| f32::from_bits(*v as u32)).collect(),
     };
     let leading = rows_apply(model, MmaInput::F16);
+    let a_rows: Vec<ARow<K>> = match leading {
+        true => Vec::new(),
+        false => a.iter().map(|v| ARow::new(model, *v)).collect(),
+    };
     let mut d = Tile::new(rows as u32, cols as u32);
     for col0 in (0..cols).step_by(COLS) {
         let vals: [[f32; COLS]; K] = std::array::from_fn(|kk| {
@@ -276,7 +324,7 @@ fn f16_rows<const K: usize>(m: &Mma, t: &Tiles, model: &AccModel) -> Tile {
                 None => dot_row_f16(model, a_row, &vals, c_row).inspect(|v| {
                     wide = v.map(f64::from);
                 }),
-                Some(p) => dot_row_f16_exponent_sum(model, a_row, p, c_row, Some(&mut wide)),
+                Some(p) => dot_row_f16_exponent_sum(model, &a_rows[r], p, c_row, Some(&mut wide)),
             };
             let row = row.unwrap_or_else(|| {
                 let a64 = a_row.map(f64::from);
@@ -356,15 +404,7 @@ pub(crate) fn multiply_wmma(m: &Mma, t: &Tiles, sm: u32) -> Tile {
 }
 
 /// Packs element `i` (raw bits) into lane `lane`'s D registers.
+#[inline]
 pub(crate) fn put(out: &mut [[u64; 32]], e: MmaElem, lane: u32, i: u32, v: u64) {
-    let p = e.per_reg();
-    let (r, j) = ((i / p) as usize, i % p);
-    let bits = if e == MmaElem::F64 { 64 } else { e.bits() };
-    let mask = if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    let slot = &mut out[r][lane as usize];
-    *slot = (*slot & !(mask << (j * bits))) | ((v & mask) << (j * bits));
+    Packing::of(e).put(out, lane, i, v)
 }

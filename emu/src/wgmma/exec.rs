@@ -40,7 +40,7 @@ use crate::exec::operand_columns::{self, OperandPart};
 use crate::exec::program::{AddrSpace, DInstr, Extra, Flow, Src};
 use crate::ir::{Mma, MmaElem, MmaLayout, MmaShape, Wgmma, WgmmaMma};
 use crate::mma::layout::a_elem;
-use crate::semantics::tile::{elem_bits, multiply, put, Tiles};
+use crate::semantics::tile::{elem_bits, multiply, Packing, Tiles};
 use crate::semantics::wgmma_desc::{decode, element_addr, Major, MatrixDesc};
 use crate::wgmma::decoded::WgmmaInstr;
 use crate::wgmma::state::{Issue, Pending};
@@ -406,11 +406,12 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
             .collect::<Result<_, _>>()?;
     let rc = accumulators(c, &slots);
     let per_lane = n / 2;
+    let packing = Packing::of(m.d);
     if scale_d {
         for l in 0..32 {
             for e in 0..per_lane {
                 let (r, col) = d_elem(l, e);
-                t.c.set(r, col, elem_bits(&rc, m.d, l, e));
+                t.c.set(r, col, packing.get(&rc, l, e));
             }
         }
     }
@@ -419,7 +420,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     for l in 0..32 {
         for e in 0..per_lane {
             let (r, col) = d_elem(l, e);
-            put(&mut out, m.d, l, e, d.get(r, col));
+            packing.put(&mut out, l, e, d.get(r, col));
         }
     }
     let regs = slots
@@ -429,13 +430,7 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
         .map(|((slot, dst), v)| (*slot, *dst, v, c.fetch(&Src::Reg(*slot))))
         .collect();
     let pc = c.pc;
-    c.wgmma
-        .warps
-        .entry(c.ids.warp)
-        .or_default()
-        .open
-        .push(Pending { pc, regs });
-    c.wgmma.busy = true;
+    c.wgmma.push_open(c.ids.warp, Pending { pc, regs });
     Ok(Flow::Next)
 }
 
@@ -476,17 +471,7 @@ pub fn wait_group(c: &mut Ctx<'_>, i: &DInstr) -> R {
 
 /// Retires the executing warp's committed groups but the `keep` most recent.
 pub(crate) fn retire_all_but(c: &mut Ctx<'_>, keep: usize) -> Result<(), LaneFault> {
-    loop {
-        let group = {
-            let Some(wg) = c.wgmma.warps.get_mut(&c.ids.warp) else {
-                break;
-            };
-            if wg.committed.len() <= keep {
-                break;
-            }
-            wg.committed.pop_front().unwrap_or_default()
-        };
-        let mut group = group;
+    while let Some(mut group) = c.wgmma.take_oldest_beyond(c.ids.warp, keep) {
         for k in 0..group.len() {
             let (done, rest) = group.split_at_mut(k + 1);
             retire(c, &done[k], rest)?;

@@ -184,6 +184,30 @@ pub struct TensorMemory {
     pub pair: super::pair_log::PairLog,
 }
 
+/// The columns a [`TensorMemory`] accepts cells in (every one unless checked, else the
+/// allocated ones), from [`TensorMemory::columns`].
+#[derive(Clone, Debug)]
+pub struct Columns {
+    bits: [u64; COLUMNS as usize / 64],
+}
+
+impl Columns {
+    /// [`TensorMemory::check_cell`], with the allocations as they were when `self` was made.
+    ///
+    /// # Errors
+    /// A cell outside Tensor Memory or outside the accepted columns.
+    #[inline]
+    pub fn check_cell(&self, lane: u32, column: u32) -> Result<u32, TmemError> {
+        if lane >= LANES || column >= COLUMNS {
+            return Err(TmemError::OutOfRange { lane, column });
+        }
+        if self.bits[column as usize / 64] & (1 << (column % 64)) == 0 {
+            return Err(TmemError::NotAllocated { lane, column });
+        }
+        Ok(index(lane, column))
+    }
+}
+
 /// The index of cell (`lane`, `column`), both in range.
 fn index(lane: u32, column: u32) -> u32 {
     lane * COLUMNS + column
@@ -384,6 +408,21 @@ impl TensorMemory {
             return Err(TmemError::NotAllocated { lane, column });
         }
         Ok(index(lane, column))
+    }
+
+    /// The columns [`TensorMemory::check_cell`] accepts, for checking many cells with one
+    /// search of the allocations instead of one per cell.
+    pub fn columns(&self) -> Columns {
+        let mut bits = [0u64; COLUMNS as usize / 64];
+        for column in 0..COLUMNS {
+            let ok = !self.checked
+                || self
+                    .allocations
+                    .iter()
+                    .any(|a| (a.column..a.column + a.ncols).contains(&column));
+            bits[column as usize / 64] |= u64::from(ok) << (column % 64);
+        }
+        Columns { bits }
     }
 
     /// Reads cell `at` (from [`TensorMemory::check`]).

@@ -198,6 +198,7 @@ pub(crate) fn accumulate(
     let col0 = s.taddr_d & 0xFFFF;
     let (warp, pc, checked) = (c.ids.warp, c.pc, c.tmem_opts.checked);
     let tm = crate::tcgen05::exec::tmem(c);
+    let columns = tm.columns();
     // D's data path layout (`.ws` with M = 32 or 64 folds column blocks into lanes).
     let ws = m.ws;
     let place = |r: u32, j: u32| {
@@ -208,7 +209,7 @@ pub(crate) fn accumulate(
     for r in 0..rows {
         for j in 0..cols {
             let (lane, col) = place(r, j);
-            let at = tm.check_cell(lane, col).map_err(|e| {
+            let at = columns.check_cell(lane, col).map_err(|e| {
                 undefined(
                     s.lane,
                     format!("tcgen05.mma writes D cell (lane {lane}, column {col}): {e:?}"),

@@ -146,6 +146,11 @@ impl Tile {
         self.data[row as usize * self.cols + col as usize]
     }
 
+    /// The elements, row-major, each cut to its low 32 bits (elements of at most 32 bits).
+    pub(crate) fn into_low_words(self) -> Vec<u32> {
+        self.data.into_iter().map(|v| v as u32).collect()
+    }
+
     /// Replaces every element `v` by `f(v)`.
     pub(crate) fn map_in_place(&mut self, f: impl Fn(u64) -> u64) {
         self.data.iter_mut().for_each(|v| *v = f(*v));

@@ -242,7 +242,7 @@ pub(crate) fn accumulate(
         bitop: None,
         rn: false,
     };
-    let d: Vec<u32> = match s.sf {
+    let d = match s.sf {
         Some(sf) => {
             let lane_of = |r| row_lane(&id, base, r);
             let ctx = ((sf), x.sm);
@@ -257,27 +257,21 @@ pub(crate) fn accumulate(
                 scaled,
             )?
         }
-        None => {
-            let d = multiply(&mma, &t, x.sm);
-            (0..rows * cols)
-                .map(|i| d.get(i / cols, i % cols) as u32)
-                .collect()
-        }
+        None => multiply(&mma, &t, x.sm).into_low_words(),
     };
     let tm = crate::tcgen05::exec::tmem(c);
-    let mut written = Vec::with_capacity(cells.len());
-    for r in 0..rows {
-        for j in 0..cols {
-            let (lane, _) = place(r, j);
-            if s.disable[(lane / 32) as usize] & (1 << (lane % 32)) != 0 {
-                continue;
-            }
-            let at = cells[(r * cols + j) as usize];
-            tm.write(at, d[(r * cols + j) as usize]);
-            written.push(at);
+    // A cell's index is lane · COLUMNS + column; lanes whose quarter is disabled keep C.
+    let enabled = |at: u32| {
+        let lane = at / crate::tcgen05::memory::COLUMNS;
+        s.disable[(lane / 32) as usize] & (1 << (lane % 32)) == 0
+    };
+    for (&at, &v) in cells.iter().zip(&d) {
+        if enabled(at) {
+            tm.write(at, v);
         }
     }
     if checked {
+        let written = cells.iter().copied().filter(|at| enabled(*at));
         tm.mma
             .issue("tcgen05.mma", warp * 32 + s.lane as u32, pc, written);
     }

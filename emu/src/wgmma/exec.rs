@@ -406,10 +406,11 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
             .collect::<Result<_, _>>()?;
     let rc = accumulators(c, &slots);
     let per_lane = n / 2;
+    // Element by element, lanes innermost: a register's 32 lanes are contiguous.
     let packing = Packing::of(m.d);
     if scale_d {
-        for l in 0..32 {
-            for e in 0..per_lane {
+        for e in 0..per_lane {
+            for l in 0..32 {
                 let (r, col) = d_elem(l, e);
                 t.c.set(r, col, packing.get(&rc, l, e));
             }
@@ -417,8 +418,8 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     }
     let d = multiply(&mma, &t, x.sm);
     let mut out = vec![[0u64; 32]; x.d.len()];
-    for l in 0..32 {
-        for e in 0..per_lane {
+    for e in 0..per_lane {
+        for l in 0..32 {
             let (r, col) = d_elem(l, e);
             packing.put(&mut out, l, e, d.get(r, col));
         }

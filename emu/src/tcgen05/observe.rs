@@ -14,27 +14,47 @@
 //! not yet fenced) and *fenced* (observed, then `tcgen05.fence::after_thread_sync`).
 //! Synchronisation passes both on as *seen*: the receiver still needs its own fence.
 
-use std::collections::HashMap;
+/// Per mbarrier offset: the current phase at the latest observation. A thread knows of few
+/// mbarriers, so a short list (searched) serves better than a hash map: the knowledge of
+/// every thread of a CTA is joined at each barrier.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Knowledge(Vec<(u64, u32)>);
 
-/// Per mbarrier offset: the current phase at the latest observation.
-pub type Knowledge = HashMap<u64, u32>;
+impl Knowledge {
+    /// The current phase at the latest observation of the mbarrier at `mbar`.
+    fn get(&self, mbar: u64) -> Option<u32> {
+        self.0.iter().find(|(m, _)| *m == mbar).map(|(_, c)| *c)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Adds the observation that the mbarrier at `mbar` was in phase `cur` (keeping the later
+    /// of two observations).
+    fn note(&mut self, mbar: u64, cur: u32) {
+        match self.0.iter_mut().find(|(m, _)| *m == mbar) {
+            Some((_, c)) => {
+                if phase_done(*c, cur) {
+                    *c = cur;
+                }
+            }
+            None => self.0.push((mbar, cur)),
+        }
+    }
+
+    /// Adds everything `from` knows.
+    fn join(&mut self, from: &Knowledge) {
+        for &(mbar, cur) in &from.0 {
+            self.note(mbar, cur);
+        }
+    }
+}
 
 /// Whether phase `wanted` is complete once the current phase is `current` (phases count up,
 /// wrapping).
 pub fn phase_done(wanted: u32, current: u32) -> bool {
     (wanted.wrapping_sub(current) as i32) < 0
-}
-
-fn join_into(into: &mut Knowledge, from: &Knowledge) {
-    for (&mbar, &cur) in from {
-        into.entry(mbar)
-            .and_modify(|c| {
-                if phase_done(*c, cur) {
-                    *c = cur;
-                }
-            })
-            .or_insert(cur);
-    }
 }
 
 /// What a thread knows about phase `phase` of the mbarrier at `mbar`.
@@ -51,84 +71,115 @@ pub enum Seen {
 /// The observations of one CTA's threads.
 #[derive(Clone, Debug, Default)]
 pub struct Observations {
-    seen: HashMap<u32, Knowledge>,
-    fenced: HashMap<u32, Knowledge>,
-    /// Knowledge released at each named barrier by the threads that arrived at it so far.
-    barriers: HashMap<u32, Knowledge>,
+    /// Per thread of the CTA.
+    seen: Vec<Knowledge>,
+    /// Per thread of the CTA.
+    fenced: Vec<Knowledge>,
+    /// Knowledge released at each named barrier (by id) by the threads that arrived at it so
+    /// far.
+    barriers: Vec<Knowledge>,
     /// Knowledge released by the arrivals on each mbarrier, per phase arrived in.
-    mbarriers: HashMap<(u64, u32), Knowledge>,
+    mbarriers: Vec<((u64, u32), Knowledge)>,
+}
+
+/// Entry `i` of `v`, made (empty) if `v` is shorter.
+fn slot(v: &mut Vec<Knowledge>, i: u32) -> &mut Knowledge {
+    let i = i as usize;
+    if v.len() <= i {
+        v.resize_with(i + 1, Knowledge::default);
+    }
+    &mut v[i]
+}
+
+/// Entry `i` of `v`, if it is there.
+fn get(v: &[Knowledge], i: u32) -> Option<&Knowledge> {
+    v.get(i as usize)
 }
 
 impl Observations {
     /// `thread` saw the mbarrier at `mbar` with current phase `current` (every earlier phase
     /// complete), by its own successful wait.
     pub fn waited(&mut self, thread: u32, mbar: u64, current: u32) {
-        let mut k = Knowledge::new();
-        k.insert(mbar, current);
+        let seen = slot(&mut self.seen, thread);
+        seen.note(mbar, current);
         // What the arrivals of the completed phases released comes with the wait.
         for ((m, phase), rel) in &self.mbarriers {
             if *m == mbar && phase_done(*phase, current) {
-                join_into(&mut k, rel);
+                seen.join(rel);
             }
         }
-        join_into(self.seen.entry(thread).or_default(), &k);
     }
 
     /// `thread` executed `tcgen05.fence::after_thread_sync`.
     pub fn fence_after(&mut self, thread: u32) {
-        if let Some(s) = self.seen.get(&thread) {
-            let s = s.clone();
-            join_into(self.fenced.entry(thread).or_default(), &s);
+        if let Some(s) = get(&self.seen, thread) {
+            if !s.is_empty() {
+                slot(&mut self.fenced, thread).join(s);
+            }
         }
     }
 
-    /// Everything `thread` knows (seen or fenced).
-    fn all_of(&self, thread: u32) -> Knowledge {
-        let mut k = self.seen.get(&thread).cloned().unwrap_or_default();
-        if let Some(f) = self.fenced.get(&thread) {
-            join_into(&mut k, f);
+    /// Whether `thread` knows anything (seen or fenced).
+    fn knows(&self, thread: u32) -> bool {
+        [&self.seen, &self.fenced]
+            .iter()
+            .any(|v| get(v, thread).is_some_and(|k| !k.is_empty()))
+    }
+
+    /// Adds everything `thread` knows (seen or fenced) to `into`.
+    fn release_into(seen: &[Knowledge], fenced: &[Knowledge], thread: u32, into: &mut Knowledge) {
+        for k in [get(seen, thread), get(fenced, thread)].into_iter().flatten() {
+            into.join(k);
         }
-        k
     }
 
     /// `thread` arrived at named barrier `id`: it releases what it knows.
     pub fn barrier_arrive(&mut self, id: u32, thread: u32) {
-        let k = self.all_of(thread);
-        if !k.is_empty() {
-            join_into(self.barriers.entry(id).or_default(), &k);
+        if self.knows(thread) {
+            let into = slot(&mut self.barriers, id);
+            Self::release_into(&self.seen, &self.fenced, thread, into);
         }
     }
 
     /// Named barrier `id` completed: each waiting thread in `threads` acquires what the
     /// arrivals released.
     pub fn barrier_release(&mut self, id: u32, threads: impl IntoIterator<Item = u32>) {
-        let Some(k) = self.barriers.remove(&id) else {
+        let Some(k) = self.barriers.get_mut(id as usize).map(std::mem::take) else {
             return;
         };
+        if k.is_empty() {
+            return;
+        }
         for t in threads {
-            join_into(self.seen.entry(t).or_default(), &k);
+            slot(&mut self.seen, t).join(&k);
         }
     }
 
     /// `thread` arrived on the mbarrier at `mbar` in phase `phase`: it releases what it knows
     /// to the threads that will wait for the phase.
     pub fn mbarrier_arrive(&mut self, thread: u32, mbar: u64, phase: u32) {
-        let k = self.all_of(thread);
-        if k.is_empty() {
+        if !self.knows(thread) {
             return;
         }
-        join_into(self.mbarriers.entry((mbar, phase)).or_default(), &k);
+        let i = match self.mbarriers.iter().position(|(key, _)| *key == (mbar, phase)) {
+            Some(i) => i,
+            None => {
+                self.mbarriers.push(((mbar, phase), Knowledge::default()));
+                self.mbarriers.len() - 1
+            }
+        };
+        Self::release_into(&self.seen, &self.fenced, thread, &mut self.mbarriers[i].1);
         // Bounded memory: forget phases long complete.
         self.mbarriers
-            .retain(|(m, p), _| *m != mbar || !phase_done(p.wrapping_add(8), phase));
+            .retain(|((m, p), _)| *m != mbar || !phase_done(p.wrapping_add(8), phase));
     }
 
     /// What `thread` knows of phase `phase` of the mbarrier at `mbar`.
     pub fn seen(&self, thread: u32, mbar: u64, phase: u32) -> Seen {
-        let has = |m: &HashMap<u32, Knowledge>| {
-            m.get(&thread)
-                .and_then(|k| k.get(&mbar))
-                .is_some_and(|&cur| phase_done(phase, cur))
+        let has = |v: &[Knowledge]| {
+            get(v, thread)
+                .and_then(|k| k.get(mbar))
+                .is_some_and(|cur| phase_done(phase, cur))
         };
         if has(&self.fenced) {
             Seen::Fenced

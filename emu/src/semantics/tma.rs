@@ -487,6 +487,11 @@ impl TensorMap {
         a
     }
 
+    /// Whether coordinate `c` of dimension 0 is inside the tensor.
+    fn inside_dim0(&self, c: i64) -> bool {
+        c >= 0 && c < super::tma_rules::dim0_bound(self)
+    }
+
     fn inside(&self, coords: &[i64; 5]) -> bool {
         let bound = |d: usize| match d {
             0 => super::tma_rules::dim0_bound(self),
@@ -514,19 +519,29 @@ pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
     // Elements of a row that are the box's (the rest of an interleave slice is padding).
     let row = u64::from(m.boxes[0].div_ceil(m.estride(0)));
     let total: u64 = n.iter().product();
+    let rank = m.rank as usize;
+    let base = |d: usize| i64::from(coords.get(d).copied().unwrap_or(0));
     let mut out = Vec::with_capacity(total as usize);
+    // Row by row (dimension 0 innermost): the other dimensions' coordinates, their bounds
+    // check and their part of the address are the same along a row.
     let mut idx = [0u64; 5];
-    for lin in 0..total {
+    let mut lin = 0;
+    while lin < total {
         let mut g = [0i64; 5];
-        for d in 0..m.rank as usize {
-            let base = i64::from(coords.get(d).copied().unwrap_or(0));
-            g[d] = base + (idx[d] * u64::from(m.estride(d))) as i64;
+        for d in 1..rank {
+            g[d] = base(d) + (idx[d] * u64::from(m.estride(d))) as i64;
         }
-        out.push(BoxElem {
-            smem: lin * e,
-            global: (idx[0] < row && m.inside(&g)).then(|| m.address(&g, e)),
-        });
-        for d in 0..5 {
+        let outer_inside = (1..rank).all(|d| g[d] >= 0 && g[d] < i64::from(m.dims[d]));
+        for i0 in 0..n[0] {
+            g[0] = base(0) + (i0 * u64::from(m.estride(0))) as i64;
+            out.push(BoxElem {
+                smem: lin * e,
+                global: (i0 < row && outer_inside && m.inside_dim0(g[0]))
+                    .then(|| m.address(&g, e)),
+            });
+            lin += 1;
+        }
+        for d in 1..5 {
             idx[d] += 1;
             if idx[d] < n[d] {
                 break;

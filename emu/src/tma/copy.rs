@@ -408,9 +408,19 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     0
                 };
                 let mut vals = Vec::with_capacity(elems.len());
+                // Consecutive elements are nearly always in one allocation: look it up again
+                // only when an element is not in the last one found.
+                let mut last: Option<&crate::exec::memory::Region> = None;
                 for el in &elems {
                     let v = match el.global {
-                        Some(g) => global(c, l, g, e as u64)?.load(g, e as u32),
+                        Some(g) => {
+                            let r = match last {
+                                Some(r) if r.contains(g, e as u64) => r,
+                                _ => global(c, l, g, e as u64)?,
+                            };
+                            last = Some(r);
+                            r.load(g, e as u32)
+                        }
                         None => fill,
                     };
                     vals.push((swizzle(base + el.smem, sw) as usize, v));

@@ -536,8 +536,7 @@ pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
             g[0] = base(0) + (i0 * u64::from(m.estride(0))) as i64;
             out.push(BoxElem {
                 smem: lin * e,
-                global: (i0 < row && outer_inside && m.inside_dim0(g[0]))
-                    .then(|| m.address(&g, e)),
+                global: (i0 < row && outer_inside && m.inside_dim0(g[0])).then(|| m.address(&g, e)),
             });
             lin += 1;
         }

@@ -128,7 +128,10 @@ impl Observations {
 
     /// Adds everything `thread` knows (seen or fenced) to `into`.
     fn release_into(seen: &[Knowledge], fenced: &[Knowledge], thread: u32, into: &mut Knowledge) {
-        for k in [get(seen, thread), get(fenced, thread)].into_iter().flatten() {
+        for k in [get(seen, thread), get(fenced, thread)]
+            .into_iter()
+            .flatten()
+        {
             into.join(k);
         }
     }
@@ -161,7 +164,11 @@ impl Observations {
         if !self.knows(thread) {
             return;
         }
-        let i = match self.mbarriers.iter().position(|(key, _)| *key == (mbar, phase)) {
+        let i = match self
+            .mbarriers
+            .iter()
+            .position(|(key, _)| *key == (mbar, phase))
+        {
             Some(i) => i,
             None => {
                 self.mbarriers.push(((mbar, phase), Knowledge::default()));

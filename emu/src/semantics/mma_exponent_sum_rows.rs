@@ -45,10 +45,11 @@ pub fn exponent_sum_rows_apply(model: &AccModel, input: MmaInput) -> bool {
 #[inline(always)]
 fn input_exponent(x: f32, input_emin: i32) -> i32 {
     let mag = x.to_bits() & !SIGN;
+    let e = ((mag >> 23) as i32 - 127).max(input_emin);
     if mag == 0 {
         NONE
     } else {
-        ((mag >> 23) as i32 - 127).max(input_emin)
+        e
     }
 }
 
@@ -65,8 +66,15 @@ impl<const K: usize> Panel<K> {
     /// The panel of `vals` (`vals[kk]`: row `kk` of these columns) under `model`.
     pub fn new(model: &AccModel, vals: [[f32; COLS]; K]) -> Panel<K> {
         let input_emin = input_emin(model);
-        let exps = vals.map(|row| row.map(|x| input_exponent(x, input_emin)));
-        let finite = vals.iter().flatten().all(|x| x.is_finite());
+        let mut exps = [[0i32; COLS]; K];
+        let mut finite = true;
+        // Plain loops (no early exit), so that they vectorise.
+        for (e_row, v_row) in exps.iter_mut().zip(&vals) {
+            for (e, v) in e_row.iter_mut().zip(v_row) {
+                *e = input_exponent(*v, input_emin);
+                finite &= v.is_finite();
+            }
+        }
         Panel { vals, exps, finite }
     }
 }
@@ -84,11 +92,13 @@ impl<const K: usize> ARow<K> {
     /// The row `vals` under `model`.
     pub fn new(model: &AccModel, vals: [f32; K]) -> ARow<K> {
         let input_emin = input_emin(model);
-        ARow {
-            vals,
-            exps: vals.map(|x| input_exponent(x, input_emin)),
-            finite: vals.iter().all(|x| x.is_finite()),
+        let mut exps = [0i32; K];
+        let mut finite = true;
+        for (e, v) in exps.iter_mut().zip(&vals) {
+            *e = input_exponent(*v, input_emin);
+            finite &= v.is_finite();
         }
+        ARow { vals, exps, finite }
     }
 }
 

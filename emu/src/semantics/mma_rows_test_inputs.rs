@@ -1,6 +1,7 @@
 //! Random rows of binary16 inputs for the tests of the row engines
-//! ([`super::leading_rows`], [`super::exponent_sum_rows`]), and the per-element reference
-//! they are compared with.
+//! ([`super::leading_rows`], [`super::exponent_sum_rows`]), the per-element reference they are
+//! compared with, and the deterministic generator the whole-tile tests ([`super::tile`]) use
+//! too.
 
 use super::leading_rows::COLS;
 use super::{dot_f32, dot_f32_wide, AccModel};

@@ -1,25 +1,9 @@
 //! [`dot_tile_f32`] against the per-element reference ([`dot_f32`], [`dot_f32_wide`]) on
 //! random tiles, under every accumulation model: the results must be the same bits.
 
+use super::super::rows_test_inputs::Rng;
 use super::super::{dot_f32, dot_f32_wide, AccModel, MmaInput};
 use super::{dot_tile_f32, TileOperands};
-
-/// A small deterministic generator (64-bit LCG, high bits).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) as u32
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        self.next() % n
-    }
-}
 
 /// An input of a format with `frac` fraction bits and exponents in `emin..=emax`: mostly
 /// normal values, with zeros of both signs, subnormals and (when `special`) infinities and

@@ -487,17 +487,17 @@ impl TensorMap {
         a
     }
 
-    /// Whether coordinate `c` of dimension 0 is inside the tensor.
-    fn inside_dim0(&self, c: i64) -> bool {
-        c >= 0 && c < super::tma_rules::dim0_bound(self)
-    }
-
-    fn inside(&self, coords: &[i64; 5]) -> bool {
-        let bound = |d: usize| match d {
+    /// Whether coordinate `c` of dimension `d` is inside the tensor.
+    fn inside_dim(&self, d: usize, c: i64) -> bool {
+        let bound = match d {
             0 => super::tma_rules::dim0_bound(self),
             _ => i64::from(self.dims[d]),
         };
-        (0..self.rank as usize).all(|d| coords[d] >= 0 && coords[d] < bound(d))
+        c >= 0 && c < bound
+    }
+
+    fn inside(&self, coords: &[i64; 5]) -> bool {
+        (0..self.rank as usize).all(|d| self.inside_dim(d, coords[d]))
     }
 }
 
@@ -531,12 +531,13 @@ pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
         for d in 1..rank {
             g[d] = base(d) + (idx[d] * u64::from(m.estride(d))) as i64;
         }
-        let outer_inside = (1..rank).all(|d| g[d] >= 0 && g[d] < i64::from(m.dims[d]));
+        let outer_inside = (1..rank).all(|d| m.inside_dim(d, g[d]));
         for i0 in 0..n[0] {
             g[0] = base(0) + (i0 * u64::from(m.estride(0))) as i64;
             out.push(BoxElem {
                 smem: lin * e,
-                global: (i0 < row && outer_inside && m.inside_dim0(g[0])).then(|| m.address(&g, e)),
+                global: (i0 < row && outer_inside && m.inside_dim(0, g[0]))
+                    .then(|| m.address(&g, e)),
             });
             lin += 1;
         }

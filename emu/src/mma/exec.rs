@@ -39,7 +39,7 @@ use crate::mma::layout::{
     a_elem_at, b_elem_at, c_elem, quad_pair, quad_pair_a, quad_pair_b, quad_pair_c,
 };
 use crate::semantics::convert::{f16_to_f32, narrow_to_f64, Narrow};
-use crate::semantics::mma::leading_rows::{dot_row_f16, rows_apply, COLS};
+use crate::semantics::mma::leading_rows::{dot_row_f16, reference_row, rows_apply, COLS};
 use crate::semantics::mma::tile::{dot_tile_f32, tile_pays, TileOperands};
 use crate::semantics::mma::{dot_f32, AccModel, MmaInput};
 use crate::semantics::tile::{elem_bits, multiply_sync, put, Tile, Tiles};
@@ -481,13 +481,8 @@ fn mma_f16_rows<const K: usize>(c: &mut Ctx<'_>, x: &MatrixInstr, model: &AccMod
     }
     let mut d = [[0f32; COLS]; M];
     for row in 0..M {
-        d[row] = dot_row_f16(model, &a[row], &b, &cm[row]).unwrap_or_else(|| {
-            let a64 = a[row].map(f64::from);
-            std::array::from_fn(|col| {
-                let b64: [f64; K] = std::array::from_fn(|kk| f64::from(b[kk][col]));
-                dot_f32(model, &a64, &b64, cm[row][col])
-            })
-        });
+        d[row] = dot_row_f16(model, &a[row], &b, &cm[row])
+            .unwrap_or_else(|| reference_row(model, &a[row], &b, &cm[row], None));
     }
     for (r, dst) in x.d.iter().enumerate() {
         let out: [u64; 32] = std::array::from_fn(|l| {

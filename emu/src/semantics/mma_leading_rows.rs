@@ -104,6 +104,26 @@ fn row_with<const K: usize>(
     ok.then_some(acc)
 }
 
+/// One row of D by the per-element reference ([`super::dot_f32`], and into `wide`
+/// [`super::dot_f32_wide`]), from operands held in binary32 as the row engines hold them:
+/// what a caller computes for a row an engine declines.
+pub fn reference_row<const K: usize>(
+    model: &AccModel,
+    a: &[f32; K],
+    b: &[[f32; COLS]; K],
+    c: &[f32; COLS],
+    mut wide: Option<&mut [f64; COLS]>,
+) -> [f32; COLS] {
+    let a64 = a.map(f64::from);
+    std::array::from_fn(|j| {
+        let b64: [f64; K] = std::array::from_fn(|kk| f64::from(b[kk][j]));
+        if let Some(w) = wide.as_deref_mut() {
+            w[j] = super::dot_f32_wide(model, &a64, &b64, c[j]);
+        }
+        super::dot_f32(model, &a64, &b64, c[j])
+    })
+}
+
 /// One block of `B` products added to `acc`, every column together; false when the block
 /// leaves binary32's exact range (then `acc` is meaningless). The x86-64 AVX2 form where the
 /// build has AVX2 (the workspace's default), else the portable one; both are tested against

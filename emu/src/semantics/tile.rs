@@ -16,7 +16,7 @@ use crate::semantics::convert::{f16_to_f32, f64_to_narrow, narrow_to_f64, Narrow
 use crate::semantics::mma::exponent_sum_rows::{
     dot_row_f16_exponent_sum, exponent_sum_rows_apply, ARow, Panel,
 };
-use crate::semantics::mma::leading_rows::{dot_row_f16, rows_apply, COLS};
+use crate::semantics::mma::leading_rows::{dot_row_f16, reference_row, rows_apply, COLS};
 use crate::semantics::mma::tile::{dot_tile_f32, tile_pays, TileOperands};
 use crate::semantics::mma::{dot_f32, dot_f32_wide, dot_f64, dot_int, AccModel, MmaInput};
 use crate::semantics::mma_sync::{dot_fp8_as_f16, dot_m8n8k4_f16, dot_m8n8k4_f32};
@@ -331,14 +331,8 @@ fn f16_rows<const K: usize>(m: &Mma, t: &Tiles, model: &AccModel) -> Tile {
                 }),
                 Some(p) => dot_row_f16_exponent_sum(model, &a_rows[r], p, c_row, Some(&mut wide)),
             };
-            let row = row.unwrap_or_else(|| {
-                let a64 = a_row.map(f64::from);
-                std::array::from_fn(|j| {
-                    let b64: [f64; K] = std::array::from_fn(|kk| f64::from(vals[kk][j]));
-                    wide[j] = dot_f32_wide(model, &a64, &b64, c_row[j]);
-                    dot_f32(model, &a64, &b64, c_row[j])
-                })
-            });
+            let row =
+                row.unwrap_or_else(|| reference_row(model, a_row, &vals, c_row, Some(&mut wide)));
             let out = &mut d.data[r * cols + col0..r * cols + col0 + COLS];
             for j in 0..COLS {
                 out[j] = match m.d {

@@ -9,7 +9,9 @@
 //! check and one proxy check cover.
 //!
 //! The checks here cover exactly the bytes of the column's elements, so a column passes them
-//! when every element in it would. When one fails, the reader says so and the instruction
+//! when every element in it would. A screen taken once per instruction
+//! ([`Ctx::async_read_screen`]) clears most columns with a bounds test and a pending-copy
+//! count; only the others go through the proxy check and the address resolution. When one fails, the reader says so and the instruction
 //! reads its operand again element by element, which reports the fault (with the element's
 //! address and size) exactly as before.
 
@@ -82,6 +84,7 @@ pub(crate) fn read(
     } else {
         (1u64 << bits) - 1
     };
+    let screen = c.async_read_screen();
     let (outer, inner) = match major {
         Major::K => (mn_n, k_n / per_column),
         Major::Mn => (k_n, mn_n / per_column),
@@ -96,15 +99,20 @@ pub(crate) fn read(
             let Some(addr) = addr_of(mn, k) else {
                 return false;
             };
-            if !proxy_ok(addr, 16) {
-                return false;
-            }
-            let Ok(off) = shared_offset(AddrSpace::Shared, addr, lane) else {
-                return false;
-            };
-            let Ok(Loc::Shared(at)) = resolve(c, AddrSpace::Shared, off, 16, 16, lane, false)
-            else {
-                return false;
+            let at = if addr.is_multiple_of(16) && screen.clear(addr, 16) {
+                addr
+            } else {
+                if !proxy_ok(addr, 16) {
+                    return false;
+                }
+                let Ok(off) = shared_offset(AddrSpace::Shared, addr, lane) else {
+                    return false;
+                };
+                let Ok(Loc::Shared(at)) = resolve(c, AddrSpace::Shared, off, 16, 16, lane, false)
+                else {
+                    return false;
+                };
+                at
             };
             let words = [c.shared.load(at, 8), c.shared.load(at + 8, 8)];
             for i in 0..per_column {

@@ -148,6 +148,14 @@ impl ProxyState {
             .retain(|r| r.thread != thread || !r.group.is_some_and(|g| old.contains(&g)));
     }
 
+    /// Whether no read of shared memory can fault here: the check is off, or no generic
+    /// write is unfenced and no async-proxy write is unobserved. (Generic writes still
+    /// marked would fault an async-proxy read; unobserved async writes, any generic access.)
+    #[inline]
+    pub fn shared_reads_quiet(&self) -> bool {
+        !self.check || (self.writes.is_empty() && self.generic.borrow().is_empty())
+    }
+
     /// A `fence.proxy.async` covering shared memory.
     pub fn fence_async(&mut self) {
         self.generic.get_mut().clear();

@@ -37,6 +37,30 @@ fn bulk(a: &AsyncAccess) -> BulkAccess {
     }
 }
 
+/// A cheap test, made once per instruction, that an async-proxy read of shared memory by that
+/// instruction passes every check: the bounds of the CTA's shared memory, the proxy checker
+/// and the pending `cp.async` copies. `clear` is conservative: `false` says only that the
+/// read must go through the full checks ([`Ctx::before_async_read`] and the address
+/// resolution), which report any fault.
+pub(crate) struct AsyncReadScreen<'c> {
+    /// The proxy checker has nothing that a read could fault on.
+    proxy_quiet: bool,
+    copies: &'c crate::async_copy::pending::PendingCopies,
+    shared_len: u64,
+}
+
+impl AsyncReadScreen<'_> {
+    /// Whether a read of `size` bytes at the CTA-local shared offset `off` passes every check.
+    /// Offsets in the cluster window (`.shared::cluster` addresses) are never clear.
+    #[inline]
+    pub(crate) fn clear(&self, off: u64, size: u64) -> bool {
+        self.proxy_quiet
+            && off < crate::cluster::dsmem::CLUSTER_WINDOW
+            && off + size <= self.shared_len
+            && !self.copies.may_touch(off, size)
+    }
+}
+
 impl Ctx<'_> {
     /// Whether an observer wants asynchronous operations' accesses (instructions skip
     /// describing them otherwise).
@@ -166,6 +190,16 @@ impl Ctx<'_> {
         let t = self.ids.warp as usize * 32 + lane;
         if let Some(r) = self.obs.race.as_deref_mut() {
             r.tcgen05_commit(t, off);
+        }
+    }
+
+    /// The screen for this instruction's async-proxy reads of shared memory.
+    #[inline]
+    pub(crate) fn async_read_screen(&self) -> AsyncReadScreen<'_> {
+        AsyncReadScreen {
+            proxy_quiet: self.asyncs.tma.shared_reads_quiet(),
+            copies: &self.asyncs.copies,
+            shared_len: self.shared.data.len() as u64,
         }
     }
 

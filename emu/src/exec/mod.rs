@@ -42,6 +42,7 @@ pub mod decode;
 pub mod device;
 pub mod fault;
 pub mod frames;
+pub mod generic_marks;
 pub mod grid;
 pub mod hooks;
 pub mod l1;

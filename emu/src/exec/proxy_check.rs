@@ -23,11 +23,10 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 use crate::exec::fault::{FaultKind, LaneFault};
+use crate::exec::generic_marks::GenericMarks;
 use crate::exec::program::info::InstrInfo;
-use crate::exec::word_hasher::WordHasher;
 
 /// An async-proxy write to shared memory whose completion has not been observed.
 #[derive(Clone, Debug)]
@@ -56,8 +55,8 @@ pub struct ProxyState {
     pub check: bool,
     /// Check on and the program has async-proxy instructions: shared accesses are watched.
     pub watch: bool,
-    /// Shared byte offset → the pc of the generic write that marked it.
-    generic: RefCell<HashMap<u64, u32, BuildHasherDefault<WordHasher>>>,
+    /// Shared bytes written through the generic proxy since the last proxy fence.
+    generic: RefCell<GenericMarks>,
     writes: Vec<AsyncWrite>,
     reads: Vec<AsyncRead>,
     tmaps: HashMap<u64, u32>,
@@ -85,11 +84,7 @@ impl ProxyState {
     /// after the copy's completion reads the copy's value: their generic marks are dropped.
     pub fn async_write(&mut self, lo: u64, hi: u64, pc: u32, mbar: u64, phase: u32) {
         if self.check {
-            let mut g = self.generic.borrow_mut();
-            if !g.is_empty() {
-                g.retain(|b, _| *b < lo || hi <= *b);
-            }
-            drop(g);
+            self.generic.get_mut().unmark(lo, hi);
             self.writes.retain(|w| w.hi <= lo || hi <= w.lo);
             self.writes.push(AsyncWrite {
                 lo,
@@ -223,10 +218,7 @@ impl ProxyState {
                     ),
                 ));
             }
-            let mut g = p.generic.borrow_mut();
-            for b in lo..hi {
-                g.insert(b, pc);
-            }
+            p.generic.borrow_mut().mark(lo, hi, pc);
         }
         None
     }
@@ -246,11 +238,7 @@ impl ProxyState {
         if !p.check {
             return None;
         }
-        let g = p.generic.borrow();
-        if g.is_empty() {
-            return None;
-        }
-        let (b, pc) = (off..off + size).find_map(|b| g.get(&b).map(|pc| (b, *pc)))?;
+        let (b, pc) = p.generic.borrow().first_marked(off, off + size)?;
         Some(proxy_fault(
             lane,
             b,

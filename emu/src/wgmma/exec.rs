@@ -505,22 +505,37 @@ fn retire(c: &mut Ctx<'_>, p: &Pending, same_group: &mut [Pending]) -> Result<()
         }
         c.write(dst, val);
     }
-    // Later products into the same registers saw the old values; they now see these.
+    // The next product into each of these registers saw the old value; it now sees this
+    // one. Products retire in issue order, so a later one is brought up to date when the
+    // product before it into the same register retires.
     let mut written = slot_table(p.regs.iter().map(|r| r.0));
     let mut values = Vec::with_capacity(p.regs.len());
     for r in &p.regs {
         written[r.0 as usize] = Some(values.len() as u32);
         values.push(c.fetch(&Src::Reg(r.0)));
     }
+    let mut unclaimed = values.len();
+    let mut seen_here = Vec::new();
     if let Some(wg) = c.wgmma.warps.get_mut(&c.ids.warp) {
         let later = same_group
             .iter_mut()
             .chain(wg.committed.iter_mut().flat_map(|g| g.iter_mut()))
             .chain(wg.open.iter_mut());
         for q in later {
+            if unclaimed == 0 {
+                break;
+            }
             for r in &mut q.regs {
                 if let Some(Some(k)) = written.get(r.0 as usize) {
                     r.3 = values[*k as usize];
+                    seen_here.push(r.0);
+                }
+            }
+            // A register this product writes is no longer the next product's to update
+            // (after the whole product: it may name a register twice).
+            for slot in seen_here.drain(..) {
+                if written[slot as usize].take().is_some() {
+                    unclaimed -= 1;
                 }
             }
         }

@@ -146,6 +146,18 @@ impl Tile {
         self.data[row as usize * self.cols + col as usize]
     }
 
+    /// The elements, row-major.
+    #[inline]
+    pub(crate) fn elements(&self) -> &[u64] {
+        &self.data
+    }
+
+    /// The elements, row-major, to write in place.
+    #[inline]
+    pub(crate) fn elements_mut(&mut self) -> &mut [u64] {
+        &mut self.data
+    }
+
     /// The elements, row-major, each cut to its low 32 bits (elements of at most 32 bits).
     pub(crate) fn into_low_words(self) -> Vec<u32> {
         self.data.into_iter().map(|v| v as u32).collect()

@@ -207,6 +207,29 @@ pub fn d_elem(lane: u32, i: u32) -> (u32, u32) {
     (g + 8 * ((i / 2) % 2), 2 * t + (i % 2) + 8 * (i / 4))
 }
 
+/// [`d_elem`] as positions in a row-major tile of `n` columns, split into a part of the
+/// lane and a part of the element: element `i` of lane `l` is at `lanes[l] + elem(i)`.
+struct DPositions {
+    n: usize,
+    lanes: [usize; 32],
+}
+
+impl DPositions {
+    fn new(n: u32) -> DPositions {
+        let n = n as usize;
+        DPositions {
+            n,
+            lanes: std::array::from_fn(|l| (l / 4) * n + 2 * (l % 4)),
+        }
+    }
+
+    #[inline]
+    fn elem(&self, i: u32) -> usize {
+        let i = i as usize;
+        8 * ((i / 2) % 2) * self.n + (i % 2) + 8 * (i / 4)
+    }
+}
+
 /// Reads element `(mn, k)` of a shared-memory operand; with `--race`, adds its bytes to
 /// `runs` (shared offset, bytes; contiguous elements merged).
 fn smem_elem(
@@ -408,20 +431,23 @@ pub fn mma_async(c: &mut Ctx<'_>, i: &DInstr) -> R {
     let per_lane = n / 2;
     // Element by element, lanes innermost: a register's 32 lanes are contiguous.
     let packing = Packing::of(m.d);
+    let at = DPositions::new(n);
     if scale_d {
+        let c_tile = t.c.elements_mut();
         for e in 0..per_lane {
-            for l in 0..32 {
-                let (r, col) = d_elem(l, e);
-                t.c.set(r, col, packing.get(&rc, l, e));
+            let at_e = at.elem(e);
+            for (l, lane_at) in (0..32).zip(at.lanes) {
+                c_tile[lane_at + at_e] = packing.get(&rc, l, e);
             }
         }
     }
     let d = multiply(&mma, &t, x.sm);
+    let d_tile = d.elements();
     let mut out = vec![[0u64; 32]; x.d.len()];
     for e in 0..per_lane {
-        for l in 0..32 {
-            let (r, col) = d_elem(l, e);
-            packing.put(&mut out, l, e, d.get(r, col));
+        let at_e = at.elem(e);
+        for (l, lane_at) in (0..32).zip(at.lanes) {
+            packing.put(&mut out, l, e, d_tile[lane_at + at_e]);
         }
     }
     let regs = slots
@@ -541,4 +567,26 @@ fn retire(c: &mut Ctx<'_>, p: &Pending, same_group: &mut [Pending]) -> Result<()
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{d_elem, DPositions};
+
+    #[test]
+    fn d_positions_are_d_elem_in_a_row_major_tile() {
+        for n in (8..=256).step_by(8) {
+            let at = DPositions::new(n);
+            for lane in 0..32 {
+                for i in 0..n / 2 {
+                    let (row, col) = d_elem(lane, i);
+                    assert_eq!(
+                        at.lanes[lane as usize] + at.elem(i),
+                        (row * n + col) as usize,
+                        "n {n}, lane {lane}, element {i}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -141,6 +141,21 @@ pub enum Access {
     Store,
 }
 
+/// Consecutive cells (by index) that one instruction of a warp accessed asynchronously.
+#[derive(Clone, Copy, Debug)]
+struct PendingRun {
+    first: u32,
+    len: u32,
+    /// The instruction's pc.
+    pc: u32,
+}
+
+impl PendingRun {
+    fn cells(&self) -> std::ops::Range<usize> {
+        self.first as usize..(self.first + self.len) as usize
+    }
+}
+
 /// Cells with pending accesses, per warp (checked mode).
 #[derive(Clone, Debug, Default)]
 struct Hazards {
@@ -148,16 +163,16 @@ struct Hazards {
     loads: Vec<u32>,
     /// Per cell: warps with a store not yet waited for.
     stores: Vec<u32>,
-    /// Per warp: (cell, pc) of its pending loads.
-    warp_loads: Vec<Vec<(u32, u32)>>,
-    /// Per warp: (cell, pc) of its pending stores.
-    warp_stores: Vec<Vec<(u32, u32)>>,
+    /// Per warp: the runs of its pending loads, in issue order. A run is kept only when it
+    /// made some cell pending, and a cell's earliest run names the load that made it so.
+    warp_loads: Vec<Vec<PendingRun>>,
+    /// Per warp: the runs of its pending stores, likewise.
+    warp_stores: Vec<Vec<PendingRun>>,
 }
 
 impl Hazards {
     /// The per-cell warp masks and per-warp lists of one kind of access.
-    #[allow(clippy::type_complexity)]
-    fn of(&mut self, access: Access) -> (&mut Vec<u32>, &mut Vec<Vec<(u32, u32)>>) {
+    fn of(&mut self, access: Access) -> (&mut Vec<u32>, &mut Vec<Vec<PendingRun>>) {
         match access {
             Access::Load => (&mut self.loads, &mut self.warp_loads),
             Access::Store => (&mut self.stores, &mut self.warp_stores),
@@ -378,8 +393,11 @@ impl TensorMemory {
                 .filter(|(w, _)| mask & (1 << (w % 32)) != 0)
                 .find_map(|(w, l)| {
                     l.iter()
-                        .find(|(c, _)| *c == at)
-                        .map(|&(_, pc)| Pending { warp: w as u32, pc })
+                        .find(|r| r.cells().contains(&(at as usize)))
+                        .map(|r| Pending {
+                            warp: w as u32,
+                            pc: r.pc,
+                        })
                 })
                 .unwrap_or(Pending { warp, pc: 0 });
             return Err(match access {
@@ -438,17 +456,79 @@ impl TensorMemory {
     /// Records that warp `warp` started an asynchronous `access` of cell `at` at `pc`, pending
     /// until its matching wait (checked mode).
     pub fn pend(&mut self, at: u32, warp: u32, pc: u32, access: Access) {
+        self.pend_run(at, 1, warp, pc, access);
+    }
+
+    /// [`Self::pend`] for the `len` cells from index `first` on.
+    pub fn pend_run(&mut self, first: u32, len: u32, warp: u32, pc: u32, access: Access) {
         if !self.checked {
             return;
         }
         let (mask, list) = self.hazards.of(access);
         let bit = 1 << (warp % 32);
-        if mask[at as usize] & bit == 0 {
-            mask[at as usize] |= bit;
+        let run = PendingRun { first, len, pc };
+        let mut newly = false;
+        for m in &mut mask[run.cells()] {
+            newly |= *m & bit == 0;
+            *m |= bit;
+        }
+        if newly {
             if let Some(l) = list.get_mut(warp as usize) {
-                l.push((at, pc));
+                l.push(run);
             }
         }
+    }
+
+    /// [`Self::check`] for the `len` cells of lane `lane` from column `column` on, `columns`
+    /// being [`Self::columns`]: the first cell's index when every cell passes, `None` when
+    /// one does not (checking the cells one by one then names it and why).
+    pub fn check_run(
+        &self,
+        (lane, column, len): (u32, u32, u32),
+        warp: u32,
+        access: Access,
+        columns: &Columns,
+    ) -> Option<u32> {
+        if lane >= LANES || len == 0 || column.checked_add(len)? > COLUMNS {
+            return None;
+        }
+        if self.checked && lane / 32 != warp % 4 {
+            return None;
+        }
+        if !(column..column + len).all(|col| columns.check_cell(lane, col).is_ok()) {
+            return None;
+        }
+        let first = index(lane, column);
+        if !self.checked {
+            return Some(first);
+        }
+        let run = first..first + len;
+        if access == Access::Store
+            && !self.async_writes.is_empty()
+            && run
+                .clone()
+                .any(|at| self.async_writes.pending_at(at).is_some())
+        {
+            return None;
+        }
+        let mask = match access {
+            Access::Load => &self.hazards.stores,
+            Access::Store => &self.hazards.loads,
+        };
+        mask[first as usize..run.end as usize]
+            .iter()
+            .all(|&m| m == 0)
+            .then_some(first)
+    }
+
+    /// The `len` cells from index `first` on (from [`Self::check_run`]).
+    pub fn run(&self, first: u32, len: u32) -> &[u32] {
+        &self.cells[first as usize..(first + len) as usize]
+    }
+
+    /// The `len` cells from index `first` on, to write (from [`Self::check_run`]).
+    pub fn run_mut(&mut self, first: u32, len: u32) -> &mut [u32] {
+        &mut self.cells[first as usize..(first + len) as usize]
     }
 
     /// `tcgen05.wait::ld` (`Access::Load`) or `wait::st` by warp `warp`: its pending accesses
@@ -460,8 +540,8 @@ impl TensorMemory {
         let (mask, list) = self.hazards.of(access);
         let bit = 1 << (warp % 32);
         if let Some(l) = list.get_mut(warp as usize) {
-            for (at, _) in l.drain(..) {
-                mask[at as usize] &= !bit;
+            for run in l.drain(..) {
+                mask[run.cells()].iter_mut().for_each(|m| *m &= !bit);
             }
         }
     }
@@ -609,5 +689,73 @@ mod tests {
         t.wait(0, Access::Store);
         let at = t.check(3, 7, 0, Access::Load).unwrap();
         assert_eq!(t.read(at), 5);
+    }
+
+    /// The runs (`check_run`, `pend_run`) against the same accesses cell by cell (`check`,
+    /// `pend`): the same verdicts, and afterwards the same faults naming the same pending
+    /// access, on random accesses and waits of several warps.
+    #[test]
+    fn runs_answer_as_their_cells_do() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % u64::from(n)) as u32
+        };
+        for round in 0..40 {
+            let (mut by_cells, mut by_runs) =
+                (TensorMemory::new(8, true), TensorMemory::new(8, true));
+            for t in [&mut by_cells, &mut by_runs] {
+                t.alloc(64, 0, 1).unwrap();
+                t.alloc(32, 0, 1).unwrap();
+            }
+            for pc in 0..200 {
+                let warp = next(8);
+                let access = if next(2) == 0 {
+                    Access::Load
+                } else {
+                    Access::Store
+                };
+                if next(6) == 0 {
+                    by_cells.wait(warp, access);
+                    by_runs.wait(warp, access);
+                    continue;
+                }
+                // Mostly the warp's own quarter and allocated columns; sometimes not.
+                let quarter = if next(10) == 0 { next(4) } else { warp % 4 };
+                let lane = 32 * quarter + next(32);
+                let column = next(if round % 2 == 0 { 100 } else { 520 });
+                let len = 1 + next(24);
+                let columns = by_runs.columns();
+                let cells: Option<Vec<u32>> = (column..column + len)
+                    .map(|col| by_cells.check(lane, col, warp, access).ok())
+                    .collect();
+                let run = by_runs.check_run((lane, column, len), warp, access, &columns);
+                assert_eq!(
+                    run,
+                    cells.as_ref().map(|c| c[0]),
+                    "lane {lane}, columns {column}+{len}, warp {warp}, {access:?}"
+                );
+                if let (Some(first), Some(cells)) = (run, cells) {
+                    for at in cells {
+                        by_cells.pend(at, warp, pc, access);
+                    }
+                    by_runs.pend_run(first, len, warp, pc, access);
+                }
+                for _ in 0..4 {
+                    let (w, lane, col) = (next(8), next(128), next(100));
+                    let access = if next(2) == 0 {
+                        Access::Load
+                    } else {
+                        Access::Store
+                    };
+                    assert_eq!(
+                        by_cells.check(lane, col, w, access),
+                        by_runs.check(lane, col, w, access)
+                    );
+                }
+            }
+        }
     }
 }

@@ -90,10 +90,13 @@ fn commit_one(
 /// The visibility rule for a `tcgen05.ld` (checked mode): each thread `t` may read a cell
 /// `cells(t, j)` (register `j < regs`) that a `tcgen05.mma` wrote only once the MMA's commit
 /// phase is complete, observed by `t`, and fenced by `t` ([`crate::tcgen05::observe`]).
+/// `runs`, when the shape has them ([`crate::tcgen05::exec::ldst`]), gives each thread's
+/// cells as one run of a lane's columns, in the same order as `cells`.
 pub fn check_ld(
     c: &mut Ctx<'_>,
     regs: u32,
     cells: &dyn Fn(u32, u32) -> smallvec::SmallVec<[(u32, u32); 2]>,
+    runs: Option<&[(u32, u32, u32); 32]>,
     what: &str,
 ) -> Result<(), LaneFault> {
     let Some(tm) = c.tmem.as_ref() else {
@@ -104,39 +107,78 @@ pub fn check_ld(
     }
     let (warp, strict) = (c.ids.warp, c.tmem_opts.fence);
     for t in 0..32 {
-        let thread = warp * 32 + t;
+        let reader = Reader {
+            t,
+            thread: warp * 32 + t,
+            strict,
+            what,
+        };
         // The last MMA found visible to this thread: a load's cells mostly share one writer.
         let mut visible_writer = None;
-        for j in 0..regs {
-            for (lane, col) in cells(t, j) {
-                if lane >= 128 || col >= 512 {
-                    continue;
+        match runs {
+            Some(runs) => {
+                let (lane, first, len) = runs[t as usize];
+                for col in first..first + len {
+                    visible(c, tm, &reader, (lane, col), &mut visible_writer)?;
                 }
-                let Some(rec) = tm.mma.writer(lane * 512 + col) else {
-                    continue;
-                };
-                if visible_writer == Some(rec.id) {
-                    continue;
+            }
+            None => {
+                for j in 0..regs {
+                    for cell in cells(t, j) {
+                        visible(c, tm, &reader, cell, &mut visible_writer)?;
+                    }
                 }
-                let Some(why) = invisible(c, tm, &rec, thread, strict) else {
-                    visible_writer = Some(rec.id);
-                    continue;
-                };
-                return Err(undefined(
-                    t as usize,
-                    format!(
-                        "rule {}: {what} at line {} reads Tensor Memory cell (lane {lane}, column {col}) that {}{} at line {} wrote; {why}. A thread may read the results of an asynchronous tcgen05.mma or tcgen05.cp only after the commit's mbarrier phase completes, the thread waits for it, and then executes tcgen05.fence::after_thread_sync",
-                        rule(&rec),
-                        line(c, c.pc),
-                        if rec.what == "tcgen05.cp" { "the asynchronous " } else { "" },
-                        rec.what,
-                        line(c, rec.pc)
-                    ),
-                ));
             }
         }
     }
     Ok(())
+}
+
+/// The thread of a `tcgen05.ld` whose reads [`visible`] checks.
+struct Reader<'w> {
+    /// The lane in the warp.
+    t: u32,
+    /// The thread in the CTA.
+    thread: u32,
+    /// `--tmem-check strict`.
+    strict: bool,
+    what: &'w str,
+}
+
+/// The fault when `reader` may not read cell `(lane, col)` yet; `visible_writer` is the
+/// last MMA found visible to it, which needs no second look.
+fn visible(
+    c: &Ctx<'_>,
+    tm: &crate::tcgen05::memory::TensorMemory,
+    reader: &Reader<'_>,
+    (lane, col): (u32, u32),
+    visible_writer: &mut Option<u32>,
+) -> Result<(), LaneFault> {
+    if lane >= 128 || col >= 512 {
+        return Ok(());
+    }
+    let Some(rec) = tm.mma.writer(lane * 512 + col) else {
+        return Ok(());
+    };
+    if *visible_writer == Some(rec.id) {
+        return Ok(());
+    }
+    let Some(why) = invisible(c, tm, &rec, reader.thread, reader.strict) else {
+        *visible_writer = Some(rec.id);
+        return Ok(());
+    };
+    Err(undefined(
+        reader.t as usize,
+        format!(
+            "rule {}: {} at line {} reads Tensor Memory cell (lane {lane}, column {col}) that {}{} at line {} wrote; {why}. A thread may read the results of an asynchronous tcgen05.mma or tcgen05.cp only after the commit's mbarrier phase completes, the thread waits for it, and then executes tcgen05.fence::after_thread_sync",
+            rule(&rec),
+            reader.what,
+            line(c, c.pc),
+            if rec.what == "tcgen05.cp" { "the asynchronous " } else { "" },
+            rec.what,
+            line(c, rec.pc)
+        ),
+    ))
 }
 
 /// The rule a read of `rec`'s cells breaks.

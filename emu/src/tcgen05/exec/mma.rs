@@ -205,28 +205,58 @@ pub(crate) fn accumulate(
         let (l, col) = d_position(rows, cols, ws, r, j);
         (base + l, col0 + col)
     };
-    let mut cells = Vec::with_capacity((rows * cols) as usize);
-    for r in 0..rows {
-        for j in 0..cols {
-            let (lane, col) = place(r, j);
-            let at = columns.check_cell(lane, col).map_err(|e| {
-                undefined(
-                    s.lane,
-                    format!("tcgen05.mma writes D cell (lane {lane}, column {col}): {e:?}"),
-                )
-            })?;
-            cells.push(at);
+    // C's element from a cell's bits.
+    let c_elem = |v: u32| {
+        let v = u64::from(v);
+        match delem {
+            MmaElem::F16 => v & 0xFFFF,
+            MmaElem::F32 if x.scale_input_d != 0 => {
+                let f = f32::from_bits(v as u32) * (-(x.scale_input_d as f32)).exp2();
+                u64::from(f.to_bits())
+            }
+            _ => v,
+        }
+    };
+    // Without `.ws`, each row of D is one lane's consecutive columns: checked and moved a row
+    // at a time. A row that fails its check sends D cell by cell, which names the cell.
+    let row_runs: Option<Vec<u32>> = if ws {
+        None
+    } else {
+        (0..rows)
+            .map(|r| {
+                let (lane, col) = place(r, 0);
+                let whole = (col..col + cols).all(|col| columns.check_cell(lane, col).is_ok());
+                whole.then(|| lane * crate::tcgen05::memory::COLUMNS + col)
+            })
+            .collect()
+    };
+    let mut cells = Vec::new();
+    match &row_runs {
+        Some(firsts) => {
             if s.enable {
-                let v = u64::from(tm.read(at));
-                let v = match delem {
-                    MmaElem::F16 => v & 0xFFFF,
-                    MmaElem::F32 if x.scale_input_d != 0 => {
-                        let f = f32::from_bits(v as u32) * (-(x.scale_input_d as f32)).exp2();
-                        u64::from(f.to_bits())
+                for (r, &first) in (0..rows).zip(firsts) {
+                    for (j, &v) in (0..cols).zip(tm.run(first, cols)) {
+                        t.c.set(r, j, c_elem(v));
                     }
-                    _ => v,
-                };
-                t.c.set(r, j, v);
+                }
+            }
+        }
+        None => {
+            cells.reserve((rows * cols) as usize);
+            for r in 0..rows {
+                for j in 0..cols {
+                    let (lane, col) = place(r, j);
+                    let at = columns.check_cell(lane, col).map_err(|e| {
+                        undefined(
+                            s.lane,
+                            format!("tcgen05.mma writes D cell (lane {lane}, column {col}): {e:?}"),
+                        )
+                    })?;
+                    cells.push(at);
+                    if s.enable {
+                        t.c.set(r, j, c_elem(tm.read(at)));
+                    }
+                }
             }
         }
     }
@@ -265,15 +295,34 @@ pub(crate) fn accumulate(
         let lane = at / crate::tcgen05::memory::COLUMNS;
         s.disable[(lane / 32) as usize] & (1 << (lane % 32)) == 0
     };
-    for (&at, &v) in cells.iter().zip(&d) {
-        if enabled(at) {
-            tm.write(at, v);
+    let thread = warp * 32 + s.lane as u32;
+    match &row_runs {
+        Some(firsts) => {
+            let enabled_rows = || {
+                firsts
+                    .iter()
+                    .zip(d.chunks_exact(cols as usize))
+                    .filter(|(first, _)| enabled(**first))
+            };
+            for (&first, row) in enabled_rows() {
+                tm.run_mut(first, cols).copy_from_slice(row);
+            }
+            if checked {
+                let written = enabled_rows().flat_map(|(&first, _)| first..first + cols);
+                tm.mma.issue("tcgen05.mma", thread, pc, written);
+            }
         }
-    }
-    if checked {
-        let written = cells.iter().copied().filter(|at| enabled(*at));
-        tm.mma
-            .issue("tcgen05.mma", warp * 32 + s.lane as u32, pc, written);
+        None => {
+            for (&at, &v) in cells.iter().zip(&d) {
+                if enabled(at) {
+                    tm.write(at, v);
+                }
+            }
+            if checked {
+                let written = cells.iter().copied().filter(|at| enabled(*at));
+                tm.mma.issue("tcgen05.mma", thread, pc, written);
+            }
+        }
     }
     let (l0, l1) = d_lanes(rows, ws);
     let action = TmemAction::Mma {

@@ -80,10 +80,11 @@ pub fn early_read(c: &Ctx<'_>, ins: &DInstr) -> Option<LaneFault> {
     if matches!(ins.extra, Extra::Wgmma(_)) {
         return None;
     }
-    let warp = c.ids.warp;
+    // One lookup of the warp's groups, not one per register read.
+    let groups = c.wgmma.warp(c.ids.warp)?;
     let mut hit = None;
     reads(ins, |slot| {
-        hit = c.wgmma.pending_writer(warp, slot);
+        hit = groups.pending_writer(slot);
         hit.is_some()
     });
     let (pc, k) = hit?;

@@ -20,11 +20,29 @@ pub(crate) struct WarpGroups {
     pub(crate) committed: VecDeque<Vec<Pending>>,
     pub(crate) issued: u64,
     /// Per register slot, how many of the pending products (open or committed) write it: what
-    /// lets [`WgmmaState::pending_writer`] answer "none" without a search, for every register
+    /// lets [`WarpGroups::pending_writer`] answer "none" without a search, for every register
     /// every instruction reads while products are pending.
     pub(crate) writers: Vec<u32>,
     /// Whether the warp has executed `wgmma.fence`.
     pub(crate) fenced: bool,
+}
+
+impl WarpGroups {
+    /// The pc of the oldest pending `wgmma.mma_async` that accumulates into register `slot`,
+    /// and the register's index in its D vector.
+    pub fn pending_writer(&self, slot: u32) -> Option<(u32, usize)> {
+        if self.writers.get(slot as usize).is_none_or(|n| *n == 0) {
+            return None;
+        }
+        self.committed
+            .iter()
+            .flatten()
+            .chain(self.open.iter())
+            .find_map(|p| {
+                let k = p.regs.iter().position(|r| r.0 == slot)?;
+                Some((p.pc, k))
+            })
+    }
 }
 
 /// One `wgmma.mma_async` of a warpgroup, as the first of its warps issued it.
@@ -63,21 +81,9 @@ impl WgmmaState {
         self.warps.get(&warp).is_none_or(|wg| wg.open.is_empty())
     }
 
-    /// The pc of the oldest pending `wgmma.mma_async` of `warp` that accumulates into register
-    /// `slot`, and the register's index in its D vector.
-    pub fn pending_writer(&self, warp: u32, slot: u32) -> Option<(u32, usize)> {
-        let wg = self.warps.get(&warp)?;
-        if wg.writers.get(slot as usize).is_none_or(|n| *n == 0) {
-            return None;
-        }
-        wg.committed
-            .iter()
-            .flatten()
-            .chain(wg.open.iter())
-            .find_map(|p| {
-                let k = p.regs.iter().position(|r| r.0 == slot)?;
-                Some((p.pc, k))
-            })
+    /// `warp`'s groups, if it has issued a wgmma instruction.
+    pub(crate) fn warp(&self, warp: u32) -> Option<&WarpGroups> {
+        self.warps.get(&warp)
     }
 
     /// Records that `p` is pending in `warp`'s open group.

@@ -223,6 +223,34 @@ impl Columns {
     }
 }
 
+impl Columns {
+    /// Whether [`Self::check_cell`] accepts all `len` cells of lane `lane` from column
+    /// `column` on.
+    pub fn accepts_run(&self, lane: u32, column: u32, len: u32) -> bool {
+        let Some(end) = column.checked_add(len) else {
+            return false;
+        };
+        if lane >= LANES || end > COLUMNS {
+            return false;
+        }
+        let mut col = column;
+        while col < end {
+            let (word, bit) = ((col / 64) as usize, col % 64);
+            let n = (64 - bit).min(end - col);
+            let mask = if n == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << n) - 1) << bit
+            };
+            if self.bits[word] & mask != mask {
+                return false;
+            }
+            col += n;
+        }
+        true
+    }
+}
+
 /// The index of cell (`lane`, `column`), both in range.
 fn index(lane: u32, column: u32) -> u32 {
     lane * COLUMNS + column
@@ -495,7 +523,7 @@ impl TensorMemory {
         if self.checked && lane / 32 != warp % 4 {
             return None;
         }
-        if !(column..column + len).all(|col| columns.check_cell(lane, col).is_ok()) {
+        if !columns.accepts_run(lane, column, len) {
             return None;
         }
         let first = index(lane, column);
@@ -754,6 +782,31 @@ mod tests {
                         by_cells.check(lane, col, w, access),
                         by_runs.check(lane, col, w, access)
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_is_accepted_when_each_of_its_cells_is() {
+        let mut t = TensorMemory::new(4, true);
+        t.alloc(64, 0, 1).unwrap();
+        t.alloc(32, 0, 1).unwrap();
+        t.alloc(128, 0, 1).unwrap();
+        t.dealloc(64, 32).unwrap();
+        for tm in [t, TensorMemory::new(4, false)] {
+            let columns = tm.columns();
+            for lane in [0, 127, 128] {
+                for column in (0..520).step_by(7) {
+                    for len in 1..140 {
+                        let cells =
+                            (column..column + len).all(|col| columns.check_cell(lane, col).is_ok());
+                        assert_eq!(
+                            columns.accepts_run(lane, column, len),
+                            cells,
+                            "lane {lane}, columns {column}+{len}"
+                        );
+                    }
                 }
             }
         }

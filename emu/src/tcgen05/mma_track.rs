@@ -71,6 +71,33 @@ impl MmaTrack {
         pc: u32,
         cells: impl IntoIterator<Item = u32>,
     ) {
+        let id = self.record(what, thread, pc);
+        for c in cells {
+            if let Some(e) = self.cells.get_mut(c as usize) {
+                *e = id;
+            }
+        }
+    }
+
+    /// [`Self::issue`] with the cells as runs of consecutive indices.
+    pub fn issue_runs(
+        &mut self,
+        what: &'static str,
+        thread: u32,
+        pc: u32,
+        runs: impl IntoIterator<Item = std::ops::Range<u32>>,
+    ) {
+        let id = self.record(what, thread, pc);
+        for run in runs {
+            let end = (run.end as usize).min(self.cells.len());
+            if let Some(cells) = self.cells.get_mut(run.start as usize..end) {
+                cells.fill(id);
+            }
+        }
+    }
+
+    /// A new record of `thread`'s write `what` at `pc`, counted since its last commit: its id.
+    fn record(&mut self, what: &'static str, thread: u32, pc: u32) -> u32 {
         let id = self.records.len() as u32;
         self.records.push(MmaRecord {
             what,
@@ -82,12 +109,8 @@ impl MmaTrack {
             let all = crate::tcgen05::memory::LANES * crate::tcgen05::memory::COLUMNS;
             self.cells = vec![NO_WRITER; all as usize];
         }
-        for c in cells {
-            if let Some(e) = self.cells.get_mut(c as usize) {
-                *e = id;
-            }
-        }
         *self.since_commit.entry(thread).or_default() += 1;
+        id
     }
 
     /// `tcgen05.commit` by `thread` at `pc`: its MMAs so far complete with the arrival on the
@@ -106,6 +129,15 @@ impl MmaTrack {
             list.pop_front();
         }
         self.since_commit.remove(&thread).unwrap_or(0) as usize
+    }
+
+    /// The id of the last MMA that wrote cell `at`, if any: what [`Self::writer`] would
+    /// return the record of.
+    pub fn writer_id(&self, at: u32) -> Option<u32> {
+        self.cells
+            .get(at as usize)
+            .copied()
+            .filter(|&id| id != NO_WRITER)
     }
 
     /// The last MMA that wrote cell `at`, if any.

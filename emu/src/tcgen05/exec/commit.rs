@@ -119,7 +119,16 @@ pub fn check_ld(
             Some(runs) => {
                 let (lane, first, len) = runs[t as usize];
                 for col in first..first + len {
-                    visible(c, tm, &reader, (lane, col), &mut visible_writer)?;
+                    // A cell no MMA wrote, or whose writer is known visible, needs no look
+                    // (nor does one outside Tensor Memory: `visible` passes it).
+                    if lane >= 128 || col >= 512 {
+                        continue;
+                    }
+                    match tm.mma.writer_id(lane * 512 + col) {
+                        None => continue,
+                        id @ Some(_) if id == visible_writer => continue,
+                        Some(_) => visible(c, tm, &reader, (lane, col), &mut visible_writer)?,
+                    }
                 }
             }
             None => {

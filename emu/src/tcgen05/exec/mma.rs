@@ -225,8 +225,9 @@ pub(crate) fn accumulate(
         (0..rows)
             .map(|r| {
                 let (lane, col) = place(r, 0);
-                let whole = (col..col + cols).all(|col| columns.check_cell(lane, col).is_ok());
-                whole.then(|| lane * crate::tcgen05::memory::COLUMNS + col)
+                columns
+                    .accepts_run(lane, col, cols)
+                    .then(|| lane * crate::tcgen05::memory::COLUMNS + col)
             })
             .collect()
     };
@@ -308,8 +309,8 @@ pub(crate) fn accumulate(
                 tm.run_mut(first, cols).copy_from_slice(row);
             }
             if checked {
-                let written = enabled_rows().flat_map(|(&first, _)| first..first + cols);
-                tm.mma.issue("tcgen05.mma", thread, pc, written);
+                let written = enabled_rows().map(|(&first, _)| first..first + cols);
+                tm.mma.issue_runs("tcgen05.mma", thread, pc, written);
             }
         }
         None => {

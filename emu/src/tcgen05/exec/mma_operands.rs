@@ -199,9 +199,26 @@ pub(crate) fn operand_a(
     let decode = |v: u64, which: &str| decode_desc(s, v, which);
     match s.a_tmem {
         Some(taddr) => {
+            // A row of A is one lane's consecutive cells: checked and read as a run. A row
+            // with a cell outside the allocation goes element by element, which names it.
+            let columns = crate::tcgen05::exec::tmem(c).columns();
+            let (col0, len) = (taddr & 0xFFFF, (k * abits).div_ceil(32));
             for r in 0..id.m {
+                let lane = row_lane(id, taddr >> 16, r);
+                if !columns.accepts_run(lane, col0, len) {
+                    for kk in 0..k {
+                        let v = tmem_a_elem(c, s, id, taddr, abits, (r, kk))?;
+                        t.a.set(r, kk, to_mma_bits(id.a, v, id.negate_a));
+                    }
+                    continue;
+                }
+                let first = lane * crate::tcgen05::memory::COLUMNS + col0;
+                let run: Vec<u32> = (first..first + len).collect();
+                crate::tcgen05::exec::commit::check_mma_read(c, s.lane, &run, "A")?;
+                let cells = crate::tcgen05::exec::tmem(c).run(first, len);
                 for kk in 0..k {
-                    let v = tmem_a_elem(c, s, id, taddr, abits, (r, kk))?;
+                    let cell = u64::from(cells[(kk * abits / 32) as usize]);
+                    let v = (cell >> (kk * abits % 32)) & storage_mask(abits);
                     t.a.set(r, kk, to_mma_bits(id.a, v, id.negate_a));
                 }
             }

@@ -143,12 +143,18 @@ impl ProxyState {
             .retain(|r| r.thread != thread || !r.group.is_some_and(|g| old.contains(&g)));
     }
 
-    /// Whether no read of shared memory can fault here: the check is off, or no generic
-    /// write is unfenced and no async-proxy write is unobserved. (Generic writes still
-    /// marked would fault an async-proxy read; unobserved async writes, any generic access.)
+    /// Whether an async-proxy read of shared memory cannot fault on a generic write: the
+    /// check is off, or no generic write is unfenced.
     #[inline]
-    pub fn shared_reads_quiet(&self) -> bool {
-        !self.check || (self.writes.is_empty() && self.generic.borrow().is_empty())
+    pub fn generic_writes_fenced(&self) -> bool {
+        !self.check || self.generic.borrow().is_empty()
+    }
+
+    /// Whether an access of shared `[lo, hi)` overlaps an async-proxy write whose completion
+    /// no thread has observed (never, with the check off).
+    #[inline]
+    pub fn unobserved_write_overlaps(&self, lo: u64, hi: u64) -> bool {
+        self.writes.iter().any(|w| lo < w.hi && w.lo < hi)
     }
 
     /// A `fence.proxy.async` covering shared memory.

@@ -43,8 +43,9 @@ fn bulk(a: &AsyncAccess) -> BulkAccess {
 /// read must go through the full checks ([`Ctx::before_async_read`] and the address
 /// resolution), which report any fault.
 pub(crate) struct AsyncReadScreen<'c> {
-    /// The proxy checker has nothing that a read could fault on.
-    proxy_quiet: bool,
+    /// No generic write is unfenced (or the proxy check is off).
+    generic_fenced: bool,
+    proxy: &'c crate::exec::proxy_check::ProxyState,
     copies: &'c crate::async_copy::pending::PendingCopies,
     shared_len: u64,
 }
@@ -54,10 +55,11 @@ impl AsyncReadScreen<'_> {
     /// Offsets in the cluster window (`.shared::cluster` addresses) are never clear.
     #[inline]
     pub(crate) fn clear(&self, off: u64, size: u64) -> bool {
-        self.proxy_quiet
+        self.generic_fenced
             && off < crate::cluster::dsmem::CLUSTER_WINDOW
             && off + size <= self.shared_len
             && !self.copies.may_touch(off, size)
+            && !self.proxy.unobserved_write_overlaps(off, off + size)
     }
 }
 
@@ -197,7 +199,8 @@ impl Ctx<'_> {
     #[inline]
     pub(crate) fn async_read_screen(&self) -> AsyncReadScreen<'_> {
         AsyncReadScreen {
-            proxy_quiet: self.asyncs.tma.shared_reads_quiet(),
+            generic_fenced: self.asyncs.tma.generic_writes_fenced(),
+            proxy: &self.asyncs.tma,
             copies: &self.asyncs.copies,
             shared_len: self.shared.data.len() as u64,
         }

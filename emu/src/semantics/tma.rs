@@ -552,6 +552,119 @@ pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
     out
 }
 
+/// Consecutive elements of a box: `count` of them from byte offset `smem` of the unswizzled
+/// shared box on, at consecutive global addresses from `global` on (`None`: all outside the
+/// tensor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoxRun {
+    /// Byte offset of the first element from the box's start in shared memory, before
+    /// swizzling.
+    pub smem: u64,
+    /// The first element's global address, or `None` when the run is out of bounds.
+    pub global: Option<u64>,
+    /// Elements in the run.
+    pub count: u64,
+}
+
+/// Adds element `(smem, global)` of `e` bytes to `runs`, extending the last run when the
+/// element follows it in shared and in global memory (or both are out of bounds).
+fn push_run(runs: &mut Vec<BoxRun>, e: u64, smem: u64, global: Option<u64>, count: u64) {
+    if let Some(last) = runs.last_mut() {
+        let end = last.smem + last.count * e;
+        let follows = match (last.global, global) {
+            (Some(g0), Some(g)) => g0 + last.count * e == g,
+            (None, None) => true,
+            _ => false,
+        };
+        if follows && end == smem {
+            last.count += count;
+            return;
+        }
+    }
+    runs.push(BoxRun {
+        smem,
+        global,
+        count,
+    });
+}
+
+/// `elems` (of `e` bytes each) as runs of consecutive elements.
+pub fn runs_of(elems: &[BoxElem], e: u64) -> Vec<BoxRun> {
+    let mut runs = Vec::new();
+    for el in elems {
+        push_run(&mut runs, e, el.smem, el.global, 1);
+    }
+    runs
+}
+
+/// [`tile_elements`] as runs of consecutive elements: a row of the box (dimension 0) whose
+/// elements are contiguous in global memory is at most three runs (before the tensor, inside,
+/// after), and runs that follow each other merge. Expanded, the runs are exactly
+/// [`tile_elements`].
+pub fn tile_runs(m: &TensorMap, coords: &[i32]) -> Vec<BoxRun> {
+    let e = m.elem().map_or(1, Dtype::size);
+    let n = m.box_counts();
+    let row = u64::from(m.boxes[0].div_ceil(m.estride(0)));
+    let total: u64 = n.iter().product();
+    let rank = m.rank as usize;
+    let base = |d: usize| i64::from(coords.get(d).copied().unwrap_or(0));
+    let es0 = u64::from(m.estride(0));
+    let mut runs = Vec::new();
+    let mut idx = [0u64; 5];
+    let mut lin = 0;
+    while lin < total {
+        let mut g = [0i64; 5];
+        for d in 1..rank {
+            g[d] = base(d) + (idx[d] * u64::from(m.estride(d))) as i64;
+        }
+        let outer_inside = (1..rank).all(|d| m.inside_dim(d, g[d]));
+        let inside = |i0: u64| {
+            let g0 = base(0) + (i0 * es0) as i64;
+            i0 < row && outer_inside && m.inside_dim(0, g0)
+        };
+        let address = |i0: u64| {
+            let mut g = g;
+            g[0] = base(0) + (i0 * es0) as i64;
+            m.address(&g, e)
+        };
+        if es0 == 1 {
+            // The elements inside are those with 0 <= base + i0 < the bound, i0 < row.
+            let (lo, hi) = if outer_inside {
+                let clamp = |v: i64| v.clamp(0, n[0] as i64) as u64;
+                let lo = clamp(-base(0));
+                let end = (row as i64).min(super::tma_rules::dim0_bound(m) - base(0));
+                (lo, clamp(end).max(lo))
+            } else {
+                (n[0], n[0])
+            };
+            debug_assert!((0..n[0]).all(|i| inside(i) == (lo..hi).contains(&i)));
+            if lo > 0 {
+                push_run(&mut runs, e, lin * e, None, lo);
+            }
+            if hi > lo {
+                push_run(&mut runs, e, (lin + lo) * e, Some(address(lo)), hi - lo);
+            }
+            if n[0] > hi {
+                push_run(&mut runs, e, (lin + hi) * e, None, n[0] - hi);
+            }
+        } else {
+            for i0 in 0..n[0] {
+                let global = inside(i0).then(|| address(i0));
+                push_run(&mut runs, e, (lin + i0) * e, global, 1);
+            }
+        }
+        lin += n[0];
+        for d in 1..5 {
+            idx[d] += 1;
+            if idx[d] < n[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    runs
+}
+
 /// The elements of the im2col-mode box at `coords` (C, spatial..., N) with the filter
 /// `offsets` (one per spatial dimension), in shared-memory order: pixelsPerColumn pixels of
 /// channelsPerPixel channels each. Pixels walk the bounding box (lower corner to dimension +

@@ -104,6 +104,41 @@ fn boxes_and_swizzles_match_the_python_model() {
 }
 
 #[test]
+fn tile_runs_expand_to_the_tile_elements() {
+    let cases = include_str!("tma_cases.txt");
+    let mut n = 0;
+    for line in cases.lines() {
+        let f: Vec<&str> = line.split(';').collect();
+        let m = map_of(&f);
+        if m.im2col {
+            continue;
+        }
+        let e = m.elem().map_or(1, Dtype::size);
+        // Boxes at the model's coordinates, and shifted to cross every edge of the tensor.
+        let coords: Vec<i32> = ints(f[7]).iter().map(|v| *v as i32).collect();
+        for shift in [0, -3, 5, 1000] {
+            let at: Vec<i32> = coords.iter().map(|c| c + shift).collect();
+            let expanded: Vec<BoxElem> = tile_runs(&m, &at)
+                .iter()
+                .flat_map(|r| {
+                    (0..r.count).map(move |k| BoxElem {
+                        smem: r.smem + k * e,
+                        global: r.global.map(|g| g + k * e),
+                    })
+                })
+                .collect();
+            assert_eq!(
+                expanded,
+                tile_elements(&m, &at),
+                "case {line:.120}, shift {shift}"
+            );
+            n += 1;
+        }
+    }
+    assert!(n >= 200);
+}
+
+#[test]
 fn swizzle_128b_permutes_chunks_by_line() {
     // Line 1: chunk 0 <-> chunk 1; line 7: chunk 0 -> chunk 7 (CUDA's 128B table).
     assert_eq!(swizzle(128, Swizzle::B128), 128 + 16);

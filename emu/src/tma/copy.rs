@@ -124,6 +124,94 @@ fn global<'g>(
     })
 }
 
+/// The parts of a run of `len` bytes from the unswizzled shared offset `start` that the
+/// swizzle `sw` keeps contiguous (its 16-byte units; the whole run without a swizzle), as
+/// `(swizzled shared offset, offset in the run, bytes)`.
+fn swizzled_pieces(start: u64, len: u64, sw: Swizzle) -> impl Iterator<Item = (u64, u64, u64)> {
+    let mut k = 0;
+    std::iter::from_fn(move || {
+        if k >= len {
+            return None;
+        }
+        let at = start + k;
+        let n = match sw {
+            Swizzle::None => len - k,
+            _ => (16 - at % 16).min(len - k),
+        };
+        let piece = (swizzle(at, sw), k, n);
+        k += n;
+        Some(piece)
+    })
+}
+
+/// Bytes of a tensor load bound for shared offset `shared`: `len` bytes from `at` of the
+/// load's byte buffer.
+struct LoadPiece {
+    shared: usize,
+    at: usize,
+    len: usize,
+}
+
+/// The bytes a tensor load of `runs` (`e`-byte elements, `fill` for those outside the tensor)
+/// writes to the box at shared offset `base` with swizzle `sw`: the pieces the swizzle keeps
+/// contiguous ([`swizzled_pieces`]) and their bytes, read from global memory a piece at a
+/// time.
+///
+/// # Errors
+/// The first element, in box order, outside global memory.
+fn load_pieces(
+    c: &Ctx<'_>,
+    lane: usize,
+    runs: &[crate::semantics::tma::BoxRun],
+    (base, sw): (u64, Swizzle),
+    (e, fill): (usize, u64),
+) -> Result<(Vec<LoadPiece>, Vec<u8>), LaneFault> {
+    let total: u64 = runs.iter().map(|r| r.count * e as u64).sum();
+    let mut bytes = vec![0u8; total as usize];
+    let mut pieces = Vec::new();
+    // Consecutive pieces are nearly always in one allocation: look it up again only when a
+    // piece is not in the last one found.
+    let mut last: Option<&crate::exec::memory::Region> = None;
+    let fill = &fill.to_le_bytes()[..e];
+    let mut at = 0;
+    for run in runs {
+        for (shared, k, n) in swizzled_pieces(base + run.smem, run.count * e as u64, sw) {
+            let len = n as usize;
+            let out = &mut bytes[at..at + len];
+            pieces.push(LoadPiece {
+                shared: shared as usize,
+                at,
+                len,
+            });
+            at += len;
+            let Some(g) = run.global.map(|g| g + k) else {
+                out.chunks_exact_mut(e)
+                    .for_each(|b| b.copy_from_slice(fill));
+                continue;
+            };
+            let r = match last {
+                Some(r) if r.contains(g, n) => r,
+                _ => match c.global.find(g, n) {
+                    Some(r) => r,
+                    // Not in one allocation: element by element, which finds the first one
+                    // outside.
+                    None => {
+                        for (j, b) in out.chunks_exact_mut(e).enumerate() {
+                            let g = g + (j * e) as u64;
+                            let r = global(c, lane, g, e as u64)?;
+                            r.read_bytes_into(g - r.base, b);
+                        }
+                        continue;
+                    }
+                },
+            };
+            last = Some(r);
+            r.read_bytes_into(g - r.base, out);
+        }
+    }
+    Ok((pieces, bytes))
+}
+
 /// Reads `n` bytes at a place (global, shared, parameter or constant memory).
 pub(crate) fn read_bytes(
     c: &Ctx<'_>,
@@ -366,10 +454,16 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
         let e = m.elem().map_or(1, |d| d.size()) as usize;
         let cs: Vec<i32> = coords.iter().map(|v| v[l] as i32).collect();
         let os: Vec<i32> = offs.iter().map(|v| v[l] as u16 as i16 as i32).collect();
-        let elems = if m.im2col {
-            im2col_elements(&m, &cs, &os)
+        let runs = if m.im2col {
+            crate::semantics::tma::runs_of(&im2col_elements(&m, &cs, &os), e as u64)
         } else {
-            crate::semantics::tma::tile_elements(&m, &cs)
+            crate::semantics::tma::tile_runs(&m, &cs)
+        };
+        // The global address of every element inside the tensor, in box order.
+        let globals = || {
+            runs.iter()
+                .filter_map(|r| r.global.map(|g| (g, r.count)))
+                .flat_map(|(g, n)| (0..n).map(move |k| g + k * e as u64))
         };
         let sw = m.pattern().unwrap_or(Swizzle::None);
         let box_bytes = m.box_bytes();
@@ -407,24 +501,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 } else {
                     0
                 };
-                let mut vals = Vec::with_capacity(elems.len());
-                // Consecutive elements are nearly always in one allocation: look it up again
-                // only when an element is not in the last one found.
-                let mut last: Option<&crate::exec::memory::Region> = None;
-                for el in &elems {
-                    let v = match el.global {
-                        Some(g) => {
-                            let r = match last {
-                                Some(r) if r.contains(g, e as u64) => r,
-                                _ => global(c, l, g, e as u64)?,
-                            };
-                            last = Some(r);
-                            r.load(g, e as u32)
-                        }
-                        None => fill,
-                    };
-                    vals.push((swizzle(base + el.smem, sw) as usize, v));
-                }
+                let (pieces, bytes) = load_pieces(c, l, &runs, (base, sw), (e, fill))?;
                 // `.cta_group::2`: each destination's mbarrier is in its CTA pair, chosen by
                 // the mbarrier address (tma_pair).
                 let pair = match (tc.cta_group, &x.mbar) {
@@ -432,8 +509,7 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     _ => None,
                 };
                 if c.observes_async() {
-                    let g = elems.iter().filter_map(|el| el.global);
-                    let mut acc = accesses::global_runs(g, e as u64, false, false);
+                    let mut acc = accesses::global_runs(globals(), e as u64, false, false);
                     acc.extend(accesses::shared_dst(&ranks, base, box_bytes, false));
                     let same_cta = pair.is_none_or(|p| ranks.iter().all(|&r| p.rank_for(r) == r));
                     accesses::report(c, l, &acc, x.mbar.as_ref().filter(|_| same_cta));
@@ -444,8 +520,9 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                     }
                     crate::cluster::dsmem::at_rank(c, r, l, |c| {
                         check_shared(c, l, saddr, base, span)?;
-                        for &(o, v) in &vals {
-                            c.shared.data[o..o + e].copy_from_slice(&v.to_le_bytes()[..e]);
+                        for p in &pieces {
+                            c.shared.data[p.shared..p.shared + p.len]
+                                .copy_from_slice(&bytes[p.at..p.at + p.len]);
                         }
                         match (&x.mbar, pair) {
                             (Some(mb), None) => {
@@ -479,23 +556,37 @@ pub fn tensor(c: &mut Ctx<'_>, i: &DInstr) -> R {
                 if let Some(f) = c.before_async_read(l, base, box_bytes, "this tensor copy") {
                     return Err(f);
                 }
-                for el in &elems {
-                    let Some(g) = el.global else { continue };
-                    let o = swizzle(base + el.smem, sw) as usize;
-                    let v = le(&c.shared.data[o..o + e]);
-                    let r = global(c, l, g, e as u64)?;
-                    let nv = match tc.dir {
-                        TensorDir::Reduce(op) => {
-                            reduce(op, red_kind(dtype), r.load(g, e as u32), v)
+                for run in &runs {
+                    let Some(g0) = run.global else { continue };
+                    for (o, k, n) in swizzled_pieces(base + run.smem, run.count * e as u64, sw) {
+                        let (o, g, n) = (o as usize, g0 + k, n as usize);
+                        let from = &c.shared.data[o..o + n];
+                        // A plain store of a piece in one allocation copies its bytes; a
+                        // reduction, or a piece across allocations, goes element by element
+                        // (which faults at the first element outside global memory).
+                        if tc.dir == TensorDir::Store {
+                            if let Some(r) = c.global.find(g, n as u64) {
+                                r.write_bytes(g - r.base, from);
+                                continue;
+                            }
                         }
-                        _ => v,
-                    };
-                    r.store(g, e as u32, nv);
+                        for (j, b) in from.chunks_exact(e).enumerate() {
+                            let g = g + (j * e) as u64;
+                            let v = le(b);
+                            let r = global(c, l, g, e as u64)?;
+                            let nv = match tc.dir {
+                                TensorDir::Reduce(op) => {
+                                    reduce(op, red_kind(dtype), r.load(g, e as u32), v)
+                                }
+                                _ => v,
+                            };
+                            r.store(g, e as u32, nv);
+                        }
+                    }
                 }
                 if c.observes_async() {
                     let red = matches!(tc.dir, TensorDir::Reduce(_));
-                    let g = elems.iter().filter_map(|el| el.global);
-                    let mut acc = accesses::global_runs(g, e as u64, true, red);
+                    let mut acc = accesses::global_runs(globals(), e as u64, true, red);
                     acc.extend(accesses::side(Place::Shared(base), box_bytes, false, false));
                     accesses::fingerprint_writes(c, &mut acc);
                     accesses::report(c, l, &acc, None);

@@ -25,7 +25,7 @@ mod narrow;
 use crate::ir::{CvtRounding, FloatRounding, IntRounding, Type};
 #[cfg(test)]
 use narrow::narrow_to_f64_exact;
-pub use narrow::{f16_to_f32, f64_to_narrow, narrow_to_f64, Narrow};
+pub use narrow::{f16_to_f32, f32_to_f16_rn, f64_to_narrow, narrow_to_f64, Narrow};
 
 /// The modifiers of a `cvt`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,6 +41,15 @@ pub struct CvtMode {
     /// `.satfinite`
     pub satfinite: bool,
 }
+
+/// `.rn` alone: the mode of a plain round-to-nearest conversion.
+const RN: CvtMode = CvtMode {
+    rnd: Some(CvtRounding::Float(FloatRounding::Rn)),
+    ftz: false,
+    sat: false,
+    relu: false,
+    satfinite: false,
+};
 
 /// The canonical NaN bit pattern of a float type.
 pub fn canonical_nan(ty: Type) -> u64 {
@@ -234,6 +243,13 @@ fn clamp_sat(bits: u64, ty: Type) -> u64 {
 /// `cvt.dst.src` of `bits` with the given modifiers; returns the destination's bits
 /// (zero-extended to 64).
 pub fn cvt(bits: u64, src: Type, dst: Type, m: CvtMode) -> u64 {
+    // `cvt.rn.f16.f32` of a finite value, the conversion of every fp16 kernel's epilogue,
+    // by bit fields (tested against the general path below).
+    if src == Type::F32 && dst == Type::F16 && m == RN {
+        if let Some(h) = f32_to_f16_rn(bits as u32) {
+            return u64::from(h);
+        }
+    }
     let sint = src.is_integer();
     let dint = dst.is_integer();
     match (sint, dint) {

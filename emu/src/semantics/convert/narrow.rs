@@ -29,6 +29,47 @@ pub fn f16_to_f32(bits: u32) -> f32 {
     f32::from_bits(v.to_bits() | ((bits & 0x8000) << 16))
 }
 
+/// A finite binary32 value (`bits`) rounded to binary16 to nearest, ties to even, by its bit
+/// fields; `None` for infinities and NaNs (which take the general path). Overflow rounds to
+/// infinity and results below binary16's normal range are its subnormals (or zero), with the
+/// sign kept.
+#[inline]
+pub fn f32_to_f16_rn(bits: u32) -> Option<u16> {
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let mag = bits & 0x7FFF_FFFF;
+    if mag >= 0x7F80_0000 {
+        return None;
+    }
+    // 65520 (the largest binary16, 65504, plus half its ulp) and above round to infinity.
+    if mag >= 0x477F_F000 {
+        return Some(sign | 0x7C00);
+    }
+    // 2^-14 and above are binary16 normals: rebias the exponent (127 to 15) and round the
+    // fraction from 23 bits to 10; a carry out of the fraction steps the exponent.
+    if mag >= 0x3880_0000 {
+        let m = mag - 0x3800_0000;
+        let rounded = m + 0x0FFF + ((m >> 13) & 1);
+        return Some(sign | (rounded >> 13) as u16);
+    }
+    // Below: a multiple of 2^-24 (the subnormal unit), the significand shifted right by
+    // 126 - exponent and rounded to nearest even. Binary32 subnormals are far below half a
+    // unit and give zero, as every shift of 25 or more does.
+    let exp = mag >> 23;
+    if exp == 0 {
+        return Some(sign);
+    }
+    let shift = 126 - exp;
+    if shift >= 25 {
+        return Some(sign);
+    }
+    let sig = (mag & 0x7F_FFFF) | 0x80_0000;
+    let q = sig >> shift;
+    let rest = sig & ((1 << shift) - 1);
+    let half = 1 << (shift - 1);
+    let up = rest > half || (rest == half && q & 1 == 1);
+    Some(sign | (q + u32::from(up)) as u16)
+}
+
 /// Widens one narrow float exactly to f64.
 ///
 /// Finite binary16 and bfloat16 values are widened by their bit fields (they are hot in MMA

@@ -24,6 +24,62 @@ fn binary16_widens_exactly_in_binary32_on_every_pattern() {
     }
 }
 
+/// The bit-field rounding of binary32 to binary16 against the general path (`rustc_apfloat`
+/// through f64, exact for binary32): every binary32 exponent with fractions at and around each
+/// rounding boundary, both signs, and two million random patterns.
+#[test]
+fn binary32_rounds_to_binary16_as_the_general_path_does() {
+    let reference = |bits: u32| {
+        f64_to_narrow(
+            f64::from(f32::from_bits(bits)),
+            Narrow::F16,
+            rustc_apfloat::Round::NearestTiesToEven,
+            false,
+        ) as u16
+    };
+    let check = |bits: u32| {
+        let got = f32_to_f16_rn(bits);
+        if f32::from_bits(bits).is_finite() {
+            assert_eq!(got, Some(reference(bits)), "{bits:#010x}");
+        } else {
+            assert_eq!(got, None, "{bits:#010x}");
+        }
+    };
+    let mut n = 0u64;
+    for sign in [0u32, 0x8000_0000] {
+        for exp in 0..=255u32 {
+            // The last 1..14 bits below binary16's precision at every position, and their
+            // neighbours: ties, one above, one below, all ones.
+            for low in 0..24u32 {
+                for frac in [0u32, 1, 1 << low, (1 << low) - 1, (1 << low) + 1, 3 << low] {
+                    for extra in [0u32, 0x7F_E000, 0x40_0000, 0x7F_FFFF] {
+                        check(sign | (exp << 23) | ((frac | extra) & 0x7F_FFFF));
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    let mut x = 0x1234_5678_9abc_def0u64;
+    for _ in 0..2_000_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        check(x as u32);
+        n += 1;
+    }
+    // Every binary16 value widened, and its binary32 neighbours.
+    for h in 0..=0xFFFFu32 {
+        let f = f16_to_f32(h).to_bits();
+        for d in [0u32, 1, 0x1000, 0x0FFF, 0x2000] {
+            check(f.wrapping_add(d));
+            check(f.wrapping_sub(d));
+            n += 2;
+        }
+    }
+    assert!(n > 2_500_000);
+}
+
 use super::*;
 
 fn mode(rnd: Option<CvtRounding>) -> CvtMode {

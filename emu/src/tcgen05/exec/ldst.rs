@@ -1,7 +1,9 @@
 //! `tcgen05.ld` and `tcgen05.st` in the interpreter: the warp's 32 threads move registers
 //! to and from their quarter of Tensor Memory by the shape's cell layout (with `.pack::16b`
-//! / `.unpack::16b` two 16-bit cells per register), checked cell by cell, and `.red`
-//! reductions of the loaded values. See [`crate::tcgen05::exec`] for the warp-collective rules.
+//! / `.unpack::16b` two 16-bit cells per register), checked cell by cell (for `.32x32b` and
+//! `.16x32bx2`, whose registers are consecutive columns, each thread's cells as one run), and
+//! `.red` reductions of the loaded values. See [`crate::tcgen05::exec`] for the
+//! warp-collective rules.
 
 use crate::exec::ctx::Ctx;
 use crate::exec::fault::LaneFault;

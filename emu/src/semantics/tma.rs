@@ -511,19 +511,16 @@ pub struct BoxElem {
     pub global: Option<u64>,
 }
 
-/// The elements of the tile-mode box at `coords` (one per dimension, rank of them), in
-/// shared-memory order.
-pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
-    let e = m.elem().map_or(1, Dtype::size);
+/// Calls `visit(lin, g, outer_inside)` for each row of the tile-mode box at `coords`
+/// (dimension 0 innermost), in shared-memory order: `lin` is the index in the box of the
+/// row's first element, `g` the coordinates of the row's other dimensions (`g[0]` is 0), and
+/// `outer_inside` whether they are all inside the tensor. Along a row those coordinates,
+/// their bounds check and their part of the address stay the same.
+fn box_rows(m: &TensorMap, coords: &[i32], mut visit: impl FnMut(u64, &[i64; 5], bool)) {
     let n = m.box_counts();
-    // Elements of a row that are the box's (the rest of an interleave slice is padding).
-    let row = u64::from(m.boxes[0].div_ceil(m.estride(0)));
     let total: u64 = n.iter().product();
     let rank = m.rank as usize;
     let base = |d: usize| i64::from(coords.get(d).copied().unwrap_or(0));
-    let mut out = Vec::with_capacity(total as usize);
-    // Row by row (dimension 0 innermost): the other dimensions' coordinates, their bounds
-    // check and their part of the address are the same along a row.
     let mut idx = [0u64; 5];
     let mut lin = 0;
     while lin < total {
@@ -532,15 +529,8 @@ pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
             g[d] = base(d) + (idx[d] * u64::from(m.estride(d))) as i64;
         }
         let outer_inside = (1..rank).all(|d| m.inside_dim(d, g[d]));
-        for i0 in 0..n[0] {
-            g[0] = base(0) + (i0 * u64::from(m.estride(0))) as i64;
-            out.push(BoxElem {
-                smem: lin * e,
-                global: (i0 < row && outer_inside && m.inside_dim(0, g[0]))
-                    .then(|| m.address(&g, e)),
-            });
-            lin += 1;
-        }
+        visit(lin, &g, outer_inside);
+        lin += n[0];
         for d in 1..5 {
             idx[d] += 1;
             if idx[d] < n[d] {
@@ -549,6 +539,28 @@ pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
             idx[d] = 0;
         }
     }
+}
+
+/// The elements of the tile-mode box at `coords` (one per dimension, rank of them), in
+/// shared-memory order.
+pub fn tile_elements(m: &TensorMap, coords: &[i32]) -> Vec<BoxElem> {
+    let e = m.elem().map_or(1, Dtype::size);
+    let n0 = m.box_counts()[0];
+    // Elements of a row that are the box's (the rest of an interleave slice is padding).
+    let row = u64::from(m.boxes[0].div_ceil(m.estride(0)));
+    let base0 = i64::from(coords.first().copied().unwrap_or(0));
+    let mut out = Vec::with_capacity(m.box_counts().iter().product::<u64>() as usize);
+    box_rows(m, coords, |lin, g, outer_inside| {
+        let mut g = *g;
+        for i0 in 0..n0 {
+            g[0] = base0 + (i0 * u64::from(m.estride(0))) as i64;
+            out.push(BoxElem {
+                smem: (lin + i0) * e,
+                global: (i0 < row && outer_inside && m.inside_dim(0, g[0]))
+                    .then(|| m.address(&g, e)),
+            });
+        }
+    });
     out
 }
 
@@ -603,65 +615,48 @@ pub fn runs_of(elems: &[BoxElem], e: u64) -> Vec<BoxRun> {
 /// [`tile_elements`].
 pub fn tile_runs(m: &TensorMap, coords: &[i32]) -> Vec<BoxRun> {
     let e = m.elem().map_or(1, Dtype::size);
-    let n = m.box_counts();
+    let n0 = m.box_counts()[0];
     let row = u64::from(m.boxes[0].div_ceil(m.estride(0)));
-    let total: u64 = n.iter().product();
-    let rank = m.rank as usize;
-    let base = |d: usize| i64::from(coords.get(d).copied().unwrap_or(0));
+    let base0 = i64::from(coords.first().copied().unwrap_or(0));
     let es0 = u64::from(m.estride(0));
     let mut runs = Vec::new();
-    let mut idx = [0u64; 5];
-    let mut lin = 0;
-    while lin < total {
-        let mut g = [0i64; 5];
-        for d in 1..rank {
-            g[d] = base(d) + (idx[d] * u64::from(m.estride(d))) as i64;
-        }
-        let outer_inside = (1..rank).all(|d| m.inside_dim(d, g[d]));
+    box_rows(m, coords, |lin, g, outer_inside| {
         let inside = |i0: u64| {
-            let g0 = base(0) + (i0 * es0) as i64;
+            let g0 = base0 + (i0 * es0) as i64;
             i0 < row && outer_inside && m.inside_dim(0, g0)
         };
         let address = |i0: u64| {
-            let mut g = g;
-            g[0] = base(0) + (i0 * es0) as i64;
+            let mut g = *g;
+            g[0] = base0 + (i0 * es0) as i64;
             m.address(&g, e)
         };
         if es0 == 1 {
             // The elements inside are those with 0 <= base + i0 < the bound, i0 < row.
             let (lo, hi) = if outer_inside {
-                let clamp = |v: i64| v.clamp(0, n[0] as i64) as u64;
-                let lo = clamp(-base(0));
-                let end = (row as i64).min(super::tma_rules::dim0_bound(m) - base(0));
+                let clamp = |v: i64| v.clamp(0, n0 as i64) as u64;
+                let lo = clamp(-base0);
+                let end = (row as i64).min(super::tma_rules::dim0_bound(m) - base0);
                 (lo, clamp(end).max(lo))
             } else {
-                (n[0], n[0])
+                (n0, n0)
             };
-            debug_assert!((0..n[0]).all(|i| inside(i) == (lo..hi).contains(&i)));
+            debug_assert!((0..n0).all(|i| inside(i) == (lo..hi).contains(&i)));
             if lo > 0 {
                 push_run(&mut runs, e, lin * e, None, lo);
             }
             if hi > lo {
                 push_run(&mut runs, e, (lin + lo) * e, Some(address(lo)), hi - lo);
             }
-            if n[0] > hi {
-                push_run(&mut runs, e, (lin + hi) * e, None, n[0] - hi);
+            if n0 > hi {
+                push_run(&mut runs, e, (lin + hi) * e, None, n0 - hi);
             }
         } else {
-            for i0 in 0..n[0] {
+            for i0 in 0..n0 {
                 let global = inside(i0).then(|| address(i0));
                 push_run(&mut runs, e, (lin + i0) * e, global, 1);
             }
         }
-        lin += n[0];
-        for d in 1..5 {
-            idx[d] += 1;
-            if idx[d] < n[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
+    });
     runs
 }
 

@@ -154,7 +154,14 @@ impl ProxyState {
     /// no thread has observed (never, with the check off).
     #[inline]
     pub fn unobserved_write_overlaps(&self, lo: u64, hi: u64) -> bool {
-        self.writes.iter().any(|w| lo < w.hi && w.lo < hi)
+        self.unobserved_write_in(lo, hi).is_some()
+    }
+
+    /// The first async-proxy write overlapping shared `[lo, hi)` whose completion no thread
+    /// has observed.
+    #[inline]
+    fn unobserved_write_in(&self, lo: u64, hi: u64) -> Option<&AsyncWrite> {
+        self.writes.iter().find(|w| lo < w.hi && w.lo < hi)
     }
 
     /// A `fence.proxy.async` covering shared memory.
@@ -200,7 +207,7 @@ impl ProxyState {
         }
         let (lo, hi) = (off, off + size);
         let what = if write { "write" } else { "read" };
-        if let Some(w) = p.writes.iter().find(|w| lo < w.hi && w.lo < hi) {
+        if let Some(w) = p.unobserved_write_in(lo, hi) {
             return Some(proxy_fault(
                 lane,
                 addr,

@@ -178,6 +178,15 @@ impl Hazards {
             Access::Store => (&mut self.stores, &mut self.warp_stores),
         }
     }
+
+    /// The per-cell warp masks and per-warp lists of the pending accesses an `access` must not
+    /// overtake: stores for a load, loads for a store.
+    fn overtaken_by(&self, access: Access) -> (&[u32], &[Vec<PendingRun>]) {
+        match access {
+            Access::Load => (&self.stores, &self.warp_stores),
+            Access::Store => (&self.loads, &self.warp_loads),
+        }
+    }
 }
 
 /// One CTA's Tensor Memory.
@@ -409,10 +418,8 @@ impl TensorMemory {
                 by: by.clone(),
             });
         }
-        let (mask, lists) = match access {
-            Access::Load => (self.hazards.stores[at as usize], &self.hazards.warp_stores),
-            Access::Store => (self.hazards.loads[at as usize], &self.hazards.warp_loads),
-        };
+        let (masks, lists) = self.hazards.overtaken_by(access);
+        let mask = masks[at as usize];
         if mask != 0 {
             // The earliest pending access of the lowest warp with one to this cell.
             let by = lists
@@ -539,11 +546,7 @@ impl TensorMemory {
         {
             return None;
         }
-        let mask = match access {
-            Access::Load => &self.hazards.stores,
-            Access::Store => &self.hazards.loads,
-        };
-        mask[first as usize..run.end as usize]
+        self.hazards.overtaken_by(access).0[first as usize..run.end as usize]
             .iter()
             .all(|&m| m == 0)
             .then_some(first)

@@ -142,10 +142,7 @@ impl MmaTrack {
 
     /// The last MMA that wrote cell `at`, if any.
     pub fn writer(&self, at: u32) -> Option<MmaRecord> {
-        match self.cells.get(at as usize) {
-            Some(&id) if id != NO_WRITER => Some(self.records[id as usize]),
-            _ => None,
-        }
+        self.writer_id(at).map(|id| self.records[id as usize])
     }
 
     /// The commits that track `r`, newest first.

@@ -119,16 +119,7 @@ pub fn check_ld(
             Some(runs) => {
                 let (lane, first, len) = runs[t as usize];
                 for col in first..first + len {
-                    // A cell no MMA wrote, or whose writer is known visible, needs no look
-                    // (nor does one outside Tensor Memory: `visible` passes it).
-                    if lane >= 128 || col >= 512 {
-                        continue;
-                    }
-                    match tm.mma.writer_id(lane * 512 + col) {
-                        None => continue,
-                        id @ Some(_) if id == visible_writer => continue,
-                        Some(_) => visible(c, tm, &reader, (lane, col), &mut visible_writer)?,
-                    }
+                    visible(c, tm, &reader, (lane, col), &mut visible_writer)?;
                 }
             }
             None => {
@@ -156,6 +147,7 @@ struct Reader<'w> {
 
 /// The fault when `reader` may not read cell `(lane, col)` yet; `visible_writer` is the
 /// last MMA found visible to it, which needs no second look.
+#[inline]
 fn visible(
     c: &Ctx<'_>,
     tm: &crate::tcgen05::memory::TensorMemory,
@@ -166,12 +158,17 @@ fn visible(
     if lane >= 128 || col >= 512 {
         return Ok(());
     }
-    let Some(rec) = tm.mma.writer(lane * 512 + col) else {
+    // A cell no MMA wrote, or whose writer is known visible, needs no look at the record.
+    let at = lane * 512 + col;
+    let Some(id) = tm.mma.writer_id(at) else {
         return Ok(());
     };
-    if *visible_writer == Some(rec.id) {
+    if *visible_writer == Some(id) {
         return Ok(());
     }
+    let Some(rec) = tm.mma.writer(at) else {
+        return Ok(());
+    };
     let Some(why) = invisible(c, tm, &rec, reader.thread, reader.strict) else {
         *visible_writer = Some(rec.id);
         return Ok(());

@@ -174,8 +174,13 @@ pub(crate) fn tmem_a_elem(
             )
         })?;
     crate::tcgen05::exec::commit::check_mma_read(c, s.lane, &[at], "A")?;
-    let cell = u64::from(crate::tcgen05::exec::tmem(c).read(at));
-    Ok((cell >> (k * bits % 32)) & storage_mask(bits))
+    Ok(cell_elem(crate::tcgen05::exec::tmem(c).read(at), bits, k))
+}
+
+/// Element `k` of a row of `bits`-bit elements of A packed into Tensor Memory cells, from the
+/// cell that holds it (the `k · bits / 32`-th of the row).
+fn cell_elem(cell: u32, bits: u32, k: u32) -> u64 {
+    (u64::from(cell) >> (k * bits % 32)) & storage_mask(bits)
 }
 
 fn decode_desc(s: &Issue, v: u64, which: &str) -> Result<SmemDesc, LaneFault> {
@@ -217,8 +222,7 @@ pub(crate) fn operand_a(
                 crate::tcgen05::exec::commit::check_mma_read(c, s.lane, &run, "A")?;
                 let cells = crate::tcgen05::exec::tmem(c).run(first, len);
                 for kk in 0..k {
-                    let cell = u64::from(cells[(kk * abits / 32) as usize]);
-                    let v = (cell >> (kk * abits % 32)) & storage_mask(abits);
+                    let v = cell_elem(cells[(kk * abits / 32) as usize], abits, kk);
                     t.a.set(r, kk, to_mma_bits(id.a, v, id.negate_a));
                 }
             }

@@ -3,53 +3,24 @@
 //! inputs: the results must be the same bits, and rows the fast path declines must be rare
 //! enough that it is what the comparison exercises.
 
-use super::super::rows_test_inputs::{same, Rng, Row};
+use super::super::rows_test_inputs::{check_rows, RowResult};
 use super::super::{dot_f32, dot_f32_wide, AccModel, MmaInput};
 use super::{dot_row_f16_exponent_sum, exponent_sum_rows_apply, row_with, ARow, Panel, COLS};
 use crate::semantics::convert::f16_to_f32;
 
-/// Compares `rows` random rows of length `K` under `model`; returns how many the fast path
-/// computed.
+/// Compares `rows` random rows of length `K` under `model` ([`check_rows`], with the binary64
+/// sums); returns how many the fast path computed.
 fn check<const K: usize>(model: AccModel, exps: (u32, u32), rows: usize, seed: u64) -> usize {
     assert!(exponent_sum_rows_apply(&model, MmaInput::F16));
-    let mut rng = Rng(seed);
-    let mut fast = 0;
-    for n in 0..rows {
-        let row = Row::<K>::random(&mut rng, exps, n);
+    check_rows::<K>(model, exps, (rows, seed), |row, portable| {
         let (a, panel) = (ARow::new(&model, row.a()), Panel::new(&model, row.b()));
         let mut wide = [0f64; COLS];
-        let d = dot_row_f16_exponent_sum(&model, &a, &panel, &row.c, Some(&mut wide));
-        let mut wide_portable = [0f64; COLS];
-        let portable = row_with(&model, &a, &panel, &row.c, Some(&mut wide_portable), true);
-        assert_eq!(
-            d.map(|r| r.map(f32::to_bits)),
-            portable.map(|r| r.map(f32::to_bits)),
-            "row {n}: the AVX2 and portable forms differ"
-        );
-        let Some(d) = d else {
-            continue;
-        };
-        assert_eq!(
-            wide.map(f64::to_bits),
-            wide_portable.map(f64::to_bits),
-            "row {n}"
-        );
-        fast += 1;
-        for j in 0..COLS {
-            let (want, want_wide) = row.reference(&model, j);
-            assert!(
-                same(d[j], want) && want_wide.to_bits() == wide[j].to_bits(),
-                "{model:?} row {n} column {j}: {:e} ({:#x}), wide {:e}; the reference \
-                 {want:e} ({:#x}), wide {want_wide:e}\n{}",
-                d[j],
-                d[j].to_bits(),
-                wide[j],
-                want.to_bits(),
-                row.describe(j),
-            );
-        }
-    }
-    fast
+        let d = row_with(&model, &a, &panel, &row.c, Some(&mut wide), portable)?;
+        Some(RowResult {
+            d,
+            wide: Some(wide),
+        })
+    })
 }
 
 #[test]

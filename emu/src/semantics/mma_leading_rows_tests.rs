@@ -2,42 +2,18 @@
 //! rows of binary16 inputs: the results must be the same bits, and rows the fast path declines
 //! must be rare enough that it is what the comparison exercises.
 
-use super::super::rows_test_inputs::{same, Rng, Row};
+use super::super::rows_test_inputs::{check_rows, RowResult};
 use super::super::{AccModel, Align, MmaInput};
-use super::{dot_row_f16, row_with, rows_apply};
+use super::{row_with, rows_apply};
 
-/// Compares `rows` random rows of length `K` under `model`; returns how many the fast path
-/// computed.
+/// Compares `rows` random rows of length `K` under `model` ([`check_rows`]); returns how many
+/// the fast path computed.
 fn check<const K: usize>(model: AccModel, exps: (u32, u32), rows: usize, seed: u64) -> usize {
     assert!(rows_apply(&model, MmaInput::F16));
-    let mut rng = Rng(seed);
-    let mut fast = 0;
-    for n in 0..rows {
-        let row = Row::<K>::random(&mut rng, exps, n);
-        let (a, b) = (row.a(), row.b());
-        let d = dot_row_f16(&model, &a, &b, &row.c);
-        let portable = row_with(&model, &a, &b, &row.c, true);
-        assert_eq!(
-            d.map(|r| r.map(f32::to_bits)),
-            portable.map(|r| r.map(f32::to_bits)),
-            "row {n}: the AVX2 and portable forms differ"
-        );
-        let Some(d) = d else {
-            continue;
-        };
-        fast += 1;
-        for (j, got) in d.iter().enumerate() {
-            let (want, _) = row.reference(&model, j);
-            assert!(
-                same(*got, want),
-                "{model:?} row {n} column {j}: {got:e} ({:#x}), the reference {want:e} ({:#x})\n{}",
-                got.to_bits(),
-                want.to_bits(),
-                row.describe(j),
-            );
-        }
-    }
-    fast
+    check_rows::<K>(model, exps, (rows, seed), |row, portable| {
+        let d = row_with(&model, &row.a(), &row.b(), &row.c, portable)?;
+        Some(RowResult { d, wide: None })
+    })
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Random rows of binary16 inputs for the tests of the row engines
 //! ([`super::leading_rows`], [`super::exponent_sum_rows`]), the per-element reference they are
-//! compared with, and the deterministic generator the whole-tile tests ([`super::tile`]) use
-//! too.
+//! compared with and the comparison itself ([`check_rows`]), and the deterministic generator
+//! the whole-tile tests ([`super::tile`]) use too.
 
 use super::leading_rows::COLS;
 use super::{dot_f32, dot_f32_wide, AccModel};
@@ -128,4 +128,58 @@ impl<const K: usize> Row<K> {
 /// Whether two binary32 results are the same bits (any NaN matching any NaN).
 pub(super) fn same(x: f32, y: f32) -> bool {
     x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+}
+
+/// A row engine's result for one row: D, and the binary64 sums it was rounded from when the
+/// engine gives them.
+pub(super) struct RowResult {
+    pub(super) d: [f32; COLS],
+    pub(super) wide: Option<[f64; COLS]>,
+}
+
+/// Compares `rows` random rows of length `K` under `model` through a row engine:
+/// `run(row, portable)` is the engine's AVX2 form (`false`) or portable form (`true`) on the
+/// row, `None` where it declines the row. The two forms must give the same bits (or both
+/// decline), and every row they compute must match the per-element reference, its binary64
+/// sums too when the engine gives them. Returns how many rows the engine computed.
+pub(super) fn check_rows<const K: usize>(
+    model: AccModel,
+    exps: (u32, u32),
+    (rows, seed): (usize, u64),
+    run: impl Fn(&Row<K>, bool) -> Option<RowResult>,
+) -> usize {
+    let mut rng = Rng(seed);
+    let mut fast = 0;
+    for n in 0..rows {
+        let row = Row::<K>::random(&mut rng, exps, n);
+        let (got, portable) = (run(&row, false), run(&row, true));
+        assert_eq!(
+            got.as_ref().map(|r| r.d.map(f32::to_bits)),
+            portable.as_ref().map(|r| r.d.map(f32::to_bits)),
+            "row {n}: the AVX2 and portable forms differ"
+        );
+        let (Some(got), Some(portable)) = (got, portable) else {
+            continue;
+        };
+        assert_eq!(
+            got.wide.map(|w| w.map(f64::to_bits)),
+            portable.wide.map(|w| w.map(f64::to_bits)),
+            "row {n}: the AVX2 and portable forms' binary64 sums differ"
+        );
+        fast += 1;
+        for j in 0..COLS {
+            let (want, want_wide) = row.reference(&model, j);
+            let wide = got.wide.map(|w| w[j]);
+            assert!(
+                same(got.d[j], want) && wide.is_none_or(|w| w.to_bits() == want_wide.to_bits()),
+                "{model:?} row {n} column {j}: {:e} ({:#x}), wide {wide:?}; the reference \
+                 {want:e} ({:#x}), wide {want_wide:e}\n{}",
+                got.d[j],
+                got.d[j].to_bits(),
+                want.to_bits(),
+                row.describe(j),
+            );
+        }
+    }
+    fast
 }

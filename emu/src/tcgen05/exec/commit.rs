@@ -146,8 +146,10 @@ struct Reader<'w> {
 }
 
 /// The fault when `reader` may not read cell `(lane, col)` yet; `visible_writer` is the
-/// last MMA found visible to it, which needs no second look.
-#[inline]
+/// last MMA found visible to it, which needs no second look. A cell no MMA wrote, or whose
+/// writer is known visible, is passed here, inline; only a new writer is judged
+/// ([`judge_writer`]).
+#[inline(always)]
 fn visible(
     c: &Ctx<'_>,
     tm: &crate::tcgen05::memory::TensorMemory,
@@ -158,15 +160,22 @@ fn visible(
     if lane >= 128 || col >= 512 {
         return Ok(());
     }
-    // A cell no MMA wrote, or whose writer is known visible, needs no look at the record.
-    let at = lane * 512 + col;
-    let Some(id) = tm.mma.writer_id(at) else {
-        return Ok(());
-    };
-    if *visible_writer == Some(id) {
-        return Ok(());
+    match tm.mma.writer_id(lane * 512 + col) {
+        None => Ok(()),
+        id if id == *visible_writer => Ok(()),
+        Some(_) => judge_writer(c, tm, reader, (lane, col), visible_writer),
     }
-    let Some(rec) = tm.mma.writer(at) else {
+}
+
+/// [`visible`] for a cell whose writer is not yet known visible to `reader`.
+fn judge_writer(
+    c: &Ctx<'_>,
+    tm: &crate::tcgen05::memory::TensorMemory,
+    reader: &Reader<'_>,
+    (lane, col): (u32, u32),
+    visible_writer: &mut Option<u32>,
+) -> Result<(), LaneFault> {
+    let Some(rec) = tm.mma.writer(lane * 512 + col) else {
         return Ok(());
     };
     let Some(why) = invisible(c, tm, &rec, reader.thread, reader.strict) else {
